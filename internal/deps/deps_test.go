@@ -1,0 +1,91 @@
+package deps
+
+import (
+	"go/build"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/memidx/memidx"
+
+// layer is the rank of each package of the module; imports must go strictly
+// downwards. A package that is not listed fails the test, so a new package
+// has to be placed deliberately.
+var layer = map[string]int{
+	"coverage":       0,
+	"analyzer":       0,
+	"jsjson":         0,
+	"bucket":         0,
+	"session":        1,
+	"lineage":        2,
+	"regexiso":       2,
+	"normalize":      3,
+	"hotbm25":        4,
+	"coldvocab":      4,
+	"catalog":        4,
+	"engine":         5,
+	"cmd/memidx":     6,
+	"internal/deps":  0,
+}
+
+func TestDependencyDirection(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			t.Errorf("the module root holds Go package %q; keep code in the layered packages", pkg.Name)
+			return nil
+		}
+		own, ok := layer[rel]
+		if !ok {
+			t.Errorf("package %s has no layer in internal/deps; place it in DESIGN.md's order first", rel)
+			return nil
+		}
+		checked++
+		for _, imp := range pkg.Imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module+"/")
+			l, ok := layer[dep]
+			if !ok {
+				t.Errorf("%s imports unlisted package %s", rel, dep)
+				continue
+			}
+			if l >= own {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point to a lower layer", rel, own, dep, l)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 3 {
+		t.Fatalf("checked only %d packages; the walk is broken", checked)
+	}
+}

@@ -1,0 +1,14 @@
+// Package deps holds no code: its test enforces the dependency direction of
+// DESIGN.md, so that a leaf package never grows an import of a higher layer.
+//
+// Layers, lowest first; a package may import only packages of a strictly
+// lower layer:
+//
+//	0 coverage  analyzer  jsjson  bucket   leaves
+//	1 session                              find and read files
+//	2 lineage   regexiso                   select branches, bounded regex
+//	3 normalize                            records -> entries
+//	4 hotbm25   coldvocab  catalog         postings, digests, capability heads
+//	5 engine                               public API
+//	6 cmd/memidx                           CLI
+package deps

@@ -1,0 +1,497 @@
+package jsjson
+
+import (
+	"sort"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// MaxDepth bounds nesting. JavaScript engines give up far earlier on some
+// inputs (stack overflow); a deeper value is reported as a syntax error
+// rather than risking unbounded recursion on hostile input.
+const MaxDepth = 4096
+
+// SyntaxError describes why a value could not be parsed.
+type SyntaxError struct {
+	// Offset is the byte offset of the problem in the input.
+	Offset int
+	// EOF is true when the input ended while the value was still
+	// incomplete but otherwise valid so far: a writer may still be
+	// appending to it.
+	EOF bool
+	Msg string
+}
+
+func (e *SyntaxError) Error() string {
+	return "jsjson: " + e.Msg + " at offset " + strconv.Itoa(e.Offset)
+}
+
+// Parse parses data as exactly one JSON value surrounded by optional
+// whitespace, like JSON.parse.
+func Parse(data []byte) (Value, error) {
+	v, end, err := ParseValue(data, 0)
+	if err != nil {
+		return Value{}, err
+	}
+	end = skipSpace(data, end)
+	if end != len(data) {
+		return Value{}, &SyntaxError{Offset: end, Msg: "unexpected data after value"}
+	}
+	return v, nil
+}
+
+// ParseValue skips whitespace at pos and parses one JSON value. It returns
+// the value and the offset just after it. Strings without escapes alias
+// data.
+func ParseValue(data []byte, pos int) (Value, int, error) {
+	p := parser{data: data}
+	pos = skipSpace(data, pos)
+	v, end := p.value(pos, 0)
+	if p.err != nil {
+		return Value{}, end, p.err
+	}
+	return v, end, nil
+}
+
+// SkipSpace returns the offset of the first byte at or after pos that is not
+// JSON whitespace (space, tab, CR, LF).
+func SkipSpace(data []byte, pos int) int { return skipSpace(data, pos) }
+
+func skipSpace(data []byte, pos int) int {
+	for pos < len(data) {
+		switch data[pos] {
+		case ' ', '\t', '\n', '\r':
+			pos++
+		default:
+			return pos
+		}
+	}
+	return pos
+}
+
+type parser struct {
+	data []byte
+	err  *SyntaxError
+}
+
+func (p *parser) fail(pos int, msg string) {
+	if p.err == nil {
+		p.err = &SyntaxError{Offset: pos, Msg: msg}
+	}
+}
+
+func (p *parser) eof(pos int) {
+	if p.err == nil {
+		p.err = &SyntaxError{Offset: pos, EOF: true, Msg: "unexpected end of input"}
+	}
+}
+
+func (p *parser) value(pos, depth int) (Value, int) {
+	d := p.data
+	if pos >= len(d) {
+		p.eof(pos)
+		return Value{}, pos
+	}
+	switch c := d[pos]; {
+	case c == '{':
+		return p.object(pos, depth)
+	case c == '[':
+		return p.array(pos, depth)
+	case c == '"':
+		s, end := p.str(pos)
+		return Value{kind: String, s: s}, end
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number(pos)
+	case c == 't':
+		return p.literal(pos, "true", True)
+	case c == 'f':
+		return p.literal(pos, "false", False)
+	case c == 'n':
+		return p.literal(pos, "null", Null)
+	}
+	p.fail(pos, "invalid character")
+	return Value{}, pos
+}
+
+func (p *parser) literal(pos int, word string, k Kind) (Value, int) {
+	d := p.data
+	for i := 0; i < len(word); i++ {
+		if pos+i >= len(d) {
+			p.eof(pos + i)
+			return Value{}, pos + i
+		}
+		if d[pos+i] != word[i] {
+			p.fail(pos+i, "invalid literal")
+			return Value{}, pos + i
+		}
+	}
+	return Value{kind: k}, pos + len(word)
+}
+
+func (p *parser) number(start int) (Value, int) {
+	d := p.data
+	pos := start
+	if d[pos] == '-' {
+		pos++
+	}
+	digits := func() int {
+		n := 0
+		for pos < len(d) && d[pos] >= '0' && d[pos] <= '9' {
+			pos++
+			n++
+		}
+		return n
+	}
+	if pos >= len(d) {
+		p.eof(pos)
+		return Value{}, pos
+	}
+	if d[pos] == '0' {
+		pos++
+	} else if digits() == 0 {
+		p.fail(pos, "invalid number")
+		return Value{}, pos
+	}
+	if pos < len(d) && d[pos] == '.' {
+		pos++
+		if digits() == 0 {
+			if pos >= len(d) {
+				p.eof(pos)
+			} else {
+				p.fail(pos, "invalid number")
+			}
+			return Value{}, pos
+		}
+	}
+	if pos < len(d) && (d[pos] == 'e' || d[pos] == 'E') {
+		pos++
+		if pos < len(d) && (d[pos] == '+' || d[pos] == '-') {
+			pos++
+		}
+		if digits() == 0 {
+			if pos >= len(d) {
+				p.eof(pos)
+			} else {
+				p.fail(pos, "invalid number")
+			}
+			return Value{}, pos
+		}
+	}
+	return Value{kind: Number, s: bytesString(d[start:pos])}, pos
+}
+
+// str parses a string starting at the opening quote.
+func (p *parser) str(start int) (string, int) {
+	d := p.data
+	pos := start + 1
+	for pos < len(d) {
+		c := d[pos]
+		switch {
+		case c == '"':
+			return bytesString(d[start+1 : pos]), pos + 1
+		case c == '\\':
+			return p.strSlow(start, pos)
+		case c < 0x20:
+			p.fail(pos, "control character in string")
+			return "", pos
+		case c < utf8.RuneSelf:
+			pos++
+		default:
+			r, n := utf8.DecodeRune(d[pos:])
+			if r == utf8.RuneError && n == 1 {
+				return p.strSlow(start, pos)
+			}
+			pos += n
+		}
+	}
+	p.eof(pos)
+	return "", pos
+}
+
+// strSlow decodes a string that has escapes or invalid UTF-8 from the point
+// where the fast scan stopped.
+func (p *parser) strSlow(start, pos int) (string, int) {
+	d := p.data
+	buf := make([]byte, 0, pos-start+16)
+	buf = append(buf, d[start+1:pos]...)
+	for pos < len(d) {
+		c := d[pos]
+		switch {
+		case c == '"':
+			return string(buf), pos + 1
+		case c < 0x20:
+			p.fail(pos, "control character in string")
+			return "", pos
+		case c == '\\':
+			if pos+1 >= len(d) {
+				p.eof(pos + 1)
+				return "", pos + 1
+			}
+			e := d[pos+1]
+			pos += 2
+			switch e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				u, ok := p.hex4(pos)
+				if !ok {
+					return "", pos
+				}
+				pos += 4
+				if u >= 0xD800 && u < 0xDC00 && pos+6 <= len(d) && d[pos] == '\\' && d[pos+1] == 'u' {
+					if lo, ok2 := parseHex4(d[pos+2 : pos+6]); ok2 && lo >= 0xDC00 && lo < 0xE000 {
+						buf = utf8.AppendRune(buf, 0x10000+(rune(u)-0xD800)<<10+(rune(lo)-0xDC00))
+						pos += 6
+						continue
+					}
+				}
+				buf = appendWTF8(buf, rune(u))
+			default:
+				p.fail(pos-1, "invalid escape")
+				return "", pos - 1
+			}
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			pos++
+		default:
+			r, n := utf8.DecodeRune(d[pos:])
+			if r == utf8.RuneError && n == 1 {
+				// The host decodes the file as UTF-8 with replacement
+				// before parsing.
+				buf = append(buf, "\uFFFD"...)
+			} else {
+				buf = append(buf, d[pos:pos+n]...)
+			}
+			pos += n
+		}
+	}
+	p.eof(pos)
+	return "", pos
+}
+
+func (p *parser) hex4(pos int) (uint16, bool) {
+	d := p.data
+	for i := 0; i < 4; i++ {
+		if pos+i >= len(d) {
+			p.eof(pos + i)
+			return 0, false
+		}
+		if !isHex(d[pos+i]) {
+			p.fail(pos+i, "invalid unicode escape")
+			return 0, false
+		}
+	}
+	u, _ := parseHex4(d[pos : pos+4])
+	return u, true
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func parseHex4(b []byte) (uint16, bool) {
+	var u uint16
+	for _, c := range b {
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		u = u<<4 | uint16(v)
+	}
+	return u, true
+}
+
+// appendWTF8 appends r, writing a lone surrogate as its 3-byte generalized
+// UTF-8 form so that it can be written back as \udXXX.
+func appendWTF8(buf []byte, r rune) []byte {
+	if r >= 0xD800 && r < 0xE000 {
+		return append(buf, 0xED, byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F))
+	}
+	return utf8.AppendRune(buf, r)
+}
+
+func (p *parser) array(start, depth int) (Value, int) {
+	if depth >= MaxDepth {
+		p.fail(start, "nesting too deep")
+		return Value{}, start
+	}
+	d := p.data
+	pos := skipSpace(d, start+1)
+	var items []Member
+	if pos < len(d) && d[pos] == ']' {
+		return Value{kind: Array, m: []Member{}}, pos + 1
+	}
+	for {
+		v, end := p.value(pos, depth+1)
+		if p.err != nil {
+			return Value{}, end
+		}
+		items = append(items, Member{Value: v})
+		pos = skipSpace(d, end)
+		if pos >= len(d) {
+			p.eof(pos)
+			return Value{}, pos
+		}
+		switch d[pos] {
+		case ',':
+			pos = skipSpace(d, pos+1)
+		case ']':
+			return Value{kind: Array, m: items}, pos + 1
+		default:
+			p.fail(pos, "expected , or ] in array")
+			return Value{}, pos
+		}
+	}
+}
+
+func (p *parser) object(start, depth int) (Value, int) {
+	if depth >= MaxDepth {
+		p.fail(start, "nesting too deep")
+		return Value{}, start
+	}
+	d := p.data
+	pos := skipSpace(d, start+1)
+	if pos < len(d) && d[pos] == '}' {
+		return Value{kind: Object, m: []Member{}}, pos + 1
+	}
+	var (
+		members  []Member
+		index    map[string]int // only for large objects
+		hasIndex bool
+	)
+	for {
+		if pos >= len(d) {
+			p.eof(pos)
+			return Value{}, pos
+		}
+		if d[pos] != '"' {
+			p.fail(pos, "expected string key in object")
+			return Value{}, pos
+		}
+		key, end := p.str(pos)
+		if p.err != nil {
+			return Value{}, end
+		}
+		pos = skipSpace(d, end)
+		if pos >= len(d) {
+			p.eof(pos)
+			return Value{}, pos
+		}
+		if d[pos] != ':' {
+			p.fail(pos, "expected : after object key")
+			return Value{}, pos
+		}
+		v, end := p.value(skipSpace(d, pos+1), depth+1)
+		if p.err != nil {
+			return Value{}, end
+		}
+		// A duplicate key keeps its first position and takes the last
+		// value, as JavaScript property assignment does.
+		dup := -1
+		if index != nil {
+			if i, ok := index[key]; ok {
+				dup = i
+			}
+		} else {
+			for i := range members {
+				if members[i].Key == key {
+					dup = i
+					break
+				}
+			}
+		}
+		if dup >= 0 {
+			members[dup].Value = v
+		} else {
+			members = append(members, Member{Key: key, Value: v})
+			if index != nil {
+				index[key] = len(members) - 1
+			} else if len(members) > 16 {
+				index = make(map[string]int, 32)
+				for i := range members {
+					index[members[i].Key] = i
+				}
+			}
+			if !hasIndex && isArrayIndex(key) {
+				hasIndex = true
+			}
+		}
+		pos = skipSpace(d, end)
+		if pos >= len(d) {
+			p.eof(pos)
+			return Value{}, pos
+		}
+		switch d[pos] {
+		case ',':
+			pos = skipSpace(d, pos+1)
+		case '}':
+			if hasIndex {
+				orderIndexKeys(members)
+			}
+			return Value{kind: Object, m: members}, pos + 1
+		default:
+			p.fail(pos, "expected , or } in object")
+			return Value{}, pos
+		}
+	}
+}
+
+// isArrayIndex reports whether JavaScript treats key as an array index
+// (a canonical decimal integer below 2^32-1), which it orders before every
+// other key of an object.
+func isArrayIndex(key string) bool {
+	if key == "" || len(key) > 10 || (len(key) > 1 && key[0] == '0') {
+		return false
+	}
+	var n uint64
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n < 1<<32-1
+}
+
+func orderIndexKeys(m []Member) {
+	sort.SliceStable(m, func(i, j int) bool {
+		ai, bi := isArrayIndex(m[i].Key), isArrayIndex(m[j].Key)
+		if ai != bi {
+			return ai
+		}
+		if !ai {
+			return false
+		}
+		a, _ := strconv.ParseUint(m[i].Key, 10, 64)
+		b, _ := strconv.ParseUint(m[j].Key, 10, 64)
+		return a < b
+	})
+}
+
+// bytesString returns b as a string without copying. The parser never
+// writes to its input, and its callers promise not to either.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}

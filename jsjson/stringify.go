@@ -1,0 +1,261 @@
+package jsjson
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Stringify returns v encoded as JSON.stringify(v) would encode it. An
+// Absent value encodes as nothing, like undefined at the top level; Absent
+// members of objects are skipped and Absent array items become null.
+func Stringify(v Value) string {
+	return string(AppendValue(nil, v))
+}
+
+// AppendValue appends the JSON.stringify encoding of v to dst.
+func AppendValue(dst []byte, v Value) []byte {
+	switch v.kind {
+	case Absent:
+		return dst
+	case Null:
+		return append(dst, "null"...)
+	case True:
+		return append(dst, "true"...)
+	case False:
+		return append(dst, "false"...)
+	case Number:
+		f, _ := v.Float()
+		return AppendNumber(dst, f)
+	case String:
+		return AppendString(dst, v.s)
+	case Array:
+		dst = append(dst, '[')
+		for i := range v.m {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if v.m[i].Value.kind == Absent {
+				dst = append(dst, "null"...)
+				continue
+			}
+			dst = AppendValue(dst, v.m[i].Value)
+		}
+		return append(dst, ']')
+	case Object:
+		dst = append(dst, '{')
+		first := true
+		for i := range v.m {
+			if v.m[i].Value.kind == Absent {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = AppendString(dst, v.m[i].Key)
+			dst = append(dst, ':')
+			dst = AppendValue(dst, v.m[i].Value)
+		}
+		return append(dst, '}')
+	}
+	return dst
+}
+
+// AppendNumber appends f as JSON.stringify writes a number: JavaScript's
+// shortest round-trip form, and null for NaN and infinities.
+func AppendNumber(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	return append(dst, FormatNumber(f)...)
+}
+
+// FormatNumber formats f as JavaScript's Number.prototype.toString does
+// (radix 10): the shortest digits that round-trip, in plain notation for
+// exponents from -7 to 20 and in exponential notation outside.
+func FormatNumber(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		return "0" // also -0
+	}
+	var sign string
+	if f < 0 {
+		sign = "-"
+		f = -f
+	}
+	// Shortest digits and exponent: d.ddde±x.
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(e, "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	x, _ := strconv.Atoi(exp)
+	k := len(digits)
+	n := x + 1 // the decimal point sits after n digits
+	var b strings.Builder
+	b.WriteString(sign)
+	switch {
+	case k <= n && n <= 21:
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", n-k))
+	case 0 < n && n <= 21:
+		b.WriteString(digits[:n])
+		b.WriteByte('.')
+		b.WriteString(digits[n:])
+	case -6 < n && n <= 0:
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", -n))
+		b.WriteString(digits)
+	default:
+		b.WriteByte(digits[0])
+		if k > 1 {
+			b.WriteByte('.')
+			b.WriteString(digits[1:])
+		}
+		b.WriteByte('e')
+		if n-1 >= 0 {
+			b.WriteByte('+')
+		}
+		b.WriteString(strconv.Itoa(n - 1))
+	}
+	return b.String()
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string literal the way JSON.stringify
+// quotes it: only ", \ and control characters are escaped (with the short
+// forms \b \f \n \r \t), no HTML escaping, U+2028/U+2029 verbatim, and lone
+// surrogates (WTF-8 in s) as \udXXX. Invalid UTF-8 bytes are written as
+// U+FFFD, as a JavaScript host would have decoded them.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"':
+				dst = append(dst, '\\', '"')
+			case '\\':
+				dst = append(dst, '\\', '\\')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		if sur, ok := surrogateAt(s, i); ok {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', hexDigits[sur>>12], hexDigits[sur>>8&0xF], hexDigits[sur>>4&0xF], hexDigits[sur&0xF])
+			i += 3
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\uFFFD"...)
+			i++
+			start = i
+			continue
+		}
+		i += n
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// surrogateAt reports whether s holds the WTF-8 encoding of a lone
+// surrogate (U+D800..U+DFFF) at i, and which.
+func surrogateAt(s string, i int) (uint16, bool) {
+	if i+2 < len(s) && s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2] >= 0x80 && s[i+2] <= 0xBF {
+		return 0xD000 | uint16(s[i+1]&0x3F)<<6 | uint16(s[i+2]&0x3F), true
+	}
+	return 0, false
+}
+
+// UTF16Len returns the length of s in UTF-16 code units, which is what
+// JavaScript's String.prototype.length reports: characters outside the
+// Basic Multilingual Plane count 2, everything else 1 (a lone surrogate in
+// WTF-8 and each invalid byte, decoded as U+FFFD, count 1).
+func UTF16Len(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		if _, ok := surrogateAt(s, i); ok {
+			n++
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	return n
+}
+
+// StringifiedLen returns the UTF-16 length of the JSON.stringify encoding of
+// a string, without building it.
+func StringifiedLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20:
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		if _, ok := surrogateAt(s, i); ok {
+			n += 6
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	return n
+}

@@ -1,0 +1,112 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/memidx/memidx/jsjson"
+)
+
+// ErrNoHeader is returned by ReadHeader for a file whose first value is not
+// a session header (OMP refuses such a file) or that has no value at all.
+var ErrNoHeader = errors.New("session: no valid session header")
+
+// ReadHeader reads just enough of the file at path to parse its header, as
+// ReadFile would: BOM, title slot, then the first JSON value. It reads
+// 64 KiB first and more only when the header is longer.
+func ReadHeader(path string) (*Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s", ErrNotRegular, path)
+	}
+	size := int64(64 << 10)
+	for {
+		buf := make([]byte, size)
+		n, err := io.ReadFull(f, buf)
+		whole := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !whole {
+			return nil, err
+		}
+		buf = buf[:n]
+		h, ok := headerFromPrefix(buf, whole)
+		if ok {
+			if h == nil {
+				return nil, fmt.Errorf("%w: %s", ErrNoHeader, path)
+			}
+			return h, nil
+		}
+		if size >= st.Size() || size >= MaxFileBytes {
+			return nil, fmt.Errorf("%w: %s", ErrNoHeader, path)
+		}
+		size *= 4
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// headerFromPrefix parses the header from the first bytes of a file. ok is
+// false when the prefix is too short to decide.
+func headerFromPrefix(data []byte, whole bool) (h *Header, ok bool) {
+	if !whole {
+		// Parse only up to the last complete line, so that a value cut by
+		// the prefix is not mistaken for a torn one.
+		if nl := bytes.LastIndexByte(data, '\n'); nl >= 0 {
+			data = data[:nl+1]
+		} else {
+			return nil, false
+		}
+	}
+	pos := 0
+	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
+		pos = 3
+	}
+	slot, next, isSlot := titleSlot(data, pos)
+	if isSlot {
+		pos = next
+	}
+	for {
+		pos = jsjson.SkipSpace(data, pos)
+		if pos >= len(data) {
+			return nil, whole
+		}
+		v, end, err := jsjson.ParseValue(data, pos)
+		if err != nil {
+			var se *jsjson.SyntaxError
+			if errors.As(err, &se) && se.EOF {
+				return nil, whole
+			}
+			nl := bytes.IndexByte(data[pos:], '\n')
+			if nl < 0 {
+				return nil, whole
+			}
+			pos += nl + 1
+			continue
+		}
+		if v.IsNull() { // dropped by ReadFile too
+			nl := bytes.IndexByte(data[end:], '\n')
+			if nl < 0 {
+				return nil, whole
+			}
+			pos = end + nl + 1
+			continue
+		}
+		h, valid := header(v, slot)
+		if !valid {
+			return nil, true
+		}
+		h.Value = jsjson.Value{} // do not pin the buffer
+		return h, true
+	}
+}

@@ -1,0 +1,482 @@
+package session
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/jsjson"
+)
+
+// TitleSlot is the fixed-width first line OMP 16.2.3 and later write.
+type TitleSlot struct {
+	Title     string
+	Source    string // "auto", "user" or ""
+	UpdatedAt string
+}
+
+// Header is the session line: the first parsed value of the file.
+type Header struct {
+	ID            string
+	Cwd           string
+	Timestamp     string
+	ParentSession string
+	// Title is the logical title: the slot's when a valid slot is present
+	// (an empty slot title means none), else the header's own.
+	Title string
+	// Version is the header's version as OMP compares it (JavaScript
+	// numeric coercion); 1 when missing or null, NaN when not numeric.
+	Version float64
+	Value   jsjson.Value
+}
+
+// Malformed is a dropped line.
+type Malformed struct {
+	Line   int
+	Offset int64
+	Reason string // coverage.MalformedLine, TornTail or NullRecord
+}
+
+// File is a session file as the OMP host reads it.
+type File struct {
+	Path string
+	Size int64
+	// SourceHash is the SHA-256 hex of every byte of the file.
+	SourceHash string
+	BOM        bool
+	Title      *TitleSlot
+	// Header is nil when the first value is not a session header; the file
+	// is then one OMP refuses to open, and Records holds every value.
+	Header *Header
+	// Records are the parsed values after the header, in file order.
+	Records []Record
+	// Malformed lists the lines (or tails) that were dropped.
+	Malformed []Malformed
+	// Problems names everything that makes this file's text less than
+	// fully readable or that OMP would refuse.
+	Problems coverage.Set
+	// Empty is true for a file with no value and no malformed line: OMP
+	// would start a fresh session there.
+	Empty bool
+	// Migrated is true when a v1 or v2 file was brought to v3 in memory.
+	Migrated bool
+}
+
+// ErrNotRegular is returned for a path that is not a regular file.
+var ErrNotRegular = errors.New("session: not a regular file")
+
+// MaxFileBytes bounds what ReadFile loads into memory. OMP cuts every string
+// at 500,000 UTF-16 units, so real sessions are far below it.
+const MaxFileBytes = 4 << 30
+
+// ReadFile reads and parses the session file at path. It never writes to
+// it. An unreadable file is an error; a file that is not a valid session is
+// a File with Problems.
+func ReadFile(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s", ErrNotRegular, path)
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("session: %s is %d bytes, over the %d-byte limit", path, st.Size(), int64(MaxFileBytes))
+	}
+	data := make([]byte, 0, st.Size()+512)
+	data, err = readAll(f, data)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data), nil
+}
+
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+// Parse parses the bytes of a session file. data must not be modified
+// afterwards: strings in the records alias it.
+func Parse(path string, data []byte) *File {
+	sum := sha256.Sum256(data)
+	f := &File{Path: path, Size: int64(len(data)), SourceHash: hex.EncodeToString(sum[:])}
+	pos := 0
+	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
+		f.BOM = true
+		pos = 3
+	}
+	line := 1
+	if slot, next, ok := titleSlot(data, pos); ok {
+		f.Title = slot
+		pos = next
+		line = 2
+	}
+	values := parseBody(f, data, pos, line)
+	if len(values) == 0 {
+		f.Empty = len(f.Malformed) == 0
+		if !f.Empty {
+			f.Problems.Add(coverage.InvalidHeader)
+		}
+		return f
+	}
+	if h, ok := header(values[0].Value, f.Title); ok {
+		f.Header = h
+		values = values[1:]
+	} else {
+		f.Problems.Add(coverage.InvalidHeader)
+	}
+	f.Records = values
+	for i := range f.Records {
+		r := &f.Records[i]
+		r.Index = i
+		r.Type = r.Value.Get("type").StrOr("")
+		r.ID = idOf(r.Value.Get("id"), i)
+		pv := r.Value.Get("parentId")
+		r.HasParentKey = pv.Exists()
+		r.Parent = idOf(pv, -1-i)
+	}
+	version := 3.0
+	if f.Header != nil {
+		version = f.Header.Version
+	}
+	f.migrate(version)
+	f.checkHostRefusals(version)
+	return f
+}
+
+// titleSlot recognizes OMP's title slot: the text before the first \n is
+// exactly one JSON object with type "title", v 1, string title, updatedAt
+// and pad, and source absent or "auto"/"user". Its byte length is not
+// checked, as OMP does not check it.
+func titleSlot(data []byte, pos int) (*TitleSlot, int, bool) {
+	nl := bytes.IndexByte(data[pos:], '\n')
+	if nl < 0 {
+		return nil, 0, false
+	}
+	v, err := jsjson.Parse(data[pos : pos+nl])
+	if err != nil || !v.IsObject() || v.Get("type").StrOr("") != "title" {
+		return nil, 0, false
+	}
+	if n, ok := v.Get("v").Float(); !ok || n != 1 {
+		return nil, 0, false
+	}
+	title, ok1 := v.Get("title").Str()
+	updated, ok2 := v.Get("updatedAt").Str()
+	_, ok3 := v.Get("pad").Str()
+	if !ok1 || !ok2 || !ok3 {
+		return nil, 0, false
+	}
+	src := v.Get("source")
+	source := ""
+	if src.Exists() {
+		s, ok := src.Str()
+		if !ok || (s != "auto" && s != "user") {
+			return nil, 0, false
+		}
+		source = s
+	}
+	return &TitleSlot{Title: strings.Clone(title), Source: source, UpdatedAt: strings.Clone(updated)}, pos + nl + 1, true
+}
+
+// parseBody parses JSON values one after another the way OMP's lenient
+// JSONL loader does (Bun's JSONL.parseChunk in a loop): a value may span
+// lines; the first value starting on a line is kept and the rest of that
+// line ignored; a value with a syntax error drops the line on which it
+// started and parsing resumes at the next line; a value still incomplete at
+// the end of the input drops everything from its start.
+func parseBody(f *File, data []byte, pos, line int) []Record {
+	records := make([]Record, 0, 64)
+	for {
+		// Skip whitespace, counting lines.
+		for pos < len(data) {
+			c := data[pos]
+			if c == '\n' {
+				line++
+			} else if c != ' ' && c != '\t' && c != '\r' {
+				break
+			}
+			pos++
+		}
+		if pos >= len(data) {
+			return records
+		}
+		v, end, err := jsjson.ParseValue(data, pos)
+		if err != nil {
+			var se *jsjson.SyntaxError
+			if errors.As(err, &se) && se.EOF {
+				f.drop(line, pos, coverage.TornTail)
+				return records
+			}
+			f.drop(line, pos, coverage.MalformedLine)
+			nl := bytes.IndexByte(data[pos:], '\n')
+			if nl < 0 {
+				return records
+			}
+			pos += nl + 1
+			line++
+			continue
+		}
+		startLine := line
+		line += bytes.Count(data[pos:end], []byte{'\n'})
+		if v.IsNull() {
+			f.drop(startLine, pos, coverage.NullRecord)
+		} else {
+			records = append(records, Record{Line: startLine, Offset: int64(pos), End: int64(end), Value: v})
+		}
+		nl := bytes.IndexByte(data[end:], '\n')
+		if nl < 0 {
+			return records
+		}
+		pos = end + nl + 1
+		line++
+	}
+}
+
+func (f *File) drop(line, pos int, reason string) {
+	f.Malformed = append(f.Malformed, Malformed{Line: line, Offset: int64(pos), Reason: reason})
+	f.Problems.Add(reason)
+}
+
+// header validates the first value as OMP does: an object with type
+// "session" and a string id.
+func header(v jsjson.Value, slot *TitleSlot) (*Header, bool) {
+	if !v.IsObject() || v.Get("type").StrOr("") != "session" {
+		return nil, false
+	}
+	id, ok := v.Get("id").Str()
+	if !ok {
+		return nil, false
+	}
+	h := &Header{
+		ID:            strings.Clone(id),
+		Cwd:           strings.Clone(v.Get("cwd").StrOr("")),
+		Timestamp:     strings.Clone(v.Get("timestamp").StrOr("")),
+		ParentSession: strings.Clone(v.Get("parentSession").StrOr("")),
+		Title:         strings.Clone(v.Get("title").StrOr("")),
+		Version:       versionOf(v.Get("version")),
+		Value:         v,
+	}
+	if slot != nil {
+		h.Title = slot.Title
+	}
+	return h, true
+}
+
+// versionOf coerces the header's version as JavaScript's relational
+// operators do; missing and null mean 1.
+func versionOf(v jsjson.Value) float64 {
+	switch v.Kind() {
+	case jsjson.Absent, jsjson.Null:
+		return 1
+	}
+	return ToNumber(v)
+}
+
+// ToNumber converts a JSON value to a number as JavaScript's Number() does.
+func ToNumber(v jsjson.Value) float64 {
+	switch v.Kind() {
+	case jsjson.Null, jsjson.False:
+		return 0
+	case jsjson.True:
+		return 1
+	case jsjson.Number:
+		f, _ := v.Float()
+		return f
+	case jsjson.String:
+		s, _ := v.Str()
+		return stringToNumber(s)
+	case jsjson.Array:
+		switch v.Len() {
+		case 0:
+			return 0
+		case 1:
+			item := v.Index(0)
+			if item.Kind() == jsjson.Null {
+				return 0
+			}
+			if item.Kind() == jsjson.Array || item.Kind() == jsjson.Object {
+				return ToNumber(item)
+			}
+			return stringToNumber(toJSString(item))
+		}
+	}
+	return math.NaN()
+}
+
+func toJSString(v jsjson.Value) string {
+	switch v.Kind() {
+	case jsjson.String:
+		s, _ := v.Str()
+		return s
+	case jsjson.Number:
+		f, _ := v.Float()
+		return jsjson.FormatNumber(f)
+	case jsjson.True:
+		return "true"
+	case jsjson.False:
+		return "false"
+	}
+	return ""
+}
+
+// stringToNumber is JavaScript's StringToNumber: surrounding whitespace
+// ignored, "" is 0, decimal literals, Infinity, and 0x/0o/0b integers.
+func stringToNumber(s string) float64 {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0
+	}
+	switch s {
+	case "Infinity", "+Infinity":
+		return math.Inf(1)
+	case "-Infinity":
+		return math.Inf(-1)
+	}
+	if len(s) > 2 && s[0] == '0' {
+		base := 0
+		switch s[1] {
+		case 'x', 'X':
+			base = 16
+		case 'o', 'O':
+			base = 8
+		case 'b', 'B':
+			base = 2
+		}
+		if base != 0 {
+			n, err := strconv.ParseUint(s[2:], base, 64)
+			if err != nil || strings.Contains(s, "_") {
+				return math.NaN()
+			}
+			return float64(n)
+		}
+	}
+	// Only plain decimal syntax: ParseFloat would also accept "inf",
+	// "nan", hex floats and underscores, which JavaScript does not.
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+			return math.NaN()
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return f
+		}
+		return math.NaN()
+	}
+	return f
+}
+
+// migrate applies OMP's in-memory migrations. v1 (version below 2): every
+// record except session lines gets a fresh id and becomes the child of the
+// previous such record, one linear chain in file order whatever ids it had.
+// OMP's ids are random; memidx's are synthetic and marked as such. Later
+// session lines keep their own id and no parent. The v2 step (hookMessage
+// becoming custom) changes no tree field; normalize applies it through
+// File.RoleOf.
+func (f *File) migrate(version float64) {
+	if version < 2 {
+		prev := ID{}
+		for i := range f.Records {
+			r := &f.Records[i]
+			if r.Type == "session" {
+				continue
+			}
+			r.ID = syntheticID(i)
+			r.Parent = prev
+			r.HasParentKey = true
+			prev = r.ID
+		}
+		f.Migrated = true
+	}
+	if version < 3 {
+		f.Migrated = true
+	}
+	if version > 4 {
+		f.Problems.Add(coverage.UnknownVersion)
+	}
+}
+
+// LegacyHookMessages reports whether message role "hookMessage" reads as
+// "custom" in this file (OMP's v2 to v3 migration).
+func (f *File) LegacyHookMessages() bool {
+	return f.Header != nil && f.Header.Version < 3
+}
+
+// checkHostRefusals flags records that make OMP's loader throw, so that
+// callers know the host would not open this file even though memidx can.
+func (f *File) checkHostRefusals(version float64) {
+	refuse := false
+	for i := range f.Records {
+		r := &f.Records[i]
+		v := r.Value
+		switch v.Kind() {
+		case jsjson.Number, jsjson.String, jsjson.True, jsjson.False:
+			// The v1 migration assigns properties to every record; on a
+			// primitive that throws in strict-mode JavaScript.
+			if version < 2 {
+				refuse = true
+			}
+			continue
+		}
+		switch r.Type {
+		case "message":
+			msg := v.Get("message")
+			if !msg.Exists() || msg.IsNull() {
+				refuse = true
+				continue
+			}
+			if msg.Get("role").StrOr("") == "assistant" && usageWithoutCost(msg.Get("usage")) {
+				refuse = true
+			}
+			if msg.Get("role").StrOr("") == "toolResult" && msg.Get("toolName").StrOr("") == "task" &&
+				usageWithoutCost(msg.Get("details").Get("usage")) {
+				refuse = true
+			}
+		case "model_usage":
+			if usageWithoutCost(v.Get("usage")) {
+				refuse = true
+			}
+		}
+	}
+	if refuse {
+		f.Problems.Add(coverage.HostRefusesFile)
+	}
+}
+
+// usageWithoutCost reports a usage object whose cost.total OMP would read
+// through a missing cost.
+func usageWithoutCost(u jsjson.Value) bool {
+	if !u.Exists() || u.IsNull() {
+		return false
+	}
+	c := u.Get("cost")
+	return !c.Exists() || c.IsNull()
+}
