@@ -99,8 +99,7 @@ func (p *parser) value(pos, depth int) (Value, int) {
 	case c == '[':
 		return p.array(pos, depth)
 	case c == '"':
-		s, end := p.str(pos)
-		return Value{kind: String, s: s}, end
+		return p.str(pos)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number(pos)
 	case c == 't':
@@ -181,58 +180,84 @@ func (p *parser) number(start int) (Value, int) {
 	return Value{kind: Number, s: bytesString(d[start:pos])}, pos
 }
 
-// str parses a string starting at the opening quote.
-func (p *parser) str(start int) (string, int) {
+// plain marks the bytes a string scan can pass over without a look: not a
+// quote, backslash or control character, and ASCII.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// str parses a string starting at the opening quote. It only validates:
+// escapes are decoded when the value is read (see Value.Str), so strings a
+// caller never looks at cost one scan.
+func (p *parser) str(start int) (Value, int) {
 	d := p.data
 	pos := start + 1
-	for pos < len(d) {
-		c := d[pos]
-		switch {
-		case c == '"':
-			return bytesString(d[start+1 : pos]), pos + 1
-		case c == '\\':
-			return p.strSlow(start, pos)
-		case c < 0x20:
-			p.fail(pos, "control character in string")
-			return "", pos
-		case c < utf8.RuneSelf:
+	esc := false
+	for {
+		for pos < len(d) && plain[d[pos]] {
 			pos++
-		default:
-			r, n := utf8.DecodeRune(d[pos:])
-			if r == utf8.RuneError && n == 1 {
-				return p.strSlow(start, pos)
-			}
-			pos += n
 		}
-	}
-	p.eof(pos)
-	return "", pos
-}
-
-// strSlow decodes a string that has escapes or invalid UTF-8 from the point
-// where the fast scan stopped.
-func (p *parser) strSlow(start, pos int) (string, int) {
-	d := p.data
-	buf := make([]byte, 0, pos-start+16)
-	buf = append(buf, d[start+1:pos]...)
-	for pos < len(d) {
-		c := d[pos]
-		switch {
+		if pos >= len(d) {
+			p.eof(pos)
+			return Value{}, pos
+		}
+		switch c := d[pos]; {
 		case c == '"':
-			return string(buf), pos + 1
-		case c < 0x20:
-			p.fail(pos, "control character in string")
-			return "", pos
+			k := String
+			if esc {
+				k = stringEscaped
+			}
+			return Value{kind: k, s: bytesString(d[start+1 : pos])}, pos + 1
 		case c == '\\':
+			esc = true
 			if pos+1 >= len(d) {
 				p.eof(pos + 1)
-				return "", pos + 1
+				return Value{}, pos + 1
 			}
-			e := d[pos+1]
-			pos += 2
+			switch d[pos+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				pos += 2
+			case 'u':
+				if _, ok := p.hex4(pos + 2); !ok {
+					return Value{}, pos + 2
+				}
+				pos += 6
+			default:
+				p.fail(pos+1, "invalid escape")
+				return Value{}, pos + 1
+			}
+		case c < 0x20:
+			p.fail(pos, "control character in string")
+			return Value{}, pos
+		default:
+			// Non-ASCII: replacement of invalid UTF-8 happens on read too.
+			if !utf8.FullRune(d[pos:]) || !validRuneAt(d, pos) {
+				esc = true
+			}
+			pos++
+		}
+	}
+}
+
+func validRuneAt(d []byte, pos int) bool {
+	r, n := utf8.DecodeRune(d[pos:])
+	return !(r == utf8.RuneError && n == 1)
+}
+
+// unescape decodes the body of a string literal that has escapes or invalid
+// UTF-8; the parser has already checked its syntax.
+func unescape(raw string) string {
+	buf := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '\\':
+			e := raw[i+1]
+			i += 2
 			switch e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
 			case 'b':
 				buf = append(buf, '\b')
 			case 'f':
@@ -244,40 +269,39 @@ func (p *parser) strSlow(start, pos int) (string, int) {
 			case 't':
 				buf = append(buf, '\t')
 			case 'u':
-				u, ok := p.hex4(pos)
-				if !ok {
-					return "", pos
-				}
-				pos += 4
-				if u >= 0xD800 && u < 0xDC00 && pos+6 <= len(d) && d[pos] == '\\' && d[pos+1] == 'u' {
-					if lo, ok2 := parseHex4(d[pos+2 : pos+6]); ok2 && lo >= 0xDC00 && lo < 0xE000 {
+				u, _ := parseHex4([]byte(raw[i : i+4]))
+				i += 4
+				if u >= 0xD800 && u < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					if lo, ok := parseHex4([]byte(raw[i+2 : i+6])); ok && lo >= 0xDC00 && lo < 0xE000 {
 						buf = utf8.AppendRune(buf, 0x10000+(rune(u)-0xD800)<<10+(rune(lo)-0xDC00))
-						pos += 6
+						i += 6
 						continue
 					}
 				}
 				buf = appendWTF8(buf, rune(u))
-			default:
-				p.fail(pos-1, "invalid escape")
-				return "", pos - 1
+			default: // " \ /
+				buf = append(buf, e)
 			}
 		case c < utf8.RuneSelf:
-			buf = append(buf, c)
-			pos++
+			j := i + 1
+			for j < len(raw) && raw[j] < utf8.RuneSelf && raw[j] != '\\' {
+				j++
+			}
+			buf = append(buf, raw[i:j]...)
+			i = j
 		default:
-			r, n := utf8.DecodeRune(d[pos:])
+			r, n := utf8.DecodeRuneInString(raw[i:])
 			if r == utf8.RuneError && n == 1 {
 				// The host decodes the file as UTF-8 with replacement
 				// before parsing.
 				buf = append(buf, "\uFFFD"...)
 			} else {
-				buf = append(buf, d[pos:pos+n]...)
+				buf = append(buf, raw[i:i+n]...)
 			}
-			pos += n
+			i += n
 		}
 	}
-	p.eof(pos)
-	return "", pos
+	return string(buf)
 }
 
 func (p *parser) hex4(pos int) (uint16, bool) {
@@ -386,10 +410,11 @@ func (p *parser) object(start, depth int) (Value, int) {
 			p.fail(pos, "expected string key in object")
 			return Value{}, pos
 		}
-		key, end := p.str(pos)
+		kv, end := p.str(pos)
 		if p.err != nil {
 			return Value{}, end
 		}
+		key := kv.StrOr("")
 		pos = skipSpace(d, end)
 		if pos >= len(d) {
 			p.eof(pos)

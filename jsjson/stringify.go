@@ -30,6 +30,8 @@ func AppendValue(dst []byte, v Value) []byte {
 		return AppendNumber(dst, f)
 	case String:
 		return AppendString(dst, v.s)
+	case stringEscaped:
+		return AppendString(dst, unescape(v.s))
 	case Array:
 		dst = append(dst, '[')
 		for i := range v.m {

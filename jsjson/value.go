@@ -19,6 +19,10 @@ const (
 	String
 	Array
 	Object
+
+	// stringEscaped is a String whose s still holds the literal's escapes
+	// (or invalid UTF-8); Kind reports it as String.
+	stringEscaped
 )
 
 var kindNames = [...]string{"absent", "null", "false", "true", "number", "string", "array", "object"}
@@ -49,7 +53,12 @@ type Member struct {
 }
 
 // Kind returns the JSON type of v.
-func (v Value) Kind() Kind { return v.kind }
+func (v Value) Kind() Kind {
+	if v.kind == stringEscaped {
+		return String
+	}
+	return v.kind
+}
 
 // Exists reports whether v is present (not Absent).
 func (v Value) Exists() bool { return v.kind != Absent }
@@ -104,20 +113,36 @@ func (v Value) Index(i int) Value {
 	return v.m[i].Value
 }
 
-// Str returns the text of a string value.
+// Str returns the text of a string value. A string with escapes is decoded
+// on every call (into WTF-8: lone surrogates keep their 3-byte form).
 func (v Value) Str() (string, bool) {
-	if v.kind != String {
-		return "", false
+	switch v.kind {
+	case String:
+		return v.s, true
+	case stringEscaped:
+		return unescape(v.s), true
 	}
-	return v.s, true
+	return "", false
 }
 
 // StrOr returns the text of a string value, or def for any other kind.
 func (v Value) StrOr(def string) string {
-	if v.kind != String {
-		return def
+	if s, ok := v.Str(); ok {
+		return s
 	}
-	return v.s
+	return def
+}
+
+// StrIs reports whether v is a string equal to s, without decoding escapes
+// when the literal has none.
+func (v Value) StrIs(s string) bool {
+	switch v.kind {
+	case String:
+		return v.s == s
+	case stringEscaped:
+		return unescape(v.s) == s
+	}
+	return false
 }
 
 // Literal returns the source literal of a number.
@@ -164,6 +189,8 @@ func (v Value) Truthy() bool {
 		return true
 	case String:
 		return v.s != ""
+	case stringEscaped:
+		return true // an escape is at least one character
 	case Number:
 		f, _ := v.Float()
 		return f != 0 && !math.IsNaN(f)

@@ -14,20 +14,21 @@ const module = "github.com/memidx/memidx"
 // downwards. A package that is not listed fails the test, so a new package
 // has to be placed deliberately.
 var layer = map[string]int{
-	"coverage":       0,
-	"analyzer":       0,
-	"jsjson":         0,
-	"bucket":         0,
-	"session":        1,
-	"lineage":        2,
-	"regexiso":       2,
-	"normalize":      3,
-	"hotbm25":        4,
-	"coldvocab":      4,
-	"catalog":        4,
-	"engine":         5,
-	"cmd/memidx":     6,
-	"internal/deps":  0,
+	"coverage":      0,
+	"analyzer":      0,
+	"jsjson":        0,
+	"bucket":        0,
+	"termtab":       0,
+	"session":       1,
+	"lineage":       2,
+	"regexiso":      2,
+	"normalize":     3,
+	"hotbm25":       4,
+	"coldvocab":     4,
+	"catalog":       4,
+	"engine":        5,
+	"cmd/memidx":    6,
+	"internal/deps": 0,
 }
 
 func TestDependencyDirection(t *testing.T) {

@@ -1,0 +1,27 @@
+// Package bucket owns the index file: one bbolt database at
+// <indexDir>/index.db, and the discipline that lets many processes share it.
+//
+// bbolt holds an flock for the whole life of an open handle, shared for a
+// read-only handle and exclusive for a writable one. A long-lived handle in
+// one process would therefore stall every other OMP window, CLI and batch
+// job. So a [Store] never keeps the file open: [Store.View] and
+// [Store.Update] open it, run one transaction and close it again, always
+// with a lock timeout. Within a process a read-write mutex orders the
+// opens, since flock does not distinguish handles of one process from
+// another's. A caller that cannot get the lock in time gets [ErrLocked]
+// and answers with what it has, marking coverage incomplete; it never
+// waits without bound.
+//
+// The file carries its cache version in the "meta" bucket. A file of
+// another version, a file bbolt cannot open, or a transaction that finds
+// damaged pages (bbolt panics on some) is reported as [ErrCorrupt]; the
+// caller may [Store.Reset] it, which deletes and recreates the file: the
+// index is derived data, rebuilt from the session files, never migrated
+// (see migrations-none.md).
+//
+// The directory is created 0700 and the file 0600, best effort (the
+// filesystem and umask have the last word; a failure to chmod is not an
+// error).
+//
+// This package knows nothing of what is stored: it is a leaf.
+package bucket

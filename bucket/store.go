@@ -1,0 +1,217 @@
+package bucket
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// CacheVersion is the version of everything stored. A change to the
+// tokenizer, normalization or layout bumps it; older files are rebuilt.
+//
+//	6: first memidx layout (the spec's Cache V6).
+const CacheVersion = 6
+
+// FileName is the index file inside the index directory.
+const FileName = "index.db"
+
+var (
+	// ErrLocked: another process held the index longer than the timeout.
+	ErrLocked = errors.New("bucket: index is locked by another process")
+	// ErrCorrupt: the index file is damaged or of another version.
+	ErrCorrupt = errors.New("bucket: index file is damaged or of another version")
+	// ErrMissing: a read found no index file yet.
+	ErrMissing = errors.New("bucket: no index file yet")
+	// ErrReadOnly: the index file or directory cannot be written.
+	ErrReadOnly = errors.New("bucket: index cannot be written")
+)
+
+var (
+	metaBucket = []byte("meta")
+	versionKey = []byte("cacheVersion")
+)
+
+// Options configure a Store.
+type Options struct {
+	// LockTimeout bounds each wait for the file lock. Zero means 2s.
+	LockTimeout time.Duration
+	// NoSync skips fsync on commit. Faster for a batch rebuild; a crash may
+	// then lose the last commits (never corrupt the file's structure
+	// beyond what bbolt detects).
+	NoSync bool
+}
+
+// Store is the index file of one index directory. Its methods are safe for
+// concurrent use.
+type Store struct {
+	dir  string
+	path string
+	opt  Options
+	mu   sync.RWMutex
+}
+
+// New returns the store of dir. It touches nothing on disk.
+func New(dir string, opt Options) *Store {
+	if opt.LockTimeout <= 0 {
+		opt.LockTimeout = 2 * time.Second
+	}
+	return &Store{dir: dir, path: filepath.Join(dir, FileName), opt: opt}
+}
+
+// Path returns the index file's path.
+func (s *Store) Path() string { return s.path }
+
+// Dir returns the index directory.
+func (s *Store) Dir() string { return s.dir }
+
+// View runs fn in a read-only transaction on a freshly opened file. It
+// returns ErrMissing when there is no index file, ErrLocked when the lock
+// was not had in time, ErrCorrupt for a damaged or foreign file.
+func (s *Store) View(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := os.Stat(s.path); errors.Is(err, os.ErrNotExist) {
+		return ErrMissing
+	}
+	db, err := s.open(true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return guard(func() error {
+		return db.View(func(tx *bolt.Tx) error {
+			if err := checkVersion(tx); err != nil {
+				return err
+			}
+			return fn(tx)
+		})
+	})
+}
+
+// Update runs fn in a read-write transaction, creating the directory and
+// the file when needed.
+func (s *Store) Update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.ensureDir(); err != nil {
+		return err
+	}
+	db, err := s.open(false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return guard(func() error {
+		return db.Update(func(tx *bolt.Tx) error {
+			if err := initVersion(tx); err != nil {
+				return err
+			}
+			return fn(tx)
+		})
+	})
+}
+
+// Reset deletes the index file (a damaged or foreign one) so that the next
+// Update starts empty. Session files are never touched.
+func (s *Store) Reset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := os.Remove(s.path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("bucket: reset: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) ensureDir() error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return fmt.Errorf("%w: %v", ErrReadOnly, err)
+		}
+		return err
+	}
+	_ = os.Chmod(s.dir, 0o700) // best effort
+	return nil
+}
+
+func (s *Store) open(readOnly bool) (*bolt.DB, error) {
+	db, err := bolt.Open(s.path, 0o600, &bolt.Options{
+		Timeout:  s.opt.LockTimeout,
+		ReadOnly: readOnly,
+		NoSync:   s.opt.NoSync,
+		// Readers only map what they need; the file may be large.
+		InitialMmapSize: 0,
+	})
+	if err != nil {
+		switch {
+		case errors.Is(err, berrors.ErrTimeout):
+			return nil, ErrLocked
+		case errors.Is(err, os.ErrPermission), errors.Is(err, berrors.ErrDatabaseReadOnly):
+			if readOnly {
+				return nil, fmt.Errorf("bucket: cannot read %s: %w", s.path, err)
+			}
+			return nil, fmt.Errorf("%w: %v", ErrReadOnly, err)
+		case errors.Is(err, os.ErrNotExist):
+			return nil, ErrMissing
+		}
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if !readOnly {
+		_ = os.Chmod(s.path, 0o600) // best effort
+	}
+	return db, nil
+}
+
+// guard turns a panic inside bbolt (it panics on some damaged pages) into
+// ErrCorrupt.
+func guard(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	return fn()
+}
+
+func versionBytes() []byte { return []byte{byte(CacheVersion)} }
+
+func checkVersion(tx *bolt.Tx) error {
+	b := tx.Bucket(metaBucket)
+	if b == nil {
+		return ErrMissing // created but never written
+	}
+	if !bytes.Equal(b.Get(versionKey), versionBytes()) {
+		return ErrCorrupt
+	}
+	return nil
+}
+
+// initVersion stamps a new file, and refuses a file of another version.
+func initVersion(tx *bolt.Tx) error {
+	b := tx.Bucket(metaBucket)
+	if b == nil {
+		var err error
+		if b, err = tx.CreateBucket(metaBucket); err != nil {
+			return err
+		}
+		return b.Put(versionKey, versionBytes())
+	}
+	if !bytes.Equal(b.Get(versionKey), versionBytes()) {
+		return ErrCorrupt
+	}
+	return nil
+}

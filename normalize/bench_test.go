@@ -1,0 +1,87 @@
+package normalize_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/normalize"
+	"github.com/memidx/memidx/session"
+)
+
+// realFiles loads ../shared/testdata/real, or skips.
+func realFiles(tb testing.TB) [][]byte {
+	tb.Helper()
+	paths, _ := filepath.Glob("../../shared/testdata/real/*.jsonl")
+	if len(paths) == 0 {
+		tb.Skip("real session files not available: ../shared/testdata/real is absent")
+	}
+	var out [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func totalBytes(files [][]byte) int64 {
+	n := 0
+	for _, f := range files {
+		n += len(f)
+	}
+	return int64(n)
+}
+
+// BenchmarkReadNormalizeTokenize is the whole read path of indexing: parse
+// as OMP does, select the active branch, normalize, tokenize every entry.
+func BenchmarkReadNormalizeTokenize(b *testing.B) {
+	files := realFiles(b)
+	b.SetBytes(totalBytes(files))
+	b.ReportAllocs()
+	var toks []string
+	for i := 0; i < b.N; i++ {
+		for _, data := range files {
+			f := session.Parse("bench.jsonl", data)
+			res := normalize.Session(f, lineage.Select(f, lineage.Active, nil), normalize.Options{IndexToolOutput: true})
+			for j := range res.Entries {
+				toks = analyzer.AppendTokens(toks[:0], res.Entries[j].Text)
+			}
+		}
+	}
+}
+
+// BenchmarkReadOnly parses without normalizing: the reader's share.
+func BenchmarkReadOnly(b *testing.B) {
+	files := realFiles(b)
+	b.SetBytes(totalBytes(files))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, data := range files {
+			session.Parse("bench.jsonl", data)
+		}
+	}
+}
+
+// BenchmarkBaselineEncodingJSON decodes the same bytes line by line with
+// encoding/json into generic maps: the baseline the read path is measured
+// against.
+func BenchmarkBaselineEncodingJSON(b *testing.B) {
+	files := realFiles(b)
+	b.SetBytes(totalBytes(files))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, data := range files {
+			for _, line := range bytes.Split(data, []byte{'\n'}) {
+				var v any
+				_ = json.Unmarshal(line, &v)
+			}
+		}
+	}
+}

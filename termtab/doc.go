@@ -1,0 +1,20 @@
+// Package termtab is an immutable sorted table of byte strings, each with an
+// optional opaque payload, laid out so that a lookup reads the table in place:
+// from a bbolt value in the memory map, with no decoding and no allocation.
+//
+// The hot tier stores its term dictionary and postings as one table per
+// session, the cold tier its vocabulary; a query touches only the terms it
+// asks for (a binary search over the offsets) instead of decoding a blob.
+//
+// Layout, little-endian:
+//
+//	"TT1\x00"  magic
+//	n          uint32  number of terms
+//	flags      uint32  bit 0: payloads present
+//	offsets    (n+1) × uint32, into the term bytes
+//	terms      the terms, concatenated, in strictly increasing byte order
+//	[payload offsets (n+1) × uint32, payload bytes]  when bit 0 is set
+//
+// Open checks every offset once, so a damaged table is an error, never a
+// panic or an out-of-range read. The package is a leaf.
+package termtab

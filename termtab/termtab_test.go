@@ -1,0 +1,115 @@
+package termtab
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRoundTrip(t *testing.T) {
+	terms := []string{"", "a", "ab", "b", "zeta", "ωmega", "雪"}
+	payloads := make([][]byte, len(terms))
+	for i := range terms {
+		payloads[i] = []byte(fmt.Sprint(i))
+	}
+	for _, withPayloads := range []bool{false, true} {
+		var p [][]byte
+		if withPayloads {
+			p = payloads
+		}
+		b, err := Build(terms, p)
+		require.NoError(t, err)
+		tab, err := Open(b)
+		require.NoError(t, err)
+		require.Equal(t, len(terms), tab.Len())
+		for i, term := range terms {
+			j, ok := tab.Find(term)
+			assert.True(t, ok, term)
+			assert.Equal(t, i, j)
+			assert.Equal(t, term, string(tab.Term(i)))
+			if withPayloads {
+				assert.Equal(t, payloads[i], tab.Payload(i))
+			} else {
+				assert.Nil(t, tab.Payload(i))
+			}
+		}
+		for _, miss := range []string{"aa", "c", "zz", "ω"} {
+			assert.False(t, tab.Has(miss), miss)
+		}
+		lo, hi := tab.Prefix("a")
+		assert.Equal(t, []int{1, 3}, []int{lo, hi})
+	}
+}
+
+func TestBuildRejectsUnsorted(t *testing.T) {
+	_, err := Build([]string{"b", "a"}, nil)
+	assert.Error(t, err)
+	_, err = Build([]string{"a", "a"}, nil)
+	assert.Error(t, err)
+	_, err = Build([]string{"a"}, [][]byte{})
+	assert.Error(t, err)
+}
+
+func TestOpenRejectsDamage(t *testing.T) {
+	b, err := Build([]string{"alpha", "beta", "gamma"}, [][]byte{{1}, {2, 2}, {3}})
+	require.NoError(t, err)
+	for i := 0; i < len(b); i++ {
+		_, err := Open(b[:i])
+		assert.Error(t, err, "truncated at %d", i)
+	}
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 2000; i++ {
+		c := append([]byte(nil), b...)
+		c[rng.Intn(len(c))] ^= byte(1 + rng.Intn(255))
+		tab, err := Open(c)
+		if err != nil {
+			continue
+		}
+		// Whatever opens must be safe to read in full.
+		for j := 0; j < tab.Len(); j++ {
+			_ = tab.Term(j)
+			_ = tab.Payload(j)
+		}
+		tab.Find("beta")
+	}
+}
+
+func FuzzOpen(f *testing.F) {
+	b, _ := Build([]string{"a", "b"}, [][]byte{{1}, {2}})
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab, err := Open(data)
+		if err != nil {
+			return
+		}
+		for j := 0; j < tab.Len(); j++ {
+			_ = tab.Term(j)
+			_ = tab.Payload(j)
+		}
+		tab.Find("a")
+		tab.Prefix("a")
+	})
+}
+
+func BenchmarkFind(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	set := map[string]bool{}
+	for len(set) < 50000 {
+		set[fmt.Sprintf("t%x", rng.Int63())] = true
+	}
+	terms := make([]string, 0, len(set))
+	for t := range set {
+		terms = append(terms, t)
+	}
+	sort.Strings(terms)
+	data, _ := Build(terms, nil)
+	tab, _ := Open(data)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tab.Find(terms[i%len(terms)])
+	}
+}
