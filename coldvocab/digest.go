@@ -1,0 +1,334 @@
+package coldvocab
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/normalize"
+	"github.com/memidx/memidx/termtab"
+)
+
+// Address-table keys beyond the structural ones shared with the hot tier.
+const (
+	keyTimestamps = "\x01ts"
+	keyEntryID    = "\x02"
+	keyOperation  = "\x03"
+)
+
+// Structural key prefixes, the same as the hot dictionary's.
+const (
+	KeyRole     = "\x00r"
+	KeyTool     = "\x00t"
+	KeyRef      = "\x00R"
+	KeyProvider = "\x00p"
+	KeyAction   = "\x00a"
+	KeyOutcome  = "\x00o"
+)
+
+// MaxFilesTouched bounds the digest's filesTouched list (metadata only:
+// reaching it does not make lexical coverage incomplete).
+const MaxFilesTouched = 50
+
+// IndexCoverage is the digest's own coverage.
+type IndexCoverage struct {
+	Complete        bool     `msgpack:"complete" json:"complete"`
+	VocabularyBytes int      `msgpack:"vocabularyBytes" json:"vocabularyBytes"`
+	Reasons         []string `msgpack:"reasons" json:"reasons"`
+	// VocabularyCut is true when construction stopped at
+	// maxColdVocabularyBytes: any term may be missing.
+	VocabularyCut bool `msgpack:"vocabularyCut,omitempty" json:"vocabularyCut,omitempty"`
+	// VocabularyLastTerm is set when the cache cap kept a sorted prefix:
+	// a term that sorts at or before it is present if and only if it is
+	// in the session.
+	VocabularyLastTerm *string `msgpack:"vocabularyLastTerm,omitempty" json:"vocabularyLastTerm,omitempty"`
+	// AddressCount is how many entries (from the first) the addresses
+	// cover; less than entryCount when the cache cap cut them.
+	AddressCount int `msgpack:"addressCount" json:"addressCount"`
+	// FilesTouchedComplete is false when filesTouched was capped.
+	FilesTouchedComplete bool `msgpack:"filesTouchedComplete" json:"filesTouchedComplete"`
+}
+
+// Digest is a cold session record. Vocabulary and Addresses must stay the
+// first two fields: lookups find them by position.
+type Digest struct {
+	Vocabulary         []byte         `msgpack:"vocabulary" json:"-"`
+	Addresses          []byte         `msgpack:"addresses" json:"-"`
+	CacheVersion       int            `msgpack:"cacheVersion" json:"cacheVersion"`
+	Kind               string         `msgpack:"kind" json:"kind"`
+	SessionID          string         `msgpack:"sessionId" json:"sessionId"`
+	File               string         `msgpack:"file" json:"file"`
+	Cwd                string         `msgpack:"cwd" json:"cwd"`
+	MtimeMs            float64        `msgpack:"mtime" json:"mtime"`
+	Size               int64          `msgpack:"size" json:"size"`
+	SourceHash         string         `msgpack:"sourceHash" json:"sourceHash"`
+	Branches           string         `msgpack:"branches" json:"branches"`
+	LineageFingerprint string         `msgpack:"lineageFingerprint" json:"lineageFingerprint"`
+	Policy             string         `msgpack:"policy" json:"policy"`
+	FirstTs            *float64       `msgpack:"firstTs" json:"firstTs"`
+	LastTs             *float64       `msgpack:"lastTs" json:"lastTs"`
+	EntryCount         int            `msgpack:"entryCount" json:"entryCount"`
+	FilesTouched       []string       `msgpack:"filesTouched" json:"filesTouched"`
+	ToolHistogram      map[string]int `msgpack:"toolHistogram" json:"toolHistogram"`
+	ErrorCount         int            `msgpack:"errorCount" json:"errorCount"`
+	IndexCoverage      IndexCoverage  `msgpack:"indexCoverage" json:"indexCoverage"`
+	CacheBytes         int            `msgpack:"cacheBytes" json:"cacheBytes"`
+	CacheSourceRatio   float64        `msgpack:"cacheSourceRatio" json:"cacheSourceRatio"`
+}
+
+// Limits bound a digest.
+type Limits struct {
+	MaxVocabularyBytes int
+	MaxCacheBytes      int
+}
+
+// Build folds the full, untruncated entries of a session into a digest.
+// The identity fields (SessionID, File, …, Policy) are taken from id;
+// normalization problems are merged into the coverage. The result's encoded
+// size never exceeds lim.MaxCacheBytes; ok is false when even an empty
+// digest does not fit (the caller then keeps no record).
+func Build(id Digest, entries []normalize.Entry, problems coverage.Set, lim Limits) (blob []byte, d *Digest, err error) {
+	d = &id
+	d.CacheVersion = 6
+	d.Kind = "digest"
+	d.EntryCount = len(entries)
+	d.ToolHistogram = map[string]int{}
+	d.IndexCoverage.FilesTouchedComplete = true
+	reasons := problems
+
+	// Vocabulary in first-seen order, bounded by the JSON size estimate.
+	seen := make(map[string]struct{}, 4096)
+	vocab := make([]string, 0, 4096)
+	estimate := 2
+	cut := false
+	for i := range entries {
+		e := &entries[i]
+		if cut {
+			break
+		}
+		analyzer.Each(e.Text, func(tok string) {
+			if cut {
+				return
+			}
+			if _, ok := seen[tok]; ok {
+				return
+			}
+			// Tokens hold only letters, numbers and '_': JSON quotes
+			// them without escapes.
+			add := len(tok) + 2
+			if len(vocab) > 0 {
+				add++
+			}
+			if estimate+add > lim.MaxVocabularyBytes {
+				cut = true
+				return
+			}
+			estimate += add
+			tok = strings.Clone(tok)
+			seen[tok] = struct{}{}
+			vocab = append(vocab, tok)
+		})
+	}
+	if cut {
+		reasons.Add(coverage.MaxColdVocabularyBytes)
+		d.IndexCoverage.VocabularyCut = true
+	}
+	sort.Strings(vocab)
+
+	files := make([]string, 0, 8)
+	for i := range entries {
+		e := &entries[i]
+		if e.Timestamp != nil {
+			ts := *e.Timestamp
+			if d.FirstTs == nil || ts < *d.FirstTs {
+				d.FirstTs = &ts
+			}
+			if d.LastTs == nil || ts > *d.LastTs {
+				v := ts
+				d.LastTs = &v
+			}
+		}
+		if e.IsError {
+			d.ErrorCount++
+		}
+		if e.Tool != nil {
+			d.ToolHistogram[*e.Tool]++
+		}
+		for _, f := range e.FilesTouched {
+			f = strings.TrimSpace(f)
+			if f == "" || contains(files, f) {
+				continue
+			}
+			if len(files) >= MaxFilesTouched {
+				d.IndexCoverage.FilesTouchedComplete = false
+				continue
+			}
+			files = append(files, f)
+		}
+	}
+	d.FilesTouched = files
+
+	// Fit the cap as the reference does: keep the whole vocabulary and the
+	// longest address prefix that fits; only when no address fits, the
+	// longest vocabulary prefix.
+	fits := func(na, nv int) bool {
+		b, err := d.encode(entries[:na], vocab[:nv], reasons, na < len(entries), nv < len(vocab))
+		return err == nil && len(b) <= lim.MaxCacheBytes
+	}
+	na, nv := len(entries), len(vocab)
+	if !fits(na, nv) {
+		na = sort.Search(len(entries)+1, func(k int) bool { return !fits(k, nv) }) - 1
+		if na < 0 {
+			na = 0
+			nv = sort.Search(len(vocab)+1, func(k int) bool { return !fits(0, k) }) - 1
+			if nv < 0 {
+				return nil, nil, fmt.Errorf("coldvocab: an empty digest is over %d bytes", lim.MaxCacheBytes)
+			}
+		}
+	}
+	blob, err = d.encode(entries[:na], vocab[:nv], reasons, na < len(entries), nv < len(vocab))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := msgpack.Unmarshal(blob, d); err != nil {
+		return nil, nil, err
+	}
+	return blob, d, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// encode writes the digest with the given address and vocabulary prefixes,
+// iterating cacheBytes to a fixpoint as the reference does.
+func (d *Digest) encode(entries []normalize.Entry, vocab []string, reasons coverage.Set, addrCut, vocabCut bool) ([]byte, error) {
+	v, err := termtab.Build(vocab, nil)
+	if err != nil {
+		return nil, err
+	}
+	a, err := buildAddresses(entries)
+	if err != nil {
+		return nil, err
+	}
+	c := *d
+	c.Vocabulary, c.Addresses = v, a
+	c.IndexCoverage.AddressCount = len(entries)
+	c.IndexCoverage.VocabularyBytes = vocabJSONBytes(vocab)
+	c.IndexCoverage.VocabularyLastTerm = nil
+	if addrCut || vocabCut {
+		reasons.Add(coverage.MaxColdCacheBytes)
+	}
+	if vocabCut {
+		last := ""
+		if len(vocab) > 0 {
+			last = vocab[len(vocab)-1]
+		}
+		c.IndexCoverage.VocabularyLastTerm = &last
+	}
+	c.IndexCoverage.Reasons = reasons.Reasons()
+	c.IndexCoverage.Complete = reasons.Complete()
+	var blob []byte
+	for i := 0; i < 5; i++ {
+		blob, err = msgpack.Marshal(&c)
+		if err != nil {
+			return nil, err
+		}
+		if c.CacheBytes == len(blob) {
+			break
+		}
+		c.CacheBytes = len(blob)
+		if c.Size > 0 {
+			c.CacheSourceRatio = math.Round(float64(c.CacheBytes)/float64(c.Size)*1e6) / 1e6
+		}
+	}
+	return blob, nil
+}
+
+func vocabJSONBytes(vocab []string) int {
+	n := 2
+	for i, t := range vocab {
+		if i > 0 {
+			n++
+		}
+		n += len(t) + 2 // tokens need no escapes
+	}
+	return n
+}
+
+// buildAddresses encodes the structural postings of entries.
+func buildAddresses(entries []normalize.Entry) ([]byte, error) {
+	post := map[string][]uint32{}
+	ts := make([]byte, 0, 8*len(entries))
+	add := func(key string, i int) {
+		pl := post[key]
+		if n := len(pl); n > 0 && pl[n-1] == uint32(i) {
+			return
+		}
+		post[key] = append(pl, uint32(i))
+	}
+	for i := range entries {
+		e := &entries[i]
+		for _, kv := range [][2]string{
+			{KeyRole, normalize.Get(e.Role)}, {KeyTool, normalize.Get(e.Tool)}, {KeyRef, normalize.Get(e.Ref)},
+			{KeyProvider, normalize.Get(e.Provider)}, {KeyAction, normalize.Get(e.Action)}, {KeyOutcome, normalize.Get(e.Outcome)},
+			{keyEntryID, normalize.Get(e.EntryID)}, {keyOperation, normalize.Get(e.OperationAddress)},
+		} {
+			if kv[1] != "" {
+				add(kv[0]+kv[1], i)
+			}
+		}
+		for _, t := range e.Tools {
+			if t == "" {
+				continue
+			}
+			add(KeyTool+t, i)
+			if normalize.Get(e.Provider) == "omp" {
+				add(KeyRef+"omp."+t, i)
+				add(KeyAction+t, i)
+			}
+		}
+		f := math.NaN()
+		if e.Timestamp != nil {
+			f = *e.Timestamp
+		}
+		ts = binary.LittleEndian.AppendUint64(ts, math.Float64bits(f))
+	}
+	keys := make([]string, 0, len(post)+1)
+	for k := range post {
+		keys = append(keys, k)
+	}
+	keys = append(keys, keyTimestamps)
+	sort.Strings(keys)
+	payloads := make([][]byte, len(keys))
+	for i, k := range keys {
+		if k == keyTimestamps {
+			payloads[i] = ts
+			continue
+		}
+		pl := post[k]
+		b := binary.AppendUvarint(nil, uint64(len(pl)))
+		prev := uint32(0)
+		for _, e := range pl {
+			b = binary.AppendUvarint(b, uint64(e-prev))
+			prev = e
+		}
+		payloads[i] = b
+	}
+	return termtab.Build(keys, payloads)
+}
+
+// ErrCorrupt reports a digest that does not decode.
+var ErrCorrupt = errors.New("coldvocab: corrupt digest")

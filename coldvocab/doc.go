@@ -1,0 +1,29 @@
+// Package coldvocab is the cold tier: one compact, size-capped digest per
+// session that is not among the most recently modified.
+//
+// A digest is one msgpack map with the fields of the spec's Cache V6 cold
+// record. Its first two values are binary [termtab] tables:
+//
+//   - vocabulary: the sorted unique canonical terms of the full,
+//     untruncated normalized text, with no postings. A term lookup reads
+//     the map header, the first key and the table header in place and
+//     binary-searches; the rest of the digest is never decoded for it.
+//   - addresses: structural postings: for every role, tool, ref, provider,
+//     action and outcome value (the same keys as the hot dictionary) the
+//     entry numbers that carry it, each entry's timestamp, and its entry id
+//     and operation address, so that a structural filter is exact for the
+//     session while no lexical term is tied to an entry.
+//
+// Bounds, as the spec sets them: vocabulary construction stops at
+// maxColdVocabularyBytes (estimated as the JSON array's UTF-8 size, terms in
+// first-seen order; reason max_cold_vocabulary_bytes), and the encoded
+// digest never exceeds maxColdCacheBytes: when it would, addresses are kept
+// as an exact prefix in entry order and then the vocabulary as an exact
+// prefix in sorted order (reason max_cold_cache_bytes). The digest records
+// where each cut fell (VocabularyLastTerm, AddressCount) so that a query can
+// still trust an absence that the cut cannot explain.
+//
+// Vocabulary order is byte order (code point order), which is what a binary
+// search needs; the reference's UTF-16 order differs only for supplementary
+// characters against U+E000–U+FFFF and is never persisted by memidx.
+package coldvocab

@@ -1,0 +1,357 @@
+package hotbm25
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/normalize"
+	"github.com/memidx/memidx/termtab"
+)
+
+// Structural key prefixes in the dictionary.
+const (
+	KeyRole     = "\x00r"
+	KeyTool     = "\x00t"
+	KeyRef      = "\x00R"
+	KeyProvider = "\x00p"
+	KeyAction   = "\x00a"
+	KeyOutcome  = "\x00o"
+)
+
+// colWidth is the size of one entry's columns: uint32 length, float32
+// weight, float64 timestamp (NaN when the entry has none).
+const colWidth = 16
+
+// Stored is the part of an entry a shard keeps for display and
+// verification. Text is the bounded hot text.
+type Stored struct {
+	EntryID          string   `msgpack:"i,omitempty"`
+	HasEntryID       bool     `msgpack:"I,omitempty"`
+	ParentID         string   `msgpack:"p,omitempty"`
+	HasParentID      bool     `msgpack:"P,omitempty"`
+	Type             string   `msgpack:"y,omitempty"`
+	Role             string   `msgpack:"r,omitempty"`
+	Tool             string   `msgpack:"t,omitempty"`
+	Tools            []string `msgpack:"T,omitempty"`
+	Ref              string   `msgpack:"R,omitempty"`
+	Provider         string   `msgpack:"v,omitempty"`
+	Action           string   `msgpack:"a,omitempty"`
+	Outcome          string   `msgpack:"o,omitempty"`
+	Timestamp        float64  `msgpack:"s,omitempty"`
+	HasTimestamp     bool     `msgpack:"S,omitempty"`
+	IsError          bool     `msgpack:"e,omitempty"`
+	Text             string   `msgpack:"x,omitempty"`
+	Truncated        bool     `msgpack:"u,omitempty"`
+	FilesTouched     []string `msgpack:"f,omitempty"`
+	OperationAddress string   `msgpack:"O,omitempty"`
+	ParentEntryID    string   `msgpack:"E,omitempty"`
+}
+
+// StoredFrom keeps what a shard needs of e.
+func StoredFrom(e *normalize.Entry) Stored {
+	s := Stored{
+		Type:             e.Type,
+		Role:             normalize.Get(e.Role),
+		Tool:             normalize.Get(e.Tool),
+		Tools:            e.Tools,
+		Ref:              normalize.Get(e.Ref),
+		Provider:         normalize.Get(e.Provider),
+		Action:           normalize.Get(e.Action),
+		Outcome:          normalize.Get(e.Outcome),
+		IsError:          e.IsError,
+		Text:             e.Text,
+		Truncated:        e.Truncated,
+		FilesTouched:     e.FilesTouched,
+		OperationAddress: normalize.Get(e.OperationAddress),
+		ParentEntryID:    normalize.Get(e.ParentEntryID),
+	}
+	if e.EntryID != nil {
+		s.EntryID, s.HasEntryID = *e.EntryID, true
+	}
+	if e.ParentID != nil {
+		s.ParentID, s.HasParentID = *e.ParentID, true
+	}
+	if e.Timestamp != nil {
+		s.Timestamp, s.HasTimestamp = *e.Timestamp, true
+	}
+	return s
+}
+
+// Weight is the reference's lexical provenance weight of an entry when no
+// tool/ref/provider/action/outcome filter is present (with one, every entry
+// weighs 1): prose ranks ahead of tool plumbing.
+func Weight(role, tool string) float32 {
+	if tool == "" {
+		switch role {
+		case "assistant":
+			return 2.5
+		case "user":
+			return 2.25
+		case "compactionSummary", "custom":
+			return 1.5
+		}
+	}
+	switch role {
+	case "toolResult", "fabricOperation":
+		return 0.75
+	}
+	if tool != "" {
+		return 0.7
+	}
+	return 1
+}
+
+// Built is an encoded shard.
+type Built struct {
+	Dict, Cols, Ents []byte
+	Entries          int
+	// SumLen is the total token count, for the mean length.
+	SumLen int64
+}
+
+type posting struct {
+	entry uint32
+	tf    uint32
+}
+
+// Build encodes the shard of entries, whose Text is the bounded hot text.
+func Build(entries []normalize.Entry) (*Built, error) {
+	if len(entries) >= math.MaxUint32 {
+		return nil, errors.New("hotbm25: too many entries")
+	}
+	post := make(map[string][]posting, 1024)
+	cols := make([]byte, 0, colWidth*len(entries))
+	var sumLen int64
+	counts := make(map[string]uint32, 64)
+	var toks []string
+	for i := range entries {
+		e := &entries[i]
+		toks = analyzer.AppendTokens(toks[:0], e.Text)
+		sumLen += int64(len(toks))
+		clear(counts)
+		for _, t := range toks {
+			counts[t]++
+		}
+		for t, n := range counts {
+			pl, ok := post[t]
+			if !ok {
+				t = strings.Clone(t) // tokens may alias the entry text
+			}
+			post[t] = append(pl, posting{uint32(i), n})
+		}
+		addKey := func(prefix, v string) {
+			if v == "" {
+				return
+			}
+			k := prefix + v
+			pl := post[k]
+			if n := len(pl); n > 0 && pl[n-1].entry == uint32(i) {
+				return
+			}
+			post[k] = append(pl, posting{uint32(i), 1})
+		}
+		addKey(KeyRole, normalize.Get(e.Role))
+		addKey(KeyTool, normalize.Get(e.Tool))
+		addKey(KeyRef, normalize.Get(e.Ref))
+		for _, t := range e.Tools {
+			addKey(KeyTool, t)
+			if e.Provider != nil && *e.Provider == "omp" && t != "" {
+				addKey(KeyRef, "omp."+t)
+				addKey(KeyAction, t)
+			}
+		}
+		addKey(KeyProvider, normalize.Get(e.Provider))
+		addKey(KeyAction, normalize.Get(e.Action))
+		addKey(KeyOutcome, normalize.Get(e.Outcome))
+
+		cols = binary.LittleEndian.AppendUint32(cols, uint32(len(toks)))
+		cols = binary.LittleEndian.AppendUint32(cols, math.Float32bits(Weight(normalize.Get(e.Role), normalize.Get(e.Tool))))
+		ts := math.NaN()
+		if e.Timestamp != nil {
+			ts = *e.Timestamp
+		}
+		cols = binary.LittleEndian.AppendUint64(cols, math.Float64bits(ts))
+	}
+	terms := make([]string, 0, len(post))
+	for t := range post {
+		terms = append(terms, t)
+	}
+	sort.Strings(terms)
+	payloads := make([][]byte, len(terms))
+	for i, t := range terms {
+		payloads[i] = encodePostings(post[t])
+	}
+	dict, err := termtab.Build(terms, payloads)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := encodeEntries(entries)
+	if err != nil {
+		return nil, err
+	}
+	return &Built{Dict: dict, Cols: cols, Ents: ents, Entries: len(entries), SumLen: sumLen}, nil
+}
+
+func encodePostings(pl []posting) []byte {
+	b := make([]byte, 0, 2+3*len(pl))
+	b = binary.AppendUvarint(b, uint64(len(pl)))
+	prev := uint32(0)
+	for _, p := range pl {
+		b = binary.AppendUvarint(b, uint64(p.entry-prev))
+		b = binary.AppendUvarint(b, uint64(p.tf))
+		prev = p.entry
+	}
+	return b
+}
+
+// encodeEntries writes an offset table ((n+1) uint32) then the msgpack of
+// each entry.
+func encodeEntries(entries []normalize.Entry) ([]byte, error) {
+	var body []byte
+	offs := make([]byte, 0, 4*(len(entries)+1))
+	for i := range entries {
+		offs = binary.LittleEndian.AppendUint32(offs, uint32(len(body)))
+		b, err := msgpack.Marshal(StoredFrom(&entries[i]))
+		if err != nil {
+			return nil, err
+		}
+		body = append(body, b...)
+	}
+	offs = binary.LittleEndian.AppendUint32(offs, uint32(len(body)))
+	return append(offs, body...), nil
+}
+
+// ErrCorrupt reports a shard whose values do not agree with each other.
+var ErrCorrupt = errors.New("hotbm25: corrupt shard")
+
+// Shard reads an encoded shard in place; it is valid as long as the bytes.
+type Shard struct {
+	dict termtab.Table
+	cols []byte
+	ents []byte
+	n    int
+}
+
+// Open checks and opens a shard of n entries.
+func Open(dict, cols, ents []byte, n int) (Shard, error) {
+	t, err := termtab.Open(dict)
+	if err != nil {
+		return Shard{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if len(cols) != n*colWidth || len(ents) < 4*(n+1) {
+		return Shard{}, ErrCorrupt
+	}
+	last := binary.LittleEndian.Uint32(ents[4*n:])
+	if int(last) != len(ents)-4*(n+1) {
+		return Shard{}, ErrCorrupt
+	}
+	return Shard{dict: t, cols: cols, ents: ents, n: n}, nil
+}
+
+// Len returns the number of entries.
+func (s Shard) Len() int { return s.n }
+
+// Postings iterates the postings of key (a term or a structural key).
+func (s Shard) Postings(key string) Postings {
+	i, ok := s.dict.Find(key)
+	if !ok {
+		return Postings{}
+	}
+	p := Postings{b: s.dict.Payload(i), max: uint32(s.n)}
+	p.count = p.uvarint()
+	return p
+}
+
+// DocLen returns the token count of entry i.
+func (s Shard) DocLen(i int) uint32 { return binary.LittleEndian.Uint32(s.cols[i*colWidth:]) }
+
+// Weight returns the provenance weight of entry i.
+func (s Shard) Weight(i int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(s.cols[i*colWidth+4:]))
+}
+
+// Timestamp returns the epoch-ms timestamp of entry i.
+func (s Shard) Timestamp(i int) (float64, bool) {
+	f := math.Float64frombits(binary.LittleEndian.Uint64(s.cols[i*colWidth+8:]))
+	return f, !math.IsNaN(f)
+}
+
+// Entry decodes stored entry i.
+func (s Shard) Entry(i int) (Stored, error) {
+	if i < 0 || i >= s.n {
+		return Stored{}, fmt.Errorf("hotbm25: entry %d of %d", i, s.n)
+	}
+	base := 4 * (s.n + 1)
+	a := binary.LittleEndian.Uint32(s.ents[4*i:])
+	b := binary.LittleEndian.Uint32(s.ents[4*i+4:])
+	if a > b || base+int(b) > len(s.ents) {
+		return Stored{}, ErrCorrupt
+	}
+	var st Stored
+	if err := msgpack.Unmarshal(s.ents[base+int(a):base+int(b)], &st); err != nil {
+		return Stored{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return st, nil
+}
+
+// Terms returns the dictionary, for regex and vocabulary scans.
+func (s Shard) Terms() termtab.Table { return s.dict }
+
+// Postings is a cursor over one posting list.
+type Postings struct {
+	b     []byte
+	count uint64
+	read  uint64
+	cur   uint32
+	max   uint32
+	bad   bool
+}
+
+// Count returns the number of entries in the list (its document frequency).
+func (p *Postings) Count() int { return int(p.count) }
+
+func (p *Postings) uvarint() uint64 {
+	v, n := binary.Uvarint(p.b)
+	if n <= 0 {
+		p.bad = true
+		p.b = nil
+		return 0
+	}
+	p.b = p.b[n:]
+	return v
+}
+
+// Next returns the next entry and its term frequency; ok is false at the
+// end (or on a damaged list, which Err then reports).
+func (p *Postings) Next() (entry uint32, tf uint32, ok bool) {
+	if p.read >= p.count || p.bad {
+		return 0, 0, false
+	}
+	d := p.uvarint()
+	tf64 := p.uvarint()
+	if p.bad {
+		return 0, 0, false
+	}
+	if p.read > 0 && d == 0 || uint64(p.cur)+d >= uint64(p.max) {
+		p.bad = true
+		return 0, 0, false
+	}
+	p.cur += uint32(d)
+	p.read++
+	return p.cur, uint32(tf64), true
+}
+
+// Err reports a damaged list.
+func (p *Postings) Err() error {
+	if p.bad {
+		return ErrCorrupt
+	}
+	return nil
+}
