@@ -551,4 +551,3 @@ func (n *normalizer) checkDuplicates() {
 		}
 	}
 }
-

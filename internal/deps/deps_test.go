@@ -26,8 +26,9 @@ var layer = map[string]int{
 	"hotbm25":       4,
 	"coldvocab":     4,
 	"catalog":       4,
-	"engine":        5,
-	"cmd/memidx":    6,
+	"index":         5,
+	"engine":        6,
+	"cmd/memidx":    7,
 	"internal/deps": 0,
 }
 

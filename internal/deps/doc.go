@@ -4,11 +4,12 @@
 // Layers, lowest first; a package may import only packages of a strictly
 // lower layer:
 //
-//	0 coverage  analyzer  jsjson  bucket   leaves
+//	0 coverage  analyzer  jsjson  bucket  termtab   leaves
 //	1 session                              find and read files
 //	2 lineage   regexiso                   select branches, bounded regex
 //	3 normalize                            records -> entries
 //	4 hotbm25   coldvocab  catalog         postings, digests, capability heads
-//	5 engine                               public API
-//	6 cmd/memidx                           CLI
+//	5 index                                refresh, tiers, budgets, records
+//	6 engine                               public API
+//	7 cmd/memidx                           CLI
 package deps

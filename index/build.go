@@ -1,0 +1,169 @@
+package index
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/memidx/memidx/coldvocab"
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/hotbm25"
+	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/normalize"
+	"github.com/memidx/memidx/session"
+)
+
+// Source is one read of a session file: its bytes, the identity they were
+// read under, and what OMP sees in them.
+type Source struct {
+	Path     string
+	Identity Identity
+	File     *session.File
+	// Changed is true when the file changed while it was read: the bytes
+	// may mix two versions and must not be indexed.
+	Changed bool
+}
+
+// ReadSource reads path, checking its identity before and after so that a
+// read racing a writer is detected rather than indexed.
+func ReadSource(path string) (*Source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	before, err := identityOf(st)
+	if err != nil {
+		return nil, err
+	}
+	if before.Size > session.MaxFileBytes {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, before.Size, int64(session.MaxFileBytes))
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(before.Size) + 512)
+	if _, err := io.Copy(&buf, f); err != nil {
+		return nil, err
+	}
+	after, err := StatIdentity(path)
+	src := &Source{Path: path, Identity: before}
+	if err != nil || after != before || int64(buf.Len()) != before.Size {
+		src.Changed = true
+	}
+	src.File = session.Parse(path, buf.Bytes())
+	return src, nil
+}
+
+// built is a record with its tier data, ready to write.
+type built struct {
+	rec   *Record
+	hot   *hotbm25.Built
+	cold  []byte
+	bytes int64 // source bytes read
+}
+
+// liveSignature identifies a live branch.
+func liveSignature(l *lineage.Live) string {
+	if l == nil {
+		return ""
+	}
+	h := sha256.New()
+	io.WriteString(h, l.LeafID)
+	for _, id := range l.BranchIDs {
+		io.WriteString(h, "\x00")
+		io.WriteString(h, id)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// build normalizes a source into the record and tier data of tier.
+func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineage.Live) (*built, error) {
+	f := src.File
+	sel := lineage.Select(f, mode, liveFor(mode, live))
+	rec := &Record{
+		CacheVersion:       6,
+		Path:               src.Path,
+		Branches:           string(mode),
+		Identity:           src.Identity,
+		SourceHash:         f.SourceHash,
+		LineageFingerprint: sel.Fingerprint,
+		LiveSignature:      liveSignature(liveFor(mode, live)),
+		Policy:             ix.policy.String(tier, mode),
+		Tier:               tier,
+		IndexedAtNs:        time.Now().UnixNano(),
+	}
+	if f.Header != nil {
+		rec.SessionID = f.Header.ID
+		rec.Cwd = f.Header.Cwd
+	}
+	opt := normalize.Options{IndexThinking: ix.policy.IndexThinking, IndexToolOutput: ix.policy.IndexToolOutput}
+	res := normalize.Session(f, sel, opt) // full text: the cold vocabulary needs it
+	rec.EntryCount = len(res.Entries)
+	for i := range res.Entries {
+		if ts := res.Entries[i].Timestamp; ts != nil {
+			if rec.FirstTs == nil || *ts < *rec.FirstTs {
+				v := *ts
+				rec.FirstTs = &v
+			}
+			if rec.LastTs == nil || *ts > *rec.LastTs {
+				v := *ts
+				rec.LastTs = &v
+			}
+		}
+	}
+	b := &built{rec: rec, bytes: src.Identity.Size}
+	problems := res.Problems
+	if tier == Hot {
+		for i := range res.Entries {
+			e := &res.Entries[i]
+			if cut, ok := normalize.TruncateScalars(e.Text, ix.policy.MaxEntryChars); ok {
+				e.Text, e.Truncated = cut, true
+				problems.Add(coverage.MaxEntryChars)
+			}
+		}
+		hb, err := hotbm25.Build(res.Entries)
+		if err != nil {
+			return nil, err
+		}
+		b.hot = hb
+		rec.SumLen = hb.SumLen
+		rec.CacheBytes = int64(len(hb.Dict) + len(hb.Cols) + len(hb.Ents))
+	} else {
+		blob, d, err := coldvocab.Build(coldvocab.Digest{
+			SessionID:          rec.SessionID,
+			File:               rec.Path,
+			Cwd:                rec.Cwd,
+			MtimeMs:            rec.MtimeMs(),
+			Size:               rec.Identity.Size,
+			SourceHash:         rec.SourceHash,
+			Branches:           rec.Branches,
+			LineageFingerprint: rec.LineageFingerprint,
+			Policy:             rec.Policy,
+		}, res.Entries, problems, coldvocab.Limits{
+			MaxVocabularyBytes: ix.policy.MaxColdVocabularyBytes,
+			MaxCacheBytes:      ix.policy.MaxColdCacheBytes,
+		})
+		if err != nil {
+			return nil, err
+		}
+		b.cold = blob
+		problems = coverage.Of(d.IndexCoverage.Reasons...)
+		rec.CacheBytes = int64(len(blob))
+	}
+	rec.Reasons = problems.Reasons()
+	return b, nil
+}
+
+func liveFor(mode lineage.Mode, live *lineage.Live) *lineage.Live {
+	if mode != lineage.Active {
+		return nil
+	}
+	return live
+}

@@ -1,0 +1,53 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	global := filepath.Join(dir, "fabric.json")
+	project := filepath.Join(dir, "project.json")
+	require.NoError(t, os.WriteFile(global, []byte(`{"memory":{"hotSessions":7,"maxEntryChars":5,"regexTimeoutMs":1.5,"indexThinking":"yes","bogus":1,"digestTerms":3,"maxSyncSourceBytes":99999999999}}`), 0o600))
+	require.NoError(t, os.WriteFile(project, []byte(`{"memory":{"hotSessions":9,"indexToolOutput":false}}`), 0o600))
+
+	cfg, notes, err := LoadConfig(ConfigFiles{Global: global, Project: project, Trusted: false})
+	require.NoError(t, err)
+	assert.Equal(t, 7, cfg.HotSessions)
+	assert.Equal(t, 100, cfg.MaxEntryChars, "clamped to the minimum")
+	assert.Equal(t, 250, cfg.RegexTimeoutMs, "a non-integer takes the default")
+	assert.False(t, cfg.IndexThinking)
+	assert.True(t, cfg.IndexToolOutput, "an untrusted project file is never read")
+	assert.Equal(t, 8<<30, cfg.MaxSyncSourceBytes)
+	keys := map[string]bool{}
+	for _, n := range notes {
+		keys[n.Key] = true
+		assert.Equal(t, global, n.File)
+	}
+	for _, k := range []string{"maxEntryChars", "regexTimeoutMs", "indexThinking", "bogus", "digestTerms", "maxSyncSourceBytes"} {
+		assert.True(t, keys[k], "a notice for %s", k)
+	}
+	assert.False(t, keys["hotSessions"])
+
+	cfg, _, err = LoadConfig(ConfigFiles{Global: global, Project: project, Trusted: true})
+	require.NoError(t, err)
+	assert.Equal(t, 9, cfg.HotSessions)
+	assert.False(t, cfg.IndexToolOutput)
+}
+
+func TestLoadConfigMissingAndBroken(t *testing.T) {
+	cfg, notes, err := LoadConfig(ConfigFiles{Global: filepath.Join(t.TempDir(), "none.json")})
+	require.NoError(t, err)
+	assert.Empty(t, notes)
+	assert.Equal(t, DefaultConfig(), cfg)
+
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"memory":`), 0o600))
+	_, _, err = LoadConfig(ConfigFiles{Global: bad})
+	assert.Error(t, err)
+}

@@ -1,0 +1,42 @@
+// Package index keeps the derived index up to date: which sessions are hot
+// and which cold, which records are fresh, what to rebuild within the work
+// budgets, and what to remove.
+//
+// Storage (one bbolt file, see package bucket):
+//
+//	records  <branches>\x00<path> -> Record (msgpack): source identity,
+//	         sourceHash, lineageFingerprint, policy, tier, counts, reasons
+//	hot      <branches>\x00<path> -> bucket {d: dict, c: cols, e: entries}
+//	cold     <branches>\x00<path> -> digest (msgpack)
+//
+// Active and all never share a record. A record whose key does not match
+// its path and mode, of another cache version, or that does not decode is
+// removed and rebuilt from source.
+//
+// Freshness: a stat gate on (size, mtime ns, ctime ns, inode, device)
+// decides what to re-read; a re-read always recomputes sourceHash (SHA-256
+// of the whole file). ctime changes with every write and with utimes, so a
+// same-size rewrite that restores mtime is caught. A change in the same
+// clock tick as the read can leave every stat field unchanged, so a record
+// whose source changed within two seconds of its indexing is "racy" (as in
+// git's index): the next refresh re-hashes the file and only rebuilds when
+// the hash differs. A source that changes while it is read is not indexed
+// (source_changed_during_index).
+//
+// Tiers: the hotSessions most recently modified sessions (by the freshest
+// mtime known: the scope's files are stat'ed, others keep their recorded
+// mtime) have hot shards, the rest cold digests. A tier move builds the
+// replacement and drops the old tier data in one transaction.
+//
+// Budgets: maxSyncSessions and maxSyncSourceBytes bound the rebuilds of one
+// synchronous refresh (newest first; unchanged sessions are not charged);
+// maxCacheCleanupFiles bounds the orphan scan. Reaching one stops further
+// work, names the reason, and leaves the skipped sessions counted as stale:
+// a stale record is never served, because its text may contradict the
+// source.
+//
+// Many processes: reads and writes each open the file for one transaction;
+// sessions are read and built outside any lock, in parallel, and written in
+// batches. A process that cannot get the lock in time reports index_busy
+// and answers from what it has.
+package index

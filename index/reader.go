@@ -1,0 +1,97 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/bucket"
+	"github.com/memidx/memidx/coldvocab"
+	"github.com/memidx/memidx/hotbm25"
+	"github.com/memidx/memidx/lineage"
+)
+
+// ErrNoData is returned for a record whose tier data is missing (another
+// process removed it after the record was read).
+var ErrNoData = errors.New("index: tier data missing")
+
+// Reader reads tier data inside one read transaction. Everything it returns
+// is valid only until the transaction ends.
+type Reader struct {
+	tx   *bolt.Tx
+	mode lineage.Mode
+}
+
+// View runs fn with a Reader over the current index file. With no index
+// file yet, fn gets a Reader that finds nothing.
+func (ix *Index) View(ctx context.Context, mode lineage.Mode, fn func(*Reader) error) error {
+	err := ix.store.View(ctx, func(tx *bolt.Tx) error { return fn(&Reader{tx: tx, mode: mode}) })
+	if errors.Is(err, bucket.ErrMissing) {
+		return fn(&Reader{mode: mode})
+	}
+	return err
+}
+
+// Shard opens the hot shard of rec.
+func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
+	if r.tx == nil || rec.Tier != Hot {
+		return hotbm25.Shard{}, ErrNoData
+	}
+	hb := r.tx.Bucket(hotBucket)
+	if hb == nil {
+		return hotbm25.Shard{}, ErrNoData
+	}
+	b := hb.Bucket(recordKey(r.mode, rec.Path))
+	if b == nil {
+		return hotbm25.Shard{}, ErrNoData
+	}
+	s, err := hotbm25.Open(b.Get(keyDict), b.Get(keyCols), b.Get(keyEnts), rec.EntryCount)
+	if err != nil {
+		return hotbm25.Shard{}, fmt.Errorf("%s: %w", rec.Path, err)
+	}
+	return s, nil
+}
+
+// Digest returns the cold digest blob of rec and its in-place view.
+func (r *Reader) Digest(rec *Record) ([]byte, coldvocab.View, error) {
+	if r.tx == nil || rec.Tier != Cold {
+		return nil, coldvocab.View{}, ErrNoData
+	}
+	cb := r.tx.Bucket(coldBucket)
+	if cb == nil {
+		return nil, coldvocab.View{}, ErrNoData
+	}
+	blob := cb.Get(recordKey(r.mode, rec.Path))
+	if blob == nil {
+		return nil, coldvocab.View{}, ErrNoData
+	}
+	v, err := coldvocab.Open(blob)
+	if err != nil {
+		return nil, coldvocab.View{}, fmt.Errorf("%s: %w", rec.Path, err)
+	}
+	return blob, v, nil
+}
+
+// Records returns every record of the reader's mode, in key order.
+func (r *Reader) Records() ([]*Record, error) {
+	if r.tx == nil {
+		return nil, nil
+	}
+	b := r.tx.Bucket(recordsBucket)
+	if b == nil {
+		return nil, nil
+	}
+	var out []*Record
+	prefix := string(r.mode) + "\x00"
+	c := b.Cursor()
+	for k, v := c.Seek([]byte(prefix)); k != nil && len(k) >= len(prefix) && string(k[:len(prefix)]) == prefix; k, v = c.Next() {
+		rec, err := decodeRecord(k, v)
+		if err != nil {
+			continue
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}

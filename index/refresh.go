@@ -1,0 +1,562 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/bucket"
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/lineage"
+)
+
+// Reasons of the index itself.
+const (
+	// IndexBusy: another process held the index file past the lock
+	// timeout; what it would have added is missing.
+	IndexBusy = "index_busy"
+	// IndexUnwritable: the index directory or file cannot be written.
+	IndexUnwritable = "index_unwritable"
+	// IndexReset: the index file was damaged or of another version and was
+	// rebuilt from the sources.
+	IndexReset = "index_reset"
+)
+
+var (
+	recordsBucket = []byte("records")
+	hotBucket     = []byte("hot")
+	coldBucket    = []byte("cold")
+	keyDict       = []byte("d")
+	keyCols       = []byte("c")
+	keyEnts       = []byte("e")
+)
+
+// Index is the derived index of one index directory.
+type Index struct {
+	cfg    Config
+	policy Policy
+	store  *bucket.Store
+	// Workers is how many sessions are read and built at once; 0 means
+	// GOMAXPROCS.
+	Workers int
+	// RacyWindow is how close to its indexing a source change must be for
+	// the stat gate not to vouch for the record; 0 means DefaultRacyWindow.
+	// Tests that rewrite files within one clock tick set it to a negative
+	// value to exercise the stat gate alone.
+	RacyWindow time.Duration
+}
+
+// Open returns the index of cfg.IndexDir. It does not touch the disk.
+func Open(cfg Config, lockTimeout time.Duration) *Index {
+	return &Index{cfg: cfg, policy: PolicyOf(cfg), store: bucket.New(cfg.IndexDir, bucket.Options{LockTimeout: lockTimeout})}
+}
+
+// Store returns the underlying store.
+func (ix *Index) Store() *bucket.Store { return ix.store }
+
+// Config returns the configuration.
+func (ix *Index) Config() Config { return ix.cfg }
+
+// Target is one session file in scope.
+type Target struct {
+	Path string
+	// Live is the host's live branch when this is its current session.
+	Live *lineage.Live
+}
+
+// RefreshOptions shape one refresh.
+type RefreshOptions struct {
+	Mode lineage.Mode
+	// Searched are directories that were listed completely: a record of a
+	// session under one of them that is not a target has lost its source.
+	Searched []string
+	// NoBudgets lifts maxSyncSessions and maxSyncSourceBytes (an explicit
+	// rebuild is not a synchronous call).
+	NoBudgets bool
+	// Progress, when set, is called after each session is handled.
+	Progress func(done, total int, bytesRead int64)
+}
+
+// State is what a refresh left for one target.
+type State struct {
+	Path string
+	// Record is the session's current record, nil when it has none (a
+	// budget, an unreadable source, a failed build).
+	Record *Record
+	// Rebuilt is true when this refresh read the source.
+	Rebuilt bool
+	// Reason says why there is no current record.
+	Reason string
+}
+
+// Coverage is the index part of an answer's coverage.
+type Coverage struct {
+	Complete           bool     `json:"complete"`
+	IndexedSessions    int      `json:"indexedSessions"`
+	EligibleSessions   int      `json:"eligibleSessions"`
+	StaleSessions      int      `json:"staleSessions"`
+	IncompleteSessions int      `json:"incompleteSessions"`
+	Reasons            []string `json:"reasons"`
+}
+
+// Report is the outcome of a refresh.
+type Report struct {
+	Seen      int           `json:"seen"`
+	Indexed   int           `json:"indexed"`
+	Unchanged int           `json:"unchanged"`
+	Rebuilt   int           `json:"rebuilt"`
+	Removed   int           `json:"removed"`
+	BytesRead int64         `json:"bytesRead"`
+	Seconds   float64       `json:"seconds"`
+	Coverage  Coverage      `json:"coverage"`
+	States    []State       `json:"-"`
+	Elapsed   time.Duration `json:"-"`
+}
+
+// Refresh brings the records of targets up to date in opt.Mode: a stat gate
+// decides what to re-read; changed, new, re-tiered and policy-changed
+// sessions are rebuilt (newest first, under the work budgets); records of
+// sessions whose sources are gone from a searched directory are removed.
+// It returns the state of every target, in order.
+func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptions) (*Report, error) {
+	start := time.Now()
+	rep := &Report{Seen: len(targets), States: make([]State, len(targets))}
+	var reasons coverage.Set
+	mode := opt.Mode
+	if mode == "" {
+		mode = lineage.Active
+	}
+
+	stored, bad, err := ix.loadRecords(ctx, mode)
+	switch {
+	case errors.Is(err, bucket.ErrCorrupt):
+		if rerr := ix.store.Reset(); rerr != nil {
+			return nil, rerr
+		}
+		reasons.Add(IndexReset)
+		stored, bad = map[string]*Record{}, nil
+	case errors.Is(err, bucket.ErrLocked):
+		reasons.Add(IndexBusy)
+		stored = map[string]*Record{}
+	case err != nil:
+		return nil, err
+	}
+
+	// Fresh identities of the targets.
+	ids := make([]Identity, len(targets))
+	statErr := make([]error, len(targets))
+	for i, t := range targets {
+		rep.States[i].Path = t.Path
+		ids[i], statErr[i] = StatIdentity(t.Path)
+	}
+	tiers := ix.tiers(stored, targets, ids, statErr)
+
+	// Decide what is fresh; collect the work.
+	type job struct {
+		i    int
+		tier string
+	}
+	var jobs []job
+	for i, t := range targets {
+		st := &rep.States[i]
+		if statErr[i] != nil {
+			st.Reason = coverage.SourceUnavailable
+			continue
+		}
+		rec := stored[t.Path]
+		tier := tiers[t.Path]
+		if rec != nil && rec.Identity == ids[i] && rec.Tier == tier &&
+			rec.Policy == ix.policy.String(tier, mode) && rec.LiveSignature == liveSignature(liveFor(mode, t.Live)) &&
+			!rec.racy(ix.racyWindow()) {
+			st.Record = rec
+			rep.Unchanged++
+			continue
+		}
+		jobs = append(jobs, job{i, tier})
+	}
+	// Newest first, so that budgets spend themselves on what matters most.
+	sort.SliceStable(jobs, func(a, b int) bool { return ids[jobs[a].i].MtimeNs > ids[jobs[b].i].MtimeNs })
+
+	// Budgets: only real reads are charged.
+	if !opt.NoBudgets {
+		var n int
+		var bytes int64
+		kept := jobs[:0]
+		stop := ""
+		for _, j := range jobs {
+			switch {
+			case stop != "":
+			case n >= ix.cfg.MaxSyncSessions:
+				stop = coverage.MaxSyncSessions
+			case bytes+ids[j.i].Size > int64(ix.cfg.MaxSyncSourceBytes):
+				stop = coverage.MaxSyncSourceBytes
+			}
+			if stop != "" {
+				rep.States[j.i].Reason = stop
+				reasons.Add(stop)
+				// A stale record still answers for what it had; it is
+				// counted stale below.
+				continue
+			}
+			n++
+			bytes += ids[j.i].Size
+			kept = append(kept, j)
+		}
+		jobs = kept
+	}
+
+	// Build in parallel, write in batches.
+	workers := ix.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type result struct {
+		i     int
+		b     *built
+		fresh *Record // a racy record whose hash still matched
+		err   error
+	}
+	jobCh := make(chan job)
+	resCh := make(chan result)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobCh {
+				t := targets[j.i]
+				r := result{i: j.i}
+				src, err := ReadSource(t.Path)
+				switch {
+				case err != nil:
+					r.err = err
+				case src.Changed:
+					r.err = errChanged
+				default:
+					rec := stored[t.Path]
+					if rec != nil && rec.Identity == src.Identity && rec.SourceHash == src.File.SourceHash &&
+						rec.Tier == j.tier && rec.Policy == ix.policy.String(j.tier, mode) &&
+						rec.LiveSignature == liveSignature(liveFor(mode, t.Live)) {
+						// Racy but unchanged: vouch for it from now on.
+						c := *rec
+						c.IndexedAtNs = time.Now().UnixNano()
+						r.fresh = &c
+					} else {
+						r.b, r.err = ix.build(src, mode, j.tier, t.Live)
+					}
+				}
+				select {
+				case resCh <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobCh)
+		for _, j := range jobs {
+			select {
+			case jobCh <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(resCh) }()
+
+	var batch []*built
+	var batchBytes int64
+	var writeErr error
+	flush := func() {
+		if len(batch) == 0 || writeErr != nil {
+			return
+		}
+		err := ix.store.Update(ctx, func(tx *bolt.Tx) error { return writeBuilt(tx, mode, batch) })
+		if err != nil {
+			writeErr = err
+		}
+		batch, batchBytes = batch[:0], 0
+	}
+	done := 0
+	for r := range resCh {
+		done++
+		st := &rep.States[r.i]
+		switch {
+		case r.err != nil:
+			if errors.Is(r.err, errChanged) {
+				st.Reason = coverage.SourceChangedDuringIndex
+			} else if errors.Is(r.err, fs.ErrNotExist) || errors.Is(r.err, fs.ErrPermission) {
+				st.Reason = coverage.SourceUnavailable
+			} else {
+				st.Reason = coverage.IndexError
+			}
+		case r.fresh != nil:
+			st.Record = r.fresh
+			rep.Unchanged++
+			batch = append(batch, &built{rec: r.fresh})
+		default:
+			st.Record = r.b.rec
+			st.Rebuilt = true
+			rep.Rebuilt++
+			rep.BytesRead += r.b.bytes
+			batch = append(batch, r.b)
+			batchBytes += r.b.rec.CacheBytes
+		}
+		if len(batch) >= 64 || batchBytes >= 64<<20 {
+			flush()
+		}
+		if opt.Progress != nil {
+			opt.Progress(done, len(jobs), rep.BytesRead)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	// Orphans: records whose source is gone from a searched directory, and
+	// records that did not decode.
+	targetSet := make(map[string]bool, len(targets))
+	for _, t := range targets {
+		targetSet[t.Path] = true
+	}
+	var orphans [][]byte
+	inspected := 0
+	for path := range stored {
+		if targetSet[path] || !under(path, opt.Searched) {
+			continue
+		}
+		if inspected >= ix.cfg.MaxCacheCleanupFiles {
+			reasons.Add(coverage.CacheCleanupBudget)
+			break
+		}
+		inspected++
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			orphans = append(orphans, recordKey(mode, path))
+		}
+	}
+	orphans = append(orphans, bad...)
+	flush()
+	if len(orphans) > 0 && writeErr == nil {
+		writeErr = ix.store.Update(ctx, func(tx *bolt.Tx) error {
+			for _, k := range orphans {
+				if err := deleteSession(tx, k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if writeErr == nil {
+			rep.Removed = len(orphans)
+		}
+	}
+	if writeErr != nil {
+		switch {
+		case errors.Is(writeErr, bucket.ErrLocked):
+			reasons.Add(IndexBusy)
+		case errors.Is(writeErr, bucket.ErrReadOnly):
+			reasons.Add(IndexUnwritable)
+		default:
+			return nil, writeErr
+		}
+		// What was built is still good for this call; later calls redo it.
+	}
+
+	// Coverage over the targets.
+	cov := &rep.Coverage
+	cov.EligibleSessions = len(targets)
+	for i := range rep.States {
+		st := &rep.States[i]
+		if st.Record == nil {
+			// A stale record is not served: its text may contradict the
+			// source.
+			if st.Reason != "" {
+				reasons.Add(st.Reason)
+			}
+			continue
+		}
+		cov.IndexedSessions++
+		if !st.Record.Complete() {
+			cov.IncompleteSessions++
+			for _, r := range st.Record.Reasons {
+				reasons.Add(r)
+			}
+		}
+	}
+	cov.StaleSessions = cov.EligibleSessions - cov.IndexedSessions
+	rep.Indexed = cov.IndexedSessions
+	cov.Reasons = reasons.Reasons()
+	cov.Complete = reasons.Complete() && cov.StaleSessions == 0 && cov.IncompleteSessions == 0
+	rep.Elapsed = time.Since(start)
+	rep.Seconds = rep.Elapsed.Seconds()
+	return rep, nil
+}
+
+var errChanged = errors.New("source changed while it was read")
+
+func (ix *Index) racyWindow() time.Duration {
+	if ix.RacyWindow == 0 {
+		return DefaultRacyWindow
+	}
+	return ix.RacyWindow
+}
+
+// under reports whether path lies in one of dirs.
+func under(path string, dirs []string) bool {
+	for _, d := range dirs {
+		d = strings.TrimSuffix(d, string(filepath.Separator))
+		if strings.HasPrefix(path, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// tiers ranks every known session by recency: the targets by their fresh
+// mtime, other indexed sessions by their recorded one. The newest
+// hotSessions are hot.
+func (ix *Index) tiers(stored map[string]*Record, targets []Target, ids []Identity, statErr []error) map[string]string {
+	mtime := make(map[string]int64, len(stored)+len(targets))
+	for p, r := range stored {
+		mtime[p] = r.Identity.MtimeNs
+	}
+	for i, t := range targets {
+		if statErr[i] == nil {
+			mtime[t.Path] = ids[i].MtimeNs
+		}
+	}
+	paths := make([]string, 0, len(mtime))
+	for p := range mtime {
+		paths = append(paths, p)
+	}
+	sort.Slice(paths, func(a, b int) bool {
+		if mtime[paths[a]] != mtime[paths[b]] {
+			return mtime[paths[a]] > mtime[paths[b]]
+		}
+		return paths[a] < paths[b]
+	})
+	out := make(map[string]string, len(paths))
+	for i, p := range paths {
+		if i < ix.cfg.HotSessions {
+			out[p] = Hot
+		} else {
+			out[p] = Cold
+		}
+	}
+	return out
+}
+
+// loadRecords reads every record of mode. Records that do not decode, are
+// of another version or whose key does not match their source come back in
+// bad, to be removed.
+func (ix *Index) loadRecords(ctx context.Context, mode lineage.Mode) (map[string]*Record, [][]byte, error) {
+	out := map[string]*Record{}
+	var bad [][]byte
+	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(recordsBucket)
+		if b == nil {
+			return nil
+		}
+		prefix := []byte(string(mode) + "\x00")
+		c := b.Cursor()
+		for k, v := c.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, v = c.Next() {
+			r, err := decodeRecord(k, v)
+			if err != nil {
+				bad = append(bad, append([]byte(nil), k...))
+				continue
+			}
+			out[r.Path] = r
+		}
+		return nil
+	})
+	if errors.Is(err, bucket.ErrMissing) {
+		return out, nil, nil
+	}
+	return out, bad, err
+}
+
+// writeBuilt stores records and their tier data; a tier move writes the new
+// tier and drops the old one in the same transaction.
+func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
+	recs, err := tx.CreateBucketIfNotExists(recordsBucket)
+	if err != nil {
+		return err
+	}
+	hot, err := tx.CreateBucketIfNotExists(hotBucket)
+	if err != nil {
+		return err
+	}
+	cold, err := tx.CreateBucketIfNotExists(coldBucket)
+	if err != nil {
+		return err
+	}
+	for _, b := range batch {
+		key := recordKey(mode, b.rec.Path)
+		if b.hot != nil {
+			if hot.Bucket(key) != nil {
+				if err := hot.DeleteBucket(key); err != nil {
+					return err
+				}
+			}
+			hb, err := hot.CreateBucket(key)
+			if err != nil {
+				return err
+			}
+			hb.FillPercent = 1
+			for _, kv := range []struct{ k, v []byte }{{keyDict, b.hot.Dict}, {keyCols, b.hot.Cols}, {keyEnts, b.hot.Ents}} {
+				if err := hb.Put(kv.k, kv.v); err != nil {
+					return err
+				}
+			}
+			if err := cold.Delete(key); err != nil {
+				return err
+			}
+		}
+		if b.cold != nil {
+			if err := cold.Put(key, b.cold); err != nil {
+				return err
+			}
+			if hot.Bucket(key) != nil {
+				if err := hot.DeleteBucket(key); err != nil {
+					return err
+				}
+			}
+		}
+		enc, err := encodeRecord(b.rec)
+		if err != nil {
+			return err
+		}
+		if err := recs.Put(key, enc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func deleteSession(tx *bolt.Tx, key []byte) error {
+	if b := tx.Bucket(recordsBucket); b != nil {
+		if err := b.Delete(key); err != nil {
+			return err
+		}
+	}
+	if b := tx.Bucket(hotBucket); b != nil && b.Bucket(key) != nil {
+		if err := b.DeleteBucket(key); err != nil {
+			return err
+		}
+	}
+	if b := tx.Bucket(coldBucket); b != nil {
+		if err := b.Delete(key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
