@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/memidx/memidx/jsjson"
 )
@@ -16,9 +15,9 @@ var ErrNoHeader = errors.New("session: no valid session header")
 
 // ReadHeader reads just enough of the file at path to parse its header, as
 // ReadFile would: BOM, title slot, then the first JSON value. It reads
-// 64 KiB first and more only when the header is longer.
+// 4 KiB first and more only when the header is longer.
 func ReadHeader(path string) (*Header, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +29,9 @@ func ReadHeader(path string) (*Header, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s", ErrNotRegular, path)
 	}
-	size := int64(64 << 10)
+	// Nearly every header fits in 4 KiB; a longer one is read in growing
+	// steps.
+	size := int64(4 << 10)
 	for {
 		buf := make([]byte, size)
 		n, err := io.ReadFull(f, buf)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/jsjson"
@@ -81,7 +82,7 @@ const MaxFileBytes = 4 << 30
 // it. An unreadable file is an error; a file that is not a valid session is
 // a File with Problems.
 func ReadFile(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +103,13 @@ func ReadFile(path string) (*File, error) {
 		return nil, err
 	}
 	return Parse(path, data), nil
+}
+
+// OpenRegular opens path for reading without blocking on a FIFO or device
+// put in a session's place; the caller still checks that it is a regular
+// file.
+func OpenRegular(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
 func readAll(r io.Reader, b []byte) ([]byte, error) {

@@ -231,3 +231,14 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestReadFileRefusesFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo.jsonl")
+	if err := syscallMkfifo(p); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	_, err := session.ReadFile(p)
+	assert.ErrorIs(t, err, session.ErrNotRegular)
+	_, err = session.ReadHeader(p)
+	assert.ErrorIs(t, err, session.ErrNotRegular)
+}

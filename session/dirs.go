@@ -1,0 +1,751 @@
+package session
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Env is the part of a process environment that decides where OMP keeps its
+// files. ResolveAgentDir and BucketNames are pure functions of it (apart from
+// the existence checks and realpath calls OMP makes too), so tests build an
+// Env over a temporary tree and never see the real ~/.omp.
+//
+// Known gap: OMP fills unset variables from .env files (<cwd>/.env,
+// <agentDir>/.env, <configRoot>/.env, ~/.env) before it resolves paths.
+// memidx does not read them; a variable set only in such a file is not seen.
+type Env struct {
+	// Home is os.homedir(). Empty means $HOME from LookupEnv.
+	Home string
+	// Cwd is the process working directory; relative paths (variables,
+	// flags, a relative cwd) are made absolute against it. Empty means the
+	// real process cwd.
+	Cwd string
+	// TmpDir is os.tmpdir(). Empty means TMPDIR, else TMP, else TEMP, else
+	// /tmp (empty values count as unset), with a trailing "/" removed.
+	TmpDir string
+	// LookupEnv reads a variable and says whether it is defined; OMP tells
+	// an empty OMP_PROFILE from an unset one. Nil means no variables.
+	LookupEnv func(key string) (string, bool)
+	// Profile is the --profile flag. When ProfileSet is true or Profile is
+	// non-empty the flag was given and wins over OMP_PROFILE and PI_PROFILE
+	// (even "default", which then selects the default profile).
+	Profile    string
+	ProfileSet bool
+	// AgentDir is an explicit agent directory (memidx --agent-dir). It wins
+	// over PI_CODING_AGENT_DIR and over a named profile.
+	AgentDir string
+	// SessionDir is the --session-dir flag: a flat session directory. It
+	// wins over PI_CODING_AGENT_SESSION_DIR.
+	SessionDir string
+	// GOOS decides whether the XDG redirect applies (linux and darwin
+	// only). Empty means runtime.GOOS.
+	GOOS string
+}
+
+// DefaultEnv fills an Env from the running process the way OMP (on Bun)
+// sees it: $HOME else the password database, the working directory (else
+// $PWD, home or tmp, as OMP falls back), and os.tmpdir().
+func DefaultEnv() Env {
+	env := Env{LookupEnv: os.LookupEnv, GOOS: runtime.GOOS}
+	env.Home = os.Getenv("HOME")
+	if env.Home == "" {
+		if u, err := user.Current(); err == nil {
+			env.Home = u.HomeDir
+		}
+	}
+	env.TmpDir = tempDirFrom(os.LookupEnv)
+	if wd, err := os.Getwd(); err == nil {
+		env.Cwd = wd
+	} else {
+		for _, c := range []string{os.Getenv("PWD"), env.Home, env.TmpDir} {
+			if filepath.IsAbs(c) {
+				if st, err := os.Stat(c); err == nil && st.IsDir() {
+					env.Cwd = c
+					break
+				}
+			}
+		}
+	}
+	return env
+}
+
+// EnvMap returns a LookupEnv over a fixed map, for tests and embedding hosts.
+func EnvMap(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
+
+func (e Env) lookup(k string) (string, bool) {
+	if e.LookupEnv == nil {
+		return "", false
+	}
+	return e.LookupEnv(k)
+}
+
+func (e Env) getenv(k string) string {
+	v, _ := e.lookup(k)
+	return v
+}
+
+func (e Env) home() string {
+	if e.Home != "" {
+		return e.Home
+	}
+	return e.getenv("HOME")
+}
+
+func (e Env) tmpDir() string {
+	if e.TmpDir != "" {
+		return e.TmpDir
+	}
+	return tempDirFrom(e.lookup)
+}
+
+func (e Env) goos() string {
+	if e.GOOS != "" {
+		return e.GOOS
+	}
+	return runtime.GOOS
+}
+
+// abs makes p absolute against the Env's cwd, as Node's path.resolve does.
+func (e Env) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	if e.Cwd != "" {
+		return filepath.Join(e.Cwd, p)
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// tempDirFrom is os.tmpdir() on POSIX (checked on Bun 1.3.14).
+func tempDirFrom(lookup func(string) (string, bool)) string {
+	dir := "/tmp"
+	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
+		if v, _ := lookup(k); v != "" {
+			dir = v
+			break
+		}
+	}
+	if len(dir) > 1 && strings.HasSuffix(dir, "/") {
+		dir = dir[:len(dir)-1]
+	}
+	return dir
+}
+
+// Dirs are the directories OMP 18 uses for one profile. Every path is
+// absolute and clean.
+type Dirs struct {
+	// Profile is the named profile, "" for the default one.
+	Profile string
+	// ConfigRoot is ~/.omp, or ~/.omp/profiles/<Profile>.
+	ConfigRoot string
+	// AgentDir is <ConfigRoot>/agent unless overridden.
+	AgentDir string
+	// SessionsRoot holds one bucket directory per cwd.
+	SessionsRoot string
+	// BlobsDir is the content-addressed blob store.
+	BlobsDir string
+	// ArchiveRoot holds sessions moved by `omp gc` as
+	// <bucket>/<name>.jsonl.gz: <dirname(SessionsRoot)>/archive/sessions.
+	ArchiveRoot string
+	// SessionDir is the explicit flat session directory (--session-dir or
+	// PI_CODING_AGENT_SESSION_DIR), or "".
+	SessionDir string
+	// XDG reports that sessions and blobs were redirected under
+	// $XDG_DATA_HOME/omp.
+	XDG bool
+}
+
+var (
+	profileNameRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	windowsReservedRE = regexp.MustCompile(`(?i)^(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?$`)
+)
+
+// NormalizeProfileName validates an OMP profile name as pi-utils'
+// normalizeProfileName does. It returns "" for the default profile (an
+// empty or blank name, or "default") and an error for a name OMP refuses.
+func NormalizeProfileName(profile string) (string, error) {
+	p := strings.TrimSpace(profile)
+	if p == "" || p == "default" {
+		return "", nil
+	}
+	if p == "." || p == ".." || strings.HasSuffix(p, ".") || !profileNameRE.MatchString(p) || windowsReservedRE.MatchString(p) {
+		return "", fmt.Errorf("session: invalid OMP profile %q: profile names must match %s, must not end in \".\" and must not be a Windows device name", profile, profileNameRE.String())
+	}
+	return p, nil
+}
+
+// ResolveAgentDir resolves the agent, sessions, blobs and archive
+// directories as OMP 18 (pi-utils dirs.ts) does:
+//
+//   - the config root is $HOME joined with PI_CONFIG_DIR (default ".omp";
+//     an absolute value is still joined under $HOME);
+//   - the profile is the --profile flag, else OMP_PROFILE when defined (even
+//     empty), else PI_PROFILE; a named profile P moves the config root to
+//     <root>/profiles/P; an invalid name is an error (OMP refuses to start);
+//   - PI_CODING_AGENT_DIR replaces the agent dir for the default profile
+//     only, made absolute against the cwd with no ~ expansion (OMP ignores a
+//     value equal to the agent dir of the profile named in the environment,
+//     which a parent process exported);
+//   - on linux and darwin, when the agent dir is the profile's default one
+//     and $XDG_DATA_HOME/omp (for a profile $XDG_DATA_HOME/omp/profiles/P)
+//     exists, sessions and blobs live there without the agent/ level.
+//
+// pi's ~/.pi/agent is a different program's directory and is never used
+// implicitly; pass it as Env.AgentDir to read pi sessions.
+func ResolveAgentDir(env Env) (Dirs, error) {
+	home := env.home()
+	if home == "" {
+		return Dirs{}, errors.New("session: no home directory")
+	}
+	home = env.abs(home)
+	configName := env.getenv("PI_CONFIG_DIR")
+	if configName == "" {
+		configName = ".omp"
+	}
+	baseRoot := filepath.Join(home, configName)
+	profileAgentDir := func(p string) string { return filepath.Join(baseRoot, "profiles", p, "agent") }
+
+	var profile string
+	if env.ProfileSet || env.Profile != "" {
+		p, err := NormalizeProfileName(env.Profile)
+		if err != nil {
+			return Dirs{}, err
+		}
+		profile = p
+	} else {
+		v, ok := env.lookup("OMP_PROFILE")
+		if !ok {
+			v, _ = env.lookup("PI_PROFILE")
+		}
+		p, err := NormalizeProfileName(v)
+		if err != nil {
+			return Dirs{}, err
+		}
+		profile = p
+	}
+
+	d := Dirs{Profile: profile, ConfigRoot: baseRoot}
+	if profile != "" {
+		d.ConfigRoot = filepath.Join(baseRoot, "profiles", profile)
+	}
+	defaultAgent := filepath.Join(d.ConfigRoot, "agent")
+	d.AgentDir = defaultAgent
+	switch {
+	case env.AgentDir != "":
+		d.AgentDir = env.abs(env.AgentDir)
+	case profile == "":
+		if v := env.getenv("PI_CODING_AGENT_DIR"); v != "" && !isProfileDerivedAgentDir(env, v, profileAgentDir) {
+			d.AgentDir = env.abs(v)
+		}
+	}
+
+	dataDir := d.AgentDir
+	if goos := env.goos(); (goos == "linux" || goos == "darwin") && d.AgentDir == defaultAgent {
+		if x := env.getenv("XDG_DATA_HOME"); x != "" {
+			appRoot := filepath.Join(env.abs(x), "omp")
+			if profile != "" {
+				appRoot = filepath.Join(appRoot, "profiles", profile)
+			}
+			if _, err := os.Stat(appRoot); err == nil {
+				dataDir = appRoot
+				d.XDG = true
+			}
+		}
+	}
+	d.SessionsRoot = filepath.Join(dataDir, "sessions")
+	d.BlobsDir = filepath.Join(dataDir, "blobs")
+	d.ArchiveRoot = filepath.Join(filepath.Dir(d.SessionsRoot), "archive", "sessions")
+
+	if env.SessionDir != "" {
+		d.SessionDir = env.abs(env.SessionDir)
+	} else if v := env.getenv("PI_CODING_AGENT_SESSION_DIR"); v != "" {
+		d.SessionDir = env.abs(v)
+	}
+	return d, nil
+}
+
+// isProfileDerivedAgentDir reports whether PI_CODING_AGENT_DIR is the agent
+// dir a parent process exported for a named profile (setProfile does so);
+// OMP then ignores it in default mode. Invalid names count as unset here, as
+// in OMP's module-load resolution.
+func isProfileDerivedAgentDir(env Env, v string, profileAgentDir func(string) string) bool {
+	safe := func(s string) string {
+		p, err := NormalizeProfileName(s)
+		if err != nil {
+			return ""
+		}
+		return p
+	}
+	src, ok := env.lookup("OMP_PROFILE")
+	if !ok {
+		src, _ = env.lookup("PI_PROFILE")
+	}
+	p := safe(src)
+	if p == "" {
+		p = safe(env.getenv("PI_PROFILE"))
+	}
+	return p != "" && v == profileAgentDir(p)
+}
+
+// BucketNames returns every bucket directory name under which OMP, in any
+// version, may have stored the sessions of cwd: the current (OMP ≈13.12 to
+// 18.x) name first, then the legacy spellings, without duplicates:
+//
+//   - current: cwd, home and tmp made absolute and realpath'd; "-<rel>"
+//     inside home ("-" for home itself), else "-tmp-<rel>" inside tmp ("-tmp"
+//     for tmp itself), else "--<abs>--". "Inside" is a string test, so
+//     ~/..cache is outside home;
+//   - "--<canonical abs>--" and "--<abs as given>--" (pi, OMP ≤ 12.8);
+//   - the OMP 12.9–13.12 home-relative name computed without realpath;
+//   - the OMP 17.2.5–17.2.8 hashed name <scope>-<readable>-<sha256>.
+//
+// "/", "\" and ":" are encoded as "-".
+func BucketNames(cwd string, env Env) []string {
+	resolved := env.abs(cwd)
+	canonical := realpath(resolved)
+	var homeRaw, homeCanon string
+	if h := env.home(); h != "" {
+		homeRaw = env.abs(h)
+		homeCanon = realpath(homeRaw)
+	}
+	tmpCanon := realpath(env.abs(env.tmpDir()))
+
+	var names []string
+	add := func(n string) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	scope := "abs"
+	if rel, ok := within(homeCanon, canonical); ok {
+		add(encodeRelative("-", rel))
+		scope = "home"
+	} else if rel, ok := within(tmpCanon, canonical); ok {
+		add(encodeRelative("-tmp", rel))
+		scope = "tmp"
+	} else {
+		add(encodeAbsolute(canonical))
+	}
+	add(encodeAbsolute(canonical))
+	add(encodeAbsolute(resolved))
+	if rel, ok := within(homeRaw, resolved); ok {
+		add(encodeRelative("-", rel))
+	}
+	add(encodeHashed(canonical, scope))
+	return names
+}
+
+// within is OMP's containment test: the relative path is "" or neither
+// starts with ".." (a string prefix) nor is absolute.
+func within(root, p string) (string, bool) {
+	if root == "" {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return "", false
+	}
+	if rel == "." {
+		return "", true
+	}
+	if strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
+}
+
+var bucketSeparators = strings.NewReplacer("/", "-", "\\", "-", ":", "-")
+
+func encodeRelative(prefix, rel string) string {
+	enc := bucketSeparators.Replace(rel)
+	switch {
+	case enc == "":
+		return prefix
+	case strings.HasSuffix(prefix, "-"):
+		return prefix + enc
+	default:
+		return prefix + "-" + enc
+	}
+}
+
+func encodeAbsolute(abs string) string {
+	if strings.HasPrefix(abs, "/") || strings.HasPrefix(abs, "\\") {
+		abs = abs[1:]
+	}
+	return "--" + bucketSeparators.Replace(abs) + "--"
+}
+
+var unreadableRun = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)
+
+// encodeHashed is the OMP 17.2.5–17.2.8 bucket name.
+func encodeHashed(canonical, scope string) string {
+	normalized := strings.ReplaceAll(canonical, "\\", "/")
+	base := ""
+	if trimmed := strings.TrimRight(normalized, "/"); trimmed != "" {
+		base = trimmed[strings.LastIndexByte(trimmed, '/')+1:]
+	}
+	readable := strings.Trim(unreadableRun.ReplaceAllString(base, "-"), "-")
+	if len(readable) > 80 { // ASCII only at this point
+		readable = readable[len(readable)-80:]
+	}
+	if readable == "" {
+		readable = "project"
+	}
+	sum := sha256.Sum256([]byte(normalized))
+	return scope + "-" + readable + "-" + hex.EncodeToString(sum[:])
+}
+
+// realpath is fs.realpathSync with OMP's fallback: the path itself when it
+// cannot be resolved.
+func realpath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// Ref is one session file found on disk.
+type Ref struct {
+	// Path is the absolute path of the file: its canonical (symlink-free)
+	// location, spelled under Dirs.SessionsRoot or Dirs.SessionDir as given
+	// when it lies inside one of them. The same file always gets the same
+	// Path, however it was reached.
+	Path string
+	Size int64
+	// ModTime has the file system's precision (nanoseconds on Linux).
+	ModTime time.Time
+	// Bucket is the bucket directory name under the sessions root, "" for
+	// a file outside it.
+	Bucket string
+	// Nested marks a subagent session or advisor transcript inside another
+	// session's artifacts directory.
+	Nested bool
+	// Archived marks a gzip file of the omp gc archive (ListArchived only).
+	Archived bool
+
+	top string // path of the top-level session whose artifacts hold it
+}
+
+// ListOptions select what ListSessions returns. The zero value is what
+// indexing wants: top-level and nested sessions.
+type ListOptions struct {
+	// TopLevelOnly lists only <bucket>/*.jsonl, like OMP's own listing.
+	TopLevelOnly bool
+}
+
+// MaxNestedDepth bounds how deep ListSessions looks inside an artifacts
+// directory. Subagents nest one directory per level (OMP's default
+// task.maxRecursionDepth is 2).
+const MaxNestedDepth = 16
+
+// ListSessions lists the session files of dirs, newest ModTime first, ties
+// by Path ascending:
+//
+//   - <SessionsRoot>/<bucket>/*.jsonl, one level as OMP lists them (buckets
+//     whose name starts with "." are skipped);
+//   - <SessionDir>/*.jsonl when an explicit session dir is set (flat);
+//   - unless opts.TopLevelOnly, every *.jsonl below a listed session's
+//     artifacts directory (<stem>/), as omp gc finds them: subagent sessions
+//     <agentId>.jsonl, their children <agentId>/<agentId>.<child>.jsonl, and
+//     advisor transcripts __advisor[.<slug>].jsonl.
+//
+// A file counts when its name ends in ".jsonl", does not start with "." and
+// it is (or a symlink resolves to) a regular file: atomic-rewrite temp files
+// (.x.jsonl.<hex>.tmp), publish locks (.x.jsonl.lock), EPERM backups
+// (x.jsonl.<hex>.bak), directories named *.jsonl, FIFOs and devices are
+// skipped. Symlinked files and bucket directories are followed (the fixed
+// depth makes loops impossible); symlinked directories inside an artifacts
+// directory are not. A file reached twice (a symlink to a listed file, an
+// explicit dir inside the sessions root) is listed once. Gzip archives are
+// not listed here; see ListArchived.
+//
+// A missing directory yields no refs and no error. Directories that exist
+// but cannot be read are skipped; the refs found are still returned, with
+// an error naming what was skipped.
+func ListSessions(dirs Dirs, opts ListOptions) ([]Ref, error) {
+	l := newLister(dirs, opts)
+	l.listRoot(dirs.SessionsRoot)
+	if dirs.SessionDir != "" {
+		l.listFlat(dirs.SessionDir, "")
+	}
+	return l.result()
+}
+
+// ListBuckets lists the sessions of the named buckets under the sessions
+// root (see ListSessions), and reports which bucket directories exist.
+func ListBuckets(dirs Dirs, buckets []string, opts ListOptions) (refs []Ref, existing []string, err error) {
+	l := newLister(dirs, opts)
+	for _, b := range buckets {
+		if b == "" || b == "." || b == ".." || strings.ContainsAny(b, `/\`) {
+			continue // not a single directory name
+		}
+		dir := filepath.Join(dirs.SessionsRoot, b)
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			existing = append(existing, dir)
+			l.listFlat(dir, b)
+		}
+	}
+	refs, err = l.result()
+	return refs, existing, err
+}
+
+// ListArchived lists the gzip files of the omp gc archive,
+// <ArchiveRoot>/<bucket>/*.jsonl.gz, with Archived set. memidx does not read
+// them yet.
+func ListArchived(dirs Dirs) ([]Ref, error) {
+	l := newLister(dirs, ListOptions{TopLevelOnly: true})
+	l.suffix = ".jsonl.gz"
+	l.archived = true
+	l.listRoot(dirs.ArchiveRoot)
+	return l.result()
+}
+
+type lister struct {
+	opts     ListOptions
+	suffix   string
+	archived bool
+	roots    []mappedRoot
+	seen     map[string]int
+	refs     []Ref
+	errs     []error
+}
+
+// mappedRoot spells canonical paths under a root as the caller gave it.
+type mappedRoot struct {
+	given, canon string
+	sessions     bool // the sessions root: first path element is a bucket
+}
+
+func newLister(dirs Dirs, opts ListOptions) *lister {
+	return &lister{
+		opts:   opts,
+		suffix: ".jsonl",
+		roots:  mapRoots(dirs),
+		seen:   map[string]int{},
+	}
+}
+
+func mapRoots(dirs Dirs) []mappedRoot {
+	var roots []mappedRoot
+	for i, r := range []string{dirs.SessionsRoot, dirs.SessionDir, dirs.ArchiveRoot} {
+		if r == "" {
+			continue
+		}
+		r = filepath.Clean(r)
+		if c, err := filepath.EvalSymlinks(r); err == nil {
+			roots = append(roots, mappedRoot{given: r, canon: c, sessions: i != 1})
+		}
+	}
+	return roots
+}
+
+// display spells a canonical path under the first root containing it. It
+// names the bucket when that root is the sessions (or archive) root, and
+// reports a file below a session's artifacts directory as nested.
+func display(roots []mappedRoot, canonical string) (path, bucket string, nested bool) {
+	for _, r := range roots {
+		rel, ok := within(r.canon, canonical)
+		if !ok || rel == "" {
+			continue
+		}
+		depth := strings.Count(rel, string(filepath.Separator))
+		if r.sessions {
+			if i := strings.IndexByte(rel, filepath.Separator); i > 0 {
+				bucket = rel[:i]
+			}
+			nested = depth >= 2
+		} else {
+			nested = depth >= 1
+		}
+		return filepath.Join(r.given, rel), bucket, nested
+	}
+	return canonical, "", false
+}
+
+func (l *lister) fail(err error) {
+	if !errors.Is(err, fs.ErrNotExist) {
+		l.errs = append(l.errs, err)
+	}
+}
+
+func (l *lister) listRoot(root string) {
+	if root == "" {
+		return
+	}
+	root = filepath.Clean(root)
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		l.fail(err)
+		return
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				continue
+			}
+		} else if !e.IsDir() {
+			continue
+		}
+		l.listFlat(dir, e.Name())
+	}
+}
+
+// listFlat lists the session files directly in dir, and their nested
+// sessions.
+func (l *lister) listFlat(dir, bucket string) {
+	dir = filepath.Clean(dir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		l.fail(err)
+		return
+	}
+	canonDir := realpath(dir)
+	var artifactDirs map[string]bool
+	if !l.opts.TopLevelOnly {
+		artifactDirs = map[string]bool{}
+		for _, e := range ents {
+			if e.IsDir() {
+				artifactDirs[e.Name()] = true
+			}
+		}
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !l.isSessionName(name) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		ref, ok := l.stat(p, filepath.Join(canonDir, name), e)
+		if !ok {
+			continue
+		}
+		if ref.Bucket == "" {
+			ref.Bucket = bucket
+		}
+		ref.top = ref.Path
+		l.add(ref)
+		if !l.opts.TopLevelOnly {
+			// The artifacts directory is next to the path OMP opened, which
+			// for a symlinked file may be the link or its target.
+			if p != ref.Path {
+				l.listNested(strings.TrimSuffix(ref.Path, l.suffix), ref.Path, ref.Bucket, 1)
+			}
+			if artifactDirs[strings.TrimSuffix(name, l.suffix)] {
+				l.listNested(strings.TrimSuffix(p, l.suffix), ref.Path, ref.Bucket, 1)
+			}
+		}
+	}
+}
+
+// listNested lists every session file below an artifacts directory. It
+// does not follow symlinked directories and stops at MaxNestedDepth.
+func (l *lister) listNested(dir, top, bucket string, depth int) {
+	st, err := os.Lstat(dir)
+	if err != nil || !st.IsDir() || depth > MaxNestedDepth {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		l.fail(err)
+		return
+	}
+	canonDir := realpath(dir)
+	for _, e := range ents {
+		name := e.Name()
+		p := filepath.Join(dir, name)
+		if e.IsDir() {
+			if !strings.HasPrefix(name, ".") {
+				l.listNested(p, top, bucket, depth+1)
+			}
+			continue
+		}
+		if !l.isSessionName(name) {
+			continue
+		}
+		ref, ok := l.stat(p, filepath.Join(canonDir, name), e)
+		if !ok {
+			continue
+		}
+		ref.Nested = true
+		ref.top = top
+		if ref.Bucket == "" {
+			ref.Bucket = bucket
+		}
+		l.add(ref)
+	}
+}
+
+func (l *lister) isSessionName(name string) bool {
+	return !strings.HasPrefix(name, ".") && strings.HasSuffix(name, l.suffix) && len(name) > len(l.suffix)
+}
+
+// stat builds the Ref of p; canon is its canonical path when p itself is
+// not a symlink.
+func (l *lister) stat(p, canon string, e fs.DirEntry) (Ref, bool) {
+	if e.Type()&fs.ModeSymlink != 0 {
+		c, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return Ref{}, false
+		}
+		canon = c
+	} else if !e.Type().IsRegular() {
+		return Ref{}, false
+	}
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return Ref{}, false // vanished, dangling, or not a file
+	}
+	path, bucket, _ := display(l.roots, canon)
+	return Ref{Path: path, Size: st.Size(), ModTime: st.ModTime(), Bucket: bucket, Archived: l.archived}, true
+}
+
+// add records ref unless its file is already listed; a top-level listing
+// beats a nested one.
+func (l *lister) add(ref Ref) {
+	if i, ok := l.seen[ref.Path]; ok {
+		if l.refs[i].Nested && !ref.Nested {
+			l.refs[i] = ref
+		}
+		return
+	}
+	l.seen[ref.Path] = len(l.refs)
+	l.refs = append(l.refs, ref)
+}
+
+func (l *lister) result() ([]Ref, error) {
+	sortRefs(l.refs)
+	return l.refs, errors.Join(l.errs...)
+}
+
+// sortRefs orders refs newest first, ties by path ascending.
+func sortRefs(refs []Ref) {
+	slices.SortFunc(refs, func(a, b Ref) int {
+		if c := b.ModTime.Compare(a.ModTime); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+}
