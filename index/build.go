@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/memidx/memidx/coldvocab"
@@ -17,21 +16,26 @@ import (
 	"github.com/memidx/memidx/session"
 )
 
-// Source is one read of a session file: its bytes, the identity they were
-// read under, and what OMP sees in them.
+// Source is one read of a session file: its bytes, their hash and the
+// identity they were read under.
 type Source struct {
 	Path     string
 	Identity Identity
-	File     *session.File
+	Data     []byte
+	// Hash is the SHA-256 hex of Data.
+	Hash string
 	// Changed is true when the file changed while it was read: the bytes
 	// may mix two versions and must not be indexed.
 	Changed bool
 }
 
+// Parse parses the bytes as OMP does. Data must not be modified after.
+func (s *Source) Parse() *session.File { return session.ParseHashed(s.Path, s.Data, s.Hash) }
+
 // ReadSource reads path, checking its identity before and after so that a
 // read racing a writer is detected rather than indexed.
 func ReadSource(path string) (*Source, error) {
-	f, err := os.Open(path)
+	f, err := session.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +61,9 @@ func ReadSource(path string) (*Source, error) {
 	if err != nil || after != before || int64(buf.Len()) != before.Size {
 		src.Changed = true
 	}
-	src.File = session.Parse(path, buf.Bytes())
+	src.Data = buf.Bytes()
+	sum := sha256.Sum256(src.Data)
+	src.Hash = hex.EncodeToString(sum[:])
 	return src, nil
 }
 
@@ -85,7 +91,7 @@ func liveSignature(l *lineage.Live) string {
 
 // build normalizes a source into the record and tier data of tier.
 func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineage.Live) (*built, error) {
-	f := src.File
+	f := src.Parse()
 	sel := lineage.Select(f, mode, liveFor(mode, live))
 	rec := &Record{
 		CacheVersion:       6,

@@ -214,6 +214,28 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		jobs = kept
 	}
 
+	// Orphans: records whose source is gone from a searched directory, and
+	// records that did not decode. They go with the first write.
+	targetSet := make(map[string]bool, len(targets))
+	for _, t := range targets {
+		targetSet[t.Path] = true
+	}
+	deletes := bad
+	inspected := 0
+	for path := range stored {
+		if targetSet[path] || !under(path, opt.Searched) {
+			continue
+		}
+		if inspected >= ix.cfg.MaxCacheCleanupFiles {
+			reasons.Add(coverage.CacheCleanupBudget)
+			break
+		}
+		inspected++
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			deletes = append(deletes, recordKey(mode, path))
+		}
+	}
+
 	// Build in parallel, write in batches.
 	workers := ix.Workers
 	if workers <= 0 {
@@ -243,7 +265,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 					r.err = errChanged
 				default:
 					rec := stored[t.Path]
-					if rec != nil && rec.Identity == src.Identity && rec.SourceHash == src.File.SourceHash &&
+					if rec != nil && rec.Identity == src.Identity && rec.SourceHash == src.Hash &&
 						rec.Tier == j.tier && rec.Policy == ix.policy.String(j.tier, mode) &&
 						rec.LiveSignature == liveSignature(liveFor(mode, t.Live)) {
 						// Racy but unchanged: vouch for it from now on.
@@ -278,14 +300,23 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	var batchBytes int64
 	var writeErr error
 	flush := func() {
-		if len(batch) == 0 || writeErr != nil {
+		if (len(batch) == 0 && len(deletes) == 0) || writeErr != nil {
 			return
 		}
-		err := ix.store.Update(ctx, func(tx *bolt.Tx) error { return writeBuilt(tx, mode, batch) })
+		err := ix.store.Update(ctx, func(tx *bolt.Tx) error {
+			for _, k := range deletes {
+				if err := deleteSession(tx, k); err != nil {
+					return err
+				}
+			}
+			return writeBuilt(tx, mode, batch)
+		})
 		if err != nil {
 			writeErr = err
+		} else {
+			rep.Removed += len(deletes)
 		}
-		batch, batchBytes = batch[:0], 0
+		batch, batchBytes, deletes = batch[:0], 0, nil
 	}
 	done := 0
 	for r := range resCh {
@@ -322,43 +353,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-
-	// Orphans: records whose source is gone from a searched directory, and
-	// records that did not decode.
-	targetSet := make(map[string]bool, len(targets))
-	for _, t := range targets {
-		targetSet[t.Path] = true
-	}
-	var orphans [][]byte
-	inspected := 0
-	for path := range stored {
-		if targetSet[path] || !under(path, opt.Searched) {
-			continue
-		}
-		if inspected >= ix.cfg.MaxCacheCleanupFiles {
-			reasons.Add(coverage.CacheCleanupBudget)
-			break
-		}
-		inspected++
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			orphans = append(orphans, recordKey(mode, path))
-		}
-	}
-	orphans = append(orphans, bad...)
 	flush()
-	if len(orphans) > 0 && writeErr == nil {
-		writeErr = ix.store.Update(ctx, func(tx *bolt.Tx) error {
-			for _, k := range orphans {
-				if err := deleteSession(tx, k); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if writeErr == nil {
-			rep.Removed = len(orphans)
-		}
-	}
 	if writeErr != nil {
 		switch {
 		case errors.Is(writeErr, bucket.ErrLocked):

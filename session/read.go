@@ -132,7 +132,12 @@ func readAll(r io.Reader, b []byte) ([]byte, error) {
 // afterwards: strings in the records alias it.
 func Parse(path string, data []byte) *File {
 	sum := sha256.Sum256(data)
-	f := &File{Path: path, Size: int64(len(data)), SourceHash: hex.EncodeToString(sum[:])}
+	return ParseHashed(path, data, hex.EncodeToString(sum[:]))
+}
+
+// ParseHashed is Parse for a caller that has already hashed data.
+func ParseHashed(path string, data []byte, sourceHash string) *File {
+	f := &File{Path: path, Size: int64(len(data)), SourceHash: sourceHash}
 	pos := 0
 	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
 		f.BOM = true

@@ -1,0 +1,284 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"time"
+
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/session"
+)
+
+// LiveSession is what a host knows about the session it has open. Every
+// memory action reads it afresh, so /tree navigation that appended nothing
+// is still seen.
+type LiveSession interface {
+	// SessionFile is the path of the live session's JSONL file.
+	SessionFile() string
+	// LeafID is the id of the entry the host is on.
+	LeafID() string
+	// BranchIDs are the ids of the host's branch, root to leaf.
+	BranchIDs() []string
+}
+
+// StaticLive is a LiveSession with fixed values (the CLI's --live-* flags
+// and serve's live object).
+type StaticLive struct {
+	File   string   `json:"sessionFile"`
+	Leaf   string   `json:"leafId"`
+	Branch []string `json:"branchIds"`
+}
+
+func (s StaticLive) SessionFile() string { return s.File }
+func (s StaticLive) LeafID() string      { return s.Leaf }
+func (s StaticLive) BranchIDs() []string { return s.Branch }
+
+// Options configure an Engine. The zero value finds everything as OMP does
+// from the process environment.
+type Options struct {
+	// AgentDir overrides OMP's agent directory.
+	AgentDir string
+	// IndexDir overrides memory.indexDir.
+	IndexDir string
+	// Cwd is the project directory; "" is the process cwd.
+	Cwd string
+	// ConfigFile is the global configuration; "" is <agentDir>/fabric.json.
+	ConfigFile string
+	// TrustProject lets <cwd>/.omp/fabric.json apply (only for projects
+	// the host marked trusted).
+	TrustProject bool
+	// SessionDir is an explicit flat session directory (--session-dir).
+	SessionDir string
+	// Memory, when set, replaces the configuration files.
+	Memory *index.Config
+	// LockTimeout bounds each wait for the index file; 0 means 2s.
+	LockTimeout time.Duration
+	// Env replaces the process environment (tests).
+	Env *session.Env
+	// Live is the host's live session, if it has one.
+	Live LiveSession
+	// CurrentSessionFile is the host's session file when it has no live
+	// branch to offer; Live's file wins.
+	CurrentSessionFile string
+}
+
+// Engine answers recall, expand, sessions and walk over one agent
+// directory and index. It is safe for concurrent use.
+type Engine struct {
+	opt      Options
+	env      session.Env
+	dirs     session.Dirs
+	cfg      index.Config
+	notices  []index.Notice
+	ix       *index.Index
+	resolver *session.Resolver
+}
+
+// Open resolves directories and configuration. It reads no session and
+// writes nothing.
+func Open(opt Options) (*Engine, error) {
+	env := session.DefaultEnv()
+	if opt.Env != nil {
+		env = *opt.Env
+	}
+	if opt.AgentDir != "" {
+		env.AgentDir = opt.AgentDir
+	}
+	if opt.SessionDir != "" {
+		env.SessionDir = opt.SessionDir
+	}
+	if opt.Cwd != "" {
+		env.Cwd = absFrom(env.Cwd, opt.Cwd)
+	}
+	dirs, err := session.ResolveAgentDir(env)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opt: opt, env: env, dirs: dirs}
+	if opt.Memory != nil {
+		e.cfg = *opt.Memory
+	} else {
+		files := index.ConfigFiles{
+			Global:  opt.ConfigFile,
+			Project: filepath.Join(env.Cwd, ".omp", "fabric.json"),
+			Trusted: opt.TrustProject,
+		}
+		if files.Global == "" {
+			files.Global = filepath.Join(dirs.AgentDir, "fabric.json")
+		}
+		cfg, notices, err := index.LoadConfig(files)
+		if err != nil {
+			return nil, err
+		}
+		e.cfg, e.notices = cfg, notices
+	}
+	if opt.IndexDir != "" {
+		e.cfg.IndexDir = absFrom(env.Cwd, opt.IndexDir)
+	}
+	if e.cfg.IndexDir == "" {
+		e.cfg.IndexDir = index.DefaultIndexDir(dirs.AgentDir)
+	}
+	e.ix = index.Open(e.cfg, opt.LockTimeout)
+	e.resolver = &session.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
+	return e, nil
+}
+
+func absFrom(base, p string) string {
+	if filepath.IsAbs(p) || base == "" {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// Config returns the effective memory configuration.
+func (e *Engine) Config() index.Config { return e.cfg }
+
+// Notices are the configuration keys that were not taken as written.
+func (e *Engine) Notices() []index.Notice { return e.notices }
+
+// Dirs are the OMP directories in use.
+func (e *Engine) Dirs() session.Dirs { return e.dirs }
+
+// Index is the underlying index.
+func (e *Engine) Index() *index.Index { return e.ix }
+
+// live returns the host's live session, if any.
+func (e *Engine) live() (file string, l *lineage.Live) {
+	if e.opt.Live == nil {
+		return e.opt.CurrentSessionFile, nil
+	}
+	return e.opt.Live.SessionFile(), &lineage.Live{LeafID: e.opt.Live.LeafID(), BranchIDs: e.opt.Live.BranchIDs()}
+}
+
+// resolver returns a resolver that knows the current session.
+func (e *Engine) scopeResolver() *session.Resolver {
+	r := *e.resolver
+	file, _ := e.live()
+	if file != "" {
+		r.CurrentSessionFile = absFrom(e.env.Cwd, file)
+	}
+	return &r
+}
+
+// resolved is a scope turned into index targets.
+type resolved struct {
+	scope    session.Scope
+	res      session.Resolution
+	targets  []index.Target
+	mode     lineage.Mode
+	liveFile string
+}
+
+// resolve parses and resolves a scope. A domain error (invalid_scope,
+// session_not_found, ambiguous_session) comes back as *coverage.Error or
+// *session.AmbiguousError.
+func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
+	sc, err := session.ParseScope(scope)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.scopeResolver().Resolve(sc)
+	if err != nil {
+		return nil, err
+	}
+	if derr := res.Err(); derr != nil {
+		return nil, derr
+	}
+	r := &resolved{scope: sc, res: res, mode: mode}
+	liveFile, live := e.live()
+	if liveFile != "" {
+		liveFile = canonical(absFrom(e.env.Cwd, liveFile))
+	}
+	r.liveFile = liveFile
+	for _, ref := range res.Refs {
+		t := index.Target{Path: ref.Path}
+		if live != nil && canonical(ref.Path) == liveFile {
+			t.Live = live
+		}
+		r.targets = append(r.targets, t)
+	}
+	return r, nil
+}
+
+func canonical(p string) string {
+	if c, err := filepath.EvalSymlinks(p); err == nil {
+		return c
+	}
+	return p
+}
+
+// refresh brings the scope's records up to date.
+func (e *Engine) refresh(ctx context.Context, r *resolved, noBudgets bool, progress func(int, int, int64)) (*index.Report, error) {
+	return e.ix.Refresh(ctx, r.targets, index.RefreshOptions{
+		Mode:      r.mode,
+		Searched:  r.res.Searched,
+		NoBudgets: noBudgets,
+		Progress:  progress,
+	})
+}
+
+// RebuildRequest asks to bring the index up to date.
+type RebuildRequest struct {
+	Scope    string
+	Branches string
+	// Progress is called after each session read.
+	Progress func(done, total int, bytesRead int64)
+}
+
+// RebuildReport is the result of a rebuild.
+type RebuildReport struct {
+	Scope    string `json:"scope"`
+	Branches string `json:"branches"`
+	*index.Report
+}
+
+// Rebuild refreshes every session of a scope without the synchronous work
+// budgets: the command a batch job runs.
+func (e *Engine) Rebuild(ctx context.Context, req RebuildRequest) (*RebuildReport, error) {
+	mode, err := lineage.ParseMode(req.Branches)
+	if err != nil {
+		return nil, &coverage.Error{Code: coverage.InvalidRequest, Message: err.Error()}
+	}
+	scope := req.Scope
+	if scope == "" {
+		scope = "global"
+	}
+	r, err := e.resolve(scope, mode)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := e.refresh(ctx, r, true, req.Progress)
+	if err != nil {
+		return nil, err
+	}
+	var reasons coverage.Set
+	for _, x := range r.res.Reasons {
+		reasons.Add(x)
+	}
+	if !reasons.Complete() {
+		for _, x := range rep.Coverage.Reasons {
+			reasons.Add(x)
+		}
+		rep.Coverage.Reasons = reasons.Reasons()
+		rep.Coverage.Complete = false
+	}
+	return &RebuildReport{Scope: r.scope.String(), Branches: string(mode), Report: rep}, nil
+}
+
+// DomainError extracts the wire error of a domain failure, or nil for an
+// engine failure.
+func DomainError(err error) *coverage.Error {
+	var ae *session.AmbiguousError
+	if errors.As(err, &ae) {
+		return ae.Coverage()
+	}
+	var ce *coverage.Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return nil
+}
+

@@ -1,0 +1,368 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/lineage"
+)
+
+var ctx = context.Background()
+
+// sessionText writes a small v3 session whose user turns hold words.
+func sessionText(id string, words ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"type":"session","version":3,"id":%q,"timestamp":"2026-09-01T10:00:00.000Z","cwd":"/p"}`+"\n", id)
+	parent := "null"
+	for i, w := range words {
+		eid := fmt.Sprintf("%s-%d", id, i)
+		fmt.Fprintf(&b, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-09-01T10:0%d:00.000Z","message":{"role":"user","content":%q}}`+"\n", eid, parent, i%10, w)
+		parent = fmt.Sprintf("%q", eid)
+	}
+	return b.String()
+}
+
+type fixture struct {
+	t     *testing.T
+	dir   string // sessions
+	paths []string
+	cfg   Config
+}
+
+func newFixture(t *testing.T, n int) *fixture {
+	f := &fixture{t: t, dir: filepath.Join(t.TempDir(), "sessions")}
+	require.NoError(t, os.MkdirAll(f.dir, 0o755))
+	f.cfg = DefaultConfig()
+	f.cfg.IndexDir = filepath.Join(t.TempDir(), "index")
+	f.cfg.HotSessions = 2
+	base := time.Now().Add(-time.Hour)
+	for i := 0; i < n; i++ {
+		p := filepath.Join(f.dir, fmt.Sprintf("s%d.jsonl", i))
+		require.NoError(t, os.WriteFile(p, []byte(sessionText(fmt.Sprintf("s%d", i), fmt.Sprintf("alpha%d beta", i))), 0o600))
+		mt := base.Add(time.Duration(i) * time.Minute) // s(n-1) is newest
+		require.NoError(t, os.Chtimes(p, mt, mt))
+		f.paths = append(f.paths, p)
+	}
+	return f
+}
+
+func (f *fixture) index() *Index {
+	ix := Open(f.cfg, time.Second)
+	ix.RacyWindow = -1 // these tests change files within one clock tick
+	return ix
+}
+
+func (f *fixture) refresh(ix *Index, mode lineage.Mode) *Report {
+	f.t.Helper()
+	var targets []Target
+	for _, p := range f.paths {
+		targets = append(targets, Target{Path: p})
+	}
+	rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: mode, Searched: []string{f.dir}})
+	require.NoError(f.t, err)
+	return rep
+}
+
+func tiersOf(rep *Report) []string {
+	var out []string
+	for _, s := range rep.States {
+		if s.Record == nil {
+			out = append(out, "-"+s.Reason)
+		} else {
+			out = append(out, s.Record.Tier)
+		}
+	}
+	return out
+}
+
+func TestRefresh_BuildThenUnchanged(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	rep := f.refresh(ix, lineage.Active)
+	assert.Equal(t, 3, rep.Rebuilt)
+	assert.Equal(t, []string{Cold, Hot, Hot}, tiersOf(rep))
+	assert.True(t, rep.Coverage.Complete, rep.Coverage.Reasons)
+	assert.Equal(t, 3, rep.Coverage.IndexedSessions)
+	assert.Greater(t, rep.BytesRead, int64(0))
+
+	rep = f.refresh(ix, lineage.Active)
+	assert.Equal(t, 0, rep.Rebuilt)
+	assert.Equal(t, 3, rep.Unchanged)
+	assert.Equal(t, int64(0), rep.BytesRead, "an unchanged index reads no source")
+
+	// The other branch mode has records of its own.
+	rep = f.refresh(ix, lineage.All)
+	assert.Equal(t, 3, rep.Rebuilt)
+
+	// Data is where the records say.
+	require.NoError(t, ix.View(ctx, lineage.Active, func(r *Reader) error {
+		recs, _ := r.Records()
+		require.Len(t, recs, 3)
+		for _, rec := range recs {
+			if rec.Tier == Hot {
+				s, err := r.Shard(rec)
+				require.NoError(t, err)
+				assert.Equal(t, 1, s.Len())
+				assert.Equal(t, 1, s.Postings("beta").Count())
+			} else {
+				_, v, err := r.Digest(rec)
+				require.NoError(t, err)
+				assert.True(t, v.HasTerm("alpha0"))
+			}
+		}
+		return nil
+	}))
+}
+
+func TestRefresh_Invalidation(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(t *testing.T, p string)
+	}{
+		{"append", func(t *testing.T, p string) {
+			fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			require.NoError(t, err)
+			_, err = fh.WriteString(`{"type":"label","id":"l","parentId":null,"targetId":"x"}` + "\n")
+			require.NoError(t, err)
+			require.NoError(t, fh.Close())
+		}},
+		{"same-size rewrite restoring mtime", func(t *testing.T, p string) {
+			st, err := os.Stat(p)
+			require.NoError(t, err)
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			nb := []byte(strings.Replace(string(b), "beta", "gama", 1))
+			require.Equal(t, len(b), len(nb))
+			require.NoError(t, os.WriteFile(p, nb, 0o600))
+			require.NoError(t, os.Chtimes(p, st.ModTime(), st.ModTime()))
+		}},
+		{"truncation", func(t *testing.T, p string) {
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(p, b[:len(b)/2], 0o600))
+		}},
+		{"replace by rename", func(t *testing.T, p string) {
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			tmp := p + ".tmp"
+			require.NoError(t, os.WriteFile(tmp, b, 0o600))
+			require.NoError(t, os.Rename(tmp, p))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, 3)
+			ix := f.index()
+			f.refresh(ix, lineage.Active)
+			// The newest session: a change keeps it hot, so nothing moves
+			// tier and only it is read again.
+			c.change(t, f.paths[2])
+			rep := f.refresh(ix, lineage.Active)
+			assert.Equal(t, 1, rep.Rebuilt)
+			assert.Equal(t, 2, rep.Unchanged)
+			assert.True(t, rep.States[2].Rebuilt)
+		})
+	}
+}
+
+func TestRefresh_SameSizeSameMtimeCaughtByHash(t *testing.T) {
+	// With the default racy window, a record built right after its source
+	// changed is re-hashed on the next refresh, so even a rewrite in the
+	// same clock tick is caught.
+	f := newFixture(t, 1)
+	ix := Open(f.cfg, time.Second)
+	require.NoError(t, os.WriteFile(f.paths[0], []byte(sessionText("s0", "one")), 0o600))
+	rep := f.refresh(ix, lineage.Active)
+	require.Equal(t, 1, rep.Rebuilt)
+	st, _ := os.Stat(f.paths[0])
+	require.NoError(t, os.WriteFile(f.paths[0], []byte(sessionText("s0", "two")), 0o600))
+	require.NoError(t, os.Chtimes(f.paths[0], st.ModTime(), st.ModTime()))
+	rep = f.refresh(ix, lineage.Active)
+	assert.Equal(t, 1, rep.Rebuilt)
+	// Unchanged but racy: re-hashed, not rebuilt.
+	rep = f.refresh(ix, lineage.Active)
+	assert.Equal(t, 0, rep.Rebuilt)
+	assert.Equal(t, 1, rep.Unchanged)
+}
+
+func TestRefresh_DeletionRemovesRecord(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	f.refresh(ix, lineage.Active)
+	require.NoError(t, os.Remove(f.paths[1]))
+	f.paths = append(f.paths[:1], f.paths[2:]...)
+	rep := f.refresh(ix, lineage.Active)
+	assert.Equal(t, 1, rep.Removed)
+	require.NoError(t, ix.View(ctx, lineage.Active, func(r *Reader) error {
+		recs, _ := r.Records()
+		assert.Len(t, recs, 2)
+		return nil
+	}))
+}
+
+func TestRefresh_PolicyChangeRebuildsAffectedTier(t *testing.T) {
+	f := newFixture(t, 3)
+	f.refresh(f.index(), lineage.Active)
+	f.cfg.MaxEntryChars = 500
+	rep := f.refresh(f.index(), lineage.Active)
+	assert.Equal(t, 2, rep.Rebuilt, "hot shards depend on maxEntryChars, cold digests do not")
+	f.cfg.IndexToolOutput = false
+	rep = f.refresh(f.index(), lineage.Active)
+	assert.Equal(t, 3, rep.Rebuilt)
+}
+
+func TestRefresh_TierMove(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	f.refresh(ix, lineage.Active)
+	now := time.Now()
+	require.NoError(t, os.Chtimes(f.paths[0], now, now))
+	rep := f.refresh(ix, lineage.Active)
+	assert.Equal(t, []string{Hot, Cold, Hot}, tiersOf(rep))
+	assert.Equal(t, 2, rep.Rebuilt)
+	require.NoError(t, ix.View(ctx, lineage.Active, func(r *Reader) error {
+		recs, _ := r.Records()
+		for _, rec := range recs {
+			if rec.Tier == Hot {
+				_, _, err := r.Digest(&Record{Path: rec.Path, Tier: Cold})
+				assert.ErrorIs(t, err, ErrNoData, "old cold data of %s dropped", rec.Path)
+			} else {
+				_, err := r.Shard(&Record{Path: rec.Path, Tier: Hot, EntryCount: rec.EntryCount})
+				assert.ErrorIs(t, err, ErrNoData, "old hot data of %s dropped", rec.Path)
+			}
+		}
+		return nil
+	}))
+}
+
+func TestRefresh_Budgets(t *testing.T) {
+	f := newFixture(t, 3)
+	f.cfg.MaxSyncSessions = 1
+	rep := f.refresh(f.index(), lineage.Active)
+	assert.Equal(t, 1, rep.Rebuilt)
+	assert.False(t, rep.Coverage.Complete)
+	assert.Contains(t, rep.Coverage.Reasons, coverage.MaxSyncSessions)
+	assert.Equal(t, 2, rep.Coverage.StaleSessions)
+	assert.Equal(t, 3, rep.Coverage.EligibleSessions)
+	assert.NotNil(t, rep.States[2].Record, "the newest session is built first")
+
+	// The next call continues; unchanged sessions cost nothing.
+	rep = f.refresh(f.index(), lineage.Active)
+	assert.Equal(t, 1, rep.Rebuilt)
+	rep = f.refresh(f.index(), lineage.Active)
+	assert.Equal(t, 1, rep.Rebuilt)
+	rep = f.refresh(f.index(), lineage.Active)
+	assert.Equal(t, 0, rep.Rebuilt)
+	assert.True(t, rep.Coverage.Complete, rep.Coverage.Reasons)
+
+	f.cfg.MaxSyncSessions = 100
+	size, _ := os.Stat(f.paths[0])
+	f.cfg.MaxSyncSourceBytes = int(2*size.Size() + 1)
+	f.cfg.IndexToolOutput = false // force a rebuild of all
+	rep = f.refresh(f.index(), lineage.Active)
+	assert.Equal(t, 2, rep.Rebuilt)
+	assert.Contains(t, rep.Coverage.Reasons, coverage.MaxSyncSourceBytes)
+}
+
+func TestRefresh_CorruptRecordIsRebuilt(t *testing.T) {
+	f := newFixture(t, 2)
+	ix := f.index()
+	f.refresh(ix, lineage.Active)
+	key := recordKey(lineage.Active, f.paths[0])
+	require.NoError(t, ix.Store().Update(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(recordsBucket).Put(key, []byte("not msgpack"))
+	}))
+	rep := f.refresh(ix, lineage.Active)
+	assert.Equal(t, 1, rep.Rebuilt)
+	// A record of another version, and one filed under the wrong key.
+	rec := *rep.States[1].Record
+	rec.CacheVersion = 5
+	enc, _ := encodeRecord(&rec)
+	require.NoError(t, ix.Store().Update(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(recordsBucket).Put(recordKey(lineage.Active, f.paths[1]), enc)
+	}))
+	rep = f.refresh(ix, lineage.Active)
+	assert.Equal(t, 1, rep.Rebuilt)
+	assert.True(t, rep.States[1].Rebuilt)
+}
+
+func TestRefresh_DamagedFileIsReset(t *testing.T) {
+	f := newFixture(t, 2)
+	ix := f.index()
+	f.refresh(ix, lineage.Active)
+	require.NoError(t, os.WriteFile(ix.Store().Path(), []byte(strings.Repeat("garbage!", 1000)), 0o600))
+	rep := f.refresh(ix, lineage.Active)
+	assert.Equal(t, 2, rep.Rebuilt)
+	assert.Contains(t, rep.Coverage.Reasons, IndexReset)
+}
+
+func TestRefresh_MissingSource(t *testing.T) {
+	f := newFixture(t, 1)
+	f.paths = append(f.paths, filepath.Join(f.dir, "gone.jsonl"))
+	rep := f.refresh(f.index(), lineage.Active)
+	assert.Equal(t, "-"+coverage.SourceUnavailable, tiersOf(rep)[1])
+	assert.False(t, rep.Coverage.Complete)
+	assert.Equal(t, 1, rep.Coverage.StaleSessions)
+}
+
+func TestRefresh_Permissions(t *testing.T) {
+	f := newFixture(t, 1)
+	ix := f.index()
+	f.refresh(ix, lineage.Active)
+	st, err := os.Stat(f.cfg.IndexDir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+	st, err = os.Stat(ix.Store().Path())
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+}
+
+// Two indexes on one directory stand for two processes.
+func TestRefresh_TwoProcessesAtOnce(t *testing.T) {
+	f := newFixture(t, 8)
+	f.cfg.HotSessions = 4
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix := f.index()
+			for j := 0; j < 3; j++ {
+				var targets []Target
+				for _, p := range f.paths {
+					targets = append(targets, Target{Path: p})
+				}
+				rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}})
+				if err != nil {
+					errs <- err
+					return
+				}
+				for _, s := range rep.States {
+					if s.Record == nil && s.Reason != IndexBusy {
+						errs <- fmt.Errorf("%s: %s", s.Path, s.Reason)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	rep := f.refresh(f.index(), lineage.Active)
+	assert.True(t, rep.Coverage.Complete, rep.Coverage.Reasons)
+	assert.Equal(t, 0, rep.Rebuilt)
+}
