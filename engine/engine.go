@@ -281,4 +281,3 @@ func DomainError(err error) *coverage.Error {
 	}
 	return nil
 }
-
