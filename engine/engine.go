@@ -281,3 +281,11 @@ func DomainError(err error) *coverage.Error {
 	}
 	return nil
 }
+
+func ambiguous(err error) *session.AmbiguousError {
+	var ae *session.AmbiguousError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return nil
+}

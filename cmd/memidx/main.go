@@ -50,6 +50,15 @@ usage: memidx [--agent-dir DIR] [--index-dir DIR] [--cwd DIR] [--config FILE]
               [--session-dir DIR] [--trust-project] [--pretty] COMMAND ...
 
 commands:
+  recall [JSON|-] [-q TEXT] [--mode literal|phrase|regex] [--match any|all] [--scope S]
+         [--branches active|all] [--role R] [--tool T] [--ref R] [--provider P] [--action A]
+         [--outcome O] [--since T] [--until T] [--page-size N] [--offset N] [--snippet-chars N]
+         [--live-session FILE --live-leaf ID --live-branch ID,ID,…]
+      ranked, bounded evidence; every hit carries a copy-ready follow call
+  expand JSON|-     full records behind a hit (follow its "follow" with call)
+  sessions [JSON|-] [--scope S] [--limit N]
+  call JSON|-       dispatch any follow or next token unchanged
+  walk JSON|-       every complete entry of a selection, one JSON line each
   rebuild [--scope session|project|global|session:<id-or-path>] [--branches active|all] [--json]
       bring the index up to date (default scope: global)
   inspect index [--json]
@@ -89,6 +98,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			err = cmdInspect(ctx, g, rest[1:], stdin, stdout)
 		case "rebuild":
 			err = cmdRebuild(ctx, g, rest[1:], stdout, stderr)
+		case "recall":
+			err = cmdRecall(ctx, g, rest[1:], stdin, stdout)
+		case "expand":
+			err = cmdExpand(ctx, g, rest[1:], stdin, stdout)
+		case "sessions":
+			err = cmdSessions(ctx, g, rest[1:], stdin, stdout)
+		case "call":
+			err = cmdCall(ctx, g, rest[1:], stdin, stdout)
+		case "walk":
+			err = cmdWalk(ctx, g, rest[1:], stdin, stdout)
 		default:
 			err = usageError("unknown command %q", rest[0])
 		}

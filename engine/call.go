@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Call dispatches a follow or next token (or any call with a known ref)
+// unchanged: memory.recall, memory.expand or memory.sessions. The result is
+// a *RecallPage, *ExpandResult or *SessionsResult. A request the engine
+// cannot take (unknown ref, bad arguments) is answered by a result whose
+// error says so, as every domain failure is.
+func (e *Engine) Call(ctx context.Context, call FabricCall) (any, error) {
+	args := []byte(call.Args)
+	switch call.Ref {
+	case "memory.recall":
+		var req RecallRequest
+		if err := decodeStrict(args, &req, recallAliases); err != nil {
+			return failurePage(&ErrorObject{Code: err.Code, Message: err.Message}), nil
+		}
+		return e.Recall(ctx, req)
+	case "memory.expand":
+		var req ExpandRequest
+		if err := decodeStrict(args, &req, expandAliases); err != nil {
+			return expandFailure("", &ErrorObject{Code: err.Code, Message: err.Message}), nil
+		}
+		return e.Expand(ctx, req)
+	case "memory.sessions":
+		var req SessionsRequest
+		if err := decodeStrict(args, &req, sessionsAliases); err != nil {
+			return &SessionsResult{Sessions: []SessionRow{}, Coverage: Coverage{Reasons: []string{err.Code}},
+				Error: &ErrorObject{Code: err.Code, Message: err.Message}}, nil
+		}
+		return e.Sessions(ctx, req)
+	}
+	return &CallError{Error: &ErrorObject{Code: "unknown_ref",
+		Message: "memidx answers memory.recall, memory.expand and memory.sessions, not " + quote(call.Ref)}}, nil
+}
+
+// CallError is the result of a call with an unknown ref.
+type CallError struct {
+	Error *ErrorObject `json:"error"`
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// DecodeRecall, DecodeExpand and DecodeSessions parse a request object as
+// the wire format defines it, refusing unknown fields and wrong types.
+func DecodeRecall(b []byte) (RecallRequest, *ErrorObject) {
+	var r RecallRequest
+	if err := decodeStrict(b, &r, recallAliases); err != nil {
+		return r, &ErrorObject{Code: err.Code, Message: err.Message}
+	}
+	return r, nil
+}
+
+// DecodeExpand parses memory.expand arguments.
+func DecodeExpand(b []byte) (ExpandRequest, *ErrorObject) {
+	var r ExpandRequest
+	if err := decodeStrict(b, &r, expandAliases); err != nil {
+		return r, &ErrorObject{Code: err.Code, Message: err.Message}
+	}
+	return r, nil
+}
+
+// DecodeSessions parses memory.sessions arguments.
+func DecodeSessions(b []byte) (SessionsRequest, *ErrorObject) {
+	var r SessionsRequest
+	if err := decodeStrict(b, &r, sessionsAliases); err != nil {
+		return r, &ErrorObject{Code: err.Code, Message: err.Message}
+	}
+	return r, nil
+}

@@ -1,0 +1,495 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/normalize"
+)
+
+// ExpandRequest is memory.expand's argument object.
+type ExpandRequest struct {
+	Session                    string      `json:"session"`
+	ExpectedSourceHash         string      `json:"expectedSourceHash,omitempty"`
+	ExpectedLineageFingerprint string      `json:"expectedLineageFingerprint,omitempty"`
+	Branches                   string      `json:"branches,omitempty"`
+	Indices                    []int64     `json:"indices,omitempty"`
+	EntryIDs                   []string    `json:"entryIds,omitempty"`
+	OperationAddresses         []string    `json:"operationAddresses,omitempty"`
+	EntryRange                 *Range      `json:"entryRange,omitempty"`
+	Before                     *int64      `json:"before,omitempty"`
+	After                      *int64      `json:"after,omitempty"`
+	EntryOffset                *int64      `json:"entryOffset,omitempty"`
+	TextOffset                 *int64      `json:"textOffset,omitempty"`
+	MaxChars                   *int64      `json:"maxChars,omitempty"`
+	MaxEntries                 *int64      `json:"maxEntries,omitempty"`
+	Live                       *StaticLive `json:"live,omitempty"`
+}
+
+// Expansion bounds.
+const (
+	DefaultMaxChars     = 20000
+	MaxMaxChars         = 24000
+	DefaultMaxEntries   = 10
+	MaxMaxEntries       = 20
+	MaxExactSelectors   = 100
+	MaxContext          = 100
+	MaxStructuredChars  = 2000
+	MaxFilesTouchedOut  = 20
+	MaxFileTouchedChars = 1024
+	MaxMetaChars        = 512
+)
+
+// TextRange places a chunk in its entry's text, in UTF-16 code units.
+type TextRange struct {
+	Start    int  `json:"start"`
+	End      int  `json:"end"`
+	Total    int  `json:"total"`
+	Complete bool `json:"complete"`
+}
+
+// ExpandedEntry is one (chunk of a) full, untruncated normalized record.
+type ExpandedEntry struct {
+	Index               int        `json:"index"`
+	EntryID             *string    `json:"entryId"`
+	ParentID            *string    `json:"parentId"`
+	Type                string     `json:"type"`
+	Role                *string    `json:"role"`
+	Timestamp           *float64   `json:"timestamp"`
+	IsError             bool       `json:"isError"`
+	Anchor              *bool      `json:"anchor,omitempty"`
+	Text                string     `json:"text"`
+	TextRange           TextRange  `json:"textRange"`
+	ParentEntryID       *string    `json:"parentEntryId,omitempty"`
+	OperationAddress    *string    `json:"operationAddress,omitempty"`
+	Tool                *string    `json:"tool,omitempty"`
+	Tools               []string   `json:"tools,omitempty"`
+	Ref                 *string    `json:"ref,omitempty"`
+	Provider            *string    `json:"provider,omitempty"`
+	Action              *string    `json:"action,omitempty"`
+	Outcome             *string    `json:"outcome,omitempty"`
+	FilesTouched        []string   `json:"filesTouched,omitempty"`
+	Operation           rawMessage `json:"operation,omitempty"`
+	BranchFact          rawMessage `json:"branchFact,omitempty"`
+	StructuredTruncated bool       `json:"structuredTruncated,omitempty"`
+	FactAddress         *string    `json:"factAddress,omitempty"`
+	CarrierEntryID      *string    `json:"carrierEntryId,omitempty"`
+	CarrierParentID     *string    `json:"carrierParentId,omitempty"`
+	CarrierFromID       *string    `json:"carrierFromId,omitempty"`
+}
+
+// ExpandResult is memory.expand's result.
+type ExpandResult struct {
+	Session            string          `json:"session"`
+	SourceHash         string          `json:"sourceHash,omitempty"`
+	Branches           string          `json:"branches,omitempty"`
+	LineageFingerprint string          `json:"lineageFingerprint,omitempty"`
+	EntryCount         *int            `json:"entryCount,omitempty"`
+	Entries            []ExpandedEntry `json:"entries"`
+	Next               *FabricCall     `json:"next"`
+	Error              *ErrorObject    `json:"error,omitempty"`
+}
+
+func expandFailure(sessionArg string, eo *ErrorObject) *ExpandResult {
+	return &ExpandResult{Session: sessionArg, Entries: []ExpandedEntry{}, Error: eo}
+}
+
+// snapshot is one lossless read of a session in a branch mode.
+type snapshot struct {
+	path    string
+	hash    string
+	fp      string
+	mode    lineage.Mode
+	entries []normalize.Entry
+}
+
+// readSnapshot resolves and reads a session losslessly: every byte of
+// text, thinking and tool output, whatever the indexing policy (expansion
+// re-reads the source; the privacy policy governs the index).
+func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *ErrorObject, error) {
+	r, err := e.resolve("session:"+target, mode)
+	if err != nil {
+		if eo := errorObject(err); eo != nil {
+			return nil, eo, nil
+		}
+		return nil, nil, err
+	}
+	if len(r.targets) != 1 {
+		return nil, &ErrorObject{Code: coverage.SessionNotFound, Message: "Session not found: " + target}, nil
+	}
+	t := r.targets[0]
+	src, err := index.ReadSource(t.Path)
+	if err != nil {
+		return nil, &ErrorObject{Code: coverage.SourceUnavailable, Message: err.Error(), SessionFile: t.Path}, nil
+	}
+	f := src.Parse()
+	sel := lineage.Select(f, mode, liveIf(mode, t.Live))
+	res := normalize.Session(f, sel, normalize.Lossless())
+	return &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries}, nil, nil
+}
+
+// Expand re-reads full, untruncated normalized records: by indices, stable
+// entry ids, operation addresses or an inclusive range, with before/after
+// context around exactly one anchor, in chunks that reconstruct every text
+// exactly by following next.
+func (e *Engine) Expand(ctx context.Context, req ExpandRequest) (*ExpandResult, error) {
+	if req.Session == "" {
+		return expandFailure("", badRequest("memory.expand needs a session (an id or a path)")), nil
+	}
+	mode, err := lineage.ParseMode(req.Branches)
+	if err != nil {
+		return expandFailure(req.Session, badRequest("%v", err)), nil
+	}
+	opts, eo := expandOptions(&req)
+	if eo != nil {
+		return expandFailure(req.Session, eo), nil
+	}
+	eng := e.withLive(req.Live)
+	snap, eo, err := eng.readSnapshot(req.Session, mode)
+	if err != nil {
+		return nil, err
+	}
+	if eo != nil {
+		return expandFailure(req.Session, eo), nil
+	}
+	rec := &index.Record{Path: snap.path, SourceHash: snap.hash, LineageFingerprint: snap.fp}
+	if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
+		return expandFailure(req.Session, eo), nil
+	}
+	n := len(snap.entries)
+	res := &ExpandResult{Session: snap.path, SourceHash: snap.hash, Branches: string(mode),
+		LineageFingerprint: snap.fp, EntryCount: &n, Entries: []ExpandedEntry{}}
+	sel, anchor, eo := selectEntries(&req, snap.entries, opts)
+	if eo != nil {
+		res.Entries, res.Error = []ExpandedEntry{}, eo
+		return res, nil
+	}
+	if sel == nil {
+		return res, nil // metadata only
+	}
+	if opts.entryOffset > len(sel) {
+		res.Error = &ErrorObject{Code: coverage.IndexOutOfBounds,
+			Message: fmt.Sprintf("entryOffset %d is past the %d selected entries.", opts.entryOffset, len(sel)), EntryCount: &n}
+		return res, nil
+	}
+	chunkEntries(res, &req, snap, sel, anchor, opts)
+	return res, nil
+}
+
+type expandOpts struct {
+	before, after, entryOffset, textOffset, maxChars, maxEntries int
+}
+
+func intIn(p *int64, def, min, max int, name string) (int, *ErrorObject) {
+	if p == nil {
+		return def, nil
+	}
+	if *p < int64(min) || *p > int64(max) {
+		return 0, badRequest("%s must be an integer from %d to %d, not %d", name, min, max, *p)
+	}
+	return int(*p), nil
+}
+
+// expandOptions validates the numbers of a request and refuses what is out
+// of range instead of repairing it.
+func expandOptions(req *ExpandRequest) (expandOpts, *ErrorObject) {
+	var o expandOpts
+	var eo *ErrorObject
+	if o.before, eo = intIn(req.Before, 0, 0, MaxContext, "before"); eo != nil {
+		return o, eo
+	}
+	if o.after, eo = intIn(req.After, 0, 0, MaxContext, "after"); eo != nil {
+		return o, eo
+	}
+	if o.entryOffset, eo = intIn(req.EntryOffset, 0, 0, 1<<31-1, "entryOffset"); eo != nil {
+		return o, eo
+	}
+	if o.textOffset, eo = intIn(req.TextOffset, 0, 0, 1<<31-1, "textOffset"); eo != nil {
+		return o, eo
+	}
+	if o.maxChars, eo = intIn(req.MaxChars, DefaultMaxChars, 1, MaxMaxChars, "maxChars"); eo != nil {
+		return o, eo
+	}
+	if o.maxEntries, eo = intIn(req.MaxEntries, DefaultMaxEntries, 1, MaxMaxEntries, "maxEntries"); eo != nil {
+		return o, eo
+	}
+	for _, i := range req.Indices {
+		if i < 0 || !safeInt(float64(i)) {
+			return o, &ErrorObject{Code: coverage.IndexOutOfBounds, Message: "Every entry index must be a non-negative safe integer."}
+		}
+	}
+	for _, s := range req.EntryIDs {
+		if s == "" {
+			return o, badRequest("entryIds must be non-empty strings")
+		}
+	}
+	for _, s := range req.OperationAddresses {
+		if s == "" {
+			return o, badRequest("operationAddresses must be non-empty strings")
+		}
+	}
+	if len(req.Indices)+len(req.EntryIDs)+len(req.OperationAddresses) > MaxExactSelectors {
+		return o, badRequest("at most %d exact selectors (indices, entryIds, operationAddresses) per call", MaxExactSelectors)
+	}
+	if r := req.EntryRange; r != nil && (r.First < 0 || r.First > r.Last || !safeInt(float64(r.First)) || !safeInt(float64(r.Last))) {
+		return o, &ErrorObject{Code: coverage.IndexOutOfBounds, Message: "Entry range requires safe integers with 0 <= first <= last."}
+	}
+	return o, nil
+}
+
+// selectEntries resolves the selectors to sorted entry positions; nil
+// means no selector (metadata only). anchor is the single anchor when
+// before/after context was asked for, else -1.
+func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) ([]int, int, *ErrorObject) {
+	n := len(entries)
+	none := len(req.Indices) == 0 && len(req.EntryIDs) == 0 && len(req.OperationAddresses) == 0 && req.EntryRange == nil
+	if none {
+		if o.before > 0 || o.after > 0 {
+			return nil, -1, badRequest("before and after need a selector with exactly one entry")
+		}
+		return nil, -1, nil
+	}
+	set := map[int]bool{}
+	for _, i := range req.Indices {
+		if i >= int64(n) {
+			return nil, -1, &ErrorObject{Code: coverage.IndexOutOfBounds,
+				Message: fmt.Sprintf("Entry index %d is outside the session's %d entries.", i, n), EntryCount: &n}
+		}
+		set[int(i)] = true
+	}
+	resolveAddr := func(kind, addr string, get func(*normalize.Entry) *string) *ErrorObject {
+		matches := 0
+		at := -1
+		for i := range entries {
+			if p := get(&entries[i]); p != nil && *p == addr {
+				matches++
+				at = i
+			}
+		}
+		switch matches {
+		case 1:
+			set[at] = true
+			return nil
+		case 0:
+			return &ErrorObject{Code: coverage.AddressNotFound, Message: fmt.Sprintf("No entry has %s %q on this branch selection.", kind, addr),
+				AddressType: kind, Address: addr, Matches: &matches}
+		}
+		return &ErrorObject{Code: coverage.AmbiguousAddress, Message: fmt.Sprintf("%d entries have %s %q.", matches, kind, addr),
+			AddressType: kind, Address: addr, Matches: &matches}
+	}
+	for _, id := range req.EntryIDs {
+		if eo := resolveAddr("entry_id", id, func(e *normalize.Entry) *string { return e.EntryID }); eo != nil {
+			return nil, -1, eo
+		}
+	}
+	for _, a := range req.OperationAddresses {
+		if eo := resolveAddr("operation_address", a, func(e *normalize.Entry) *string { return e.OperationAddress }); eo != nil {
+			return nil, -1, eo
+		}
+	}
+	if r := req.EntryRange; r != nil {
+		if r.Last >= int64(n) {
+			return nil, -1, &ErrorObject{Code: coverage.IndexOutOfBounds,
+				Message: fmt.Sprintf("Entry range %d..%d is outside the session's %d entries.", r.First, r.Last, n), EntryCount: &n}
+		}
+		for i := r.First; i <= r.Last; i++ {
+			set[int(i)] = true
+		}
+	}
+	sel := make([]int, 0, len(set))
+	for i := range set {
+		sel = append(sel, i)
+	}
+	sort.Ints(sel)
+	anchor := -1
+	if o.before > 0 || o.after > 0 {
+		if len(sel) != 1 {
+			return nil, -1, badRequest("before and after need a selector with exactly one entry, not %d", len(sel))
+		}
+		anchor = sel[0]
+		lo, hi := anchor-o.before, anchor+o.after
+		if lo < 0 {
+			lo = 0
+		}
+		if hi > n-1 {
+			hi = n - 1
+		}
+		sel = sel[:0]
+		for i := lo; i <= hi; i++ {
+			sel = append(sel, i)
+		}
+	}
+	return sel, anchor, nil
+}
+
+// chunkEntries fills res with up to maxEntries records from the cursor,
+// spending at most maxChars of text, then keeps the response in the
+// envelope, and sets next when anything remains.
+func chunkEntries(res *ExpandResult, req *ExpandRequest, snap *snapshot, sel []int, anchor int, o expandOpts) {
+	budget := o.maxChars
+	eoff, toff := o.entryOffset, o.textOffset
+	type cursor struct{ entry, text int }
+	var cursors []cursor // the cursor before each emitted record
+	for eoff < len(sel) && len(res.Entries) < o.maxEntries && budget > 0 {
+		e := &snap.entries[sel[eoff]]
+		total := jsjson.UTF16Len(e.Text)
+		if toff > total {
+			n := total
+			res.Entries = res.Entries[:0]
+			res.Error = &ErrorObject{Code: coverage.TextOffsetOutOfBounds,
+				Message: fmt.Sprintf("textOffset %d is past the entry's %d characters.", toff, total), TextLength: &n}
+			res.Next = nil
+			return
+		}
+		end := toff + budget
+		if end > total {
+			end = total
+		}
+		bs, be := unitsToBytes(e.Text, toff, end)
+		chunkEnd := toff + jsjson.UTF16Len(e.Text[bs:be])
+		if chunkEnd == toff && toff < total {
+			// The budget cannot hold the next character (an astral one):
+			// take it whole so that the walk always advances.
+			_, be = unitsToBytes(e.Text, toff, toff+2)
+			chunkEnd = toff + jsjson.UTF16Len(e.Text[bs:be])
+		}
+		rec := expandedEntry(e, anchor)
+		rec.Text = e.Text[bs:be]
+		rec.TextRange = TextRange{Start: toff, End: chunkEnd, Total: total, Complete: chunkEnd == total}
+		cursors = append(cursors, cursor{eoff, toff})
+		res.Entries = append(res.Entries, rec)
+		budget -= chunkEnd - toff
+		if chunkEnd < total {
+			toff = chunkEnd
+			break // a partial entry ends the page
+		}
+		eoff++
+		toff = 0
+	}
+	nextAt := func(entry, text int) *FabricCall {
+		if entry >= len(sel) {
+			return nil
+		}
+		a := canonicalSelection(req, snap, anchor)
+		a.EntryOffset = i64(int64(entry))
+		if text > 0 {
+			a.TextOffset = i64(int64(text))
+		}
+		a.MaxChars = i64(int64(o.maxChars))
+		a.MaxEntries = i64(int64(o.maxEntries))
+		return &FabricCall{Ref: "memory.expand", Args: marshalArgs(a)}
+	}
+	res.Next = nextAt(eoff, toff)
+	// The envelope: drop trailing records, then cut the last one's text.
+	for jsonLen(res) > MaxResponseChars && len(res.Entries) > 1 {
+		last := len(res.Entries) - 1
+		c := cursors[last]
+		res.Entries = res.Entries[:last]
+		cursors = cursors[:last]
+		res.Next = nextAt(c.entry, c.text)
+	}
+	if len(res.Entries) == 1 && jsonLen(res) > MaxResponseChars {
+		r := &res.Entries[0]
+		c := cursors[0]
+		e := &snap.entries[sel[c.entry]]
+		excess := jsonLen(res) - MaxResponseChars
+		keep := jsjson.UTF16Len(r.Text) - excess - 256
+		if keep < 1 {
+			keep = 1
+		}
+		_, be := unitsToBytes(r.Text, 0, keep)
+		if be == 0 {
+			_, be = unitsToBytes(r.Text, 0, 2)
+		}
+		r.Text = r.Text[:be]
+		r.TextRange.End = r.TextRange.Start + jsjson.UTF16Len(r.Text)
+		r.TextRange.Complete = r.TextRange.End == r.TextRange.Total
+		if jsonLen(res) > MaxResponseChars {
+			r.Operation, r.BranchFact = nil, nil
+			r.StructuredTruncated = true
+			if len(r.FilesTouched) > 4 {
+				r.FilesTouched = r.FilesTouched[:4]
+			}
+			for i := range r.FilesTouched {
+				r.FilesTouched[i] = boundString(r.FilesTouched[i], 256)
+			}
+		}
+		if r.TextRange.Complete {
+			res.Next = nextAt(c.entry+1, 0)
+		} else {
+			res.Next = nextAt(c.entry, r.TextRange.End)
+		}
+		_ = e
+	}
+}
+
+func i64(v int64) *int64 { return &v }
+
+// canonicalSelection repeats a request's selection, bound to the snapshot.
+func canonicalSelection(req *ExpandRequest, snap *snapshot, anchor int) ExpandRequest {
+	a := ExpandRequest{
+		Session:                    snap.path,
+		ExpectedSourceHash:         snap.hash,
+		ExpectedLineageFingerprint: snap.fp,
+		Branches:                   string(snap.mode),
+		Indices:                    req.Indices,
+		EntryIDs:                   req.EntryIDs,
+		OperationAddresses:         req.OperationAddresses,
+		EntryRange:                 req.EntryRange,
+	}
+	if anchor >= 0 {
+		a.Before, a.After = req.Before, req.After
+	}
+	return a
+}
+
+func expandedEntry(e *normalize.Entry, anchor int) ExpandedEntry {
+	b := func(p *string) *string {
+		if p == nil {
+			return nil
+		}
+		v := boundString(*p, MaxMetaChars)
+		return &v
+	}
+	r := ExpandedEntry{
+		Index: e.Index, EntryID: b(e.EntryID), ParentID: b(e.ParentID), Type: e.Type, Role: b(e.Role),
+		Timestamp: e.Timestamp, IsError: e.IsError, ParentEntryID: b(e.ParentEntryID),
+		OperationAddress: b(e.OperationAddress), Tool: b(e.Tool), Tools: e.Tools, Ref: b(e.Ref),
+		Provider: b(e.Provider), Action: b(e.Action), Outcome: e.Outcome, FactAddress: b(e.FactAddress),
+		CarrierEntryID: b(e.CarrierEntryID), CarrierParentID: b(e.CarrierParentID), CarrierFromID: b(e.CarrierFromID),
+	}
+	if r.Type == "" {
+		r.Type = "entry"
+	}
+	if anchor >= 0 {
+		a := e.Index == anchor
+		r.Anchor = &a
+	}
+	for i, f := range e.FilesTouched {
+		if i == MaxFilesTouchedOut {
+			r.StructuredTruncated = true
+			break
+		}
+		r.FilesTouched = append(r.FilesTouched, boundString(f, MaxFileTouchedChars))
+	}
+	for _, sv := range []struct {
+		v   jsjson.Value
+		dst *rawMessage
+	}{{e.Operation, &r.Operation}, {e.BranchFact, &r.BranchFact}} {
+		if !sv.v.Exists() {
+			continue
+		}
+		js := jsjson.Stringify(sv.v)
+		if jsjson.UTF16Len(js) > MaxStructuredChars {
+			r.StructuredTruncated = true
+			continue
+		}
+		*sv.dst = rawMessage(js)
+	}
+	return r
+}

@@ -1,0 +1,512 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/hotbm25"
+	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/normalize"
+	"github.com/memidx/memidx/session"
+)
+
+// recallQuery is a validated request.
+type recallQuery struct {
+	req          RecallRequest
+	mode         lineage.Mode
+	scope        string
+	plan         plan
+	filt         filters
+	offset       int
+	pageSize     int
+	snippetChars int
+}
+
+// validRoles is the closed set of roles an entry can have.
+var validRoles = map[string]bool{
+	"assistant": true, "bashExecution": true, "branchCustomMessage": true, "branchSummary": true,
+	"branchUser": true, "compaction": true, "compactionSummary": true, "custom": true,
+	"fabricOperation": true, "fabricPhase": true, "fabricRun": true, "toolResult": true, "user": true,
+	"developer": true, "pythonExecution": true, "fileMention": true,
+}
+
+// prepareRecall validates a request. Every caller mistake is an
+// invalid_request (or index_out_of_bounds) error, never a silent default.
+func (e *Engine) prepareRecall(req RecallRequest) (*recallQuery, *ErrorObject) {
+	q := &recallQuery{req: req}
+	mode, err := lineage.ParseMode(req.Branches)
+	if err != nil {
+		return nil, &ErrorObject{Code: coverage.InvalidRequest, Message: err.Error()}
+	}
+	q.mode = mode
+	q.scope = req.Scope
+	if q.scope == "" {
+		q.scope = "session"
+	}
+	q.req.Scope = q.scope
+	q.req.Branches = string(mode)
+	switch req.QueryMode {
+	case "", "literal", "phrase", "regex":
+	default:
+		return nil, badRequest("queryMode must be literal, phrase or regex, not %q", req.QueryMode)
+	}
+	if q.req.QueryMode == "" {
+		q.req.QueryMode = "literal"
+	}
+	switch req.QueryMatch {
+	case "", "any", "all":
+	default:
+		return nil, badRequest("queryMatch must be any or all, not %q", req.QueryMatch)
+	}
+	if req.QueryMatch != "" && q.req.QueryMode != "literal" {
+		return nil, badRequest("queryMatch is only valid with literal queryMode")
+	}
+	if q.req.QueryMode == "literal" && q.req.QueryMatch == "" {
+		q.req.QueryMatch = "any"
+	}
+	if req.Query != nil && jsjson.UTF16Len(*req.Query) > MaxQueryChars {
+		return nil, badRequest("query is %d characters; the limit is %d", jsjson.UTF16Len(*req.Query), MaxQueryChars)
+	}
+	if (req.ExpectedSourceHash != "" || req.ExpectedLineageFingerprint != "") && !strings.HasPrefix(q.scope, "session:") {
+		return nil, badRequest("memory.recall integrity expectations require scope session:<id-or-path>")
+	}
+	if req.Outcome != nil && !normalize.ValidOutcome(*req.Outcome) {
+		return nil, badRequest("outcome must be succeeded, failed, aborted or timed_out, not %q", *req.Outcome)
+	}
+	if req.Role != nil && !validRoles[*req.Role] {
+		return nil, badRequest("unknown role %q", *req.Role)
+	}
+	if req.EntryRange != nil {
+		if !strings.HasPrefix(q.scope, "session:") {
+			return nil, badRequest("entryRange requires scope session:<id-or-path>")
+		}
+		r := req.EntryRange
+		if !safeInt(float64(r.First)) || !safeInt(float64(r.Last)) || r.First < 0 || r.First > r.Last {
+			return nil, &ErrorObject{Code: coverage.IndexOutOfBounds, Message: "Entry range requires safe integers with 0 <= first <= last."}
+		}
+	}
+	q.offset = intArg(req.Offset, 0, 0, 1<<53-1)
+	q.pageSize = intArg(req.PageSize, DefaultPageSize, 1, MaxPageSize)
+	q.snippetChars = intArg(req.SnippetChars, DefaultSnippetChars, MinSnippetChars, MaxSnippetChars)
+	q.req.PageSize = ptrF(float64(q.pageSize))
+	q.req.SnippetChars = ptrF(float64(q.snippetChars))
+
+	f := &q.filt
+	set := func(dst *string, has *bool, v *string) {
+		if v != nil {
+			*dst, *has = *v, true
+		}
+	}
+	set(&f.role, &f.hasRole, req.Role)
+	set(&f.tool, &f.hasTool, req.Tool)
+	set(&f.ref, &f.hasRef, req.Ref)
+	set(&f.provider, &f.hasProvider, req.Provider)
+	set(&f.action, &f.hasAction, req.Action)
+	set(&f.outcome, &f.hasOutcome, req.Outcome)
+	f.since, f.until = req.Since, req.Until
+
+	query := ""
+	if req.Query != nil {
+		query = *req.Query
+	}
+	switch {
+	case strings.TrimSpace(query) == "":
+		q.plan.kind = planBrowse
+	case q.req.QueryMode == "regex":
+		q.plan.kind = planRegex
+		m, cerr := e.compileRegex(query)
+		if cerr != nil {
+			return q, &ErrorObject{Code: cerr.Code, Message: cerr.Message}
+		}
+		q.plan.regex = m
+	case q.req.QueryMode == "phrase":
+		q.plan.kind = planPhrase
+		q.plan.phrase = analyzer.Tokens(strings.TrimSpace(query))
+		q.plan.terms = unique(q.plan.phrase)
+		if len(q.plan.terms) == 0 {
+			q.plan.kind = planBrowse
+		}
+	default:
+		q.plan.kind = planTerms
+		q.plan.terms = unique(analyzer.Tokens(query))
+		q.plan.all = q.req.QueryMatch == "all"
+		if len(q.plan.terms) == 0 {
+			// Only punctuation: nothing can match a token.
+			q.plan.kind = planTerms
+		}
+	}
+	return q, nil
+}
+
+func unique(toks []string) []string {
+	seen := make(map[string]bool, len(toks))
+	var out []string
+	for _, t := range toks {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, strings.Clone(t))
+		}
+	}
+	return out
+}
+
+func ptrF(f float64) *float64 { return &f }
+
+func badRequest(format string, a ...any) *ErrorObject {
+	return &ErrorObject{Code: coverage.InvalidRequest, Message: fmt.Sprintf(format, a...)}
+}
+
+// Recall locates ranked, bounded evidence. Domain failures (a bad request,
+// an unknown or ambiguous session, a stale pointer) come back as a page
+// with Error set; a Go error means the engine itself failed.
+func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, error) {
+	q, eo := e.prepareRecall(req)
+	if eo != nil && eo.Code != coverage.InvalidRegex && eo.Code != coverage.RegexPatternTooLarge {
+		return failurePage(eo), nil
+	}
+	eng := e.withLive(req.Live)
+	r, err := eng.resolve(q.scope, q.mode)
+	if err != nil {
+		if eo := errorObject(err); eo != nil {
+			return failurePage(eo), nil
+		}
+		return nil, err
+	}
+	rep, err := eng.refresh(ctx, r, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	var scopeReasons []string
+	scopeReasons = append(scopeReasons, r.res.Reasons...)
+	if eo != nil {
+		// An invalid or oversized pattern: nothing was searched, and the
+		// empty answer says so.
+		cov := coverageFrom(rep.Coverage, append(scopeReasons, eo.Code), &coverage.Error{Code: eo.Code, Message: eo.Message})
+		return &RecallPage{Hits: []Hit{}, Coverage: cov}, nil
+	}
+	single := (r.scope.Kind == session.ScopeSessionTarget || r.scope.Kind == session.ScopeSession) && len(r.targets) == 1
+
+	s := &searcher{plan: q.plan, filt: q.filt}
+	// A single session is searched entry by entry even when it is cold:
+	// hydrate it from source (untruncated text, never persisted).
+	var hydrated *hotSource
+	if single {
+		st := rep.States[0]
+		if st.Record == nil || st.Record.Tier == index.Cold {
+			h, eo, err := eng.hydrate(r.targets[0], q.mode)
+			if err != nil {
+				return nil, err
+			}
+			if eo != nil {
+				return failurePage(eo), nil
+			}
+			hydrated = h
+			rep.States[0].Record = h.rec
+			// A fresh read of the source answers for the session.
+			rep.Coverage = recount(rep)
+		}
+		rec := rep.States[0].Record
+		if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
+			return failurePage(eo), nil
+		}
+		if req.EntryRange != nil && req.EntryRange.Last >= int64(rec.EntryCount) {
+			n := rec.EntryCount
+			return failurePage(&ErrorObject{Code: coverage.IndexOutOfBounds,
+				Message:    fmt.Sprintf("Entry range %d..%d is outside the session's %d entries.", req.EntryRange.First, req.EntryRange.Last, n),
+				EntryCount: &n}), nil
+		}
+	}
+
+	var page *RecallPage
+	err = eng.ix.View(ctx, q.mode, func(rd *index.Reader) error {
+		for i := range rep.States {
+			rec := rep.States[i].Record
+			switch {
+			case rec == nil:
+			case hydrated != nil && i == 0:
+				s.hot = append(s.hot, *hydrated)
+			case rec.Tier == index.Hot:
+				sh, err := rd.Shard(rec)
+				if err != nil {
+					s.reasons.Add(coverage.IndexError)
+					continue
+				}
+				s.hot = append(s.hot, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1})
+			default:
+				_, v, err := rd.Digest(rec)
+				if err != nil {
+					s.reasons.Add(coverage.IndexError)
+					continue
+				}
+				s.cold = append(s.cold, coldSource{rec: rec, view: v})
+			}
+		}
+		if req.EntryRange != nil && len(s.hot) == 1 {
+			s.hot[0].first, s.hot[0].last = int(req.EntryRange.First), int(req.EntryRange.Last)
+		}
+		items := s.run()
+		var perr error
+		page, perr = eng.buildPage(q, r, rep, s, items, single)
+		return perr
+	})
+	if err != nil {
+		return nil, err
+	}
+	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.reasons.Reasons()...), s.qerr)
+	fitEnvelope(page)
+	return page, nil
+}
+
+// recount recomputes a refresh's coverage after a state changed.
+func recount(rep *index.Report) index.Coverage {
+	c := rep.Coverage
+	c.IndexedSessions, c.IncompleteSessions = 0, 0
+	var reasons coverage.Set
+	for _, st := range rep.States {
+		if st.Record == nil {
+			if st.Reason != "" {
+				reasons.Add(st.Reason)
+			}
+			continue
+		}
+		c.IndexedSessions++
+		if !st.Record.Complete() {
+			c.IncompleteSessions++
+			for _, x := range st.Record.Reasons {
+				reasons.Add(x)
+			}
+		}
+	}
+	for _, x := range c.Reasons {
+		switch x {
+		case coverage.MaxSyncSessions, coverage.MaxSyncSourceBytes, coverage.CacheCleanupBudget, index.IndexBusy, index.IndexUnwritable, index.IndexReset:
+			reasons.Add(x)
+		}
+	}
+	c.StaleSessions = c.EligibleSessions - c.IndexedSessions
+	c.Reasons = reasons.Reasons()
+	c.Complete = reasons.Complete() && c.StaleSessions == 0 && c.IncompleteSessions == 0
+	return c
+}
+
+// checkExpectations compares a pointer's bindings with the session now.
+func checkExpectations(rec *index.Record, hash, fp string) *ErrorObject {
+	if hash == "" && fp == "" {
+		return nil
+	}
+	eo := &ErrorObject{Code: coverage.StalePointer, SessionFile: rec.Path,
+		ExpectedSourceHash: hash, ExpectedLineageFingerprint: fp}
+	ah, af := rec.SourceHash, rec.LineageFingerprint
+	eo.ActualSourceHash = &ah
+	if fp != "" {
+		eo.ActualLineageFingerprint = &af
+	}
+	switch {
+	case fp != "" && fp != af:
+		eo.Message = "Session active lineage changed after the pointer was issued."
+	case hash != "" && hash != ah:
+		eo.Message = "Session source changed after the pointer was issued."
+	default:
+		return nil
+	}
+	return eo
+}
+
+// hydrate reads one session from source into an in-memory shard with its
+// full, untruncated text, so that a cold session answers with exact entry
+// hits. Nothing is written to the index.
+func (e *Engine) hydrate(t index.Target, mode lineage.Mode) (*hotSource, *ErrorObject, error) {
+	src, err := index.ReadSource(t.Path)
+	if err != nil {
+		return nil, &ErrorObject{Code: coverage.SourceUnavailable, Message: err.Error(), SessionFile: t.Path}, nil
+	}
+	f := src.Parse()
+	sel := lineage.Select(f, mode, liveIf(mode, t.Live))
+	cfg := e.cfg
+	res := normalize.Session(f, sel, normalize.Options{IndexThinking: cfg.IndexThinking, IndexToolOutput: cfg.IndexToolOutput})
+	b, err := hotbm25.Build(res.Entries)
+	if err != nil {
+		return nil, nil, err
+	}
+	sh, err := hotbm25.Open(b.Dict, b.Cols, b.Ents, b.Entries)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec := &index.Record{
+		CacheVersion: 6, Path: t.Path, Branches: string(mode), Identity: src.Identity,
+		SourceHash: src.Hash, LineageFingerprint: sel.Fingerprint, Tier: index.Cold,
+		EntryCount: len(res.Entries), SumLen: b.SumLen, Reasons: res.Problems.Reasons(),
+	}
+	if src.Changed {
+		rec.Reasons = append(rec.Reasons, coverage.SourceChangedDuringIndex)
+	}
+	if f.Header != nil {
+		rec.SessionID, rec.Cwd = f.Header.ID, f.Header.Cwd
+	}
+	return &hotSource{rec: rec, shard: sh, tier: index.Cold, first: -1, last: -1}, nil, nil
+}
+
+func liveIf(mode lineage.Mode, l *lineage.Live) *lineage.Live {
+	if mode != lineage.Active {
+		return nil
+	}
+	return l
+}
+
+// withLive returns an engine that sees the request's live session.
+func (e *Engine) withLive(l *StaticLive) *Engine {
+	if l == nil || l.File == "" {
+		return e
+	}
+	c := *e
+	c.opt.Live = *l
+	return &c
+}
+
+// canonicalArgs is the request as next and cold follow calls repeat it.
+func canonicalArgs(q *recallQuery) RecallRequest {
+	a := q.req
+	a.Offset = nil
+	a.Live = nil
+	if a.QueryMode != "literal" {
+		a.QueryMatch = ""
+	}
+	return a
+}
+
+func marshalArgs(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only plain structs are marshalled here
+	}
+	return b
+}
+
+// buildPage pages the ranked stream into hits under the envelope.
+func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *searcher, items []item, single bool) (*RecallPage, error) {
+	page := &RecallPage{Total: len(items), Hits: []Hit{}}
+	if q.offset > len(items) {
+		n := len(items)
+		return &RecallPage{Hits: []Hit{}, Error: &ErrorObject{Code: coverage.IndexOutOfBounds,
+			Message: fmt.Sprintf("offset %d is past the %d retained hits.", q.offset, n), EntryCount: &n}}, nil
+	}
+	end := q.offset + q.pageSize
+	if end > len(items) {
+		end = len(items)
+	}
+	base := canonicalArgs(q)
+	if len(rep.States) == 1 && rep.States[0].Record != nil {
+		rec := rep.States[0].Record
+		base.Scope = "session:" + rec.Path
+		base.ExpectedSourceHash = rec.SourceHash
+		base.ExpectedLineageFingerprint = rec.LineageFingerprint
+	}
+	anchorTerms := q.plan.terms
+	for i := q.offset; i < end; i++ {
+		it := &items[i]
+		if it.entry {
+			h, err := e.entryHit(q, s, it, anchorTerms)
+			if err != nil {
+				return nil, err
+			}
+			page.Hits = append(page.Hits, Hit{Entry: h})
+		} else {
+			page.Hits = append(page.Hits, Hit{Session: e.sessionHit(q, s, it)})
+		}
+	}
+	next := func(n int) *FabricCall {
+		if q.offset+n >= len(items) {
+			return nil
+		}
+		a := base
+		a.Offset = ptrF(float64(q.offset + n))
+		return &FabricCall{Ref: "memory.recall", Args: marshalArgs(a)}
+	}
+	page.Next = next(len(page.Hits))
+	page.nextFor = next
+	return page, nil
+}
+
+func (e *Engine) entryHit(q *recallQuery, s *searcher, it *item, terms []string) (*EntryHit, error) {
+	src := &s.hot[it.src]
+	st, err := src.shard.Entry(it.index)
+	if err != nil {
+		return nil, err
+	}
+	h := &EntryHit{
+		Kind:      "entry",
+		SessionID: boundString(src.rec.SessionID, 512),
+		Tier:      src.tier,
+		Index:     it.index,
+		Type:      st.Type,
+		IsError:   st.IsError,
+		Score:     it.score,
+		Outcome:   st.Outcome,
+	}
+	if h.Type == "" {
+		h.Type = "entry"
+	}
+	opt := func(s string, has bool) *string {
+		if !has {
+			return nil
+		}
+		v := boundString(s, 512)
+		return &v
+	}
+	h.EntryID = opt(st.EntryID, st.HasEntryID)
+	h.ParentID = opt(st.ParentID, st.HasParentID)
+	h.OperationAddress = opt(st.OperationAddress, st.OperationAddress != "")
+	h.Role = opt(st.Role, st.Role != "")
+	h.Tool = opt(st.Tool, st.Tool != "")
+	h.Ref = opt(st.Ref, st.Ref != "")
+	h.Provider = opt(st.Provider, st.Provider != "")
+	h.Action = opt(st.Action, st.Action != "")
+	if st.HasTimestamp {
+		ts := st.Timestamp
+		h.Timestamp = &ts
+	}
+	anchor := 0
+	switch q.plan.kind {
+	case planTerms, planPhrase:
+		anchor = anchorOf(st.Text, terms)
+	case planRegex:
+		anchor = s.regexAnchor(st.Text)
+	}
+	h.Snippet, h.Truncated = makeSnippet(st.Text, anchor, q.snippetChars)
+	h.Truncated = h.Truncated || st.Truncated
+	h.Follow = FabricCall{Ref: "memory.expand", Args: marshalArgs(ExpandRequest{
+		Session:                    src.rec.Path,
+		ExpectedSourceHash:         src.rec.SourceHash,
+		ExpectedLineageFingerprint: src.rec.LineageFingerprint,
+		Branches:                   string(q.mode),
+		Indices:                    []int64{int64(it.index)},
+	})}
+	return h, nil
+}
+
+func (e *Engine) sessionHit(q *recallQuery, s *searcher, it *item) *SessionHit {
+	c := &s.cold[it.src]
+	a := canonicalArgs(q)
+	a.EntryRange = nil
+	a.Scope = "session:" + c.rec.Path
+	a.ExpectedSourceHash = c.rec.SourceHash
+	a.ExpectedLineageFingerprint = c.rec.LineageFingerprint
+	h := &SessionHit{
+		Kind:                     "session",
+		SessionID:                boundString(c.rec.SessionID, 512),
+		Tier:                     index.Cold,
+		Cwd:                      boundString(c.rec.Cwd, 2048),
+		LastTimestamp:            c.rec.LastTs,
+		Score:                    it.score,
+		MatchedTerms:             it.matched,
+		MatchedStructuralEntries: it.matchedS,
+		Follow:                   FabricCall{Ref: "memory.recall", Args: marshalArgs(a)},
+	}
+	return h
+}

@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/memidx/memidx/coverage"
+)
+
+// Range is an inclusive range of entry indices.
+type Range struct {
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
+}
+
+// RecallRequest is memory.recall's argument object. Optional fields are
+// pointers: absent and zero differ.
+type RecallRequest struct {
+	Query      *string `json:"query,omitempty"`
+	QueryMode  string  `json:"queryMode,omitempty"`
+	QueryMatch string  `json:"queryMatch,omitempty"`
+	// ExpectedSourceHash and ExpectedLineageFingerprint bind a
+	// single-session call to the exact source and lineage it was issued
+	// for; a change answers stale_pointer.
+	ExpectedSourceHash         string   `json:"expectedSourceHash,omitempty"`
+	ExpectedLineageFingerprint string   `json:"expectedLineageFingerprint,omitempty"`
+	Branches                   string   `json:"branches,omitempty"`
+	Scope                      string   `json:"scope,omitempty"`
+	Offset                     *float64 `json:"offset,omitempty"`
+	PageSize                   *float64 `json:"pageSize,omitempty"`
+	SnippetChars               *float64 `json:"snippetChars,omitempty"`
+	Role                       *string  `json:"role,omitempty"`
+	Tool                       *string  `json:"tool,omitempty"`
+	Ref                        *string  `json:"ref,omitempty"`
+	Provider                   *string  `json:"provider,omitempty"`
+	Action                     *string  `json:"action,omitempty"`
+	Outcome                    *string  `json:"outcome,omitempty"`
+	Since                      *float64 `json:"since,omitempty"`
+	Until                      *float64 `json:"until,omitempty"`
+	EntryRange                 *Range   `json:"entryRange,omitempty"`
+	// Live is the host's live session for this call (serve's live object).
+	Live *StaticLive `json:"live,omitempty"`
+}
+
+// Recall paging and snippet bounds, as the reference sets them.
+const (
+	DefaultPageSize     = 10
+	MaxPageSize         = 50
+	DefaultSnippetChars = 480
+	MinSnippetChars     = 80
+	MaxSnippetChars     = 2000
+	MaxQueryChars       = 4096
+	// MaxResponseChars bounds every response: JSON length in UTF-16 code
+	// units, as a JavaScript host counts it.
+	MaxResponseChars = 30000
+)
+
+// aliases are the snake_case spellings the reference also accepts.
+var recallAliases = map[string]string{
+	"q": "query", "page_size": "pageSize", "snippet_chars": "snippetChars",
+	"query_mode": "queryMode", "query_match": "queryMatch", "entry_range": "entryRange",
+}
+
+var expandAliases = map[string]string{
+	"entry_ids": "entryIds", "operation_addresses": "operationAddresses", "entry_range": "entryRange",
+	"entry_offset": "entryOffset", "text_offset": "textOffset", "max_chars": "maxChars", "max_entries": "maxEntries",
+}
+
+var sessionsAliases = map[string]string{}
+
+// decodeStrict decodes a JSON object into v, refusing unknown fields and
+// wrong types with an invalid_request error that names the field. Aliases
+// are renamed first; an alias given together with its canonical name is an
+// error.
+func decodeStrict(data []byte, v any, aliases map[string]string) *coverage.Error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		data = []byte("{}")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return invalid("the request must be a JSON object: %v", err)
+	}
+	for alias, canon := range aliases {
+		if raw, ok := obj[alias]; ok {
+			if _, dup := obj[canon]; dup {
+				return invalid("%q and %q are the same argument; give one", alias, canon)
+			}
+			obj[canon] = raw
+			delete(obj, alias)
+		}
+	}
+	// Drop explicit nulls: null means absent.
+	for k, raw := range obj {
+		if string(bytes.TrimSpace(raw)) == "null" {
+			delete(obj, k)
+		}
+	}
+	norm, _ := json.Marshal(obj)
+	dec := json.NewDecoder(bytes.NewReader(norm))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		msg := err.Error()
+		if strings.HasPrefix(msg, "json: unknown field ") {
+			return invalid("unknown argument %s; valid arguments: %s", strings.TrimPrefix(msg, "json: unknown field "), fieldList(v))
+		}
+		var te *json.UnmarshalTypeError
+		if ok := asTypeError(err, &te); ok {
+			return invalid("argument %q must be of type %s, not %s", te.Field, jsType(te.Type.String()), te.Value)
+		}
+		return invalid("%v", err)
+	}
+	return nil
+}
+
+func asTypeError(err error, te **json.UnmarshalTypeError) bool {
+	t, ok := err.(*json.UnmarshalTypeError)
+	if ok {
+		*te = t
+	}
+	return ok
+}
+
+func jsType(goType string) string {
+	goType = strings.TrimPrefix(goType, "*")
+	switch {
+	case goType == "string":
+		return "string"
+	case goType == "float64" || goType == "int64" || goType == "int":
+		return "number"
+	case goType == "bool":
+		return "boolean"
+	case strings.HasPrefix(goType, "[]"):
+		return "array"
+	}
+	return "object"
+}
+
+func fieldList(v any) string {
+	names := tagNames(v)
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func invalid(format string, a ...any) *coverage.Error {
+	return &coverage.Error{Code: coverage.InvalidRequest, Message: fmt.Sprintf(format, a...)}
+}
+
+// intArg floors a number argument, or returns def when it is absent or
+// below min; above max it is capped (the reference's rule for pageSize and
+// snippetChars).
+func intArg(v *float64, def, min, max int) int {
+	if v == nil || math.IsNaN(*v) || *v < float64(min) {
+		return def
+	}
+	f := math.Floor(*v)
+	if f > float64(max) {
+		return max
+	}
+	return int(f)
+}
+
+// safeInt reports whether f is a JavaScript safe integer.
+func safeInt(f float64) bool {
+	return f == math.Trunc(f) && math.Abs(f) <= 1<<53-1
+}

@@ -1,0 +1,457 @@
+package engine
+
+import (
+	"math"
+	"sort"
+
+	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/coldvocab"
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/hotbm25"
+	"github.com/memidx/memidx/index"
+)
+
+// Per-call candidate budgets.
+const (
+	MaxEntryCandidates  = 50000
+	MaxDigestCandidates = 10000
+	MaxRankedItems      = 10000
+)
+
+// BM25 parameters.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// planKind is what a query asks for.
+type planKind int
+
+const (
+	planBrowse planKind = iota
+	planTerms
+	planPhrase
+	planRegex
+)
+
+type plan struct {
+	kind  planKind
+	terms []string // unique canonical terms, first-seen order
+	all   bool     // literal queryMatch "all"
+	// phrase holds the phrase's tokens in order (with repeats).
+	phrase []string
+	regex  regexMatcher
+}
+
+// filters are the exact structural filters of a request.
+type filters struct {
+	role, tool, ref, provider, action, outcome string
+	hasRole, hasTool, hasRef, hasProvider      bool
+	hasAction, hasOutcome                      bool
+	since, until                               *float64
+}
+
+// operational reports a tool/ref/provider/action/outcome filter: then every
+// entry weighs 1, because the caller asked for operations.
+func (f *filters) operational() bool {
+	return f.hasTool || f.hasRef || f.hasProvider || f.hasAction || f.hasOutcome
+}
+
+func (f *filters) any() bool {
+	return f.hasRole || f.operational() || f.since != nil || f.until != nil
+}
+
+// keys are the structural dictionary keys every matching entry must carry.
+func (f *filters) keys() []string {
+	var out []string
+	if f.hasRole {
+		out = append(out, hotbm25.KeyRole+f.role)
+	}
+	if f.hasTool {
+		out = append(out, hotbm25.KeyTool+f.tool)
+	}
+	if f.hasRef {
+		out = append(out, hotbm25.KeyRef+f.ref)
+	}
+	if f.hasProvider {
+		out = append(out, hotbm25.KeyProvider+f.provider)
+	}
+	if f.hasAction {
+		out = append(out, hotbm25.KeyAction+f.action)
+	}
+	if f.hasOutcome {
+		out = append(out, hotbm25.KeyOutcome+f.outcome)
+	}
+	return out
+}
+
+// timeOK applies since/until (inclusive, epoch ms). An entry without a
+// timestamp does not pass a time filter: nothing says it is in the window.
+func (f *filters) timeOK(ts float64, ok bool) bool {
+	if f.since == nil && f.until == nil {
+		return true
+	}
+	if !ok {
+		return false
+	}
+	return (f.since == nil || ts >= *f.since) && (f.until == nil || ts <= *f.until)
+}
+
+// hotSource is one hot (or hydrated) session.
+type hotSource struct {
+	rec   *index.Record
+	shard hotbm25.Shard
+	// tier is what hits report: "hot", or "cold" for a hydrated session.
+	tier string
+	// rng restricts the session to an inclusive entry range (-1: none).
+	first, last int
+}
+
+type coldSource struct {
+	rec  *index.Record
+	view coldvocab.View
+}
+
+// item is one ranked candidate: an entry of a hot source or a cold session.
+type item struct {
+	score    float64
+	mtime    int64
+	entry    bool
+	src      int // index into hot or cold sources
+	index    int
+	matched  int // cold: matched terms
+	matchedS int // cold: entries passing the structural filters
+	file     string
+}
+
+// less orders the stream: score desc, session mtime desc, entries before
+// sessions, entry index asc, file asc.
+func less(a, b *item) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	if a.mtime != b.mtime {
+		return a.mtime > b.mtime
+	}
+	if a.entry != b.entry {
+		return a.entry
+	}
+	if a.index != b.index {
+		return a.index < b.index
+	}
+	return a.file < b.file
+}
+
+// searcher ranks one query over hot and cold sources.
+type searcher struct {
+	plan    plan
+	filt    filters
+	hot     []hotSource
+	cold    []coldSource
+	reasons coverage.Set
+	qerr    *coverage.Error
+
+	n     float64 // entries in the corpus (hot entries + cold entry counts)
+	avgdl float64
+	df    map[string]float64
+}
+
+// idf is Lucene's never-negative BM25 idf.
+func (s *searcher) idf(term string) float64 {
+	df := s.df[term]
+	return math.Log(1 + (s.n-df+0.5)/(df+0.5))
+}
+
+// stats computes corpus statistics over every source of the scope, before
+// filters, so that a filter or a page never changes a score.
+func (s *searcher) stats(terms []string) {
+	var entries, sumLen float64
+	for i := range s.hot {
+		entries += float64(s.hot[i].shard.Len())
+		sumLen += float64(s.hot[i].rec.SumLen)
+	}
+	hotEntries := entries
+	for i := range s.cold {
+		entries += float64(s.cold[i].rec.EntryCount)
+	}
+	s.n = math.Max(entries, 1)
+	s.avgdl = 1
+	if hotEntries > 0 {
+		s.avgdl = math.Max(sumLen/hotEntries, 1)
+	}
+	s.df = make(map[string]float64, len(terms))
+	for _, t := range terms {
+		var df float64
+		for i := range s.hot {
+			df += float64(s.hot[i].shard.Postings(t).Count())
+		}
+		for i := range s.cold {
+			if s.cold[i].view.HasTerm(t) {
+				df++
+			}
+		}
+		s.df[t] = df
+	}
+}
+
+// candidates returns the entries of src that pass the structural and range
+// filters as a bitmap, or nil when every entry passes.
+func (s *searcher) candidates(src *hotSource) []bool {
+	keys := s.filt.keys()
+	rng := src.first >= 0
+	if len(keys) == 0 && !rng && s.filt.since == nil && s.filt.until == nil {
+		return nil
+	}
+	n := src.shard.Len()
+	ok := make([]bool, n)
+	if len(keys) == 0 {
+		for i := range ok {
+			ok[i] = true
+		}
+	} else {
+		count := make([]uint8, n)
+		for _, k := range keys {
+			p := src.shard.Postings(k)
+			for {
+				e, _, more := p.Next()
+				if !more {
+					break
+				}
+				count[e]++
+			}
+		}
+		for i := range ok {
+			ok[i] = int(count[i]) == len(keys)
+		}
+	}
+	for i := range ok {
+		if !ok[i] {
+			continue
+		}
+		if rng && (i < src.first || i > src.last) {
+			ok[i] = false
+			continue
+		}
+		ts, has := src.shard.Timestamp(i)
+		ok[i] = s.filt.timeOK(ts, has)
+	}
+	return ok
+}
+
+func (s *searcher) weight(src *hotSource, e int) float64 {
+	if s.filt.operational() {
+		return 1
+	}
+	return float64(src.shard.Weight(e))
+}
+
+// bm25 scores one posting.
+func (s *searcher) bm25(idf float64, tf uint32, dl uint32) float64 {
+	f := float64(tf)
+	return idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(dl)/s.avgdl))
+}
+
+// searchHot ranks the hot entries.
+func (s *searcher) searchHot() []item {
+	var items []item
+	for si := range s.hot {
+		src := &s.hot[si]
+		cand := s.candidates(src)
+		pass := func(e int) bool { return cand == nil || cand[e] }
+		mtime := src.rec.Identity.MtimeNs
+		file := src.rec.Path
+		switch s.plan.kind {
+		case planBrowse:
+			score := 0.0
+			if s.filt.any() {
+				score = 1
+			}
+			for e := 0; e < src.shard.Len(); e++ {
+				if pass(e) {
+					items = append(items, item{score: score, mtime: mtime, entry: true, src: si, index: e, file: file})
+				}
+			}
+		case planTerms, planPhrase:
+			terms := s.plan.terms
+			score := make(map[uint32]float64)
+			matched := make(map[uint32]int)
+			for _, t := range terms {
+				idf := s.idf(t)
+				p := src.shard.Postings(t)
+				for {
+					e, tf, more := p.Next()
+					if !more {
+						break
+					}
+					if !pass(int(e)) {
+						continue
+					}
+					score[e] += s.bm25(idf, tf, src.shard.DocLen(int(e)))
+					matched[e]++
+				}
+			}
+			for e, sc := range score {
+				if (s.plan.all || s.plan.kind == planPhrase) && matched[e] != len(terms) {
+					continue
+				}
+				if s.plan.kind == planPhrase && !s.phraseIn(src, int(e)) {
+					continue
+				}
+				items = append(items, item{score: sc * s.weight(src, int(e)), mtime: mtime, entry: true, src: si, index: int(e), file: file})
+			}
+		case planRegex:
+			items = append(items, s.regexHot(si, src, pass)...)
+		}
+	}
+	if len(items) > MaxEntryCandidates {
+		sort.Slice(items, func(i, j int) bool { return less(&items[i], &items[j]) })
+		items = items[:MaxEntryCandidates]
+		s.reasons.Add(coverage.CandidateEntryBudget)
+	}
+	return items
+}
+
+// phraseIn verifies that the phrase's tokens occur contiguously in the
+// entry's hot text: case-insensitive after NFKC, on token boundaries, with
+// any punctuation or whitespace between tokens.
+func (s *searcher) phraseIn(src *hotSource, e int) bool {
+	st, err := src.shard.Entry(e)
+	if err != nil {
+		s.reasons.Add(coverage.IndexError)
+		return false
+	}
+	return containsSeq(analyzer.Tokens(st.Text), s.plan.phrase)
+}
+
+func containsSeq(toks, seq []string) bool {
+	if len(seq) == 0 {
+		return false
+	}
+outer:
+	for i := 0; i+len(seq) <= len(toks); i++ {
+		for j := range seq {
+			if toks[i+j] != seq[j] {
+				continue outer
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// coldStructural counts the entries of a digest that pass the filters, and
+// reports whether the filters could be evaluated at all.
+func (s *searcher) coldStructural(c *coldSource) int {
+	n := c.view.AddressCount()
+	keys := s.filt.keys()
+	var ok []bool
+	if len(keys) == 0 {
+		ok = make([]bool, n)
+		for i := range ok {
+			ok[i] = true
+		}
+	} else {
+		count := make([]uint8, n)
+		for _, k := range keys {
+			for _, e := range c.view.Entries(k) {
+				if int(e) < n {
+					count[e]++
+				}
+			}
+		}
+		ok = make([]bool, n)
+		for i := range ok {
+			ok[i] = int(count[i]) == len(keys)
+		}
+	}
+	matched := 0
+	for i := range ok {
+		if ok[i] {
+			ts, has := c.view.Timestamp(i)
+			if s.filt.timeOK(ts, has) {
+				matched++
+			}
+		}
+	}
+	return matched
+}
+
+// searchCold ranks cold sessions as candidates.
+func (s *searcher) searchCold() []item {
+	var items []item
+	hasFilters := s.filt.any()
+	for ci := range s.cold {
+		c := &s.cold[ci]
+		it := item{mtime: c.rec.Identity.MtimeNs, src: ci, file: c.rec.Path, index: -1}
+		if hasFilters {
+			it.matchedS = s.coldStructural(c)
+			if it.matchedS == 0 {
+				continue
+			}
+		}
+		switch s.plan.kind {
+		case planBrowse:
+			if hasFilters {
+				it.score = 1
+			}
+		case planTerms, planPhrase:
+			for _, t := range s.plan.terms {
+				if c.view.HasTerm(t) {
+					it.matched++
+					// The score an average-length entry holding each
+					// matched term once would get, weight 1: the same
+					// scale as hot BM25.
+					it.score += s.idf(t)
+				}
+			}
+			if it.matched == 0 || ((s.plan.all || s.plan.kind == planPhrase) && it.matched != len(s.plan.terms)) {
+				continue
+			}
+		case planRegex:
+			m, ok := s.regexCold(c)
+			if !ok || m == 0 {
+				continue
+			}
+			it.matched = m
+			it.score = 1
+		}
+		items = append(items, it)
+	}
+	if len(items) > 0 && s.plan.kind != planBrowse {
+		if hasFilters {
+			s.reasons.Add(coverage.ColdStructuralFilterRequiresHydration)
+		}
+		if s.plan.kind == planTerms && s.plan.all && len(s.plan.terms) > 1 {
+			s.reasons.Add(coverage.ColdAllTermsRequiresHydration)
+		}
+		if s.plan.kind == planPhrase && len(s.plan.phrase) > 1 {
+			s.reasons.Add(coverage.ColdPhraseRequiresHydration)
+		}
+	}
+	if len(items) > MaxDigestCandidates {
+		sort.Slice(items, func(i, j int) bool { return less(&items[i], &items[j]) })
+		items = items[:MaxDigestCandidates]
+		s.reasons.Add(coverage.CandidateDigestBudget)
+	}
+	return items
+}
+
+// run ranks one mixed stream.
+func (s *searcher) run() []item {
+	if s.plan.kind == planTerms || s.plan.kind == planPhrase {
+		s.stats(s.plan.terms)
+	}
+	items := s.searchHot()
+	items = append(items, s.searchCold()...)
+	for i := range items {
+		items[i].score = round6(items[i].score)
+	}
+	sort.Slice(items, func(i, j int) bool { return less(&items[i], &items[j]) })
+	if len(items) > MaxRankedItems {
+		items = items[:MaxRankedItems]
+		s.reasons.Add(coverage.CandidateItemBudget)
+	}
+	return items
+}
+
+func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }

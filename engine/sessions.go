@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/lineage"
+)
+
+// SessionsRequest is memory.sessions' argument object.
+type SessionsRequest struct {
+	Scope    string      `json:"scope,omitempty"`
+	Branches string      `json:"branches,omitempty"`
+	Limit    *int64      `json:"limit,omitempty"`
+	Offset   *int64      `json:"offset,omitempty"`
+	Live     *StaticLive `json:"live,omitempty"`
+}
+
+// SessionRow describes one session.
+type SessionRow struct {
+	ID                 string   `json:"id"`
+	File               string   `json:"file"`
+	Cwd                string   `json:"cwd"`
+	Mtime              float64  `json:"mtime"`
+	Size               int64    `json:"size"`
+	EntryCount         *int     `json:"entryCount"`
+	Tier               *string  `json:"tier"`
+	Branches           string   `json:"branches"`
+	LineageFingerprint *string  `json:"lineageFingerprint"`
+	SourceHash         *string  `json:"sourceHash"`
+	FirstTimestamp     *float64 `json:"firstTimestamp"`
+	LastTimestamp      *float64 `json:"lastTimestamp"`
+	Complete           bool     `json:"complete"`
+	Reasons            []string `json:"reasons"`
+}
+
+// SessionsResult is memory.sessions' result. Total counts every session in
+// scope, not the page.
+type SessionsResult struct {
+	Scope     string       `json:"scope"`
+	Branches  string       `json:"branches"`
+	Total     int          `json:"total"`
+	Truncated bool         `json:"truncated"`
+	Sessions  []SessionRow `json:"sessions"`
+	Next      *FabricCall  `json:"next"`
+	Coverage  Coverage     `json:"coverage"`
+	Error     *ErrorObject `json:"error,omitempty"`
+}
+
+// Sessions lists the sessions of a scope, newest first, with their branch
+// mode, tier, counts and coverage. A session a budget kept from being
+// indexed has a null entryCount and a reason, never a fake 0.
+func (e *Engine) Sessions(ctx context.Context, req SessionsRequest) (*SessionsResult, error) {
+	fail := func(eo *ErrorObject) *SessionsResult {
+		return &SessionsResult{Scope: req.Scope, Branches: req.Branches, Sessions: []SessionRow{},
+			Coverage: Coverage{Reasons: []string{eo.Code}}, Error: eo}
+	}
+	mode, err := lineage.ParseMode(req.Branches)
+	if err != nil {
+		return fail(badRequest("%v", err)), nil
+	}
+	limit := e.cfg.MaxSessions
+	if req.Limit != nil {
+		if *req.Limit < 1 || *req.Limit > int64(e.cfg.MaxSessions) {
+			return fail(badRequest("limit must be an integer from 1 to %d (maxSessions), not %d", e.cfg.MaxSessions, *req.Limit)), nil
+		}
+		limit = int(*req.Limit)
+	}
+	offset := 0
+	if req.Offset != nil {
+		if *req.Offset < 0 {
+			return fail(badRequest("offset must be 0 or more")), nil
+		}
+		offset = int(*req.Offset)
+	}
+	scope := req.Scope
+	if scope == "" {
+		scope = "session"
+	}
+	eng := e.withLive(req.Live)
+	r, err := eng.resolve(scope, mode)
+	if err != nil {
+		if eo := errorObject(err); eo != nil {
+			return fail(eo), nil
+		}
+		return nil, err
+	}
+	total := len(r.targets)
+	if offset > total {
+		n := total
+		return fail(&ErrorObject{Code: coverage.IndexOutOfBounds, Message: fmt.Sprintf("offset %d is past the %d sessions.", offset, total), EntryCount: &n}), nil
+	}
+	end := offset + limit
+	if end > total {
+		end = total
+	}
+	// Refresh only the page: listing must not index a whole archive.
+	page := &resolved{scope: r.scope, res: r.res, mode: mode, targets: r.targets[offset:end]}
+	rep, err := eng.refresh(ctx, page, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &SessionsResult{Scope: r.scope.String(), Branches: string(mode), Total: total,
+		Truncated: end < total, Sessions: []SessionRow{}}
+	for i, st := range rep.States {
+		ref := r.res.Refs[offset+i]
+		row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime.UnixNano()) / 1e6, Size: ref.Size, Branches: string(mode), Reasons: []string{}}
+		if rec := st.Record; rec != nil {
+			n, tier, fp, h := rec.EntryCount, rec.Tier, rec.LineageFingerprint, rec.SourceHash
+			row.ID, row.Cwd = rec.SessionID, rec.Cwd
+			row.EntryCount, row.Tier, row.LineageFingerprint, row.SourceHash = &n, &tier, &fp, &h
+			row.FirstTimestamp, row.LastTimestamp = rec.FirstTs, rec.LastTs
+			row.Complete = rec.Complete()
+			if rec.Reasons != nil {
+				row.Reasons = rec.Reasons
+			}
+		} else {
+			row.Reasons = []string{st.Reason}
+		}
+		out.Sessions = append(out.Sessions, row)
+	}
+	if end < total {
+		a := req
+		a.Scope, a.Branches, a.Live = r.scope.String(), string(mode), nil
+		l, o := int64(limit), int64(end)
+		a.Limit, a.Offset = &l, &o
+		b, _ := json.Marshal(a)
+		out.Next = &FabricCall{Ref: "memory.sessions", Args: b}
+	}
+	out.Coverage = coverageFrom(rep.Coverage, r.res.Reasons, nil)
+	if out.Truncated {
+		// The page is complete; the list is not, and next says so.
+		out.Coverage.EligibleSessions = total
+	}
+	return out, nil
+}

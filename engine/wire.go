@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/index"
+)
+
+// FabricCall is a copy-ready call: every hit's follow and every page's next.
+// Dispatch it unchanged with Engine.Call.
+type FabricCall struct {
+	Ref  string          `json:"ref"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Coverage says whether an answer is authoritative.
+type Coverage struct {
+	Complete           bool            `json:"complete"`
+	IndexedSessions    int             `json:"indexedSessions"`
+	EligibleSessions   int             `json:"eligibleSessions"`
+	StaleSessions      int             `json:"staleSessions"`
+	IncompleteSessions int             `json:"incompleteSessions"`
+	Reasons            []string        `json:"reasons"`
+	Error              *coverage.Error `json:"error,omitempty"`
+}
+
+// ErrorObject is a domain failure: a stable code, a message and the facts
+// that go with the code.
+type ErrorObject struct {
+	Code                       string   `json:"code"`
+	Message                    string   `json:"message"`
+	SessionFile                string   `json:"sessionFile,omitempty"`
+	ExpectedSourceHash         string   `json:"expectedSourceHash,omitempty"`
+	ActualSourceHash           *string  `json:"actualSourceHash,omitempty"`
+	ExpectedLineageFingerprint string   `json:"expectedLineageFingerprint,omitempty"`
+	ActualLineageFingerprint   *string  `json:"actualLineageFingerprint,omitempty"`
+	Session                    string   `json:"session,omitempty"`
+	Candidates                 []string `json:"candidates,omitempty"`
+	EntryCount                 *int     `json:"entryCount,omitempty"`
+	AddressType                string   `json:"addressType,omitempty"`
+	Address                    string   `json:"address,omitempty"`
+	Matches                    *int     `json:"matches,omitempty"`
+	TextLength                 *int     `json:"textLength,omitempty"`
+}
+
+func (e *ErrorObject) Error() string { return e.Code + ": " + e.Message }
+
+// errorObject turns a domain error into its wire form.
+func errorObject(err error) *ErrorObject {
+	if eo, ok := err.(*ErrorObject); ok {
+		return eo
+	}
+	if de := DomainError(err); de != nil {
+		eo := &ErrorObject{Code: de.Code, Message: de.Message}
+		if ae := ambiguous(err); ae != nil {
+			eo.Session, eo.Candidates = ae.Session, ae.Candidates
+		}
+		return eo
+	}
+	return nil
+}
+
+// RecallPage is memory.recall's result.
+type RecallPage struct {
+	Total    int          `json:"total"`
+	Hits     []Hit        `json:"hits"`
+	Next     *FabricCall  `json:"next"`
+	Coverage Coverage     `json:"coverage"`
+	Error    *ErrorObject `json:"error,omitempty"`
+
+	// nextFor rebuilds next when the envelope drops hits.
+	nextFor func(n int) *FabricCall
+}
+
+// Hit is an entry hit or a cold session candidate; exactly one of Entry and
+// Session is set.
+type Hit struct {
+	Entry   *EntryHit
+	Session *SessionHit
+}
+
+// Kind is "entry" or "session".
+func (h Hit) Kind() string {
+	if h.Entry != nil {
+		return "entry"
+	}
+	return "session"
+}
+
+// Follow returns the hit's copy-ready call.
+func (h Hit) Follow() FabricCall {
+	if h.Entry != nil {
+		return h.Entry.Follow
+	}
+	return h.Session.Follow
+}
+
+// MarshalJSON writes the hit's own shape.
+func (h Hit) MarshalJSON() ([]byte, error) {
+	if h.Entry != nil {
+		return json.Marshal(h.Entry)
+	}
+	if h.Session != nil {
+		return json.Marshal(h.Session)
+	}
+	return nil, fmt.Errorf("engine: empty hit")
+}
+
+// UnmarshalJSON reads either shape by its kind.
+func (h *Hit) UnmarshalJSON(b []byte) error {
+	var k struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &k); err != nil {
+		return err
+	}
+	switch k.Kind {
+	case "entry":
+		h.Entry = new(EntryHit)
+		return json.Unmarshal(b, h.Entry)
+	case "session":
+		h.Session = new(SessionHit)
+		return json.Unmarshal(b, h.Session)
+	}
+	return fmt.Errorf("engine: unknown hit kind %q", k.Kind)
+}
+
+// EntryHit is an exact entry of a hot (or resolved cold) session.
+type EntryHit struct {
+	Kind             string     `json:"kind"`
+	SessionID        string     `json:"sessionId"`
+	Tier             string     `json:"tier"`
+	Index            int        `json:"index"`
+	EntryID          *string    `json:"entryId"`
+	ParentID         *string    `json:"parentId"`
+	OperationAddress *string    `json:"operationAddress"`
+	Type             string     `json:"type"`
+	Role             *string    `json:"role"`
+	Tool             *string    `json:"tool"`
+	Ref              *string    `json:"ref"`
+	Provider         *string    `json:"provider"`
+	Action           *string    `json:"action"`
+	Timestamp        *float64   `json:"timestamp"`
+	IsError          bool       `json:"isError"`
+	Outcome          string     `json:"outcome,omitempty"`
+	Score            float64    `json:"score"`
+	Snippet          string     `json:"snippet"`
+	Truncated        bool       `json:"truncated"`
+	Follow           FabricCall `json:"follow"`
+}
+
+// SessionHit is a cold session candidate: session-level evidence only.
+type SessionHit struct {
+	Kind                     string     `json:"kind"`
+	SessionID                string     `json:"sessionId"`
+	Tier                     string     `json:"tier"`
+	Cwd                      string     `json:"cwd"`
+	LastTimestamp            *float64   `json:"lastTimestamp"`
+	Score                    float64    `json:"score"`
+	MatchedTerms             int        `json:"matchedTerms"`
+	MatchedStructuralEntries int        `json:"matchedStructuralEntries"`
+	Follow                   FabricCall `json:"follow"`
+}
+
+// failurePage is a recall that failed for a domain reason.
+func failurePage(eo *ErrorObject) *RecallPage {
+	return &RecallPage{
+		Hits:     []Hit{},
+		Coverage: Coverage{Reasons: []string{eo.Code}},
+		Error:    eo,
+	}
+}
+
+// coverageFrom merges the index coverage with the query's reasons.
+func coverageFrom(ic index.Coverage, extra []string, qerr *coverage.Error) Coverage {
+	var set coverage.Set
+	for _, r := range ic.Reasons {
+		set.Add(r)
+	}
+	for _, r := range extra {
+		set.Add(r)
+	}
+	c := Coverage{
+		IndexedSessions:    ic.IndexedSessions,
+		EligibleSessions:   ic.EligibleSessions,
+		StaleSessions:      ic.StaleSessions,
+		IncompleteSessions: ic.IncompleteSessions,
+		Reasons:            set.Reasons(),
+		Error:              qerr,
+	}
+	c.Complete = set.Complete() && ic.StaleSessions == 0 && ic.IncompleteSessions == 0 && qerr == nil
+	return c
+}
