@@ -74,7 +74,7 @@ func Select(f *session.File, mode Mode, live *Live) *Selection {
 	}
 	byID := make(map[string]int, len(f.Records))
 	for i := range f.Records {
-		if id := f.Records[i].ID; id.Valid() {
+		if id := f.Records[i].ID; id.Present() {
 			byID[id.Key()] = i // the later record wins
 		}
 	}
@@ -99,6 +99,11 @@ func (s *Selection) walk(f *session.File, byID map[string]int) {
 	}
 	last := &f.Records[len(f.Records)-1]
 	if !last.ID.Valid() {
+		// OMP still resolves a leaf id "" to its record, but walks nothing.
+		if last.ID.Present() {
+			s.LeafIndex = byID[last.ID.Key()]
+			s.LeafID = last.Value.Get("id")
+		}
 		s.Problems.Add(coverage.LineageUnresolved)
 		return
 	}

@@ -140,7 +140,7 @@ func compareWithOracle(t *testing.T, path string, o oracle) {
 	}
 	byID := map[string]int{}
 	for i := range f.Records {
-		if id := f.Records[i].ID; id.Valid() {
+		if id := f.Records[i].ID; id.Present() {
 			byID[id.Key()] = i
 		}
 	}
@@ -162,7 +162,7 @@ func compareWithOracle(t *testing.T, path string, o oracle) {
 		}
 		// parentIndex: -1 unknown id, null no parent.
 		var gotParent *int
-		if r.Parent.Valid() {
+		if r.Parent.Present() {
 			p := -1
 			if j, ok := byID[r.Parent.Key()]; ok {
 				p = j

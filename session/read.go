@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/jsjson"
@@ -245,8 +246,16 @@ func parseBody(f *File, data []byte, pos, line int) []Record {
 				f.drop(line, pos, coverage.TornTail)
 				return records
 			}
-			f.drop(line, pos, coverage.MalformedLine)
 			nl := bytes.IndexByte(data[pos:], '\n')
+			end := len(data)
+			if nl >= 0 {
+				end = pos + nl
+			}
+			// A line of JavaScript whitespace (NBSP, U+3000, a stray BOM…)
+			// is skipped like a blank line, as OMP's loader does.
+			if !jsBlank(data[pos:end]) {
+				f.drop(line, pos, coverage.MalformedLine)
+			}
 			if nl < 0 {
 				return records
 			}
@@ -268,6 +277,23 @@ func parseBody(f *File, data []byte, pos, line int) []Record {
 		pos = end + nl + 1
 		line++
 	}
+}
+
+// jsBlank reports whether b is empty after JavaScript's String.trim: only
+// white space and line terminators (including NBSP, U+FEFF, U+2028/2029 and
+// the Zs separators).
+func jsBlank(b []byte) bool {
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		switch {
+		case r == '\t', r == '\n', r == '\v', r == '\f', r == '\r', r == ' ', r == 0xA0, r == 0xFEFF,
+			r == 0x1680, r >= 0x2000 && r <= 0x200A, r == 0x2028, r == 0x2029, r == 0x202F, r == 0x205F, r == 0x3000:
+		default:
+			return false
+		}
+		b = b[n:]
+	}
+	return true
 }
 
 func (f *File) drop(line, pos int, reason string) {

@@ -7,8 +7,9 @@ import (
 )
 
 // ID is an entry id or parentId compared the way OMP's id map compares
-// them: by JSON type and value, so 1 and "1" differ. Missing, null and ""
-// all behave as "no id" and have the zero ID.
+// them: by JSON type and value, so 1 and "1" differ. Missing and null have
+// the zero ID. "" is a key of OMP's id map (a leaf id "" resolves to its
+// record) but behaves as "no id" for walking: Valid is false for it.
 type ID struct {
 	key string
 }
@@ -20,9 +21,6 @@ func idOf(v jsjson.Value, recordIndex int) ID {
 	switch v.Kind() {
 	case jsjson.String:
 		s, _ := v.Str()
-		if s == "" {
-			return ID{}
-		}
 		return ID{"s" + s}
 	case jsjson.Number:
 		f, _ := v.Float()
@@ -41,8 +39,13 @@ func idOf(v jsjson.Value, recordIndex int) ID {
 // that no other reader can reproduce).
 func syntheticID(recordIndex int) ID { return ID{"v" + strconv.Itoa(recordIndex)} }
 
-// Valid reports whether the id names something (not missing, null or "").
-func (id ID) Valid() bool { return id.key != "" }
+// Valid reports whether the id names something a walk can follow: not
+// missing, null or "".
+func (id ID) Valid() bool { return id.key != "" && id.key != "s" }
+
+// Present reports whether the id is a key of the id map (anything but
+// missing or null, "" included).
+func (id ID) Present() bool { return id.key != "" }
 
 // Key is the comparable form of the id; equal keys are equal ids.
 func (id ID) Key() string { return id.key }
