@@ -94,8 +94,16 @@ func decodeStrict(data []byte, v any, aliases map[string]string) *coverage.Error
 			delete(obj, alias)
 		}
 	}
-	// Drop explicit nulls: null means absent.
+	// Drop explicit nulls: null means absent. Names must match exactly
+	// (encoding/json alone would take "pagesize" for "pageSize").
+	known := map[string]bool{}
+	for _, n := range tagNames(v) {
+		known[n] = true
+	}
 	for k, raw := range obj {
+		if !known[k] {
+			return invalid("unknown argument %q; valid arguments: %s", k, fieldList(v))
+		}
 		if string(bytes.TrimSpace(raw)) == "null" {
 			delete(obj, k)
 		}

@@ -1,0 +1,547 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/session"
+)
+
+var ctx = context.Background()
+
+// world is an agent directory with one project.
+type world struct {
+	t       *testing.T
+	root    string
+	agent   string
+	project string
+	bucket  string
+	cfg     index.Config
+	env     session.Env
+	n       int
+}
+
+func newWorld(t *testing.T) *world {
+	root := t.TempDir()
+	w := &world{t: t, root: root, agent: filepath.Join(root, "home", ".omp", "agent"), project: filepath.Join(root, "proj")}
+	require.NoError(t, os.MkdirAll(w.project, 0o755))
+	w.env = session.Env{Home: filepath.Join(root, "home"), Cwd: w.project, TmpDir: filepath.Join(root, "tmp"), LookupEnv: session.EnvMap(nil)}
+	w.bucket = filepath.Join(w.agent, "sessions", session.BucketNames(w.project, w.env)[0])
+	require.NoError(t, os.MkdirAll(w.bucket, 0o755))
+	w.cfg = index.DefaultConfig()
+	w.cfg.IndexDir = filepath.Join(root, "index")
+	return w
+}
+
+func (w *world) engine(opts ...func(*engine.Options)) *engine.Engine {
+	cfg := w.cfg
+	o := engine.Options{AgentDir: w.agent, Cwd: w.project, Env: &w.env, Memory: &cfg, LockTimeout: time.Second}
+	for _, f := range opts {
+		f(&o)
+	}
+	e, err := engine.Open(o)
+	require.NoError(w.t, err)
+	return e
+}
+
+// line builders
+func msgLine(id, parent, ts string, message string) string {
+	p := "null"
+	if parent != "" {
+		p = `"` + parent + `"`
+	}
+	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":%q,"message":%s}`, id, p, ts, message)
+}
+
+func user(text string) string { return fmt.Sprintf(`{"role":"user","content":%s}`, jsString(text)) }
+func assistant(text string) string {
+	return fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%s}],"stopReason":"stop","usage":{"cost":{"total":0}}}`, jsString(text))
+}
+func toolCall(callID, name, args string) string {
+	return fmt.Sprintf(`{"role":"assistant","content":[{"type":"toolCall","id":%q,"name":%q,"arguments":%s}],"stopReason":"toolUse"}`, callID, name, args)
+}
+func toolResult(callID, name, out string, isErr bool, exit int) string {
+	return fmt.Sprintf(`{"role":"toolResult","toolCallId":%q,"toolName":%q,"content":[{"type":"text","text":%s}],"isError":%v,"details":{"exitCode":%d}}`, callID, name, jsString(out), isErr, exit)
+}
+
+func jsString(s string) string { return string(jsjson.AppendString(nil, s)) }
+
+// write writes a session file with lines after a header, mtime ordered by
+// creation so that later sessions are newer.
+func (w *world) write(id string, lines ...string) string {
+	w.n++
+	p := filepath.Join(w.bucket, fmt.Sprintf("2026-09-01T10-00-%02d-000Z_%s.jsonl", w.n, id))
+	body := fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":"2026-09-01T10:00:00.000Z","cwd":%q}`, id, w.project) + "\n" + strings.Join(lines, "\n") + "\n"
+	require.NoError(w.t, os.WriteFile(p, []byte(body), 0o600))
+	mt := time.Now().Add(-time.Hour + time.Duration(w.n)*time.Minute)
+	require.NoError(w.t, os.Chtimes(p, mt, mt))
+	return p
+}
+
+func (w *world) appendTo(p, line string) {
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(w.t, err)
+	_, err = f.WriteString(line + "\n")
+	require.NoError(w.t, err)
+	require.NoError(w.t, f.Close())
+}
+
+func str(s string) *string { return &s }
+
+func recall(t *testing.T, e *engine.Engine, req engine.RecallRequest) *engine.RecallPage {
+	t.Helper()
+	p, err := e.Recall(ctx, req)
+	require.NoError(t, err)
+	return p
+}
+
+func texts(p *engine.RecallPage) []string {
+	var out []string
+	for _, h := range p.Hits {
+		if h.Entry != nil {
+			out = append(out, h.Entry.Snippet)
+		} else {
+			out = append(out, "session:"+h.Session.SessionID)
+		}
+	}
+	return out
+}
+
+const ts = "2026-09-01T10:01:00.000Z"
+
+func basicSession(w *world) string {
+	return w.write("s-basic",
+		msgLine("u1", "", ts, user("Why does the deploy timeout at 30 seconds?")),
+		msgLine("a1", "u1", ts, toolCall("c1", "bash", `{"command":"make deploy"}`)),
+		msgLine("r1", "a1", ts, toolResult("c1", "bash", "error: deploy timeout after 30s", true, 2)),
+		msgLine("a2", "r1", ts, assistant("The deploy timeout comes from the load balancer health check.")),
+	)
+}
+
+// The retrieval workflow: recall, inspect, follow, page with next.
+func TestRecallFollowExpand(t *testing.T) {
+	w := newWorld(t)
+	path := basicSession(w)
+	e := w.engine()
+	p := recall(t, e, engine.RecallRequest{Query: str("deploy timeout"), Scope: "project"})
+	require.Nil(t, p.Error)
+	require.Equal(t, 4, p.Total, "any term: the call's arguments say deploy too")
+	assert.True(t, p.Coverage.Complete, p.Coverage.Reasons)
+	assert.Equal(t, 1, p.Coverage.EligibleSessions)
+	// Prose ranks ahead of tool plumbing.
+	first := p.Hits[0].Entry
+	require.NotNil(t, first)
+	assert.Equal(t, "assistant", *first.Role)
+	assert.Contains(t, first.Snippet, "load balancer")
+	assert.Equal(t, "memory.expand", first.Follow.Ref)
+
+	res, err := e.Call(ctx, first.Follow)
+	require.NoError(t, err)
+	x := res.(*engine.ExpandResult)
+	require.Nil(t, x.Error)
+	require.Len(t, x.Entries, 1)
+	assert.Equal(t, "The deploy timeout comes from the load balancer health check.", x.Entries[0].Text)
+	assert.Equal(t, path, x.Session)
+	assert.True(t, x.Entries[0].TextRange.Complete)
+
+	// Paging: pageSize 1 walks the stream with next until null.
+	var seen []string
+	page := recall(t, e, engine.RecallRequest{Query: str("deploy timeout"), Scope: "project", PageSize: ptrF(1)})
+	for {
+		seen = append(seen, texts(page)...)
+		if page.Next == nil {
+			break
+		}
+		r, err := e.Call(ctx, *page.Next)
+		require.NoError(t, err)
+		page = r.(*engine.RecallPage)
+		require.Nil(t, page.Error)
+	}
+	assert.Equal(t, texts(p), seen)
+}
+
+func ptrF(f float64) *float64 { return &f }
+
+func TestRecallPrefersNothingFromAbandonedBranch(t *testing.T) {
+	w := newWorld(t)
+	w.write("s-branch",
+		msgLine("u1", "", ts, user("start here")),
+		msgLine("a1", "u1", ts, assistant("abandoned idea zebrafish")),
+		msgLine("a2", "u1", ts, assistant("chosen idea giraffe")),
+	)
+	e := w.engine()
+	p := recall(t, e, engine.RecallRequest{Query: str("zebrafish"), Scope: "project"})
+	assert.Equal(t, 0, p.Total)
+	assert.True(t, p.Coverage.Complete, "an empty answer over a complete index is authoritative")
+	p = recall(t, e, engine.RecallRequest{Query: str("zebrafish"), Scope: "project", Branches: "all"})
+	require.Equal(t, 1, p.Total)
+	var args engine.ExpandRequest
+	require.NoError(t, json.Unmarshal(p.Hits[0].Entry.Follow.Args, &args))
+	assert.Equal(t, "all", args.Branches, "follow calls keep the branch mode")
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: str("giraffe"), Scope: "project"}).Total)
+}
+
+func TestLiveSessionOverridesPersistedLeaf(t *testing.T) {
+	w := newWorld(t)
+	path := w.write("s-live",
+		msgLine("u1", "", ts, user("start here")),
+		msgLine("a1", "u1", ts, assistant("abandoned idea zebrafish")),
+		msgLine("a2", "u1", ts, assistant("chosen idea giraffe")),
+	)
+	live := engine.StaticLive{File: path, Leaf: "a1", Branch: []string{"u1", "a1"}}
+	e := w.engine(func(o *engine.Options) { o.Live = live })
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: str("zebrafish")}).Total, "the host navigated to a1")
+	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: str("giraffe")}).Total)
+	// Without the live view, the persisted leaf (a2) wins again.
+	assert.Equal(t, 0, recall(t, w.engine(), engine.RecallRequest{Query: str("zebrafish"), Scope: "project"}).Total)
+}
+
+func TestStalePointer(t *testing.T) {
+	w := newWorld(t)
+	path := basicSession(w)
+	e := w.engine()
+	p := recall(t, e, engine.RecallRequest{Query: str("balancer"), Scope: "project"})
+	require.Equal(t, 1, p.Total)
+	follow := p.Hits[0].Entry.Follow
+	w.appendTo(path, msgLine("u2", "a2", ts, user("and now?")))
+	res, err := e.Call(ctx, follow)
+	require.NoError(t, err)
+	x := res.(*engine.ExpandResult)
+	require.NotNil(t, x.Error)
+	assert.Equal(t, coverage.StalePointer, x.Error.Code)
+	assert.Empty(t, x.Entries, "a stale pointer returns no source content")
+
+	// A single-session continuation is bound too.
+	p = recall(t, e, engine.RecallRequest{Query: str("deploy"), Scope: "session:" + path, PageSize: ptrF(1)})
+	require.NotNil(t, p.Next)
+	w.appendTo(path, msgLine("u3", "u2", ts, user("more")))
+	r, err := e.Call(ctx, *p.Next)
+	require.NoError(t, err)
+	assert.Equal(t, coverage.StalePointer, r.(*engine.RecallPage).Error.Code)
+}
+
+func TestColdSessionsAndHydration(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	old := w.write("s-old",
+		msgLine("u1", "", ts, user("the flamingo migration failed")),
+		msgLine("a1", "u1", ts, toolCall("c1", "bash", `{"command":"migrate flamingo"}`)),
+		msgLine("r1", "a1", ts, toolResult("c1", "bash", "flamingo: exit status 1", true, 1)),
+	)
+	w.write("s-new", msgLine("u1", "", ts, user("unrelated pelican work")))
+	e := w.engine()
+	p := recall(t, e, engine.RecallRequest{Query: str("flamingo"), Scope: "project"})
+	require.Equal(t, 1, p.Total)
+	sh := p.Hits[0].Session
+	require.NotNil(t, sh, "a cold session is a session candidate")
+	assert.Equal(t, "cold", sh.Tier)
+	assert.Equal(t, 1, sh.MatchedTerms)
+	assert.Equal(t, "memory.recall", sh.Follow.Ref)
+	assert.True(t, p.Coverage.Complete, p.Coverage.Reasons)
+
+	// Following it resolves exact entries, bound to the source.
+	r, err := e.Call(ctx, sh.Follow)
+	require.NoError(t, err)
+	rp := r.(*engine.RecallPage)
+	require.Nil(t, rp.Error)
+	require.Equal(t, 3, rp.Total)
+	for _, h := range rp.Hits {
+		require.NotNil(t, h.Entry)
+		assert.Equal(t, "cold", h.Entry.Tier)
+	}
+
+	// What the cold tier cannot prove is said.
+	p = recall(t, e, engine.RecallRequest{Query: str("flamingo migration"), QueryMatch: "all", Scope: "project"})
+	assert.Contains(t, p.Coverage.Reasons, coverage.ColdAllTermsRequiresHydration)
+	p = recall(t, e, engine.RecallRequest{Query: str("flamingo migration"), QueryMode: "phrase", Scope: "project"})
+	assert.Contains(t, p.Coverage.Reasons, coverage.ColdPhraseRequiresHydration)
+	p = recall(t, e, engine.RecallRequest{Query: str("flamingo"), Outcome: str("failed"), Scope: "project"})
+	require.Equal(t, 1, p.Total)
+	assert.Equal(t, 1, p.Hits[0].Session.MatchedStructuralEntries)
+	assert.Contains(t, p.Coverage.Reasons, coverage.ColdStructuralFilterRequiresHydration)
+	// A structural filter alone is proved by the cold postings.
+	p = recall(t, e, engine.RecallRequest{Ref: str("omp.bash"), Outcome: str("failed"), Scope: "project"})
+	require.Equal(t, 1, p.Total)
+	assert.NotContains(t, p.Coverage.Reasons, coverage.ColdStructuralFilterRequiresHydration)
+
+	// A changed cold source answers stale_pointer on follow.
+	w.appendTo(old, msgLine("u2", "r1", ts, user("again")))
+	r, err = e.Call(ctx, sh.Follow)
+	require.NoError(t, err)
+	assert.Equal(t, coverage.StalePointer, r.(*engine.RecallPage).Error.Code)
+}
+
+func TestStructuralFilters(t *testing.T) {
+	w := newWorld(t)
+	w.write("s-ops",
+		msgLine("u1", "", ts, user("please check")),
+		msgLine("a1", "u1", ts, `{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a.go"}},{"type":"toolCall","id":"c2","name":"grep","arguments":{"pattern":"x"}}]}`),
+		msgLine("r1", "a1", ts, toolResult("c1", "read", "package a", false, 0)),
+		msgLine("r2", "r1", ts, toolResult("c2", "grep", "no matches", true, 1)),
+	)
+	e := w.engine()
+	count := func(req engine.RecallRequest) int {
+		req.Scope = "project"
+		return recall(t, e, req).Total
+	}
+	assert.Equal(t, 2, count(engine.RecallRequest{Tool: str("grep")}), "the second tool call of a message is searchable")
+	assert.Equal(t, 2, count(engine.RecallRequest{Ref: str("omp.read")}))
+	assert.Equal(t, 1, count(engine.RecallRequest{Ref: str("omp.grep"), Outcome: str("failed")}))
+	assert.Equal(t, 1, count(engine.RecallRequest{Role: str("user")}))
+	assert.Equal(t, 0, count(engine.RecallRequest{Ref: str("omp.nothing")}), "a nonexistent ref returns nothing")
+	assert.Equal(t, 4, count(engine.RecallRequest{}), "browse")
+	p := recall(t, e, engine.RecallRequest{Tool: str("grep"), Scope: "project"})
+	assert.Equal(t, "read", *p.Hits[0].Entry.Tool, "the hit's tool stays the first call's")
+	assert.Equal(t, 0, count(engine.RecallRequest{Since: ptrF(2e12)}))
+	assert.Equal(t, 4, count(engine.RecallRequest{Since: ptrF(1.7e12), Until: ptrF(1.9e12)}))
+}
+
+func TestLiteralQueriesAreNeverRegexes(t *testing.T) {
+	w := newWorld(t)
+	w.write("s-lit",
+		msgLine("u1", "", ts, user("edit src/foo.ts please")),
+		msgLine("a1", "u1", ts, assistant("the cat sat on the concatenated mat")),
+	)
+	e := w.engine()
+	p := recall(t, e, engine.RecallRequest{Query: str("src/foo.ts"), Scope: "project"})
+	require.GreaterOrEqual(t, p.Total, 1)
+	assert.Contains(t, p.Hits[0].Entry.Snippet, "src/foo.ts")
+	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: str("s.c/f.*"), Scope: "project"}).Total)
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: str(`"cat" "mat"`), QueryMatch: "all", Scope: "project"}).Total)
+	// Phrases match whole tokens in order: "cat sat" yes, "cat concatenated" no.
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: str("Cat  SAT"), QueryMode: "phrase", Scope: "project"}).Total)
+	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: str("sat cat"), QueryMode: "phrase", Scope: "project"}).Total)
+	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: str("cat"), QueryMode: "phrase", Scope: "session:s-lit", Role: str("user")}).Total)
+}
+
+func TestTruncatedHotTextIsNotAuthoritative(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.MaxEntryChars = 100
+	w.write("s-long", msgLine("u1", "", ts, user(strings.Repeat("filler ", 30)+"needleword")))
+	e := w.engine()
+	p := recall(t, e, engine.RecallRequest{Query: str("needleword"), Scope: "project"})
+	assert.Equal(t, 0, p.Total)
+	assert.False(t, p.Coverage.Complete)
+	assert.Contains(t, p.Coverage.Reasons, coverage.MaxEntryChars)
+}
+
+func TestScopeErrors(t *testing.T) {
+	w := newWorld(t)
+	basicSession(w)
+	dupDir := filepath.Join(w.agent, "sessions", "-elsewhere")
+	require.NoError(t, os.MkdirAll(dupDir, 0o755))
+	b, _ := os.ReadFile(filepath.Join(w.bucket, "2026-09-01T10-00-01-000Z_s-basic.jsonl"))
+	require.NoError(t, os.WriteFile(filepath.Join(dupDir, "2026-09-01T10-00-09-000Z_s-basic.jsonl"), b, 0o600))
+	e := w.engine()
+	for scope, code := range map[string]string{
+		"projects":          coverage.InvalidScope,
+		"all":               coverage.InvalidScope,
+		"session:no-such":   coverage.SessionNotFound,
+		"session:s-basic":   coverage.AmbiguousSession,
+		"session:/dev/null": coverage.SessionNotFound,
+	} {
+		p := recall(t, e, engine.RecallRequest{Query: str("deploy"), Scope: scope})
+		require.NotNil(t, p.Error, scope)
+		assert.Equal(t, code, p.Error.Code, scope)
+		assert.False(t, p.Coverage.Complete, "%s: a failure is never an authoritative empty result", scope)
+		if code == coverage.AmbiguousSession {
+			assert.Len(t, p.Error.Candidates, 2)
+		}
+	}
+}
+
+func TestRequestValidation(t *testing.T) {
+	w := newWorld(t)
+	path := basicSession(w)
+	e := w.engine()
+	for name, raw := range map[string]string{
+		"unknown field":        `{"query":"x","pagesize":3}`,
+		"wrong type":           `{"query":5}`,
+		"bad mode":             `{"query":"x","queryMode":"fuzzy"}`,
+		"match with phrase":    `{"query":"x","queryMode":"phrase","queryMatch":"all"}`,
+		"bad outcome":          `{"outcome":"exploded"}`,
+		"bad branches":         `{"branches":"some"}`,
+		"expect without scope": `{"query":"x","expectedSourceHash":"ab"}`,
+	} {
+		r, err := e.Call(ctx, engine.FabricCall{Ref: "memory.recall", Args: json.RawMessage(raw)})
+		require.NoError(t, err)
+		p := r.(*engine.RecallPage)
+		require.NotNil(t, p.Error, name)
+		assert.Equal(t, coverage.InvalidRequest, p.Error.Code, name)
+	}
+	p := recall(t, e, engine.RecallRequest{Scope: "session:" + path, EntryRange: &engine.Range{First: 0, Last: 99}})
+	require.NotNil(t, p.Error)
+	assert.Equal(t, coverage.IndexOutOfBounds, p.Error.Code, "never clamped")
+	p = recall(t, e, engine.RecallRequest{Scope: "session:" + path, EntryRange: &engine.Range{First: 1, Last: 2}})
+	require.Nil(t, p.Error)
+	assert.Equal(t, 2, p.Total)
+}
+
+func TestEnvelopeBound(t *testing.T) {
+	w := newWorld(t)
+	var lines []string
+	parent := ""
+	for i := 0; i < 60; i++ {
+		id := fmt.Sprintf("u%d", i)
+		lines = append(lines, msgLine(id, parent, ts, user(strings.Repeat("<&> 😀 \u2028 common ", 200))))
+		parent = id
+	}
+	w.write("s-big", lines...)
+	e := w.engine()
+	p := recall(t, e, engine.RecallRequest{Query: str("common"), Scope: "project", PageSize: ptrF(50), SnippetChars: ptrF(2000)})
+	b, err := json.Marshal(p)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, jsjson.UTF16Len(string(b)), engine.MaxResponseChars)
+	assert.Less(t, len(p.Hits), 50, "hits were dropped to fit")
+	require.NotNil(t, p.Next)
+	var next engine.RecallRequest
+	require.NoError(t, json.Unmarshal(p.Next.Args, &next))
+	assert.Equal(t, float64(len(p.Hits)), *next.Offset, "next starts at the first dropped hit")
+}
+
+func TestExpandChunksReconstructText(t *testing.T) {
+	w := newWorld(t)
+	long := strings.Repeat("abc😀def ", 5000) // 45,000 UTF-16 units
+	path := w.write("s-chunk",
+		msgLine("u1", "", ts, user("short")),
+		msgLine("a1", "u1", ts, assistant(long)),
+		msgLine("u2", "a1", ts, user("tail")),
+	)
+	e := w.engine()
+	got := ""
+	req := engine.ExpandRequest{Session: path, EntryIDs: []string{"a1"}, MaxChars: i64(7001)}
+	for pages := 0; ; pages++ {
+		require.Less(t, pages, 100)
+		x, err := e.Expand(ctx, req)
+		require.NoError(t, err)
+		require.Nil(t, x.Error)
+		require.Len(t, x.Entries, 1)
+		got += x.Entries[0].Text
+		b, _ := json.Marshal(x)
+		assert.LessOrEqual(t, jsjson.UTF16Len(string(b)), engine.MaxResponseChars)
+		if x.Next == nil {
+			assert.True(t, x.Entries[0].TextRange.Complete)
+			break
+		}
+		require.NoError(t, json.Unmarshal(x.Next.Args, &req))
+	}
+	assert.Equal(t, long, got)
+
+	// Context around one anchor.
+	x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int64{1}, Before: i64(1), After: i64(1), MaxChars: i64(24000)})
+	require.NoError(t, err)
+	require.Nil(t, x.Error)
+	assert.Equal(t, 0, x.Entries[0].Index)
+	assert.False(t, *x.Entries[0].Anchor)
+	assert.True(t, *x.Entries[1].Anchor)
+
+	// Walk reassembles every entry whole.
+	var walked []string
+	res, err := e.Walk(ctx, engine.ExpandRequest{Session: path}, func(en engine.ExpandedEntry) (bool, error) {
+		walked = append(walked, en.Text)
+		return true, nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.Visited)
+	assert.Equal(t, []string{"short", long, "tail"}, walked)
+	res, err = e.Walk(ctx, engine.ExpandRequest{Session: path}, func(engine.ExpandedEntry) (bool, error) { return false, nil })
+	require.NoError(t, err)
+	assert.True(t, res.Stopped)
+	assert.Equal(t, 1, res.Visited)
+}
+
+func i64(v int64) *int64 { return &v }
+
+func TestExpandAddresses(t *testing.T) {
+	w := newWorld(t)
+	path := w.write("s-addr",
+		msgLine("u1", "", ts, user("root")),
+		msgLine("a1", "u1", ts, assistant("abandoned")),
+		msgLine("dup", "a1", ts, user("one")),
+		msgLine("a2", "u1", ts, assistant("chosen")),
+		msgLine("dup", "a2", ts, user("two")),
+	)
+	e := w.engine()
+	code := func(req engine.ExpandRequest) string {
+		x, err := e.Expand(ctx, req)
+		require.NoError(t, err)
+		if x.Error == nil {
+			return ""
+		}
+		assert.Empty(t, x.Entries)
+		return x.Error.Code
+	}
+	assert.Equal(t, coverage.AddressNotFound, code(engine.ExpandRequest{Session: path, EntryIDs: []string{"nope"}}))
+	assert.Equal(t, coverage.AddressNotFound, code(engine.ExpandRequest{Session: path, EntryIDs: []string{"a1"}}), "off the active lineage")
+	assert.Equal(t, "", code(engine.ExpandRequest{Session: path, EntryIDs: []string{"a1"}, Branches: "all"}))
+	assert.Equal(t, coverage.AmbiguousAddress, code(engine.ExpandRequest{Session: path, EntryIDs: []string{"dup"}, Branches: "all"}))
+	assert.Equal(t, coverage.IndexOutOfBounds, code(engine.ExpandRequest{Session: path, Indices: []int64{50}}))
+	assert.Equal(t, coverage.InvalidRequest, code(engine.ExpandRequest{Session: path, MaxChars: i64(0)}))
+	assert.Equal(t, coverage.InvalidRequest, code(engine.ExpandRequest{Session: path, Indices: []int64{0, 1}, Before: i64(1)}))
+	assert.Equal(t, coverage.TextOffsetOutOfBounds, code(engine.ExpandRequest{Session: path, Indices: []int64{0}, TextOffset: i64(99)}))
+	assert.Equal(t, coverage.SessionNotFound, code(engine.ExpandRequest{Session: "nope"}))
+	x, err := e.Expand(ctx, engine.ExpandRequest{Session: path})
+	require.NoError(t, err)
+	assert.Equal(t, 3, *x.EntryCount, "metadata only without a selector")
+	assert.Empty(t, x.Entries)
+}
+
+func TestSessionsListing(t *testing.T) {
+	w := newWorld(t)
+	for i := 0; i < 5; i++ {
+		w.write(fmt.Sprintf("s%d", i), msgLine("u1", "", ts, user("hello")))
+	}
+	e := w.engine()
+	r, err := e.Sessions(ctx, engine.SessionsRequest{Scope: "project", Limit: i64(2)})
+	require.NoError(t, err)
+	assert.Equal(t, 5, r.Total)
+	assert.True(t, r.Truncated)
+	require.Len(t, r.Sessions, 2)
+	assert.Equal(t, "s4", r.Sessions[0].ID, "newest first")
+	assert.Equal(t, 1, *r.Sessions[0].EntryCount)
+	var all []string
+	for {
+		for _, s := range r.Sessions {
+			all = append(all, s.ID)
+		}
+		if r.Next == nil {
+			break
+		}
+		res, err := e.Call(ctx, *r.Next)
+		require.NoError(t, err)
+		r = res.(*engine.SessionsResult)
+	}
+	assert.Equal(t, []string{"s4", "s3", "s2", "s1", "s0"}, all)
+}
+
+func TestCandidateItemBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 10,050-entry session")
+	}
+	w := newWorld(t)
+	var lines []string
+	parent := ""
+	for i := 0; i < engine.MaxRankedItems+50; i++ {
+		id := fmt.Sprintf("e%d", i)
+		lines = append(lines, msgLine(id, parent, ts, user("item")))
+		parent = id
+	}
+	w.write("s-many", lines...)
+	p := recall(t, w.engine(), engine.RecallRequest{Query: str("item"), Scope: "project"})
+	assert.Equal(t, engine.MaxRankedItems, p.Total)
+	assert.Contains(t, p.Coverage.Reasons, coverage.CandidateItemBudget)
+	assert.False(t, p.Coverage.Complete)
+}
