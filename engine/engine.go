@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/lineage"
@@ -63,6 +64,9 @@ type Options struct {
 	// CurrentSessionFile is the host's session file when it has no live
 	// branch to offer; Live's file wins.
 	CurrentSessionFile string
+	// Catalog is the capability catalog for tools.catalog, tools.search and
+	// tools.describe; nil means the built-in one.
+	Catalog *catalog.Catalog
 }
 
 // Engine answers recall, expand, sessions and walk over one agent
@@ -75,6 +79,7 @@ type Engine struct {
 	notices  []index.Notice
 	ix       *index.Index
 	resolver *session.Resolver
+	catalog  *catalog.Catalog
 }
 
 // Open resolves directories and configuration. It reads no session and
@@ -97,7 +102,10 @@ func Open(opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opt: opt, env: env, dirs: dirs}
+	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog}
+	if e.catalog == nil {
+		e.catalog = catalog.Default()
+	}
 	if opt.Memory != nil {
 		e.cfg = *opt.Memory
 	} else {

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/engine"
 )
 
@@ -59,6 +60,12 @@ commands:
   sessions [JSON|-] [--scope S] [--limit N]
   call JSON|-       dispatch any follow or next token unchanged
   walk JSON|-       every complete entry of a selection, one JSON line each
+  catalog [--catalog FILE] [search QUERY | describe REF]
+      capability heads (never memory evidence)
+  serve --stdio [--catalog FILE]
+      JSON-RPC 2.0 over stdin/stdout, one message per line: memory.recall,
+      memory.expand, memory.sessions, tools.call, tools.catalog, tools.search,
+      tools.describe
   rebuild [--scope session|project|global|session:<id-or-path>] [--branches active|all] [--json]
       bring the index up to date (default scope: global)
   inspect index [--json]
@@ -108,6 +115,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			err = cmdCall(ctx, g, rest[1:], stdin, stdout)
 		case "walk":
 			err = cmdWalk(ctx, g, rest[1:], stdin, stdout)
+		case "serve":
+			err = cmdServe(ctx, g, rest[1:], stdin, stdout)
+		case "catalog":
+			err = cmdCatalog(ctx, g, rest[1:], stdout)
 		default:
 			err = usageError("unknown command %q", rest[0])
 		}
@@ -195,15 +206,26 @@ func writeJSON(w io.Writer, pretty bool, v any) error {
 }
 
 // openEngine builds the engine the global flags describe.
-func openEngine(g globals) (*engine.Engine, error) {
-	return engine.Open(engine.Options{
+func openEngine(g globals) (*engine.Engine, error) { return openEngineWith(g, "") }
+
+// openEngineWith also loads a capability catalog file.
+func openEngineWith(g globals, catalogFile string) (*engine.Engine, error) {
+	opt := engine.Options{
 		AgentDir:     g.agentDir,
 		IndexDir:     g.indexDir,
 		Cwd:          g.cwd,
 		ConfigFile:   g.config,
 		SessionDir:   g.sessionDir,
 		TrustProject: g.trustProject,
-	})
+	}
+	if catalogFile != "" {
+		c, err := catalog.Load(catalogFile)
+		if err != nil {
+			return nil, &cliError{Code: "invalid_catalog", Message: err.Error()}
+		}
+		opt.Catalog = c
+	}
+	return engine.Open(opt)
 }
 
 // isTerminal reports whether w is a terminal (a character device).
