@@ -1,0 +1,71 @@
+// Package engine is memidx's public API: recall, expand, sessions, walk and
+// call over the OMP sessions of one agent directory.
+//
+//	e, err := engine.Open(engine.Options{})           // OMP's own directories
+//	page, err := e.Recall(ctx, engine.RecallRequest{Query: &q, Scope: "project"})
+//	detail, err := e.Call(ctx, page.Hits[0].Follow()) // expand the hit
+//	for page.Next != nil { … e.Call(ctx, *page.Next) … }
+//
+// Every call first refreshes what its scope needs (package index), so an
+// empty or stale index directory still answers correctly; no separate
+// rebuild is ever required for correctness.
+//
+// # Results and errors
+//
+// Requests and results are Go structs whose JSON is the spec's wire format
+// (field names of the TypeScript reference). Domain outcomes are values in
+// the result: Error on a page (invalid_request, invalid_scope,
+// session_not_found, ambiguous_session, stale_pointer, index_out_of_bounds,
+// address_not_found, …) and Coverage, which says whether an answer is
+// authoritative. A Go error means the engine itself failed. Every caller
+// mistake is refused with invalid_request naming the argument; nothing is
+// silently repaired, except the reference's documented ceilings (pageSize is
+// capped at 50, snippetChars kept within 80..2000).
+//
+// # Ranking
+//
+// Hot entries are scored with BM25 (k1 1.2, b 0.75, Lucene idf) times the
+// reference's provenance weight; corpus statistics (N, df, mean length) are
+// taken over every session of the scope before filters, so a filter or a
+// page never changes a score. A cold session candidate scores what an entry
+// of average length holding each matched term once would score, weight 1:
+// the two tiers share one scale, and one mixed stream is ranked (score,
+// then session mtime, entries before sessions, entry index, file) and then
+// paged. Phrase mode matches whole tokens in order (so "cat" never matches
+// "concatenate" and a line break equals a space) and ranks phrase hits by
+// BM25 of their terms. Regex mode (package regexiso) scores the provenance
+// weight.
+//
+// A single session (scope session or session:<id-or-path>) is searched
+// entry by entry even when it is cold: it is hydrated from its source with
+// untruncated text and never persisted, so a cold candidate never hydrates
+// into nothing because of hot truncation.
+//
+// # Bounds
+//
+// Every response is at most 30,000 UTF-16 code units of JSON (as a
+// JavaScript host counts): trailing hits are dropped and next points at the
+// first one dropped; a lone oversized hit is shortened. Snippets are
+// bounded and centred on the first occurrence of the longest query term
+// (mapped back through NFKC, so compatibility characters before the match
+// cannot move the window off it). The candidate budgets (50,000 hot
+// entries, 10,000 cold digests, 10,000 ranked items) keep the best
+// candidates and name the budget in coverage.
+//
+// # Integrity
+//
+// An entry hit's follow is memory.expand bound to the session's sourceHash
+// and lineageFingerprint; a cold hit's follow is a single-session recall
+// with the same bindings; a single-session page's next carries them too. A
+// changed source or branch answers stale_pointer with no content. Expansion
+// always re-reads the source, losslessly (thinking and tool output
+// included whatever the indexing policy: the policy governs the derived
+// index, not the source the caller may read).
+//
+// Differences from the reference, deliberately: unknown scopes are errors;
+// session:<missing> is session_not_found, never an empty answer; an offset
+// past the end is index_out_of_bounds; time filters exclude undated entries
+// (nothing says they are in the window); memory.sessions reports coverage
+// and null (not 0) entry counts for sessions it could not index; tools.*
+// errors are values.
+package engine
