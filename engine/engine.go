@@ -105,6 +105,12 @@ func Open(opt Options) (*Engine, error) {
 	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog}
 	if e.catalog == nil {
 		e.catalog = catalog.Default()
+	} else if !hasProvider(e.catalog, catalog.MemoryProviderName) {
+		// The memory provider describes this very engine; a host catalog
+		// without it still lists it.
+		if err := e.catalog.Register(catalog.MemoryProvider()); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Memory != nil {
 		e.cfg = *opt.Memory
@@ -296,4 +302,13 @@ func ambiguous(err error) *session.AmbiguousError {
 		return ae
 	}
 	return nil
+}
+
+func hasProvider(c *catalog.Catalog, name string) bool {
+	for _, p := range c.Providers() {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
