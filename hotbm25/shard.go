@@ -315,7 +315,7 @@ type Postings struct {
 }
 
 // Count returns the number of entries in the list (its document frequency).
-func (p *Postings) Count() int { return int(p.count) }
+func (p Postings) Count() int { return int(p.count) }
 
 func (p *Postings) uvarint() uint64 {
 	v, n := binary.Uvarint(p.b)
