@@ -545,3 +545,40 @@ func TestCandidateItemBudget(t *testing.T) {
 	assert.Contains(t, p.Coverage.Reasons, coverage.CandidateItemBudget)
 	assert.False(t, p.Coverage.Complete)
 }
+
+func TestRegexMode(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	w.write("s-cold", msgLine("u1", "", ts, user("the error code E1234 appeared")))
+	w.write("s-hot",
+		msgLine("u1", "", ts, user("we saw E5678 and E9999")),
+		msgLine("a1", "u1", ts, assistant("no codes here")),
+	)
+	e := w.engine()
+	p := recall(t, e, engine.RecallRequest{Query: str(`e\d{4}`), QueryMode: "regex", Scope: "project"})
+	require.Nil(t, p.Error)
+	require.Equal(t, 2, p.Total)
+	assert.NotNil(t, p.Hits[0].Entry, "case-insensitive hot match")
+	assert.Contains(t, p.Hits[0].Entry.Snippet, "E5678")
+	require.NotNil(t, p.Hits[1].Session)
+	assert.Equal(t, 1, p.Hits[1].Session.MatchedTerms)
+	assert.True(t, p.Coverage.Complete, p.Coverage.Reasons)
+
+	for pattern, code := range map[string]string{
+		`(?=x)a`:                  coverage.InvalidRegex,
+		`(a)\1`:                   coverage.InvalidRegex,
+		strings.Repeat("a", 2000): coverage.RegexPatternTooLarge,
+	} {
+		p := recall(t, e, engine.RecallRequest{Query: str(pattern), QueryMode: "regex", Scope: "project"})
+		assert.Equal(t, 0, p.Total)
+		assert.False(t, p.Coverage.Complete, "an invalid regex is never an authoritative no-match")
+		require.NotNil(t, p.Coverage.Error, pattern)
+		assert.Equal(t, code, p.Coverage.Error.Code)
+		assert.Contains(t, p.Coverage.Reasons, code)
+	}
+
+	w.cfg.RegexMaxHaystackTerms = 1
+	p = recall(t, w.engine(), engine.RecallRequest{Query: str(`e\d{4}`), QueryMode: "regex", Scope: "project"})
+	assert.Contains(t, p.Coverage.Reasons, coverage.RegexMaxHaystackTerms)
+	assert.False(t, p.Coverage.Complete)
+}

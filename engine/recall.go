@@ -192,7 +192,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 	}
 	single := (r.scope.Kind == session.ScopeSessionTarget || r.scope.Kind == session.ScopeSession) && len(r.targets) == 1
 
-	s := &searcher{plan: q.plan, filt: q.filt}
+	s := &searcher{ctx: ctx, plan: q.plan, filt: q.filt}
 	// A single session is searched entry by entry even when it is cold:
 	// hydrate it from source (untruncated text, never persisted).
 	var hydrated *hotSource

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"sort"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/regexiso"
 )
 
 // Per-call candidate budgets.
@@ -144,6 +146,8 @@ func less(a, b *item) bool {
 
 // searcher ranks one query over hot and cold sources.
 type searcher struct {
+	ctx     context.Context
+	rrun    *regexiso.Run
 	plan    plan
 	filt    filters
 	hot     []hotSource
@@ -443,6 +447,7 @@ func (s *searcher) run() []item {
 	}
 	items := s.searchHot()
 	items = append(items, s.searchCold()...)
+	s.regexFinish()
 	for i := range items {
 		items[i].score = round6(items[i].score)
 	}

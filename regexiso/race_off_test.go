@@ -1,0 +1,5 @@
+//go:build !race
+
+package regexiso
+
+const raceEnabled = false
