@@ -1,0 +1,68 @@
+package analyzer
+
+// Tokens returns the canonical tokens of text, in order and with duplicates:
+// the lowercased maximal runs of letters, numbers and '_' of the
+// NFKC-normalized text (see the package documentation for the exact rules).
+//
+// Tokens that need no lowercasing share memory with text (as strings.Fields
+// does) and lowercased ones share a buffer with each other; a caller that
+// keeps a few tokens of a large text for long (as map keys of a vocabulary,
+// say) should strings.Clone them.
+func Tokens(text string) []string {
+	var dst []string
+	if len(text) >= 64 {
+		// Typical text has a token every six bytes or more.
+		dst = make([]string, 0, min(len(text)/6+1, 1<<18))
+	}
+	if dst = AppendTokens(dst, text); len(dst) == 0 {
+		return nil
+	}
+	return dst
+}
+
+// AppendTokens appends the tokens of text to dst and returns the extended
+// slice. It is Tokens for hot paths: with a reused dst and text that is
+// ASCII or already normalized, it allocates only the buffers that hold the
+// lowercased tokens (one per 4 KiB of them), and nothing at all for text
+// that is already lowercase.
+func AppendTokens(dst []string, text string) []string {
+	sc := newScanner(text)
+	return sc.appendAll(dst)
+}
+
+// Each calls fn for every token of text, in order. The tokens are those of
+// Tokens, with the same memory sharing.
+func Each(text string, fn func(tok string)) {
+	sc := newScanner(text)
+	for {
+		tok, _, _, ok := sc.next()
+		if !ok {
+			return
+		}
+		fn(tok)
+	}
+}
+
+// EachSpan calls fn for every token of text with its byte offsets start and
+// end in Normalize(text), the NFKC form the tokenizer works on: token is
+// Lower(Normalize(text)[start:end]) with that run as the Final_Sigma context.
+// For text that is already NFKC (all ASCII text and most other real text)
+// Normalize(text) is text itself, so the offsets are offsets in text.
+func EachSpan(text string, fn func(tok string, start, end int)) {
+	sc := newScanner(text)
+	for {
+		tok, start, end, ok := sc.next()
+		if !ok {
+			return
+		}
+		fn(tok, start, end)
+	}
+}
+
+// NormalizePhrase returns JavaScript's s.normalize("NFKC").toLowerCase():
+// the whole string normalized and lowercased, with the whole string as the
+// Final_Sigma context and no change to whitespace. Invalid UTF-8 bytes
+// become U+FFFD, one per byte.
+func NormalizePhrase(s string) string {
+	return Lower(Normalize(s))
+}

@@ -1,0 +1,86 @@
+package analyzer
+
+import (
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var bleveInputs = []string{
+	"CAFÉ café Ωmega雪 snake_case 42",
+	"",
+	"ΌΣΟΣ Σ ΑΣ's",
+	"İstanbul ﬁx ＡＢＣ１２３ ① x²",
+	"e\u0301 x\u0301y नमस्ते 한국어 ㄱㅏ",
+	"👨‍👩‍👧 a\u200db a\x00b ab\xffcd",
+	"\U00016D63\U00016D67\U00016D67 \U0001CCF4",
+	"The Quick Brown Fox, jumps over THE lazy dog -- 3.14 times!",
+}
+
+func terms(ts analysis.TokenStream) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, string(t.Term))
+	}
+	return out
+}
+
+func TestBleveAnalyzer(t *testing.T) {
+	m := bleve.NewIndexMapping()
+	require.NotNil(t, m.AnalyzerNamed(Name), "analyzer %q is registered", Name)
+	for _, in := range append(bleveInputs, randomInputs(200)...) {
+		ts, err := m.AnalyzeText(Name, []byte(in))
+		require.NoError(t, err)
+		assert.Equal(t, Tokens(in), terms(ts), "input %q", in)
+
+		norm := Normalize(in)
+		for i, tok := range ts {
+			assert.Equal(t, i+1, tok.Position, "positions are 1-based and consecutive")
+			assert.Equal(t, string(tok.Term), Lower(norm[tok.Start:tok.End]), "offsets refer to the normalized text")
+		}
+	}
+}
+
+func TestBleveTokenizer(t *testing.T) {
+	ts := BleveTokenizer{}.Tokenize([]byte("Hello 42 雪 ﬁne"))
+	require.Len(t, ts, 4)
+	assert.Equal(t, []string{"hello", "42", "雪", "fine"}, terms(ts))
+	assert.Equal(t, analysis.AlphaNumeric, ts[0].Type)
+	assert.Equal(t, analysis.Numeric, ts[1].Type)
+	assert.Equal(t, analysis.Ideographic, ts[2].Type)
+	assert.Equal(t, [2]int{0, 5}, [2]int{ts[0].Start, ts[0].End})
+	// Terms are independent slices: a filter may change one in place.
+	ts[0].Term[0] = 'J'
+	ts[0].Term = append(ts[0].Term, '!')
+	assert.Equal(t, "42", string(ts[1].Term))
+	assert.Empty(t, BleveTokenizer{}.Tokenize(nil))
+}
+
+func TestBleveIndex(t *testing.T) {
+	m := bleve.NewIndexMapping()
+	m.DefaultAnalyzer = Name
+	idx, err := bleve.NewMemOnly(m)
+	require.NoError(t, err)
+	defer idx.Close()
+	require.NoError(t, idx.Index("d1", map[string]any{"body": "ΌΣΟΣ ＣＡＦÉ İstanbul"}))
+	for _, q := range []string{"όσος", "café", "i\u0307stanbul"} {
+		res, err := idx.Search(bleve.NewSearchRequest(bleve.NewTermQuery(q)))
+		require.NoError(t, err)
+		assert.EqualValues(t, 1, res.Total, "term %q", q)
+	}
+	res, err := idx.Search(bleve.NewSearchRequest(bleve.NewMatchQuery("CAFE\u0301")))
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, res.Total, "match queries use the same analyzer")
+}
+
+func randomInputs(n int) []string {
+	rng := newTestRand(7)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = randomText(rng)
+	}
+	return out
+}
