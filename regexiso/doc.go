@@ -79,8 +79,9 @@
 //     run ends with regex_timeout ("Regex execution exceeded N ms."). With
 //     Start the clock covers compilation and search, as the reference's timer
 //     covered worker start-up and search; with Compile and NewRun each gets a
-//     budget of its own. A context deadline or cancellation ends a run the
-//     same way.
+//     budget of its own. The clock runs between calls to Add too, so time
+//     the caller spends collecting items counts. A context deadline or
+//     cancellation ends a run the same way.
 //
 // # Partial results
 //
