@@ -32,46 +32,114 @@ func Normalize(s string) string {
 
 // appendNormalized appends Normalize(s) to dst, for s that is not ASCII,
 // and returns ok=false without appending when s is already normalized.
+//
+// Most of a real text is inert (ASCII, or starters that NFKC keeps and that
+// combine with nothing before them, see bmpInert), and an inert code point
+// starts a normalization segment: NFKC(a+b) = NFKC(a)+NFKC(b) when b starts
+// with one. So only the stretches around non-inert code points, from the
+// inert code point before them to the next inert one, are handed to the
+// normalizer; the rest is copied (or, when nothing changes, not even that).
 func appendNormalized(dst []byte, s string) ([]byte, bool) {
-	if allInert(s) {
-		return dst, false
-	}
-	if exactOnly(s) {
-		if n := slowNFKC(s); n != s {
-			return append(dst, n...), true
-		}
-		return dst, false
-	}
-	if norm.NFKC.QuickSpanString(s) == len(s) {
-		return dst, false
-	}
-	out := norm.NFKC.AppendString(dst, s)
-	if bytes.Count(out[len(dst):], []byte(cgj)) != strings.Count(s, cgj) {
-		// x/text inserted a COMBINING GRAPHEME JOINER to keep the text
-		// stream-safe (UAX #15 §13); JavaScript does not.
-		return append(dst, slowNFKC(s)...), true
-	}
-	return out, true
-}
-
-// allInert reports whether every code point of s is ASCII or inert (see
-// bmpInert): then s is normalized. It is a quicker quick check than
-// x/text's for most text; false means "do not know".
-func allInert(s string) bool {
 	bmp := loadBMP()
+	out := dst
+	changed := false
+	emitted := 0 // with changed: s[:emitted] is in out
+	prev := 0    // start of the last inert code point before i
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
+		if size := inertAt(bmp, s, i); size > 0 {
+			prev = i
+			i += size
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError || r >= 0x10000 || bmp[r]&bmpInert == 0 {
-			return false
+		q := prev
+		if i == 0 {
+			q = 0
 		}
-		i += size
+		j := segmentEnd(bmp, s, i)
+		seg := s[q:j]
+		if !changed {
+			if !exactOnly(seg) && norm.NFKC.QuickSpanString(seg) == len(seg) {
+				i = j
+				continue
+			}
+			out = append(out, s[:q]...)
+			changed = true
+		} else {
+			out = append(out, s[emitted:q]...)
+		}
+		out = appendSegment(out, seg)
+		emitted = j
+		i = j
 	}
-	return true
+	if !changed {
+		return dst, false
+	}
+	return append(out, s[emitted:]...), true
+}
+
+// inertAt returns the size of the code point at s[i] if it is inert, else 0.
+func inertAt(bmp *[0x10000]uint8, s string, i int) int {
+	c := s[i]
+	if c < utf8.RuneSelf {
+		return 1
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return 0 // invalid: the exact path decides
+	case r < 0x10000:
+		if bmp[r]&bmpInert != 0 {
+			return size
+		}
+		return 0
+	case isInertSlow(r):
+		return size
+	}
+	return 0
+}
+
+// segmentEnd returns where the stretch of non-inert code points starting at
+// s[i] ends: at an inert code point, after which at least 16 bytes are
+// inert (shorter inert gaps are taken into the stretch, to normalize dense
+// text in few calls), or at the end of s.
+func segmentEnd(bmp *[0x10000]uint8, s string, i int) int {
+	j := i
+	for j < len(s) {
+		if size := inertAt(bmp, s, j); size == 0 {
+			_, n := utf8.DecodeRuneInString(s[j:])
+			j += n
+			continue
+		}
+		k := j
+		for k < len(s) && k-j < 16 {
+			size := inertAt(bmp, s, k)
+			if size == 0 {
+				break
+			}
+			k += size
+		}
+		if k >= len(s) || k-j >= 16 {
+			return j
+		}
+		j = k
+	}
+	return len(s)
+}
+
+// appendSegment appends the NFKC form of seg, a stretch that starts and
+// ends at normalization segment boundaries.
+func appendSegment(out []byte, seg string) []byte {
+	if exactOnly(seg) {
+		return append(out, slowNFKC(seg)...)
+	}
+	start := len(out)
+	out = norm.NFKC.AppendString(out, seg)
+	if bytes.Count(out[start:], []byte(cgj)) != strings.Count(seg, cgj) {
+		// x/text inserted a COMBINING GRAPHEME JOINER to keep the text
+		// stream-safe (UAX #15 §13); JavaScript does not.
+		out = append(out[:start], slowNFKC(seg)...)
+	}
+	return out
 }
 
 // exactOnly reports whether s needs slowNFKC: it holds a code point whose

@@ -253,6 +253,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 		items := s.run()
 		var perr error
 		page, perr = eng.buildPage(q, r, rep, s, items, single)
+		if s.anchorCancel != nil {
+			s.anchorCancel()
+		}
 		return perr
 	})
 	if err != nil {

@@ -101,11 +101,22 @@ func (s *searcher) regexFinish() {
 	}
 }
 
+// anchorBudget bounds the snippet anchoring of one page's regex hits.
+const anchorBudget = 100 * time.Millisecond
+
 func (s *searcher) regexAnchor(text string) int {
 	if s.plan.regex == nil {
 		return 0
 	}
-	start, _, ok := s.plan.regex.FirstMatch(text)
+	if s.anchorCtx == nil {
+		parent := s.ctx
+		if parent == nil {
+			parent = context.Background()
+		}
+		s.anchorCtx, s.anchorCancel = context.WithTimeout(parent, anchorBudget)
+	}
+	// Past the budget a snippet starts at the text's head instead.
+	start, _, ok := s.plan.regex.FirstMatchContext(s.anchorCtx, text)
 	if !ok {
 		return 0
 	}

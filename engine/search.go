@@ -146,14 +146,16 @@ func less(a, b *item) bool {
 
 // searcher ranks one query over hot and cold sources.
 type searcher struct {
-	ctx     context.Context
-	rrun    *regexiso.Run
-	plan    plan
-	filt    filters
-	hot     []hotSource
-	cold    []coldSource
-	reasons coverage.Set
-	qerr    *coverage.Error
+	ctx          context.Context
+	rrun         *regexiso.Run
+	anchorCtx    context.Context
+	anchorCancel context.CancelFunc
+	plan         plan
+	filt         filters
+	hot          []hotSource
+	cold         []coldSource
+	reasons      coverage.Set
+	qerr         *coverage.Error
 
 	n     float64 // entries in the corpus (hot entries + cold entry counts)
 	avgdl float64
