@@ -149,13 +149,18 @@ func (s *Store) ensureDir() error {
 }
 
 func (s *Store) open(readOnly bool) (*bolt.DB, error) {
-	db, err := bolt.Open(s.path, 0o600, &bolt.Options{
+	o := &bolt.Options{
 		Timeout:  s.opt.LockTimeout,
 		ReadOnly: readOnly,
 		NoSync:   s.opt.NoSync,
-		// Readers only map what they need; the file may be large.
-		InitialMmapSize: 0,
-	})
+	}
+	if !readOnly {
+		// A writer grows the file batch by batch; every remap copies the
+		// inline values of all open buckets. Reserve address space once
+		// (virtual only: nothing is read until touched).
+		o.InitialMmapSize = 1 << 30
+	}
+	db, err := bolt.Open(s.path, 0o600, o)
 	if err != nil {
 		switch {
 		case errors.Is(err, berrors.ErrTimeout):

@@ -35,15 +35,30 @@ type world struct {
 }
 
 func newWorld(t *testing.T) *world {
-	root := t.TempDir()
+	root, err := os.MkdirTemp("", "memidx-world-")
+	if err != nil {
+		panic(err)
+	}
+	if t != nil {
+		t.Cleanup(func() { os.RemoveAll(root) })
+	}
 	w := &world{t: t, root: root, agent: filepath.Join(root, "home", ".omp", "agent"), project: filepath.Join(root, "proj")}
-	require.NoError(t, os.MkdirAll(w.project, 0o755))
+	os.MkdirAll(w.project, 0o755)
 	w.env = session.Env{Home: filepath.Join(root, "home"), Cwd: w.project, TmpDir: filepath.Join(root, "tmp"), LookupEnv: session.EnvMap(nil)}
 	w.bucket = filepath.Join(w.agent, "sessions", session.BucketNames(w.project, w.env)[0])
-	require.NoError(t, os.MkdirAll(w.bucket, 0o755))
+	os.MkdirAll(w.bucket, 0o755)
 	w.cfg = index.DefaultConfig()
 	w.cfg.IndexDir = filepath.Join(root, "index")
 	return w
+}
+
+func (w *world) engineB(b *testing.B) *engine.Engine {
+	cfg := w.cfg
+	e, err := engine.Open(engine.Options{AgentDir: w.agent, Cwd: w.project, Env: &w.env, Memory: &cfg, LockTimeout: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e
 }
 
 func (w *world) engine(opts ...func(*engine.Options)) *engine.Engine {

@@ -157,6 +157,11 @@ type searcher struct {
 	reasons      coverage.Set
 	qerr         *coverage.Error
 
+	// acc, hits and touched are per-shard scratch for term scoring.
+	acc     []float64
+	hits    []uint16
+	touched []uint32
+
 	n     float64 // entries in the corpus (hot entries + cold entry counts)
 	avgdl float64
 	df    map[string]float64
@@ -279,8 +284,13 @@ func (s *searcher) searchHot() []item {
 			}
 		case planTerms, planPhrase:
 			terms := s.plan.terms
-			score := make(map[uint32]float64)
-			matched := make(map[uint32]int)
+			n := src.shard.Len()
+			if cap(s.acc) < n {
+				s.acc = make([]float64, n)
+				s.hits = make([]uint16, n)
+			}
+			acc, hits := s.acc[:n], s.hits[:n]
+			touched := s.touched[:0]
 			for _, t := range terms {
 				idf := s.idf(t)
 				p := src.shard.Postings(t)
@@ -292,12 +302,17 @@ func (s *searcher) searchHot() []item {
 					if !pass(int(e)) {
 						continue
 					}
-					score[e] += s.bm25(idf, tf, src.shard.DocLen(int(e)))
-					matched[e]++
+					if hits[e] == 0 {
+						touched = append(touched, e)
+					}
+					acc[e] += s.bm25(idf, tf, src.shard.DocLen(int(e)))
+					hits[e]++
 				}
 			}
-			for e, sc := range score {
-				if (s.plan.all || s.plan.kind == planPhrase) && matched[e] != len(terms) {
+			for _, e := range touched {
+				sc, m := acc[e], int(hits[e])
+				acc[e], hits[e] = 0, 0 // reset for the next shard
+				if (s.plan.all || s.plan.kind == planPhrase) && m != len(terms) {
 					continue
 				}
 				if s.plan.kind == planPhrase && !s.phraseIn(src, int(e)) {
@@ -305,6 +320,7 @@ func (s *searcher) searchHot() []item {
 				}
 				items = append(items, item{score: sc * s.weight(src, int(e)), mtime: mtime, entry: true, src: si, index: int(e), file: file})
 			}
+			s.touched = touched
 		case planRegex:
 			items = append(items, s.regexHot(si, src, pass)...)
 		}

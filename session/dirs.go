@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -174,10 +173,35 @@ type Dirs struct {
 	XDG bool
 }
 
-var (
-	profileNameRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-	windowsReservedRE = regexp.MustCompile(`(?i)^(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?$`)
-)
+// profileNamePattern is what OMP requires of a profile name.
+const profileNamePattern = `^[a-z0-9][a-z0-9._-]{0,63}$`
+
+// validProfileName checks profileNamePattern by hand: compiling that
+// regular expression costs milliseconds at every process start.
+func validProfileName(p string) bool {
+	if len(p) == 0 || len(p) > 64 {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		alnum := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || (c != '.' && c != '_' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// windowsReserved reports a Windows device name (CON, PRN, AUX, NUL,
+// COM0-9, LPT0-9), with or without an extension, in any case.
+func windowsReserved(p string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(p), ".")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	return len(base) == 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) && base[3] >= '0' && base[3] <= '9'
+}
 
 // NormalizeProfileName validates an OMP profile name as pi-utils'
 // normalizeProfileName does. It returns "" for the default profile (an
@@ -187,8 +211,8 @@ func NormalizeProfileName(profile string) (string, error) {
 	if p == "" || p == "default" {
 		return "", nil
 	}
-	if p == "." || p == ".." || strings.HasSuffix(p, ".") || !profileNameRE.MatchString(p) || windowsReservedRE.MatchString(p) {
-		return "", fmt.Errorf("session: invalid OMP profile %q: profile names must match %s, must not end in \".\" and must not be a Windows device name", profile, profileNameRE.String())
+	if p == "." || p == ".." || strings.HasSuffix(p, ".") || !validProfileName(p) || windowsReserved(p) {
+		return "", fmt.Errorf("session: invalid OMP profile %q: profile names must match %s, must not end in \".\" and must not be a Windows device name", profile, profileNamePattern)
 	}
 	return p, nil
 }
@@ -394,7 +418,23 @@ func encodeAbsolute(abs string) string {
 	return "--" + bucketSeparators.Replace(abs) + "--"
 }
 
-var unreadableRun = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)
+// dashUnreadable turns every run of characters outside [A-Za-z0-9._-]
+// into one "-".
+func dashUnreadable(s string) string {
+	var b strings.Builder
+	dash := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
+			b.WriteByte(c)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return b.String()
+}
 
 // encodeHashed is the OMP 17.2.5–17.2.8 bucket name.
 func encodeHashed(canonical, scope string) string {
@@ -403,7 +443,7 @@ func encodeHashed(canonical, scope string) string {
 	if trimmed := strings.TrimRight(normalized, "/"); trimmed != "" {
 		base = trimmed[strings.LastIndexByte(trimmed, '/')+1:]
 	}
-	readable := strings.Trim(unreadableRun.ReplaceAllString(base, "-"), "-")
+	readable := strings.Trim(dashUnreadable(base), "-")
 	if len(readable) > 80 { // ASCII only at this point
 		readable = readable[len(readable)-80:]
 	}

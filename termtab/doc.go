@@ -15,6 +15,9 @@
 //	terms      the terms, concatenated, in strictly increasing byte order
 //	[payload offsets (n+1) × uint32, payload bytes]  when bit 0 is set
 //
-// Open checks every offset once, so a damaged table is an error, never a
-// panic or an out-of-range read. The package is a leaf.
+// Open checks the header and overall bounds in constant time, so opening a
+// table per query costs nothing; every offset is checked as it is read, so
+// a damaged table gives wrong answers (never a panic or an out-of-range
+// read), and Verify checks a whole table when that matters. The package is
+// a leaf.
 package termtab

@@ -80,7 +80,10 @@ type Table struct {
 	payloads []byte
 }
 
-// Open validates b and returns the table over it.
+// Open checks the header and the table's overall bounds in constant time
+// and returns the table over b. Offsets are checked as they are read, so a
+// damaged table yields empty terms and payloads (and wrong answers), never a
+// panic or a read outside b.
 func Open(b []byte) (Table, error) {
 	if len(b) < 12 || !bytes.Equal(b[:4], magic) {
 		return Table{}, ErrCorrupt
@@ -93,8 +96,11 @@ func Open(b []byte) (Table, error) {
 	}
 	t := Table{n: n, offs: rest[:4*(n+1)]}
 	rest = rest[4*(n+1):]
-	tl, ok := checkOffsets(t.offs, n)
-	if !ok || tl > len(rest) {
+	if binary.LittleEndian.Uint32(t.offs) != 0 {
+		return Table{}, ErrCorrupt
+	}
+	tl := int(binary.LittleEndian.Uint32(t.offs[4*n:]))
+	if tl > len(rest) {
 		return Table{}, ErrCorrupt
 	}
 	t.terms, rest = rest[:tl], rest[tl:]
@@ -103,8 +109,8 @@ func Open(b []byte) (Table, error) {
 			return Table{}, ErrCorrupt
 		}
 		t.poffs, rest = rest[:4*(n+1)], rest[4*(n+1):]
-		pl, ok := checkOffsets(t.poffs, n)
-		if !ok || pl > len(rest) {
+		pl := int(binary.LittleEndian.Uint32(t.poffs[4*n:]))
+		if binary.LittleEndian.Uint32(t.poffs) != 0 || pl > len(rest) {
 			return Table{}, ErrCorrupt
 		}
 		t.payloads, rest = rest[:pl], rest[pl:]
@@ -115,35 +121,36 @@ func Open(b []byte) (Table, error) {
 	return t, nil
 }
 
-// checkOffsets verifies that offsets start at 0 and never decrease, and
-// returns the last.
-func checkOffsets(offs []byte, n int) (int, bool) {
-	prev := uint32(0)
-	if binary.LittleEndian.Uint32(offs) != 0 {
-		return 0, false
+// Verify checks every offset once (O(n)): a table that verifies never
+// yields an empty term or payload because of damage.
+func (t Table) Verify() error {
+	if _, ok := checkOffsets(t.offs, t.n); !ok {
+		return ErrCorrupt
 	}
-	for i := 1; i <= n; i++ {
-		o := binary.LittleEndian.Uint32(offs[4*i:])
-		if o < prev {
-			return 0, false
+	if t.poffs != nil {
+		if _, ok := checkOffsets(t.poffs, t.n); !ok {
+			return ErrCorrupt
 		}
-		prev = o
 	}
-	return int(prev), true
+	return nil
 }
 
 // Len returns the number of terms.
 func (t Table) Len() int { return t.n }
 
-func (t Table) off(offs []byte, i int) (int, int) {
-	return int(binary.LittleEndian.Uint32(offs[4*i:])), int(binary.LittleEndian.Uint32(offs[4*i+4:]))
+// slice returns data[offs[i]:offs[i+1]], or nil when the offsets are
+// damaged.
+func slice(offs, data []byte, i int) []byte {
+	a := binary.LittleEndian.Uint32(offs[4*i:])
+	b := binary.LittleEndian.Uint32(offs[4*i+4:])
+	if a > b || int(b) > len(data) {
+		return nil
+	}
+	return data[a:b]
 }
 
-// Term returns term i. The slice aliases the table.
-func (t Table) Term(i int) []byte {
-	a, b := t.off(t.offs, i)
-	return t.terms[a:b]
-}
+// Term returns term i (0 <= i < Len). The slice aliases the table.
+func (t Table) Term(i int) []byte { return slice(t.offs, t.terms, i) }
 
 // Payload returns the payload of term i, or nil for a table without
 // payloads. The slice aliases the table.
@@ -151,8 +158,7 @@ func (t Table) Payload(i int) []byte {
 	if t.poffs == nil {
 		return nil
 	}
-	a, b := t.off(t.poffs, i)
-	return t.payloads[a:b]
+	return slice(t.poffs, t.payloads, i)
 }
 
 // Find returns the index of term, and whether it is present; when absent the
@@ -177,4 +183,21 @@ func (t Table) Prefix(p string) (lo, hi int) {
 		return !strings.HasPrefix(string(t.Term(lo+j)), p)
 	})
 	return lo, hi
+}
+
+// checkOffsets verifies that offsets start at 0 and never decrease, and
+// returns the last.
+func checkOffsets(offs []byte, n int) (int, bool) {
+	prev := uint32(0)
+	if binary.LittleEndian.Uint32(offs) != 0 {
+		return 0, false
+	}
+	for i := 1; i <= n; i++ {
+		o := binary.LittleEndian.Uint32(offs[4*i:])
+		if o < prev {
+			return 0, false
+		}
+		prev = o
+	}
+	return int(prev), true
 }

@@ -61,6 +61,17 @@ func TestOpenRejectsDamage(t *testing.T) {
 		_, err := Open(b[:i])
 		assert.Error(t, err, "truncated at %d", i)
 	}
+	// A swapped pair of offsets opens (constant-time checks) but fails
+	// Verify and reads as empty, never out of range.
+	c := append([]byte(nil), b...)
+	copy(c[16:20], []byte{0xff, 0, 0, 0})
+	tab, err := Open(c)
+	require.NoError(t, err)
+	assert.ErrorIs(t, tab.Verify(), ErrCorrupt)
+	assert.Nil(t, tab.Term(0))
+	tab, err = Open(b)
+	require.NoError(t, err)
+	assert.NoError(t, tab.Verify())
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < 2000; i++ {
 		c := append([]byte(nil), b...)

@@ -66,6 +66,10 @@ commands:
       JSON-RPC 2.0 over stdin/stdout, one message per line: memory.recall,
       memory.expand, memory.sessions, tools.call, tools.catalog, tools.search,
       tools.describe
+  gen --out DIR [--sessions N] [--seed S] [--scale F]
+      write a deterministic realistic corpus with a manifest of planted facts
+  bench [--corpus DIR | --sessions N] [--runs N] [--json]
+      speed, size and correctness on a corpus; exits 1 when a check fails
   rebuild [--scope session|project|global|session:<id-or-path>] [--branches active|all] [--json]
       bring the index up to date (default scope: global)
   inspect index [--json]
@@ -119,9 +123,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			err = cmdServe(ctx, g, rest[1:], stdin, stdout)
 		case "catalog":
 			err = cmdCatalog(ctx, g, rest[1:], stdout)
+		case "gen":
+			err = cmdGen(ctx, g, rest[1:], stdout)
+		case "bench":
+			err = cmdBench(ctx, g, rest[1:], stdout, stderr)
 		default:
 			err = usageError("unknown command %q", rest[0])
 		}
+	}
+	var sf *silentFailure
+	if errors.As(err, &sf) {
+		fmt.Fprintln(stderr, "memidx:", sf.msg)
+		return 1
 	}
 	if err != nil {
 		writeError(stdout, err)

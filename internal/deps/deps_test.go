@@ -32,6 +32,7 @@ var layer = map[string]int{
 	"internal/deps":        0,
 	"internal/corpus":      1,
 	"internal/reliability": 8,
+	"internal/benchmark":   8,
 }
 
 func TestDependencyDirection(t *testing.T) {
