@@ -177,6 +177,10 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 	}
 	if !readOnly {
 		_ = os.Chmod(s.path, 0o600) // best effort
+		// With the large mmap above, bbolt would grow the file 16 MiB at a
+		// time; grow it in small steps instead, so that a small index
+		// stays small.
+		db.AllocSize = 1 << 20
 	}
 	return db, nil
 }
