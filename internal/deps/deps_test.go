@@ -28,11 +28,11 @@ var layer = map[string]int{
 	"catalog":              4,
 	"index":                5,
 	"engine":               6,
-	"cmd/memidx":           7,
+	"cmd/memidx":           8,
 	"internal/deps":        0,
 	"internal/corpus":      1,
 	"internal/reliability": 8,
-	"internal/benchmark":   8,
+	"internal/benchmark":   7,
 }
 
 func TestDependencyDirection(t *testing.T) {

@@ -11,5 +11,6 @@
 //	4 hotbm25   coldvocab  catalog         postings, digests, capability heads
 //	5 index                                refresh, tiers, budgets, records
 //	6 engine                               public API
-//	7 cmd/memidx                           CLI
+//	7 internal/benchmark                   memidx bench
+//	8 cmd/memidx, internal/reliability     CLI; tests of the whole
 package deps
