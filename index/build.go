@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -34,7 +33,12 @@ func (s *Source) Parse() *session.File { return session.ParseHashed(s.Path, s.Da
 
 // ReadSource reads path, checking its identity before and after so that a
 // read racing a writer is detected rather than indexed.
-func ReadSource(path string) (*Source, error) {
+func ReadSource(path string) (*Source, error) { return readSourceInto(path, nil) }
+
+// readSourceInto is ReadSource reusing buf's memory when it is large
+// enough. The caller must not reuse buf while anything parsed from the
+// source is still in use.
+func readSourceInto(path string, buf []byte) (*Source, error) {
 	f, err := session.OpenRegular(path)
 	if err != nil {
 		return nil, err
@@ -51,20 +55,40 @@ func ReadSource(path string) (*Source, error) {
 	if before.Size > session.MaxFileBytes {
 		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, before.Size, int64(session.MaxFileBytes))
 	}
-	var buf bytes.Buffer
-	buf.Grow(int(before.Size) + 512)
-	if _, err := io.Copy(&buf, f); err != nil {
+	want := int(before.Size) + 512
+	if cap(buf) < want {
+		buf = make([]byte, 0, want+want/4)
+	}
+	data, err := readFull(f, buf[:0])
+	if err != nil {
 		return nil, err
 	}
 	after, err := StatIdentity(path)
 	src := &Source{Path: path, Identity: before}
-	if err != nil || after != before || int64(buf.Len()) != before.Size {
+	if err != nil || after != before || int64(len(data)) != before.Size {
 		src.Changed = true
 	}
-	src.Data = buf.Bytes()
+	src.Data = data
 	sum := sha256.Sum256(src.Data)
 	src.Hash = hex.EncodeToString(sum[:])
 	return src, nil
+}
+
+// readFull appends everything r yields to b, growing it when needed.
+func readFull(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // built is a record with its tier data, ready to write.

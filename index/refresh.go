@@ -254,10 +254,16 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// One read buffer per worker: a build copies what it keeps, so
+			// the next source can reuse the memory.
+			var buf []byte
 			for j := range jobCh {
 				t := targets[j.i]
 				r := result{i: j.i}
-				src, err := ReadSource(t.Path)
+				src, err := readSourceInto(t.Path, buf)
+				if err == nil {
+					buf = src.Data
+				}
 				switch {
 				case err != nil:
 					r.err = err

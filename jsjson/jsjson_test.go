@@ -1,7 +1,9 @@
 package jsjson
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -109,4 +111,20 @@ func FuzzParseStringify(f *testing.F) {
 			t.Fatalf("not stable: %q -> %q -> %q", data, out, again)
 		}
 	})
+}
+
+func TestStringifyPrefix(t *testing.T) {
+	v, err := Parse([]byte(`{"a":"` + strings.Repeat("é", 5000) + `","b":[1,2,3]}`))
+	require.NoError(t, err)
+	full := Stringify(v)
+	for _, max := range []int{0, 1, 7, 100, 1601, len(full) - 1, len(full), len(full) + 10} {
+		got, cut := StringifyPrefix(v, max)
+		assert.True(t, strings.HasPrefix(full, got), "max %d", max)
+		assert.LessOrEqual(t, len(got), max)
+		assert.True(t, utf8.ValidString(got))
+		assert.Equal(t, len(full) > max, cut, "max %d", max)
+		if len(full) > max {
+			assert.Greater(t, len(got), max-4, "a prefix as long as the limit allows")
+		}
+	}
 }

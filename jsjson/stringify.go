@@ -261,3 +261,95 @@ func StringifiedLen(s string) int {
 	}
 	return n
 }
+
+// StringifyPrefix returns the JSON.stringify encoding of v cut to at most
+// maxBytes bytes (at a character boundary), and whether it was cut. It stops
+// encoding once the limit is reached, so a huge value costs only its prefix.
+func StringifyPrefix(v Value, maxBytes int) (string, bool) {
+	w := limited{max: maxBytes}
+	w.value(v)
+	out := w.b
+	cut := w.full
+	if len(out) > maxBytes {
+		out, cut = out[:maxBytes], true
+	}
+	// The encoding is valid UTF-8; only the cut can split a character.
+	for cut && len(out) > 0 {
+		if r, size := utf8.DecodeLastRune(out); r == utf8.RuneError && size <= 1 {
+			out = out[:len(out)-1]
+			continue
+		}
+		break
+	}
+	return string(out), cut
+}
+
+// limited encodes into b until it holds max bytes.
+type limited struct {
+	b    []byte
+	max  int
+	full bool
+}
+
+func (w *limited) room() bool {
+	if len(w.b) >= w.max {
+		w.full = true
+	}
+	return !w.full
+}
+
+func (w *limited) value(v Value) {
+	if !w.room() {
+		return
+	}
+	switch v.kind {
+	case String, stringEscaped:
+		s, _ := v.Str()
+		// Encode a bounded prefix of a long string: each character takes
+		// at most 6 bytes escaped, so 6*room input bytes are enough.
+		if n := (w.max - len(w.b) + 1) * 6; len(s) > n {
+			s = s[:n]
+			w.full = true
+			w.b = AppendString(w.b, s)
+			return
+		}
+		w.b = AppendString(w.b, s)
+	case Array:
+		w.b = append(w.b, '[')
+		for i := range v.m {
+			if !w.room() {
+				return
+			}
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			if v.m[i].Value.kind == Absent {
+				w.b = append(w.b, "null"...)
+				continue
+			}
+			w.value(v.m[i].Value)
+		}
+		w.b = append(w.b, ']')
+	case Object:
+		w.b = append(w.b, '{')
+		first := true
+		for i := range v.m {
+			if !w.room() {
+				return
+			}
+			if v.m[i].Value.kind == Absent {
+				continue
+			}
+			if !first {
+				w.b = append(w.b, ',')
+			}
+			first = false
+			w.b = AppendString(w.b, v.m[i].Key)
+			w.b = append(w.b, ':')
+			w.value(v.m[i].Value)
+		}
+		w.b = append(w.b, '}')
+	default:
+		w.b = AppendValue(w.b, v)
+	}
+}
