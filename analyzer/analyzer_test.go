@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/text/unicode/norm"
 )
 
 // The expected values below were computed with the reference functions in
@@ -248,51 +249,25 @@ func TestDeltaTablesSorted(t *testing.T) {
 	}
 }
 
-// TestBMPTable checks the precomputed BMP classes against the slow lookups.
-func TestBMPTable(t *testing.T) {
-	bmp := loadBMP()
-	for r := rune(0); r < 0x10000; r++ {
+// TestClassTable checks the cached classes of planes 0 and 1 against the
+// slow lookups, and the inert bit against x/text's full normalization check.
+func TestClassTable(t *testing.T) {
+	for r := rune(0); r < 0x20000; r++ {
 		if r >= 0xd800 && r <= 0xdfff {
 			continue
 		}
-		require.Equal(t, isWordSlow(r), bmp[r]&bmpWord != 0, "U+%04X", r)
+		c := runeClass(r)
+		require.Equal(t, isWordSlow(r), c&runeWord != 0, "U+%04X", r)
 		var b []byte
 		if r == 0x3a3 {
 			b = []byte("σ")
 		} else {
 			b = appendLowerRune(nil, r)
 		}
-		require.Equal(t, string(b) != string(r), bmp[r]&bmpChange != 0, "U+%04X", r)
-	}
-}
-
-// TestLongTexts checks texts of many chunks and windows against the plain
-// reference implementation, with the default and with tiny chunks.
-func TestLongTexts(t *testing.T) {
-	rng := newTestRand(3)
-	for i := range 60 {
-		var b strings.Builder
-		for b.Len() < 3000+rng.IntN(20000) {
-			switch rng.IntN(4) {
-			case 0:
-				b.WriteString(randomText(rng))
-			case 1:
-				b.WriteString(strings.Repeat("x", rng.IntN(200)))
-			default:
-				b.WriteString(benchText(rng.IntN(300), transcriptWords))
-			}
-			if rng.IntN(3) == 0 {
-				b.WriteByte(' ')
-			}
-		}
-		text := b.String()
-		want := referenceTokens(text)
-		require.Equal(t, want, Tokens(text), "text %d", i)
-		for _, size := range []int{1, 5, 64, 100} {
-			withChunkSize(size, func() {
-				require.Equal(t, want, Tokens(text), "text %d, chunk size %d", i, size)
-				checkSpans(t, text, want)
-			})
-		}
+		require.Equal(t, string(b) != string(r), c&runeChanges != 0, "U+%04X", r)
+		enc := []byte(string(r))
+		inert := norm.NFKC.Properties(enc).BoundaryBefore() && norm.NFKC.IsNormal(enc) &&
+			!(normBlocks.has(r) && inDeltaNormTrigger(r))
+		require.Equal(t, inert, c&runeInert != 0, "U+%04X", r)
 	}
 }

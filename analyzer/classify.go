@@ -2,9 +2,10 @@ package analyzer
 
 import (
 	"sort"
-	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -227,41 +228,66 @@ func caseTypeOf(r rune) caseType {
 	return baseCaseType(r)
 }
 
-// The BMP class table, built on first use of a non-ASCII text (about a
-// millisecond), so that classifying a BMP rune is one load.
+// The class table: one byte of rune* bits per code point, built a page of
+// 256 code points at a time on first use (text in a few scripts costs a few
+// pages, some tens of microseconds each), so that classifying a rune is two
+// loads.
 const (
-	bmpWord   = 1 << iota // in [\p{L}\p{N}_]
-	bmpChange             // lowercasing changes it (includes U+0130, U+03A3)
-	bmpInert              // NFKC leaves it alone and nothing before it combines with it
+	runeWord    = 1 << iota // in [\p{L}\p{N}_]
+	runeChanges             // lowercasing changes it (includes U+0130, U+03A3)
+	runeInert               // NFKC leaves it alone and nothing before it combines with it
 )
 
-var (
-	bmpOnce  sync.Once
-	bmpTable *[0x10000]uint8
-)
+// classPages holds *[256]uint8 pages, read and written atomically. Its
+// length is a power of two above (MaxRune+1)/256 so that indexing needs no
+// bounds check.
+var classPages [0x2000]unsafe.Pointer
 
-func loadBMP() *[0x10000]uint8 {
-	bmpOnce.Do(func() {
-		t := new([0x10000]uint8)
-		for r := rune(0); r < 0x10000; r++ {
-			if r >= 0xd800 && r <= 0xdfff {
-				continue
-			}
-			var c uint8
-			if isWordSlow(r) {
-				c |= bmpWord
-			}
-			if l, multi := lowerSimple(r); multi || l != r || r == 0x3a3 {
-				c |= bmpChange
-			}
-			if isInertSlow(r) {
-				c |= bmpInert
-			}
-			t[r] = c
+// runeClass returns the rune* bits of r, a valid rune.
+func runeClass(r rune) uint8 {
+	if c, ok := classCached(r); ok {
+		return c
+	}
+	return buildPage(r >> 8)[uint8(r)]
+}
+
+// classCached is runeClass when the page of r exists. It is small enough to
+// be inlined in the scanning loops, which call runeClass when it fails.
+func classCached(r rune) (uint8, bool) {
+	p := atomic.LoadPointer(&classPages[uint32(r)>>8&0x1fff])
+	if p == nil {
+		return 0, false
+	}
+	return (*[256]uint8)(p)[uint8(r)], true
+}
+
+func buildPage(hi rune) *[256]uint8 {
+	t := new([256]uint8)
+	for lo := range rune(256) {
+		r := hi<<8 | lo
+		if r >= 0xd800 && r <= 0xdfff || r > unicode.MaxRune {
+			continue
 		}
-		bmpTable = t
-	})
-	return bmpTable
+		t[lo] = slowClass(r)
+	}
+	// Concurrent builders compute the same page; keep the first.
+	atomic.CompareAndSwapPointer(&classPages[hi], nil, unsafe.Pointer(t))
+	return (*[256]uint8)(atomic.LoadPointer(&classPages[hi]))
+}
+
+// slowClass computes the rune* bits of r.
+func slowClass(r rune) uint8 {
+	var c uint8
+	if isWordSlow(r) {
+		c |= runeWord
+	}
+	if l, multi := lowerSimple(r); multi || l != r || r == 0x3a3 {
+		c |= runeChanges
+	}
+	if isInertSlow(r) {
+		c |= runeInert
+	}
+	return c
 }
 
 // isInertSlow reports whether r is a starter that NFKC keeps and that
@@ -274,24 +300,7 @@ func isInertSlow(r rune) bool {
 	var b [utf8.UTFMax]byte
 	enc := utf8.AppendRune(b[:0], r)
 	// BoundaryBefore: a starter that combines with nothing before it.
-	// IsNormal: NFKC keeps it (precomposed letters like 'é' included).
-	return norm.NFKC.Properties(enc).BoundaryBefore() && norm.NFKC.IsNormal(enc)
-}
-
-// runeClass returns the bmpWord/bmpChange bits of r; bmp must be loadBMP().
-func runeClass(bmp *[0x10000]uint8, r rune) uint8 {
-	if r < 0x10000 {
-		return bmp[r]
-	}
-	var c uint8
-	if isWordSlow(r) {
-		c |= bmpWord
-	}
-	if l, multi := lowerSimple(r); multi || l != r {
-		c |= bmpChange
-	}
-	if isInertSlow(r) {
-		c |= bmpInert
-	}
-	return c
+	// QuickSpan: its NFKC quick check is Yes, so NFKC keeps it (precomposed
+	// letters like 'é' included).
+	return norm.NFKC.Properties(enc).BoundaryBefore() && norm.NFKC.QuickSpan(enc) == len(enc)
 }

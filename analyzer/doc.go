@@ -97,12 +97,15 @@
 //
 // # Performance
 //
-// Most input is ASCII. ASCII chunks skip normalization (NFKC of ASCII is
-// ASCII), and are classified eight bytes at a time; other chunks are
-// normalized only when the NFKC quick check says they are not normalized
-// already. Tokens that need no lowercasing share memory with the text, the
-// others share 4 KiB buffers: AppendTokens with a reused slice allocates
-// nothing for lowercase ASCII text.
+// Most input is ASCII. The text is scanned in chunks of about 4 KiB cut
+// where no token and no composition can straddle: ASCII chunks skip
+// normalization (NFKC of ASCII is ASCII) and are classified eight bytes at
+// a time (SWAR bitmaps); in other chunks only the stretches around code
+// points that NFKC may change are handed to the normalizer, the rest being
+// "inert" by a precomputed table. Tokens that need no lowercasing share
+// memory with the text, the others share 4 KiB buffers: AppendTokens with a
+// reused slice allocates nothing for lowercase ASCII text. BenchmarkTokens
+// measures this.
 //
 // # bleve
 //

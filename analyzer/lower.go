@@ -31,7 +31,6 @@ func Lower(s string) string {
 
 // needsLower reports whether Lower would change s.
 func needsLower(s string) bool {
-	var bmp *[0x10000]uint8
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -45,10 +44,7 @@ func needsLower(s string) bool {
 		if r == utf8.RuneError && size == 1 {
 			return true
 		}
-		if bmp == nil {
-			bmp = loadBMP()
-		}
-		if runeClass(bmp, r)&bmpChange != 0 {
+		if runeClass(r)&runeChanges != 0 {
 			return true
 		}
 		i += size

@@ -34,33 +34,45 @@ func Normalize(s string) string {
 // and returns ok=false without appending when s is already normalized.
 //
 // Most of a real text is inert (ASCII, or starters that NFKC keeps and that
-// combine with nothing before them, see bmpInert), and an inert code point
+// combine with nothing before them, see runeInert), and an inert code point
 // starts a normalization segment: NFKC(a+b) = NFKC(a)+NFKC(b) when b starts
 // with one. So only the stretches around non-inert code points, from the
 // inert code point before them to the next inert one, are handed to the
 // normalizer; the rest is copied (or, when nothing changes, not even that).
 func appendNormalized(dst []byte, s string) ([]byte, bool) {
-	bmp := loadBMP()
 	out := dst
 	changed := false
 	emitted := 0 // with changed: s[:emitted] is in out
-	prev := 0    // start of the last inert code point before i
+	prev := 0    // start of the last inert code point before i, or 0
 	for i := 0; i < len(s); {
-		if size := inertAt(bmp, s, i); size > 0 {
+		if s[i] < utf8.RuneSelf {
+			// ASCII is inert; skip it eight bytes at a time.
+			j := i + 1
+			for j+8 <= len(s) && load64(s, j)&high8 == 0 {
+				j += 8
+			}
+			for j < len(s) && s[j] < utf8.RuneSelf {
+				j++
+			}
+			prev, i = j-1, j
+			continue
+		}
+		if size := inertAt(s, i); size > 0 {
 			prev = i
 			i += size
 			continue
 		}
-		q := prev
-		if i == 0 {
-			q = 0
-		}
-		j := segmentEnd(bmp, s, i)
+		q := prev // the stretch starts at the inert code point before i (or 0)
+		j := segmentEnd(s, i)
 		seg := s[q:j]
 		if !changed {
 			if !exactOnly(seg) && norm.NFKC.QuickSpanString(seg) == len(seg) {
 				i = j
 				continue
+			}
+			if free := cap(out) - len(out); free < len(s) {
+				// Room for the usual case, where NFKC changes little.
+				out = append(make([]byte, 0, len(out)+len(s)+len(s)/8+16), out...)
 			}
 			out = append(out, s[:q]...)
 			changed = true
@@ -78,21 +90,20 @@ func appendNormalized(dst []byte, s string) ([]byte, bool) {
 }
 
 // inertAt returns the size of the code point at s[i] if it is inert, else 0.
-func inertAt(bmp *[0x10000]uint8, s string, i int) int {
+func inertAt(s string, i int) int {
 	c := s[i]
 	if c < utf8.RuneSelf {
 		return 1
 	}
 	r, size := utf8.DecodeRuneInString(s[i:])
-	switch {
-	case r == utf8.RuneError && size == 1:
+	if r == utf8.RuneError && size == 1 {
 		return 0 // invalid: the exact path decides
-	case r < 0x10000:
-		if bmp[r]&bmpInert != 0 {
-			return size
-		}
-		return 0
-	case isInertSlow(r):
+	}
+	rc, ok := classCached(r)
+	if !ok {
+		rc = runeClass(r)
+	}
+	if rc&runeInert != 0 {
 		return size
 	}
 	return 0
@@ -102,17 +113,17 @@ func inertAt(bmp *[0x10000]uint8, s string, i int) int {
 // s[i] ends: at an inert code point, after which at least 16 bytes are
 // inert (shorter inert gaps are taken into the stretch, to normalize dense
 // text in few calls), or at the end of s.
-func segmentEnd(bmp *[0x10000]uint8, s string, i int) int {
+func segmentEnd(s string, i int) int {
 	j := i
 	for j < len(s) {
-		if size := inertAt(bmp, s, j); size == 0 {
+		if size := inertAt(s, j); size == 0 {
 			_, n := utf8.DecodeRuneInString(s[j:])
 			j += n
 			continue
 		}
 		k := j
 		for k < len(s) && k-j < 16 {
-			size := inertAt(bmp, s, k)
+			size := inertAt(s, k)
 			if size == 0 {
 				break
 			}
@@ -159,12 +170,17 @@ func normalizeNonASCII(s string) string {
 
 const cgj = "\u034f"
 
+// load64 returns the eight bytes of s from i as a little-endian integer.
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 func isASCII(s string) bool {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&0x8080808080808080 != 0 {
+		if load64(s, i)&high8 != 0 {
 			return false
 		}
 	}

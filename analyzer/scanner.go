@@ -12,8 +12,8 @@ import (
 //   - The text is cut into chunks of about chunkSize bytes at "safe"
 //     boundaries (an ASCII non-word byte followed by an ASCII byte), across
 //     which neither a token nor an NFKC composition can reach, so each chunk
-//     is normalized on its own, and only if it is not ASCII and not already
-//     normalized. NFKC(text) is the concatenation of the normalized chunks.
+//     is normalized on its own (see appendNormalized), and only if it is
+//     not ASCII. NFKC(text) is the concatenation of the normalized chunks.
 //   - Within a chunk, 64-byte windows are classified eight bytes at a time
 //     (SWAR) into bitmaps of ASCII word bytes, ASCII upper-case bytes and
 //     non-ASCII bytes; ASCII tokens are then found with bit arithmetic,
@@ -30,13 +30,7 @@ type scanner struct {
 	// already consumed are cleared.
 	word, upper, high uint64
 
-	// transient is set when s lives in normBuf, which the next chunk
-	// overwrites: tokens must then be copied to the arena.
-	transient bool
-	normBuf   []byte
-
-	bmp   *[0x10000]uint8 // loaded on the first non-ASCII chunk
-	arena []byte          // backing store of lowercased tokens; never written below len
+	arena []byte // backing store of lowercased tokens; never written below len
 }
 
 // chunkSize is a variable so that tests can make chunks tiny.
@@ -59,15 +53,10 @@ func (sc *scanner) loadChunk() bool {
 	end := safeBoundary(sc.text, start+chunkSize)
 	chunk := sc.text[start:end]
 	sc.chunkEnd = end
-	sc.transient = false
 	if !isASCII(chunk) {
-		if sc.bmp == nil {
-			sc.bmp = loadBMP()
-		}
-		if n, ok := appendNormalized(sc.normBuf[:0], chunk); ok {
-			sc.normBuf = n
+		if n, ok := appendNormalized(nil, chunk); ok {
+			// n is never written again: tokens may share it.
 			chunk = unsafe.String(unsafe.SliceData(n), len(n))
-			sc.transient = true
 		}
 	}
 	sc.s = chunk
@@ -130,8 +119,7 @@ func movemask(m uint64) uint64 {
 func classify64(b string) (word, upper, high uint64) {
 	_ = b[63]
 	for k := 0; k < 64; k += 8 {
-		x := uint64(b[k]) | uint64(b[k+1])<<8 | uint64(b[k+2])<<16 | uint64(b[k+3])<<24 |
-			uint64(b[k+4])<<32 | uint64(b[k+5])<<40 | uint64(b[k+6])<<48 | uint64(b[k+7])<<56
+		x := load64(b, k)
 		h := x & high8
 		y := x &^ high8
 		w := inRange(y, '0', '9') | inRange(y|0x2020202020202020, 'a', 'z') | inRange(y, '_', '_')
@@ -180,8 +168,6 @@ func (sc *scanner) next() (tok string, start, end int, ok bool) {
 			run := sc.s[p : p+n]
 			if hasUpper {
 				run = sc.lowerASCII(run)
-			} else if sc.transient {
-				run = sc.copyToken(run)
 			}
 			return run, sc.normOff + p, sc.normOff + p + n, true
 		}
@@ -196,7 +182,7 @@ func (sc *scanner) next() (tok string, start, end int, ok bool) {
 // common case, an ASCII token inside a window, inlined.
 func (sc *scanner) appendAll(dst []string) []string {
 	for {
-		if cand := sc.word | sc.high; cand != 0 && !sc.transient {
+		if cand := sc.word | sc.high; cand != 0 {
 			tz := bits.TrailingZeros64(cand)
 			n := bits.TrailingZeros64(^(sc.word >> tz))
 			e := tz + n
@@ -229,7 +215,11 @@ func (sc *scanner) slowNext(p int) (tok string, start, end int, ok bool) {
 	i := p
 	for i < len(s) && s[i] >= utf8.RuneSelf {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r != utf8.RuneError && runeClass(sc.bmp, r)&bmpWord != 0 {
+		rc, ok := classCached(r)
+		if !ok {
+			rc = runeClass(r)
+		}
+		if r != utf8.RuneError && rc&runeWord != 0 {
 			tok, end := sc.runFrom(i)
 			sc.setWindow(end)
 			return tok, i, end, true
@@ -261,11 +251,14 @@ func (sc *scanner) runFrom(start int) (tok string, end int) {
 		if r == utf8.RuneError {
 			break // U+FFFD or an invalid byte: not a letter
 		}
-		rc := runeClass(sc.bmp, r)
-		if rc&bmpWord == 0 {
+		rc, ok := classCached(r)
+		if !ok {
+			rc = runeClass(r)
+		}
+		if rc&runeWord == 0 {
 			break
 		}
-		if rc&bmpChange != 0 {
+		if rc&runeChanges != 0 {
 			flags |= clsHigh
 		}
 		i += size
@@ -276,8 +269,6 @@ func (sc *scanner) runFrom(start int) (tok string, end int) {
 		tok = sc.keep(appendLower(sc.grow(len(run)+len(run)/2+4), run, 0))
 	case flags&clsUpper != 0:
 		tok = sc.lowerASCII(run)
-	case sc.transient:
-		tok = sc.copyToken(run)
 	default:
 		tok = run
 	}
@@ -300,10 +291,6 @@ func (sc *scanner) lowerASCII(run string) string {
 		b[i] = lowerTable[run[i]]
 	}
 	return sc.keep(b)
-}
-
-func (sc *scanner) copyToken(run string) string {
-	return sc.keep(append(sc.grow(len(run)), run...))
 }
 
 // grow returns the unused tail of the arena, with room for at least n
