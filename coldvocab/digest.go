@@ -23,14 +23,15 @@ const (
 	keyOperation  = "\x03"
 )
 
-// Structural key prefixes, the same as the hot dictionary's.
+// Structural key prefixes, the same as the hot dictionary's (see
+// normalize.KeyRole).
 const (
-	KeyRole     = "\x00r"
-	KeyTool     = "\x00t"
-	KeyRef      = "\x00R"
-	KeyProvider = "\x00p"
-	KeyAction   = "\x00a"
-	KeyOutcome  = "\x00o"
+	KeyRole     = normalize.KeyRole
+	KeyTool     = normalize.KeyTool
+	KeyRef      = normalize.KeyRef
+	KeyProvider = normalize.KeyProvider
+	KeyAction   = normalize.KeyAction
+	KeyOutcome  = normalize.KeyOutcome
 )
 
 // MaxFilesTouched bounds the digest's filesTouched list (metadata only:
@@ -281,24 +282,12 @@ func buildAddresses(entries []normalize.Entry) ([]byte, error) {
 	}
 	for i := range entries {
 		e := &entries[i]
-		for _, kv := range [][2]string{
-			{KeyRole, normalize.Get(e.Role)}, {KeyTool, normalize.Get(e.Tool)}, {KeyRef, normalize.Get(e.Ref)},
-			{KeyProvider, normalize.Get(e.Provider)}, {KeyAction, normalize.Get(e.Action)}, {KeyOutcome, normalize.Get(e.Outcome)},
-			{keyEntryID, normalize.Get(e.EntryID)}, {keyOperation, normalize.Get(e.OperationAddress)},
-		} {
-			if kv[1] != "" {
-				add(kv[0]+kv[1], i)
-			}
+		e.EachStructuralKey(func(k string) { add(k, i) })
+		if id := normalize.Get(e.EntryID); id != "" {
+			add(keyEntryID+id, i)
 		}
-		for _, t := range e.Tools {
-			if t == "" {
-				continue
-			}
-			add(KeyTool+t, i)
-			if normalize.Get(e.Provider) == "omp" {
-				add(KeyRef+"omp."+t, i)
-				add(KeyAction+t, i)
-			}
+		if op := normalize.Get(e.OperationAddress); op != "" {
+			add(keyOperation+op, i)
 		}
 		f := math.NaN()
 		if e.Timestamp != nil {

@@ -208,8 +208,9 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 			}
 			hydrated = h
 			rep.States[0].Record = h.rec
+			rep.States[0].Reason = ""
 			// A fresh read of the source answers for the session.
-			rep.Coverage = recount(rep)
+			rep.Recount()
 		}
 		rec := rep.States[0].Record
 		if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
@@ -264,38 +265,6 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.reasons.Reasons()...), s.qerr)
 	fitEnvelope(page)
 	return page, nil
-}
-
-// recount recomputes a refresh's coverage after a state changed.
-func recount(rep *index.Report) index.Coverage {
-	c := rep.Coverage
-	c.IndexedSessions, c.IncompleteSessions = 0, 0
-	var reasons coverage.Set
-	for _, st := range rep.States {
-		if st.Record == nil {
-			if st.Reason != "" {
-				reasons.Add(st.Reason)
-			}
-			continue
-		}
-		c.IndexedSessions++
-		if !st.Record.Complete() {
-			c.IncompleteSessions++
-			for _, x := range st.Record.Reasons {
-				reasons.Add(x)
-			}
-		}
-	}
-	for _, x := range c.Reasons {
-		switch x {
-		case coverage.MaxSyncSessions, coverage.MaxSyncSourceBytes, coverage.CacheCleanupBudget, index.IndexBusy, index.IndexUnwritable, index.IndexReset:
-			reasons.Add(x)
-		}
-	}
-	c.StaleSessions = c.EligibleSessions - c.IndexedSessions
-	c.Reasons = reasons.Reasons()
-	c.Complete = reasons.Complete() && c.StaleSessions == 0 && c.IncompleteSessions == 0
-	return c
 }
 
 // checkExpectations compares a pointer's bindings with the session now.

@@ -15,14 +15,14 @@ import (
 	"github.com/memidx/memidx/termtab"
 )
 
-// Structural key prefixes in the dictionary.
+// Structural key prefixes in the dictionary (see normalize.KeyRole).
 const (
-	KeyRole     = "\x00r"
-	KeyTool     = "\x00t"
-	KeyRef      = "\x00R"
-	KeyProvider = "\x00p"
-	KeyAction   = "\x00a"
-	KeyOutcome  = "\x00o"
+	KeyRole     = normalize.KeyRole
+	KeyTool     = normalize.KeyTool
+	KeyRef      = normalize.KeyRef
+	KeyProvider = normalize.KeyProvider
+	KeyAction   = normalize.KeyAction
+	KeyOutcome  = normalize.KeyOutcome
 )
 
 // colWidth is the size of one entry's columns: uint32 length, float32
@@ -146,30 +146,13 @@ func Build(entries []normalize.Entry) (*Built, error) {
 			}
 			post[t] = append(pl, posting{uint32(i), n})
 		}
-		addKey := func(prefix, v string) {
-			if v == "" {
-				return
-			}
-			k := prefix + v
+		e.EachStructuralKey(func(k string) {
 			pl := post[k]
 			if n := len(pl); n > 0 && pl[n-1].entry == uint32(i) {
 				return
 			}
 			post[k] = append(pl, posting{uint32(i), 1})
-		}
-		addKey(KeyRole, normalize.Get(e.Role))
-		addKey(KeyTool, normalize.Get(e.Tool))
-		addKey(KeyRef, normalize.Get(e.Ref))
-		for _, t := range e.Tools {
-			addKey(KeyTool, t)
-			if e.Provider != nil && *e.Provider == "omp" && t != "" {
-				addKey(KeyRef, "omp."+t)
-				addKey(KeyAction, t)
-			}
-		}
-		addKey(KeyProvider, normalize.Get(e.Provider))
-		addKey(KeyAction, normalize.Get(e.Action))
-		addKey(KeyOutcome, normalize.Get(e.Outcome))
+		})
 
 		cols = binary.LittleEndian.AppendUint32(cols, uint32(len(toks)))
 		cols = binary.LittleEndian.AppendUint32(cols, math.Float32bits(Weight(normalize.Get(e.Role), normalize.Get(e.Tool))))

@@ -39,15 +39,11 @@ func ReadSource(path string) (*Source, error) { return readSourceInto(path, nil)
 // enough. The caller must not reuse buf while anything parsed from the
 // source is still in use.
 func readSourceInto(path string, buf []byte) (*Source, error) {
-	f, err := session.OpenRegular(path)
+	f, st, err := session.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	before, err := identityOf(st)
 	if err != nil {
 		return nil, err
@@ -59,7 +55,7 @@ func readSourceInto(path string, buf []byte) (*Source, error) {
 	if cap(buf) < want {
 		buf = make([]byte, 0, want+want/4)
 	}
-	data, err := readFull(f, buf[:0])
+	data, err := session.AppendAll(f, buf[:0])
 	if err != nil {
 		return nil, err
 	}
@@ -72,23 +68,6 @@ func readSourceInto(path string, buf []byte) (*Source, error) {
 	sum := sha256.Sum256(src.Data)
 	src.Hash = hex.EncodeToString(sum[:])
 	return src, nil
-}
-
-// readFull appends everything r yields to b, growing it when needed.
-func readFull(r io.Reader, b []byte) ([]byte, error) {
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
 }
 
 // built is a record with its tier data, ready to write.

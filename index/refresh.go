@@ -120,6 +120,38 @@ type Report struct {
 	Coverage  Coverage      `json:"coverage"`
 	States    []State       `json:"-"`
 	Elapsed   time.Duration `json:"-"`
+	// reasons are the refresh's own (budgets, a busy or reset index).
+	reasons coverage.Set
+}
+
+// Recount computes Coverage from the states (a caller that replaces a
+// state's record, say with a fresh read of the source, calls it again). A
+// session without a current record is stale: its old record is never
+// served, because its text may contradict the source.
+func (rep *Report) Recount() {
+	reasons := rep.reasons
+	cov := Coverage{EligibleSessions: len(rep.States)}
+	for i := range rep.States {
+		st := &rep.States[i]
+		if st.Record == nil {
+			if st.Reason != "" {
+				reasons.Add(st.Reason)
+			}
+			continue
+		}
+		cov.IndexedSessions++
+		if !st.Record.Complete() {
+			cov.IncompleteSessions++
+			for _, r := range st.Record.Reasons {
+				reasons.Add(r)
+			}
+		}
+	}
+	cov.StaleSessions = cov.EligibleSessions - cov.IndexedSessions
+	cov.Reasons = reasons.Reasons()
+	cov.Complete = reasons.Complete() && cov.StaleSessions == 0 && cov.IncompleteSessions == 0
+	rep.Coverage = cov
+	rep.Indexed = cov.IndexedSessions
 }
 
 // Refresh brings the records of targets up to date in opt.Mode: a stat gate
@@ -372,31 +404,8 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		// What was built is still good for this call; later calls redo it.
 	}
 
-	// Coverage over the targets.
-	cov := &rep.Coverage
-	cov.EligibleSessions = len(targets)
-	for i := range rep.States {
-		st := &rep.States[i]
-		if st.Record == nil {
-			// A stale record is not served: its text may contradict the
-			// source.
-			if st.Reason != "" {
-				reasons.Add(st.Reason)
-			}
-			continue
-		}
-		cov.IndexedSessions++
-		if !st.Record.Complete() {
-			cov.IncompleteSessions++
-			for _, r := range st.Record.Reasons {
-				reasons.Add(r)
-			}
-		}
-	}
-	cov.StaleSessions = cov.EligibleSessions - cov.IndexedSessions
-	rep.Indexed = cov.IndexedSessions
-	cov.Reasons = reasons.Reasons()
-	cov.Complete = reasons.Complete() && cov.StaleSessions == 0 && cov.IncompleteSessions == 0
+	rep.reasons = reasons
+	rep.Recount()
 	rep.Elapsed = time.Since(start)
 	rep.Seconds = rep.Elapsed.Seconds()
 	return rep, nil

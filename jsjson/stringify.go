@@ -16,53 +16,9 @@ func Stringify(v Value) string {
 
 // AppendValue appends the JSON.stringify encoding of v to dst.
 func AppendValue(dst []byte, v Value) []byte {
-	switch v.kind {
-	case Absent:
-		return dst
-	case Null:
-		return append(dst, "null"...)
-	case True:
-		return append(dst, "true"...)
-	case False:
-		return append(dst, "false"...)
-	case Number:
-		f, _ := v.Float()
-		return AppendNumber(dst, f)
-	case String:
-		return AppendString(dst, v.s)
-	case stringEscaped:
-		return AppendString(dst, unescape(v.s))
-	case Array:
-		dst = append(dst, '[')
-		for i := range v.m {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if v.m[i].Value.kind == Absent {
-				dst = append(dst, "null"...)
-				continue
-			}
-			dst = AppendValue(dst, v.m[i].Value)
-		}
-		return append(dst, ']')
-	case Object:
-		dst = append(dst, '{')
-		first := true
-		for i := range v.m {
-			if v.m[i].Value.kind == Absent {
-				continue
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = AppendString(dst, v.m[i].Key)
-			dst = append(dst, ':')
-			dst = AppendValue(dst, v.m[i].Value)
-		}
-		return append(dst, '}')
-	}
-	return dst
+	w := limited{b: dst, max: math.MaxInt}
+	w.value(v)
+	return w.b
 }
 
 // AppendNumber appends f as JSON.stringify writes a number: JavaScript's
@@ -303,14 +259,24 @@ func (w *limited) value(v Value) {
 		return
 	}
 	switch v.kind {
+	case Absent:
+	case Null:
+		w.b = append(w.b, "null"...)
+	case True:
+		w.b = append(w.b, "true"...)
+	case False:
+		w.b = append(w.b, "false"...)
+	case Number:
+		f, _ := v.Float()
+		w.b = AppendNumber(w.b, f)
 	case String, stringEscaped:
 		s, _ := v.Str()
 		// Encode a bounded prefix of a long string: each character takes
 		// at most 6 bytes escaped, so 6*room input bytes are enough.
-		if n := (w.max - len(w.b) + 1) * 6; len(s) > n {
-			s = s[:n]
+		if room := w.max - len(w.b); room < len(s)/6 {
+			n := (room + 1) * 6
 			w.full = true
-			w.b = AppendString(w.b, s)
+			w.b = AppendString(w.b, s[:n])
 			return
 		}
 		w.b = AppendString(w.b, s)
@@ -349,7 +315,5 @@ func (w *limited) value(v Value) {
 			w.value(v.m[i].Value)
 		}
 		w.b = append(w.b, '}')
-	default:
-		w.b = AppendValue(w.b, v)
 	}
 }

@@ -17,18 +17,11 @@ var ErrNoHeader = errors.New("session: no valid session header")
 // ReadFile would: BOM, title slot, then the first JSON value. It reads
 // 4 KiB first and more only when the header is longer.
 func ReadHeader(path string) (*Header, error) {
-	f, err := OpenRegular(path)
+	f, st, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s", ErrNotRegular, path)
-	}
 	// Nearly every header fits in 4 KiB; a longer one is read in growing
 	// steps.
 	size := int64(4 << 10)

@@ -83,37 +83,44 @@ const MaxFileBytes = 4 << 30
 // it. An unreadable file is an error; a file that is not a valid session is
 // a File with Problems.
 func ReadFile(path string) (*File, error) {
-	f, err := OpenRegular(path)
+	f, st, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s", ErrNotRegular, path)
-	}
 	if st.Size() > MaxFileBytes {
 		return nil, fmt.Errorf("session: %s is %d bytes, over the %d-byte limit", path, st.Size(), int64(MaxFileBytes))
 	}
-	data := make([]byte, 0, st.Size()+512)
-	data, err = readAll(f, data)
+	data, err := AppendAll(f, make([]byte, 0, st.Size()+512))
 	if err != nil {
 		return nil, err
 	}
 	return Parse(path, data), nil
 }
 
-// OpenRegular opens path for reading without blocking on a FIFO or device
-// put in a session's place; the caller still checks that it is a regular
-// file.
-func OpenRegular(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// OpenRegular opens path read-only and returns it with its file info, or
+// ErrNotRegular for anything but a regular file. It never blocks on a FIFO
+// or device put in a session's place.
+func OpenRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: %s", ErrNotRegular, path)
+	}
+	return f, st, nil
 }
 
-func readAll(r io.Reader, b []byte) ([]byte, error) {
+// AppendAll appends everything r yields to b, growing it only when b's
+// capacity runs out.
+func AppendAll(r io.Reader, b []byte) ([]byte, error) {
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]

@@ -8,8 +8,9 @@ import (
 
 // ID is an entry id or parentId compared the way OMP's id map compares
 // them: by JSON type and value, so 1 and "1" differ. Missing and null have
-// the zero ID. "" is a key of OMP's id map (a leaf id "" resolves to its
-// record) but behaves as "no id" for walking: Valid is false for it.
+// the zero ID. "" (like 0 and false) is a key of OMP's id map (a leaf id ""
+// resolves to its record) but behaves as "no id" for walking: Valid is
+// false for it.
 type ID struct {
 	key string
 }
@@ -39,9 +40,16 @@ func idOf(v jsjson.Value, recordIndex int) ID {
 // that no other reader can reproduce).
 func syntheticID(recordIndex int) ID { return ID{"v" + strconv.Itoa(recordIndex)} }
 
-// Valid reports whether the id names something a walk can follow: not
-// missing, null or "".
-func (id ID) Valid() bool { return id.key != "" && id.key != "s" }
+// Valid reports whether the id names something a walk can follow. OMP
+// tests ids for JavaScript truthiness, so missing, null, "", 0 and false
+// all end a walk.
+func (id ID) Valid() bool {
+	switch id.key {
+	case "", "s", "n0", "f":
+		return false
+	}
+	return true
+}
 
 // Present reports whether the id is a key of the id map (anything but
 // missing or null, "" included).

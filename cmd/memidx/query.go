@@ -217,28 +217,36 @@ func oneLine(s string, max int) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
-	fl := newFlags("expand")
+// expandCommand parses what expand and walk share: live flags and one JSON
+// selector, then opens the engine.
+func expandCommand(name, example string, g globals, args []string, stdin io.Reader) (*engine.Engine, engine.ExpandRequest, error) {
+	fl := newFlags(name)
 	lf := addLiveFlags(fl)
+	var req engine.ExpandRequest
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
-		return err
+		return nil, req, err
 	}
 	raw, ok, err := requestJSON(pos, stdin)
 	if err != nil {
-		return err
+		return nil, req, err
 	}
 	if !ok {
-		return usageError("expand takes a JSON request, e.g. '{\"session\":\"<id-or-path>\",\"indices\":[0]}'")
+		return nil, req, usageError("%s takes a JSON request, e.g. '%s'", name, example)
 	}
 	req, eo := engine.DecodeExpand(raw)
 	if eo != nil {
-		return &cliError{Code: eo.Code, Message: eo.Message}
+		return nil, req, &cliError{Code: eo.Code, Message: eo.Message}
 	}
 	if l := lf.live(); l != nil {
 		req.Live = l
 	}
 	e, err := openEngine(g)
+	return e, req, err
+}
+
+func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
+	e, req, err := expandCommand("expand", `{"session":"<id-or-path>","indices":[0]}`, g, args, stdin)
 	if err != nil {
 		return err
 	}
@@ -320,27 +328,7 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 
 // cmdWalk writes one complete entry per line.
 func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
-	fl := newFlags("walk")
-	lf := addLiveFlags(fl)
-	pos, err := parseInterleaved(fl, args)
-	if err != nil {
-		return err
-	}
-	raw, ok, err := requestJSON(pos, stdin)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return usageError("walk takes a JSON selector, e.g. '{\"session\":\"<id-or-path>\"}'")
-	}
-	req, eo := engine.DecodeExpand(raw)
-	if eo != nil {
-		return &cliError{Code: eo.Code, Message: eo.Message}
-	}
-	if l := lf.live(); l != nil {
-		req.Live = l
-	}
-	e, err := openEngine(g)
+	e, req, err := expandCommand("walk", `{"session":"<id-or-path>"}`, g, args, stdin)
 	if err != nil {
 		return err
 	}
