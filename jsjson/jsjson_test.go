@@ -128,3 +128,22 @@ func TestStringifyPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TextDecoder replaces each maximal invalid subpart with one U+FFFD
+// (oracle fixture invalid-utf8-truncated-sequence).
+func TestInvalidUTF8LikeTextDecoder(t *testing.T) {
+	for in, want := range map[string]string{
+		"e\xe2\x82X":       "e\uFFFDX",
+		"e\xffX":           "e\uFFFDX",
+		"\xed\xa0\x80":     "\uFFFD\uFFFD\uFFFD", // a raw surrogate is three subparts
+		"\xf0\x9f\x98":     "\uFFFD",
+		"\xf0\x9f\x98\x80": "😀",
+		"\xc0\xaf":         "\uFFFD\uFFFD",
+		"\xe0\x80\x80":     "\uFFFD\uFFFD\uFFFD",
+	} {
+		v, err := Parse([]byte(`"` + in + `"`))
+		require.NoError(t, err)
+		got, _ := v.Str()
+		assert.Equal(t, want, got, "%q", in)
+	}
+}

@@ -293,7 +293,8 @@ func unescape(raw string) string {
 			r, n := utf8.DecodeRuneInString(raw[i:])
 			if r == utf8.RuneError && n == 1 {
 				// The host decodes the file as UTF-8 with replacement
-				// before parsing.
+				// before parsing: one U+FFFD per maximal invalid subpart.
+				n = invalidLen([]byte(raw[i:min(i+4, len(raw))]))
 				buf = append(buf, "\uFFFD"...)
 			} else {
 				buf = append(buf, raw[i:i+n]...)
@@ -519,4 +520,40 @@ func bytesString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// invalidLen returns how many bytes at the start of b form one maximal
+// invalid subpart, the unit the WHATWG UTF-8 decoder (TextDecoder, and so
+// the host reading the file) replaces with one U+FFFD: a lead byte and the
+// continuation bytes that were still valid for it. b must not start with a
+// valid character.
+func invalidLen(b []byte) int {
+	lo, hi := byte(0x80), byte(0xBF)
+	need := 0
+	switch c := b[0]; {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
+		need = 2
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	default:
+		return 1
+	}
+	n := 1
+	for ; n <= need && n < len(b); n++ {
+		if b[n] < lo || b[n] > hi {
+			break
+		}
+		lo, hi = 0x80, 0xBF
+	}
+	return n
 }
