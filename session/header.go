@@ -33,7 +33,7 @@ func ReadHeader(path string) (*Header, error) {
 			return nil, err
 		}
 		buf = buf[:n]
-		h, ok := headerFromPrefix(buf, whole)
+		h, ok := headerFromPrefix(buf, whole, st.Size() >= StreamThreshold)
 		if ok {
 			if h == nil {
 				return nil, fmt.Errorf("%w: %s", ErrNoHeader, path)
@@ -52,7 +52,7 @@ func ReadHeader(path string) (*Header, error) {
 
 // headerFromPrefix parses the header from the first bytes of a file. ok is
 // false when the prefix is too short to decide.
-func headerFromPrefix(data []byte, whole bool) (h *Header, ok bool) {
+func headerFromPrefix(data []byte, whole, stream bool) (h *Header, ok bool) {
 	if !whole {
 		// Parse only up to the last complete line, so that a value cut by
 		// the prefix is not mistaken for a torn one.
@@ -63,10 +63,10 @@ func headerFromPrefix(data []byte, whole bool) (h *Header, ok bool) {
 		}
 	}
 	pos := 0
-	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
+	if bytes.HasPrefix(data, bom) {
 		pos = 3
 	}
-	slot, next, isSlot := titleSlot(data, pos)
+	slot, next, isSlot := titleSlot(data, pos, stream)
 	if isSlot {
 		pos = next
 	}

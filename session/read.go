@@ -70,6 +70,8 @@ type File struct {
 	Empty bool
 	// Migrated is true when a v1 or v2 file was brought to v3 in memory.
 	Migrated bool
+
+	stream bool
 }
 
 // ErrNotRegular is returned for a path that is not a regular file.
@@ -143,16 +145,38 @@ func Parse(path string, data []byte) *File {
 	return ParseHashed(path, data, hex.EncodeToString(sum[:]))
 }
 
-// ParseHashed is Parse for a caller that has already hashed data.
+// StreamThreshold is the size from which OMP reads a session with its
+// streaming loader, whose rules differ in a few corners (see Options).
+const StreamThreshold = 8 << 20
+
+// ParseHashed is Parse for a caller that has already hashed data. Like OMP,
+// it uses the streaming loader's rules for files of StreamThreshold bytes
+// and more.
 func ParseHashed(path string, data []byte, sourceHash string) *File {
-	f := &File{Path: path, Size: int64(len(data)), SourceHash: sourceHash}
+	return ParseWith(path, data, sourceHash, Options{Stream: len(data) >= StreamThreshold})
+}
+
+// Options select between OMP's two loaders.
+type Options struct {
+	// Stream applies the streaming loader's rules (OMP uses it for files of
+	// 8 MiB and more, checked against the host): the title slot line is
+	// trimmed of all JavaScript white space (NBSP, U+FEFF, …) before it is
+	// parsed; a U+FEFF before a value is skipped like white space (the
+	// record is kept); a line of other non-ASCII white space is malformed.
+	Stream bool
+}
+
+// ParseWith parses with the given loader rules; sourceHash is the
+// SHA-256 hex of data.
+func ParseWith(path string, data []byte, sourceHash string, opt Options) *File {
+	f := &File{Path: path, Size: int64(len(data)), SourceHash: sourceHash, stream: opt.Stream}
 	pos := 0
-	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
+	if bytes.HasPrefix(data, bom) {
 		f.BOM = true
 		pos = 3
 	}
 	line := 1
-	if slot, next, ok := titleSlot(data, pos); ok {
+	if slot, next, ok := titleSlot(data, pos, opt.Stream); ok {
 		f.Title = slot
 		pos = next
 		line = 2
@@ -194,12 +218,16 @@ func ParseHashed(path string, data []byte, sourceHash string) *File {
 // exactly one JSON object with type "title", v 1, string title, updatedAt
 // and pad, and source absent or "auto"/"user". Its byte length is not
 // checked, as OMP does not check it.
-func titleSlot(data []byte, pos int) (*TitleSlot, int, bool) {
+func titleSlot(data []byte, pos int, stream bool) (*TitleSlot, int, bool) {
 	nl := bytes.IndexByte(data[pos:], '\n')
 	if nl < 0 {
 		return nil, 0, false
 	}
-	v, err := jsjson.Parse(data[pos : pos+nl])
+	first := data[pos : pos+nl]
+	if stream {
+		first = jsTrim(first)
+	}
+	v, err := jsjson.Parse(first)
 	if err != nil || !v.IsObject() || v.Get("type").StrOr("") != "title" {
 		return nil, 0, false
 	}
@@ -232,12 +260,16 @@ func titleSlot(data []byte, pos int) (*TitleSlot, int, bool) {
 // the end of the input drops everything from its start.
 func parseBody(f *File, data []byte, pos, line int) []Record {
 	records := make([]Record, 0, 64)
+	bodyStart := pos
 	for {
 		// Skip whitespace, counting lines.
 		for pos < len(data) {
 			c := data[pos]
 			if c == '\n' {
 				line++
+			} else if f.stream && c == 0xEF && pos > bodyStart && bytes.HasPrefix(data[pos:], bom) {
+				pos += 3
+				continue
 			} else if c != ' ' && c != '\t' && c != '\r' {
 				break
 			}
@@ -250,7 +282,14 @@ func parseBody(f *File, data []byte, pos, line int) []Record {
 		if err != nil {
 			var se *jsjson.SyntaxError
 			if errors.As(err, &se) && se.EOF {
-				f.drop(line, pos, coverage.TornTail)
+				reason := coverage.TornTail
+				if f.stream && cutInString(data[pos:]) {
+					// The stream loader ends its input with a newline,
+					// which a value cut inside a string cannot hold: a
+					// syntax error, not a torn tail.
+					reason = coverage.MalformedLine
+				}
+				f.drop(line, pos, reason)
 				return records
 			}
 			nl := bytes.IndexByte(data[pos:], '\n')
@@ -260,7 +299,7 @@ func parseBody(f *File, data []byte, pos, line int) []Record {
 			}
 			// A line of JavaScript whitespace (NBSP, U+3000, a stray BOM…)
 			// is skipped like a blank line, as OMP's loader does.
-			if !jsBlank(data[pos:end]) {
+			if !jsBlank(data[pos:end]) || f.stream {
 				f.drop(line, pos, coverage.MalformedLine)
 			}
 			if nl < 0 {
@@ -286,22 +325,49 @@ func parseBody(f *File, data []byte, pos, line int) []Record {
 	}
 }
 
-// jsBlank reports whether b is empty after JavaScript's String.trim: only
-// white space and line terminators (including NBSP, U+FEFF, U+2028/2029 and
-// the Zs separators).
-func jsBlank(b []byte) bool {
+var bom = []byte("\xEF\xBB\xBF")
+
+// cutInString reports whether the incomplete value b becomes a syntax error
+// once a newline is appended, as the streaming loader appends one.
+func cutInString(b []byte) bool {
+	_, _, err := jsjson.ParseValue(append(append([]byte(nil), b...), '\n'), 0)
+	var se *jsjson.SyntaxError
+	return errors.As(err, &se) && !se.EOF
+}
+
+// jsTrim removes JavaScript white space (String.trim) from both ends of b.
+func jsTrim(b []byte) []byte {
 	for len(b) > 0 {
 		r, n := utf8.DecodeRune(b)
-		switch {
-		case r == '\t', r == '\n', r == '\v', r == '\f', r == '\r', r == ' ', r == 0xA0, r == 0xFEFF,
-			r == 0x1680, r >= 0x2000 && r <= 0x200A, r == 0x2028, r == 0x2029, r == 0x202F, r == 0x205F, r == 0x3000:
-		default:
-			return false
+		if !jsSpace(r) {
+			break
 		}
 		b = b[n:]
 	}
-	return true
+	for len(b) > 0 {
+		r, n := utf8.DecodeLastRune(b)
+		if !jsSpace(r) {
+			break
+		}
+		b = b[:len(b)-n]
+	}
+	return b
 }
+
+// jsSpace reports JavaScript white space and line terminators.
+func jsSpace(r rune) bool {
+	switch {
+	case r == '\t', r == '\n', r == '\v', r == '\f', r == '\r', r == ' ', r == 0xA0, r == 0xFEFF,
+		r == 0x1680, r >= 0x2000 && r <= 0x200A, r == 0x2028, r == 0x2029, r == 0x202F, r == 0x205F, r == 0x3000:
+		return true
+	}
+	return false
+}
+
+// jsBlank reports whether b is empty after JavaScript's String.trim: only
+// white space and line terminators (including NBSP, U+FEFF, U+2028/2029 and
+// the Zs separators).
+func jsBlank(b []byte) bool { return len(jsTrim(b)) == 0 }
 
 func (f *File) drop(line, pos int, reason string) {
 	f.Malformed = append(f.Malformed, Malformed{Line: line, Offset: int64(pos), Reason: reason})

@@ -242,3 +242,14 @@ func TestReadFileRefusesFIFO(t *testing.T) {
 	_, err = session.ReadHeader(p)
 	assert.ErrorIs(t, err, session.ErrNotRegular)
 }
+
+// From 8 MiB OMP switches to its streaming loader, whose rules differ: a
+// U+FEFF starting a later line is skipped and the record kept.
+func TestLargeFilesUseStreamRules(t *testing.T) {
+	body := hdr + "\n\xEF\xBB\xBF{\"type\":\"a\"}\n"
+	small := session.Parse("x.jsonl", []byte(body))
+	assert.Equal(t, []string(nil), types(small), "text loader: the line is malformed")
+	pad := `{"type":"pad","x":"` + strings.Repeat("y", session.StreamThreshold) + `"}` + "\n"
+	large := session.Parse("x.jsonl", []byte(body+pad))
+	assert.Equal(t, []string{"a", "pad"}, types(large), "stream loader: the record is kept")
+}
