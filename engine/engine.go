@@ -208,7 +208,7 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	}
 	r.liveFile = liveFile
 	for _, ref := range res.Refs {
-		t := index.Target{Path: ref.Path}
+		t := index.Target{Path: ref.Path, Info: ref.Info}
 		if live != nil && canonical(ref.Path) == liveFile {
 			t.Live = live
 		}

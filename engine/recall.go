@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
@@ -226,6 +228,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 
 	var page *RecallPage
 	err = eng.ix.View(ctx, q.mode, func(rd *index.Reader) error {
+		var colds []*index.Record
 		for i := range rep.States {
 			rec := rep.States[i].Record
 			switch {
@@ -240,14 +243,23 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 				}
 				s.hot = append(s.hot, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1})
 			default:
-				_, v, err := rd.Digest(rec)
-				if err != nil {
-					s.reasons.Add(coverage.IndexError)
-					continue
-				}
-				s.cold = append(s.cold, coldSource{rec: rec, view: v})
+				colds = append(colds, rec)
 			}
 		}
+		rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
+			if err != nil {
+				s.reasons.Add(coverage.IndexError)
+				return
+			}
+			s.cold = append(s.cold, coldSource{rec: rec, view: v})
+		})
+		// Keep the sources in scope order (newest first), whatever order
+		// the index walk found them in.
+		order := make(map[*index.Record]int, len(rep.States))
+		for i := range rep.States {
+			order[rep.States[i].Record] = i
+		}
+		sort.Slice(s.cold, func(a, b int) bool { return order[s.cold[a].rec] < order[s.cold[b].rec] })
 		if req.EntryRange != nil && len(s.hot) == 1 {
 			s.hot[0].first, s.hot[0].last = int(req.EntryRange.First), int(req.EntryRange.Last)
 		}

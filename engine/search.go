@@ -162,6 +162,9 @@ type searcher struct {
 	hits    []uint16
 	touched []uint32
 
+	// coldHas[i*len(terms)+t] records that cold source i holds term t.
+	coldHas []bool
+
 	n     float64 // entries in the corpus (hot entries + cold entry counts)
 	avgdl float64
 	df    map[string]float64
@@ -191,13 +194,17 @@ func (s *searcher) stats(terms []string) {
 		s.avgdl = math.Max(sumLen/hotEntries, 1)
 	}
 	s.df = make(map[string]float64, len(terms))
-	for _, t := range terms {
+	// Which cold session holds which term is looked up once, here, and
+	// reused by searchCold.
+	s.coldHas = make([]bool, len(s.cold)*len(terms))
+	for ti, t := range terms {
 		var df float64
 		for i := range s.hot {
 			df += float64(s.hot[i].shard.Postings(t).Count())
 		}
 		for i := range s.cold {
 			if s.cold[i].view.HasTerm(t) {
+				s.coldHas[i*len(terms)+ti] = true
 				df++
 			}
 		}
@@ -417,8 +424,8 @@ func (s *searcher) searchCold() []item {
 				it.score = 1
 			}
 		case planTerms, planPhrase:
-			for _, t := range s.plan.terms {
-				if c.view.HasTerm(t) {
+			for ti, t := range s.plan.terms {
+				if s.coldHas[ci*len(s.plan.terms)+ti] {
 					it.matched++
 					// The score an average-length entry holding each
 					// matched term once would get, weight 1: the same

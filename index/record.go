@@ -1,6 +1,7 @@
 package index
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"os"
@@ -102,9 +103,15 @@ func (r *Record) Complete() bool { return len(r.Reasons) == 0 }
 func (r *Record) MtimeMs() float64 { return float64(r.Identity.MtimeNs) / 1e6 }
 
 // recordKey is the bbolt key of a session in a branch mode: active and all
-// never share a record.
+// never share a record. The path is hashed (SHA-256, 16 bytes): short keys
+// keep bbolt's pages full and its comparisons cheap, and the record stores
+// the path, which decodeRecord checks against the key.
 func recordKey(mode lineage.Mode, path string) []byte {
-	return []byte(string(mode) + "\x00" + path)
+	sum := sha256.Sum256([]byte(path))
+	k := make([]byte, 0, len(mode)+1+16)
+	k = append(k, mode...)
+	k = append(k, 0)
+	return append(k, sum[:16]...)
 }
 
 func encodeRecord(r *Record) ([]byte, error) { return msgpack.Marshal(r) }

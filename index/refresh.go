@@ -69,6 +69,9 @@ func (ix *Index) Config() Config { return ix.cfg }
 // Target is one session file in scope.
 type Target struct {
 	Path string
+	// Info, when set, is a stat of Path taken moments ago (by the listing);
+	// it saves stat-ing every file twice per call.
+	Info fs.FileInfo
 	// Live is the host's live branch when this is its current session.
 	Live *lineage.Live
 }
@@ -188,7 +191,11 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	statErr := make([]error, len(targets))
 	for i, t := range targets {
 		rep.States[i].Path = t.Path
-		ids[i], statErr[i] = StatIdentity(t.Path)
+		if t.Info != nil {
+			ids[i], statErr[i] = identityOf(t.Info)
+		} else {
+			ids[i], statErr[i] = StatIdentity(t.Path)
+		}
 	}
 	tiers := ix.tiers(stored, targets, ids, statErr)
 

@@ -481,6 +481,9 @@ type Ref struct {
 	Nested bool
 	// Archived marks a gzip file of the omp gc archive (ListArchived only).
 	Archived bool
+	// Info is the file's stat when it was listed (nil for a Ref made
+	// otherwise), so that a caller need not stat it again.
+	Info os.FileInfo
 
 	top string // path of the top-level session whose artifacts hold it
 }
@@ -759,7 +762,7 @@ func (l *lister) stat(p, canon string, e fs.DirEntry) (Ref, bool) {
 		return Ref{}, false // vanished, dangling, or not a file
 	}
 	path, bucket, _ := display(l.roots, canon)
-	return Ref{Path: path, Size: st.Size(), ModTime: st.ModTime(), Bucket: bucket, Archived: l.archived}, true
+	return Ref{Path: path, Size: st.Size(), ModTime: st.ModTime(), Bucket: bucket, Archived: l.archived, Info: st}, true
 }
 
 // add records ref unless its file is already listed; a top-level listing
