@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -160,8 +161,16 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		// (virtual only: nothing is read until touched).
 		o.InitialMmapSize = 1 << 30
 	}
-	db, err := bolt.Open(s.path, 0o600, o)
+	var db *bolt.DB
+	err := guard(func() error {
+		var oerr error
+		db, oerr = bolt.Open(s.path, 0o600, o)
+		return oerr
+	})
 	if err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			return nil, err // a panic while opening (a damaged freelist)
+		}
 		switch {
 		case errors.Is(err, berrors.ErrTimeout):
 			return nil, ErrLocked
@@ -186,9 +195,12 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 }
 
 // guard turns a panic inside bbolt (it panics on some damaged pages) into
-// ErrCorrupt.
+// ErrCorrupt, and so does a memory fault: a truncated file leaves pages of
+// the map past its end, and touching one would otherwise kill the process.
 func guard(fn func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
 	defer func() {
+		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
 		}

@@ -80,6 +80,7 @@ type Engine struct {
 	ix       *index.Index
 	resolver *session.Resolver
 	catalog  *catalog.Catalog
+	snaps    *snapCache
 }
 
 // Open resolves directories and configuration. It reads no session and
@@ -102,7 +103,7 @@ func Open(opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog}
+	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog, snaps: &snapCache{}}
 	if e.catalog == nil {
 		e.catalog = catalog.Default()
 	} else if !hasProvider(e.catalog, catalog.MemoryProviderName) {
@@ -265,6 +266,9 @@ func (e *Engine) Rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 		return nil, err
 	}
 	rep, err := e.refresh(ctx, r, true, req.Progress)
+	if err != nil && e.ix.ResetIfDamaged(err) {
+		rep, err = e.refresh(ctx, r, true, req.Progress)
+	}
 	if err != nil {
 		return nil, err
 	}

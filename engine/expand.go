@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/index"
@@ -123,6 +124,13 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 		return nil, &ErrorObject{Code: coverage.SessionNotFound, Message: "Session not found: " + target}, nil
 	}
 	t := r.targets[0]
+	key := snapKey(t.Path, mode, t.Live)
+	if id, err := index.StatIdentity(t.Path); err == nil {
+		if snap := e.snaps.get(key, id); snap != nil {
+			return snap, nil, nil
+		}
+	}
+	readAt := time.Now()
 	src, err := index.ReadSource(t.Path)
 	if err != nil {
 		return nil, &ErrorObject{Code: coverage.SourceUnavailable, Message: err.Error(), SessionFile: t.Path}, nil
@@ -130,7 +138,11 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 	f := src.Parse()
 	sel := lineage.Select(f, mode, liveIf(mode, t.Live))
 	res := normalize.Session(f, sel, normalize.Lossless())
-	return &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries}, nil, nil
+	snap := &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries}
+	if !src.Changed {
+		e.snaps.put(key, src.Identity, readAt, snap)
+	}
+	return snap, nil, nil
 }
 
 // Expand re-reads full, untruncated normalized records: by indices, stable

@@ -3,11 +3,13 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/hotbm25"
@@ -166,8 +168,41 @@ func badRequest(format string, a ...any) *ErrorObject {
 
 // Recall locates ranked, bounded evidence. Domain failures (a bad request,
 // an unknown or ambiguous session, a stale pointer) come back as a page
-// with Error set; a Go error means the engine itself failed.
+// with Error set; a Go error means the engine itself failed. An index file
+// found damaged while answering is dropped and the call answers again from
+// a rebuilt index (reason index_reset).
 func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, error) {
+	page, err := e.recallOnce(ctx, req, false)
+	if err != nil && e.ix.ResetIfDamaged(err) {
+		page, err = e.recallOnce(ctx, req, false)
+		if page != nil {
+			page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, index.IndexReset)
+			page.Coverage.Complete = false
+		}
+	}
+	if err != nil && (errors.Is(err, bucket.ErrCorrupt) || errors.Is(err, bucket.ErrLocked)) {
+		// The index cannot be read: answer from the sources instead.
+		page, err = e.recallOnce(ctx, req, true)
+		if page != nil {
+			page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, index.IndexUnwritable)
+			page.Coverage.Complete = false
+		}
+	}
+	return page, err
+}
+
+func mergeReasons(list []string, add ...string) []string {
+	var set coverage.Set
+	for _, r := range list {
+		set.Add(r)
+	}
+	for _, r := range add {
+		set.Add(r)
+	}
+	return set.Reasons()
+}
+
+func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, memoryOnly bool) (*RecallPage, error) {
 	q, eo := e.prepareRecall(req)
 	if eo != nil && eo.Code != coverage.InvalidRegex && eo.Code != coverage.RegexPatternTooLarge {
 		return failurePage(eo), nil
@@ -180,8 +215,10 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 		}
 		return nil, err
 	}
-	rep, err := eng.refresh(ctx, r, false, nil)
-	if err != nil {
+	var rep *index.Report
+	if memoryOnly {
+		rep = index.EmptyReport(r.targets, index.IndexUnwritable)
+	} else if rep, err = eng.refresh(ctx, r, false, nil); err != nil {
 		return nil, err
 	}
 	var scopeReasons []string
@@ -227,18 +264,32 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 	}
 
 	var page *RecallPage
-	err = eng.ix.View(ctx, q.mode, func(rd *index.Reader) error {
+	// mem holds sessions read into memory for this call (a hydrated single
+	// session, or every session when the index cannot be used).
+	mem := map[*index.Record]hotSource{}
+	memCold := map[*index.Record]coldSource{}
+	if hydrated != nil {
+		mem[hydrated.rec] = *hydrated
+	}
+	search := func(rd *index.Reader) error {
 		var colds []*index.Record
 		for i := range rep.States {
 			rec := rep.States[i].Record
+			if h, ok := mem[rec]; ok && rec != nil {
+				s.hot = append(s.hot, h)
+				continue
+			}
+			if c, ok := memCold[rec]; ok && rec != nil {
+				s.cold = append(s.cold, c)
+				continue
+			}
 			switch {
 			case rec == nil:
-			case hydrated != nil && i == 0:
-				s.hot = append(s.hot, *hydrated)
 			case rec.Tier == index.Hot:
 				sh, err := rd.Shard(rec)
 				if err != nil {
 					s.reasons.Add(coverage.IndexError)
+					s.broken = append(s.broken, rec)
 					continue
 				}
 				s.hot = append(s.hot, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1})
@@ -249,6 +300,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 		rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
 			if err != nil {
 				s.reasons.Add(coverage.IndexError)
+				s.broken = append(s.broken, rec)
 				return
 			}
 			s.cold = append(s.cold, coldSource{rec: rec, view: v})
@@ -270,13 +322,83 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 			s.anchorCancel()
 		}
 		return perr
-	})
+	}
+	if memoryOnly || contains(rep.Coverage.Reasons, index.IndexUnwritable) {
+		// The index cannot be used: answer from the sources, read into
+		// memory within the sync budget (nothing is persisted).
+		mem, memCold = eng.hydrateAll(r, rep, q.mode, hydrated)
+		err = search(&index.Reader{})
+	} else {
+		err = eng.ix.View(ctx, q.mode, search)
+		// Whatever turned out broken is rebuilt by the next refresh.
+		eng.ix.Forget(ctx, q.mode, s.broken)
+	}
 	if err != nil {
 		return nil, err
 	}
 	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.reasons.Reasons()...), s.qerr)
 	fitEnvelope(page)
 	return page, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// hydrateAll replaces every state's record with an in-memory build of its
+// source, tiered as the index would tier it (the newest hotSessions of the
+// scope hot, the rest cold digests), newest first until maxSyncSourceBytes
+// is spent; the rest stay without a record, counted stale with the
+// budget's reason. Nothing is persisted.
+func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, first *hotSource) (map[*index.Record]hotSource, map[*index.Record]coldSource) {
+	var spent int64
+	hot := map[*index.Record]hotSource{}
+	cold := map[*index.Record]coldSource{}
+	for i := range rep.States {
+		st := &rep.States[i]
+		if i == 0 && first != nil {
+			st.Record, st.Reason = first.rec, ""
+			hot[first.rec] = *first
+			continue
+		}
+		if spent >= int64(e.cfg.MaxSyncSourceBytes) {
+			st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
+			continue
+		}
+		tier := index.Cold
+		if i < e.cfg.HotSessions {
+			tier = index.Hot
+		}
+		b, err := e.ix.BuildSource(r.targets[i], mode, tier)
+		if err != nil {
+			st.Record, st.Reason = nil, coverage.SourceUnavailable
+			continue
+		}
+		spent += b.Record.Identity.Size
+		if b.Hot != nil {
+			sh, err := hotbm25.Open(b.Hot.Dict, b.Hot.Cols, b.Hot.Ents, b.Hot.Entries)
+			if err != nil {
+				st.Record, st.Reason = nil, coverage.IndexError
+				continue
+			}
+			hot[b.Record] = hotSource{rec: b.Record, shard: sh, tier: index.Hot, first: -1, last: -1}
+		} else {
+			v, err := coldvocab.Open(b.Cold)
+			if err != nil {
+				st.Record, st.Reason = nil, coverage.IndexError
+				continue
+			}
+			cold[b.Record] = coldSource{rec: b.Record, view: v}
+		}
+		st.Record, st.Reason = b.Record, ""
+	}
+	rep.Recount()
+	return hot, cold
 }
 
 // checkExpectations compares a pointer's bindings with the session now.
@@ -397,7 +519,11 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 		if it.entry {
 			h, err := e.entryHit(q, s, it, anchorTerms)
 			if err != nil {
-				return nil, err
+				// Damaged shard data: leave the hit out, say so, and let
+				// the next refresh rebuild the session.
+				s.reasons.Add(coverage.IndexError)
+				s.broken = append(s.broken, s.hot[it.src].rec)
+				continue
 			}
 			page.Hits = append(page.Hits, Hit{Entry: h})
 		} else {

@@ -162,6 +162,9 @@ type searcher struct {
 	hits    []uint16
 	touched []uint32
 
+	// broken are records whose tier data turned out missing or damaged.
+	broken []*index.Record
+
 	// coldHas[i*len(terms)+t] records that cold source i holds term t.
 	coldHas []bool
 
@@ -315,6 +318,10 @@ func (s *searcher) searchHot() []item {
 					acc[e] += s.bm25(idf, tf, src.shard.DocLen(int(e)))
 					hits[e]++
 				}
+				if p.Err() != nil {
+					s.reasons.Add(coverage.IndexError)
+					s.broken = append(s.broken, src.rec)
+				}
 			}
 			for _, e := range touched {
 				sc, m := acc[e], int(hits[e])
@@ -347,6 +354,7 @@ func (s *searcher) phraseIn(src *hotSource, e int) bool {
 	st, err := src.shard.Entry(e)
 	if err != nil {
 		s.reasons.Add(coverage.IndexError)
+		s.broken = append(s.broken, src.rec)
 		return false
 	}
 	return containsSeq(analyzer.Tokens(st.Text), s.plan.phrase)

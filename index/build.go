@@ -176,3 +176,29 @@ func liveFor(mode lineage.Mode, live *lineage.Live) *lineage.Live {
 	}
 	return live
 }
+
+// Built is a session read and built for one tier without touching the
+// index file: the record and either the hot shard or the cold digest.
+type Built struct {
+	Record *Record
+	Hot    *hotbm25.Built
+	Cold   []byte
+}
+
+// BuildSource reads and builds one session in memory, as a refresh would
+// for tier (Hot or Cold), with the index's policy. Nothing is written: the
+// engine uses it to answer when the index file cannot be used.
+func (ix *Index) BuildSource(t Target, mode lineage.Mode, tier string) (*Built, error) {
+	src, err := ReadSource(t.Path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ix.build(src, mode, tier, t.Live)
+	if err != nil {
+		return nil, err
+	}
+	if src.Changed {
+		b.rec.Reasons = append(b.rec.Reasons, coverage.SourceChangedDuringIndex)
+	}
+	return &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}, nil
+}

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/memidx/memidx/session"
 )
 
 // Config is the memory section of fabric.json, with the spec's defaults.
@@ -105,7 +108,7 @@ func LoadConfig(files ConfigFiles) (Config, []Notice, error) {
 		if f.path == "" || !f.use {
 			continue
 		}
-		b, err := os.ReadFile(f.path)
+		b, err := readConfigFile(f.path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -119,6 +122,24 @@ func LoadConfig(files ConfigFiles) (Config, []Notice, error) {
 		}
 	}
 	return cfg, notices, nil
+}
+
+// maxConfigBytes bounds a configuration file.
+const maxConfigBytes = 1 << 20
+
+// readConfigFile reads a configuration file that must be a regular file of
+// at most maxConfigBytes: a FIFO or /dev/zero in its place must neither
+// block nor exhaust memory.
+func readConfigFile(path string) ([]byte, error) {
+	f, st, err := session.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st.Size() > maxConfigBytes {
+		return nil, fmt.Errorf("%d bytes, over the %d-byte limit for a configuration file", st.Size(), maxConfigBytes)
+	}
+	return session.AppendAll(io.LimitReader(f, maxConfigBytes+1), nil)
 }
 
 func applyConfig(cfg *Config, path string, b []byte) ([]Notice, error) {

@@ -133,3 +133,27 @@ func (r *Reader) Records() ([]*Record, error) {
 	}
 	return out, nil
 }
+
+// Forget removes the records (and whatever tier data they have) of sessions
+// whose data turned out to be missing or damaged, so that the next refresh
+// rebuilds them from source. Best effort: a busy or unwritable index is left
+// as it is.
+func (ix *Index) Forget(ctx context.Context, mode lineage.Mode, recs []*Record) {
+	if len(recs) == 0 {
+		return
+	}
+	_ = ix.store.Update(ctx, func(tx *bolt.Tx) error {
+		for _, rec := range recs {
+			if err := deleteSession(tx, recordKey(mode, rec.Path)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ResetIfDamaged drops an index file that a read found damaged; the next
+// refresh rebuilds it from source. It reports whether the file is gone.
+func (ix *Index) ResetIfDamaged(err error) bool {
+	return errors.Is(err, bucket.ErrCorrupt) && ix.store.Reset() == nil
+}

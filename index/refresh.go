@@ -174,10 +174,14 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	stored, bad, err := ix.loadRecords(ctx, mode)
 	switch {
 	case errors.Is(err, bucket.ErrCorrupt):
+		// Derived data: drop it and rebuild from the sources. A file that
+		// cannot even be removed (a directory in its place) leaves the
+		// index unusable, which coverage says; the call still answers.
 		if rerr := ix.store.Reset(); rerr != nil {
-			return nil, rerr
+			reasons.Add(IndexUnwritable)
+		} else {
+			reasons.Add(IndexReset)
 		}
-		reasons.Add(IndexReset)
 		stored, bad = map[string]*Record{}, nil
 	case errors.Is(err, bucket.ErrLocked):
 		reasons.Add(IndexBusy)
@@ -403,10 +407,14 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		switch {
 		case errors.Is(writeErr, bucket.ErrLocked):
 			reasons.Add(IndexBusy)
-		case errors.Is(writeErr, bucket.ErrReadOnly):
-			reasons.Add(IndexUnwritable)
-		default:
+		case errors.Is(writeErr, bucket.ErrCorrupt):
+			// Damage found while writing (a panic opening a damaged
+			// freelist): the caller resets the file and tries again.
 			return nil, writeErr
+		default:
+			// Read-only, damaged past repair, not a file: the index cannot
+			// take what was built. Later calls try again.
+			reasons.Add(IndexUnwritable)
 		}
 		// What was built is still good for this call; later calls redo it.
 	}
@@ -518,6 +526,16 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	}
 	for _, b := range batch {
 		key := recordKey(mode, b.rec.Path)
+		if b.hot == nil && b.cold == nil {
+			// A re-verified (racy) record carries no data: it may only
+			// refresh a record that still describes the same source and
+			// tier. Another process may have moved or rebuilt the session
+			// meanwhile; its record and data stand.
+			cur, err := decodeRecord(key, recs.Get(key))
+			if err != nil || cur.Tier != b.rec.Tier || cur.SourceHash != b.rec.SourceHash || cur.Policy != b.rec.Policy {
+				continue
+			}
+		}
 		if b.hot != nil {
 			if hot.Bucket(key) != nil {
 				if err := hot.DeleteBucket(key); err != nil {
@@ -576,4 +594,16 @@ func deleteSession(tx *bolt.Tx, key []byte) error {
 		}
 	}
 	return nil
+}
+
+// EmptyReport is the report of a refresh that could not use the index at
+// all: every target is in it, none has a record.
+func EmptyReport(targets []Target, reason string) *Report {
+	rep := &Report{Seen: len(targets), States: make([]State, len(targets))}
+	for i, t := range targets {
+		rep.States[i] = State{Path: t.Path, Reason: reason}
+	}
+	rep.reasons.Add(reason)
+	rep.Recount()
+	return rep
 }

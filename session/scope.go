@@ -360,6 +360,14 @@ func (r *Resolver) resolveTarget(res *Resolution, reasons *coverage.Set) {
 	name := x
 	if looksLikePath(x) {
 		ref, err := r.fileRef(x)
+		if err == nil && !strings.HasSuffix(ref.Path, ".jsonl") {
+			// Any readable file is a path, but only a session file is a
+			// session: /etc/passwd (or /proc/self/environ) must not be
+			// readable through session:<path> from a JSON-RPC client.
+			if _, herr := ReadHeader(ref.Path); herr != nil {
+				err = fmt.Errorf("%w: %s is not an OMP session file", ErrNoHeader, ref.Path)
+			}
+		}
 		if err == nil {
 			res.Refs = []Ref{ref}
 			return
@@ -371,6 +379,8 @@ func (r *Resolver) resolveTarget(res *Resolution, reasons *coverage.Set) {
 				msg = fmt.Sprintf("session file %q does not exist", r.abs(x))
 			case errors.Is(err, ErrNotRegular):
 				msg = fmt.Sprintf("%q is not a regular file", r.abs(x))
+			case errors.Is(err, ErrNoHeader):
+				msg = fmt.Sprintf("%q is not an OMP session file (no session header, and its name does not end in .jsonl)", r.abs(x))
 			default:
 				msg = fmt.Sprintf("session file %q cannot be read: %v", r.abs(x), err)
 			}

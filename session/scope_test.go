@@ -373,12 +373,18 @@ func TestResolveTargetPath(t *testing.T) {
 	require.Len(t, res.Refs, 1)
 	assert.True(t, res.Refs[0].Nested)
 
-	// Any regular file is accepted by path, whatever its name.
+	// A session file is accepted by path whatever its name; a file that is
+	// neither named .jsonl nor holds a session header is not a session.
 	odd := filepath.Join(f.root, "notes.txt")
-	writeFile(t, odd, "hello")
+	writeFile(t, odd, `{"type":"session","version":3,"id":"odd","cwd":"/x"}`+"\n")
 	res = resolve(t, r, "session:"+odd)
 	assert.Equal(t, []string{odd}, paths(res.Refs))
 	assert.Empty(t, res.Refs[0].Bucket)
+	plain := filepath.Join(f.root, "passwd")
+	writeFile(t, plain, "root:x:0:0:root:/root:/bin/bash\n")
+	res = resolve(t, r, "session:"+plain)
+	require.NotNil(t, res.Error)
+	assert.Equal(t, coverage.SessionNotFound, res.Error.Code)
 
 	// A bare file name in the cwd.
 	local := filepath.Join(f.app, "local.jsonl")

@@ -224,9 +224,6 @@ func TestHostileVanishingFiles(t *testing.T) {
 // refused as a config error like any unreadable file.
 func TestHostileConfigFileNotRegular(t *testing.T) {
 	t.Parallel()
-	knownBug(t, "BUG: configuration files are read with os.ReadFile, without O_NONBLOCK or a regular-file check: a FIFO at "+
-		"<agentDir>/fabric.json (or at a trusted project's .omp/fabric.json) blocks every command forever, and a symlink "+
-		"to /dev/zero there (or --config /dev/zero) reads without bound; repro: mkfifo <agentDir>/fabric.json; memidx recall -q x --scope global")
 	seeded(t)
 	w := newWorld(t)
 	w.writeSession("s-cfg", lines(headerLine("s-cfg", w.project), msgLine("u1", "", tsAt(1), userMsg("zqcfg"))))

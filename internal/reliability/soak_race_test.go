@@ -28,7 +28,6 @@ const bugFreshRecordRace = "BUG: a refresh that re-hashes a racy record and find
 // must keep its tier data, and the next refreshes must answer from it.
 func TestSoakFreshRecordOverwritesTierMove(t *testing.T) {
 	t.Parallel()
-	knownBug(t, bugFreshRecordRace)
 	seeded(t)
 	ctx := context.Background()
 	root := t.TempDir()
