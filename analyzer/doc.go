@@ -113,7 +113,8 @@
 // tokenizer (BleveTokenizer) and an analyzer that is that tokenizer alone.
 // Token offsets are byte offsets in the NFKC-normalized text (the text
 // itself when it is normalized already, as ASCII text is); positions are
-// 1-based. The bleve code is in bleve.go.
+// 1-based. The bleve code is in the subpackage bleveanalyzer, so that a
+// program that does not use bleve does not link it.
 //
 // The package imports nothing from this module: it is a leaf (layer 0 of
 // internal/deps).

@@ -1,4 +1,4 @@
-package analyzer
+package bleveanalyzer
 
 import (
 	"unicode"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/registry"
+
+	"github.com/memidx/memidx/analyzer"
 )
 
 // Name is the name under which this package registers, in bleve's registry,
@@ -16,10 +18,10 @@ import (
 const Name = "memidx_canonical"
 
 // BleveTokenizer is a bleve analysis.Tokenizer producing exactly the tokens
-// of Tokens.
+// of analyzer.Tokens.
 //
 // Token.Start and Token.End are byte offsets in the NFKC-normalized input
-// (see EachSpan), which is the input itself when it is already normalized,
+// (see analyzer.EachSpan), which is the input itself when it is already normalized,
 // as all ASCII input is. Token.Position is 1-based and counts every token.
 // Token.Term is a fresh byte slice that the caller may modify.
 type BleveTokenizer struct{}
@@ -31,7 +33,7 @@ func (BleveTokenizer) Tokenize(input []byte) analysis.TokenStream {
 		spans []span
 		terms []byte
 	)
-	EachSpan(string(input), func(tok string, start, end int) {
+	analyzer.EachSpan(string(input), func(tok string, start, end int) {
 		spans = append(spans, span{start, end, len(terms)})
 		terms = append(terms, tok...)
 	})
