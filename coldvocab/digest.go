@@ -23,17 +23,6 @@ const (
 	keyOperation  = "\x03"
 )
 
-// Structural key prefixes, the same as the hot dictionary's (see
-// normalize.KeyRole).
-const (
-	KeyRole     = normalize.KeyRole
-	KeyTool     = normalize.KeyTool
-	KeyRef      = normalize.KeyRef
-	KeyProvider = normalize.KeyProvider
-	KeyAction   = normalize.KeyAction
-	KeyOutcome  = normalize.KeyOutcome
-)
-
 // MaxFilesTouched bounds the digest's filesTouched list (metadata only:
 // reaching it does not make lexical coverage incomplete).
 const MaxFilesTouched = 50

@@ -54,9 +54,9 @@ func TestDigestRoundTrip(t *testing.T) {
 	}
 	assert.False(t, v.HasTerm("Zeta"), "terms are canonical")
 	assert.False(t, v.HasTerm("word6"))
-	assert.Equal(t, []uint32{1, 3, 5}, v.Entries(KeyOutcome+"failed"))
-	assert.Equal(t, []uint32{0, 2, 4}, v.Entries(KeyRole+"user"))
-	assert.Nil(t, v.Entries(KeyRef+"omp.read"))
+	assert.Equal(t, []uint32{1, 3, 5}, v.Entries(normalize.KeyOutcome+"failed"))
+	assert.Equal(t, []uint32{0, 2, 4}, v.Entries(normalize.KeyRole+"user"))
+	assert.Nil(t, v.Entries(normalize.KeyRef+"omp.read"))
 	assert.True(t, v.HasEntryID("e3"))
 	ts, ok := v.Timestamp(2)
 	assert.True(t, ok)
@@ -133,7 +133,7 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		v.HasTerm("word1")
-		v.Entries(KeyRole + "user")
+		v.Entries(normalize.KeyRole + "user")
 		for i := 0; i < v.AddressCount(); i++ {
 			v.Timestamp(i)
 		}

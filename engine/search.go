@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/memidx/memidx/normalize"
 	"math"
 	"sort"
 
@@ -67,22 +68,22 @@ func (f *filters) any() bool {
 func (f *filters) keys() []string {
 	var out []string
 	if f.hasRole {
-		out = append(out, hotbm25.KeyRole+f.role)
+		out = append(out, normalize.KeyRole+f.role)
 	}
 	if f.hasTool {
-		out = append(out, hotbm25.KeyTool+f.tool)
+		out = append(out, normalize.KeyTool+f.tool)
 	}
 	if f.hasRef {
-		out = append(out, hotbm25.KeyRef+f.ref)
+		out = append(out, normalize.KeyRef+f.ref)
 	}
 	if f.hasProvider {
-		out = append(out, hotbm25.KeyProvider+f.provider)
+		out = append(out, normalize.KeyProvider+f.provider)
 	}
 	if f.hasAction {
-		out = append(out, hotbm25.KeyAction+f.action)
+		out = append(out, normalize.KeyAction+f.action)
 	}
 	if f.hasOutcome {
-		out = append(out, hotbm25.KeyOutcome+f.outcome)
+		out = append(out, normalize.KeyOutcome+f.outcome)
 	}
 	return out
 }

@@ -15,16 +15,6 @@ import (
 	"github.com/memidx/memidx/termtab"
 )
 
-// Structural key prefixes in the dictionary (see normalize.KeyRole).
-const (
-	KeyRole     = normalize.KeyRole
-	KeyTool     = normalize.KeyTool
-	KeyRef      = normalize.KeyRef
-	KeyProvider = normalize.KeyProvider
-	KeyAction   = normalize.KeyAction
-	KeyOutcome  = normalize.KeyOutcome
-)
-
 // colWidth is the size of one entry's columns: uint32 length, float32
 // weight, float64 timestamp (NaN when the entry has none).
 const colWidth = 16

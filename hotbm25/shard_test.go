@@ -51,11 +51,11 @@ func TestShardRoundTrip(t *testing.T) {
 			out = append(out, e)
 		}
 	}
-	assert.Equal(t, []uint32{1, 2}, list(KeyTool+"bash"), "every tool call is searchable")
-	assert.Equal(t, []uint32{1}, list(KeyTool+"read"))
-	assert.Equal(t, []uint32{1, 2}, list(KeyRef+"omp.bash"))
-	assert.Equal(t, []uint32{2}, list(KeyOutcome+"failed"))
-	assert.Equal(t, []uint32{0}, list(KeyRole+"user"))
+	assert.Equal(t, []uint32{1, 2}, list(normalize.KeyTool+"bash"), "every tool call is searchable")
+	assert.Equal(t, []uint32{1}, list(normalize.KeyTool+"read"))
+	assert.Equal(t, []uint32{1, 2}, list(normalize.KeyRef+"omp.bash"))
+	assert.Equal(t, []uint32{2}, list(normalize.KeyOutcome+"failed"))
+	assert.Equal(t, []uint32{0}, list(normalize.KeyRole+"user"))
 	assert.Nil(t, list("nothere"))
 
 	assert.Equal(t, uint32(7), s.DocLen(0))
