@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"github.com/memidx/memidx/normalize"
 	"math"
 	"sort"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/normalize"
 	"github.com/memidx/memidx/regexiso"
 )
 
