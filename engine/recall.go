@@ -315,9 +315,9 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, memoryOnly b
 		if req.EntryRange != nil && len(s.hot) == 1 {
 			s.hot[0].first, s.hot[0].last = int(req.EntryRange.First), int(req.EntryRange.Last)
 		}
-		items := s.run()
+		items, total := s.run(q.offset + q.pageSize)
 		var perr error
-		page, perr = eng.buildPage(q, r, rep, s, items, single)
+		page, perr = eng.buildPage(q, r, rep, s, items, total, single)
 		if s.anchorCancel != nil {
 			s.anchorCancel()
 		}
@@ -495,16 +495,16 @@ func marshalArgs(v any) json.RawMessage {
 }
 
 // buildPage pages the ranked stream into hits under the envelope.
-func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *searcher, items []item, single bool) (*RecallPage, error) {
-	page := &RecallPage{Total: len(items), Hits: []Hit{}}
-	if q.offset > len(items) {
-		n := len(items)
+func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *searcher, items []item, total int, single bool) (*RecallPage, error) {
+	page := &RecallPage{Total: total, Hits: []Hit{}}
+	if q.offset > total {
+		n := total
 		return &RecallPage{Hits: []Hit{}, Error: &ErrorObject{Code: coverage.IndexOutOfBounds,
 			Message: fmt.Sprintf("offset %d is past the %d retained hits.", q.offset, n), EntryCount: &n}}, nil
 	}
 	end := q.offset + q.pageSize
-	if end > len(items) {
-		end = len(items)
+	if end > total {
+		end = total
 	}
 	base := canonicalArgs(q)
 	if len(rep.States) == 1 && rep.States[0].Record != nil {
@@ -531,7 +531,7 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 		}
 	}
 	next := func(n int) *FabricCall {
-		if q.offset+n >= len(items) {
+		if q.offset+n >= total {
 			return nil
 		}
 		a := base

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/memidx/memidx/analyzer"
@@ -324,6 +325,7 @@ func (s *searcher) searchHot() []item {
 					s.broken = append(s.broken, src.rec)
 				}
 			}
+			items = slices.Grow(items, len(touched))
 			for _, e := range touched {
 				sc, m := acc[e], int(hits[e])
 				acc[e], hits[e] = 0, 0 // reset for the next shard
@@ -340,8 +342,9 @@ func (s *searcher) searchHot() []item {
 			items = append(items, s.regexHot(si, src, pass)...)
 		}
 	}
+	roundScores(items)
 	if len(items) > MaxEntryCandidates {
-		sort.Slice(items, func(i, j int) bool { return less(&items[i], &items[j]) })
+		partitionTop(items, MaxEntryCandidates)
 		items = items[:MaxEntryCandidates]
 		s.reasons.Add(coverage.CandidateEntryBudget)
 	}
@@ -466,31 +469,97 @@ func (s *searcher) searchCold() []item {
 			s.reasons.Add(coverage.ColdPhraseRequiresHydration)
 		}
 	}
+	roundScores(items)
 	if len(items) > MaxDigestCandidates {
-		sort.Slice(items, func(i, j int) bool { return less(&items[i], &items[j]) })
+		partitionTop(items, MaxDigestCandidates)
 		items = items[:MaxDigestCandidates]
 		s.reasons.Add(coverage.CandidateDigestBudget)
 	}
 	return items
 }
 
-// run ranks one mixed stream.
-func (s *searcher) run() []item {
+// run ranks one mixed stream and returns it with the first need items in
+// order (those a page shows; the rest are retained but not sorted: a full
+// sort of every candidate would dominate a broad query) and the retained
+// total.
+func (s *searcher) run(need int) ([]item, int) {
 	if s.plan.kind == planTerms || s.plan.kind == planPhrase {
 		s.stats(s.plan.terms)
 	}
 	items := s.searchHot()
 	items = append(items, s.searchCold()...)
 	s.regexFinish()
-	for i := range items {
-		items[i].score = round6(items[i].score)
-	}
-	sort.Slice(items, func(i, j int) bool { return less(&items[i], &items[j]) })
 	if len(items) > MaxRankedItems {
+		partitionTop(items, MaxRankedItems)
 		items = items[:MaxRankedItems]
 		s.reasons.Add(coverage.CandidateItemBudget)
 	}
-	return items
+	selectTop(items, need)
+	return items, len(items)
+}
+
+func roundScores(items []item) {
+	for i := range items {
+		items[i].score = round6(items[i].score)
+	}
+}
+
+// selectTop puts the k best items (by less) first, in order; the others
+// follow in no particular order. It costs O(n + k log k).
+func selectTop(items []item, k int) {
+	if k > len(items) {
+		k = len(items)
+	}
+	if k <= 0 {
+		return
+	}
+	partitionTop(items, k)
+	top := items[:k]
+	sort.Slice(top, func(i, j int) bool { return less(&top[i], &top[j]) })
+}
+
+// partitionTop puts the k best items first, in no particular order, in
+// O(n) on average (quickselect).
+func partitionTop(items []item, k int) {
+	if k > 0 && k < len(items) {
+		lo, hi := 0, len(items)-1
+		for lo < hi {
+			p := partition(items, lo, hi)
+			switch {
+			case p == k-1:
+				lo = hi // done
+			case p < k-1:
+				lo = p + 1
+			default:
+				hi = p - 1
+			}
+		}
+	}
+}
+
+// partition orders items[lo..hi] around a median-of-three pivot and
+// returns the pivot's final position: better items before it.
+func partition(a []item, lo, hi int) int {
+	mid := lo + (hi-lo)/2
+	if less(&a[mid], &a[lo]) {
+		a[mid], a[lo] = a[lo], a[mid]
+	}
+	if less(&a[hi], &a[lo]) {
+		a[hi], a[lo] = a[lo], a[hi]
+	}
+	if less(&a[mid], &a[hi]) {
+		a[mid], a[hi] = a[hi], a[mid]
+	}
+	pivot := a[hi]
+	i := lo
+	for j := lo; j < hi; j++ {
+		if less(&a[j], &pivot) {
+			a[i], a[j] = a[j], a[i]
+			i++
+		}
+	}
+	a[i], a[hi] = a[hi], a[i]
+	return i
 }
 
 func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
