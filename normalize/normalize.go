@@ -411,9 +411,9 @@ func summarizeArgs(args jsjson.Value) string {
 	if !args.Exists() {
 		return "undefined"
 	}
-	// A scalar of JSON text takes at most 6 bytes (\uXXXX): the prefix is
-	// all the cut needs,
-	// however large the arguments (a write of a whole file, say).
+	// A scalar of JSON text takes at most 6 bytes (\uXXXX), so this prefix
+	// is all the cut needs, however large the arguments (a write of a
+	// whole file, say).
 	s, more := jsjson.StringifyPrefix(args, 6*MaxArgsChars+6)
 	if cut, ok := TruncateScalars(s, MaxArgsChars); ok || more {
 		return cut + "…"
