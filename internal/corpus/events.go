@@ -75,13 +75,7 @@ func (g *gen) customMessage(p *plant) {
 	if t.chance(0.7) {
 		w.strBytes(s)
 	} else {
-		w.arr()
-		w.obj()
-		w.kstr("type", "text")
-		w.key("text")
-		w.strBytes(s)
-		w.endObj()
-		w.endArr()
+		w.textParts(s)
 	}
 	w.kbool("display", t.chance(0.7))
 	if t.chance(0.5) {
@@ -257,13 +251,7 @@ func (g *gen) taskResult(c *call) {
 	s = t.prose(s, t.logUniform(200, 3000))
 	g.s = s
 	w.key("content")
-	w.arr()
-	w.obj()
-	w.kstr("type", "text")
-	w.key("text")
-	w.strBytes(s)
-	w.endObj()
-	w.endArr()
+	w.textParts(s)
 	w.key("details")
 	w.obj()
 	w.key("results")

@@ -100,7 +100,23 @@ func (w *jw) null() {
 	w.b = append(w.b, "null"...)
 }
 
-func (w *jw) kstr(k, v string)       { w.key(k); w.str(v) }
+func (w *jw) kstr(k, v string) { w.key(k); w.str(v) }
+
+// textPart writes one text content part, {"type":"text","text":s}.
+func (w *jw) textPart(s []byte) {
+	w.obj()
+	w.kstr("type", "text")
+	w.key("text")
+	w.strBytes(s)
+	w.endObj()
+}
+
+// textParts writes content made of one text part.
+func (w *jw) textParts(s []byte) {
+	w.arr()
+	w.textPart(s)
+	w.endArr()
+}
 func (w *jw) kint(k string, v int64) { w.key(k); w.int(v) }
 func (w *jw) knum(k string, v float64) {
 	w.key(k)

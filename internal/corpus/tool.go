@@ -192,11 +192,7 @@ func (g *gen) toolRound(think **plant) {
 	if t.chance(0.45) {
 		g.s = t.prose(g.s[:0], t.logUniform(20, 600))
 		outBytes += len(g.s)
-		g.w.obj()
-		g.w.kstr("type", "text")
-		g.w.key("text")
-		g.w.strBytes(g.s)
-		g.w.endObj()
+		g.w.textPart(g.s)
 	}
 	for _, c := range calls {
 		start := len(g.w.b)
@@ -490,13 +486,7 @@ func (g *gen) toolResult(c *call) {
 	}
 	g.s = s
 	w.key("content")
-	w.arr()
-	w.obj()
-	w.kstr("type", "text")
-	w.key("text")
-	w.strBytes(s)
-	w.endObj()
-	w.endArr()
+	w.textParts(s)
 	g.resultDetails(c, s)
 	w.kbool("isError", c.fail)
 	w.kint("timestamp", g.now)

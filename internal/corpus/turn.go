@@ -72,13 +72,7 @@ func (g *gen) userMessage(p *plant) {
 	if t.chance(0.5) {
 		w.strBytes(s)
 	} else {
-		w.arr()
-		w.obj()
-		w.kstr("type", "text")
-		w.key("text")
-		w.strBytes(s)
-		w.endObj()
-		w.endArr()
+		w.textParts(s)
 	}
 	w.kint("timestamp", g.now)
 	w.endObj()
@@ -221,11 +215,7 @@ func (g *gen) assistantFinal(p *plant, think **plant) {
 		s = t.prose(s, t.logUniform(40, g.cap(4000)))
 	}
 	g.s = s
-	g.w.obj()
-	g.w.kstr("type", "text")
-	g.w.key("text")
-	g.w.strBytes(s)
-	g.w.endObj()
+	g.w.textPart(s)
 	g.assistantTail(ts, len(s), "stop", "")
 }
 
