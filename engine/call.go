@@ -28,7 +28,7 @@ func (e *Engine) Call(ctx context.Context, call FabricCall) (any, error) {
 	case "memory.sessions":
 		var req SessionsRequest
 		if err := decodeStrict(args, &req, sessionsAliases); err != nil {
-			return &SessionsResult{Sessions: []SessionRow{}, Coverage: Coverage{Reasons: []string{err.Code}},
+			return &SessionsResult{Sessions: []SessionRow{}, Coverage: failureCoverage(err.Code),
 				Error: &ErrorObject{Code: err.Code, Message: err.Message}}, nil
 		}
 		return e.Sessions(ctx, req)

@@ -55,7 +55,7 @@ type SessionsResult struct {
 func (e *Engine) Sessions(ctx context.Context, req SessionsRequest) (*SessionsResult, error) {
 	fail := func(eo *ErrorObject) *SessionsResult {
 		return &SessionsResult{Scope: req.Scope, Branches: req.Branches, Sessions: []SessionRow{},
-			Coverage: Coverage{Reasons: []string{eo.Code}}, Error: eo}
+			Coverage: failureCoverage(eo.Code), Error: eo}
 	}
 	mode, err := lineage.ParseMode(req.Branches)
 	if err != nil {

@@ -17,13 +17,16 @@ type FabricCall struct {
 
 // Coverage says whether an answer is authoritative.
 type Coverage struct {
-	Complete           bool            `json:"complete"`
-	IndexedSessions    int             `json:"indexedSessions"`
-	EligibleSessions   int             `json:"eligibleSessions"`
-	StaleSessions      int             `json:"staleSessions"`
-	IncompleteSessions int             `json:"incompleteSessions"`
-	Reasons            []string        `json:"reasons"`
-	Error              *coverage.Error `json:"error,omitempty"`
+	// The index's coverage (complete, session counts, reasons), with the
+	// query's reasons merged in; its fields are inline on the wire.
+	index.Coverage
+	Error *coverage.Error `json:"error,omitempty"`
+}
+
+// failureCoverage is the coverage of a call that failed with code: never
+// complete, and the code is its reason.
+func failureCoverage(code string) Coverage {
+	return Coverage{Coverage: index.Coverage{Reasons: []string{code}}}
 }
 
 // ErrorObject is a domain failure: a stable code, a message and the facts
@@ -168,7 +171,7 @@ type SessionHit struct {
 func failurePage(eo *ErrorObject) *RecallPage {
 	return &RecallPage{
 		Hits:     []Hit{},
-		Coverage: Coverage{Reasons: []string{eo.Code}},
+		Coverage: failureCoverage(eo.Code),
 		Error:    eo,
 	}
 }
@@ -182,14 +185,8 @@ func coverageFrom(ic index.Coverage, extra []string, qerr *coverage.Error) Cover
 	for _, r := range extra {
 		set.Add(r)
 	}
-	c := Coverage{
-		IndexedSessions:    ic.IndexedSessions,
-		EligibleSessions:   ic.EligibleSessions,
-		StaleSessions:      ic.StaleSessions,
-		IncompleteSessions: ic.IncompleteSessions,
-		Reasons:            set.Reasons(),
-		Error:              qerr,
-	}
+	c := Coverage{Coverage: ic, Error: qerr}
+	c.Reasons = set.Reasons()
 	c.Complete = set.Complete() && ic.StaleSessions == 0 && ic.IncompleteSessions == 0 && qerr == nil
 	return c
 }
