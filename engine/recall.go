@@ -102,17 +102,22 @@ func (e *Engine) prepareRecall(req RecallRequest) (*recallQuery, *ErrorObject) {
 	q.req.SnippetChars = ptrF(float64(q.snippetChars))
 
 	f := &q.filt
-	set := func(dst *string, has *bool, v *string) {
-		if v != nil {
-			*dst, *has = *v, true
+	for _, k := range [...]struct {
+		prefix string
+		v      *string
+	}{
+		{normalize.KeyRole, req.Role},
+		{normalize.KeyTool, req.Tool},
+		{normalize.KeyRef, req.Ref},
+		{normalize.KeyProvider, req.Provider},
+		{normalize.KeyAction, req.Action},
+		{normalize.KeyOutcome, req.Outcome},
+	} {
+		if k.v != nil {
+			f.keys = append(f.keys, k.prefix+*k.v)
+			f.operational = f.operational || k.prefix != normalize.KeyRole
 		}
 	}
-	set(&f.role, &f.hasRole, req.Role)
-	set(&f.tool, &f.hasTool, req.Tool)
-	set(&f.ref, &f.hasRef, req.Ref)
-	set(&f.provider, &f.hasProvider, req.Provider)
-	set(&f.action, &f.hasAction, req.Action)
-	set(&f.outcome, &f.hasOutcome, req.Outcome)
 	f.since, f.until = req.Since, req.Until
 
 	query := ""

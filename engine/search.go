@@ -11,7 +11,6 @@ import (
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/normalize"
 	"github.com/memidx/memidx/regexiso"
 )
 
@@ -47,46 +46,40 @@ type plan struct {
 	regex  regexMatcher
 }
 
-// filters are the exact structural filters of a request.
+// filters are the exact structural filters of a request, resolved once
+// per call.
 type filters struct {
-	role, tool, ref, provider, action, outcome string
-	hasRole, hasTool, hasRef, hasProvider      bool
-	hasAction, hasOutcome                      bool
-	since, until                               *float64
-}
-
-// operational reports a tool/ref/provider/action/outcome filter: then every
-// entry weighs 1, because the caller asked for operations.
-func (f *filters) operational() bool {
-	return f.hasTool || f.hasRef || f.hasProvider || f.hasAction || f.hasOutcome
+	// keys are the structural dictionary keys every matching entry must
+	// carry.
+	keys []string
+	// operational reports a tool/ref/provider/action/outcome filter: then
+	// every entry weighs 1, because the caller asked for operations.
+	operational  bool
+	since, until *float64
 }
 
 func (f *filters) any() bool {
-	return f.hasRole || f.operational() || f.since != nil || f.until != nil
+	return len(f.keys) > 0 || f.since != nil || f.until != nil
 }
 
-// keys are the structural dictionary keys every matching entry must carry.
-func (f *filters) keys() []string {
-	var out []string
-	if f.hasRole {
-		out = append(out, normalize.KeyRole+f.role)
+// carriers marks the entries, of n, that carry every filter key (all of
+// them when there are no keys). postings visits the entries of one key.
+func (f *filters) carriers(n int, postings func(key string, visit func(e int))) []bool {
+	ok := make([]bool, n)
+	if len(f.keys) == 0 {
+		for i := range ok {
+			ok[i] = true
+		}
+		return ok
 	}
-	if f.hasTool {
-		out = append(out, normalize.KeyTool+f.tool)
+	count := make([]uint8, n)
+	for _, k := range f.keys {
+		postings(k, func(e int) { count[e]++ })
 	}
-	if f.hasRef {
-		out = append(out, normalize.KeyRef+f.ref)
+	for i := range ok {
+		ok[i] = int(count[i]) == len(f.keys)
 	}
-	if f.hasProvider {
-		out = append(out, normalize.KeyProvider+f.provider)
-	}
-	if f.hasAction {
-		out = append(out, normalize.KeyAction+f.action)
-	}
-	if f.hasOutcome {
-		out = append(out, normalize.KeyOutcome+f.outcome)
-	}
-	return out
+	return ok
 }
 
 // timeOK applies since/until (inclusive, epoch ms). An entry without a
@@ -220,33 +213,21 @@ func (s *searcher) stats(terms []string) {
 // candidates returns the entries of src that pass the structural and range
 // filters as a bitmap, or nil when every entry passes.
 func (s *searcher) candidates(src *hotSource) []bool {
-	keys := s.filt.keys()
 	rng := src.first >= 0
-	if len(keys) == 0 && !rng && s.filt.since == nil && s.filt.until == nil {
+	if len(s.filt.keys) == 0 && !rng && s.filt.since == nil && s.filt.until == nil {
 		return nil
 	}
 	n := src.shard.Len()
-	ok := make([]bool, n)
-	if len(keys) == 0 {
-		for i := range ok {
-			ok[i] = true
-		}
-	} else {
-		count := make([]uint8, n)
-		for _, k := range keys {
-			p := src.shard.Postings(k)
-			for {
-				e, _, more := p.Next()
-				if !more {
-					break
-				}
-				count[e]++
+	ok := s.filt.carriers(n, func(k string, visit func(int)) {
+		p := src.shard.Postings(k)
+		for {
+			e, _, more := p.Next()
+			if !more {
+				return
 			}
+			visit(int(e))
 		}
-		for i := range ok {
-			ok[i] = int(count[i]) == len(keys)
-		}
-	}
+	})
 	for i := range ok {
 		if !ok[i] {
 			continue
@@ -262,7 +243,7 @@ func (s *searcher) candidates(src *hotSource) []bool {
 }
 
 func (s *searcher) weight(src *hotSource, e int) float64 {
-	if s.filt.operational() {
+	if s.filt.operational {
 		return 1
 	}
 	return float64(src.shard.Weight(e))
@@ -384,27 +365,13 @@ outer:
 // reports whether the filters could be evaluated at all.
 func (s *searcher) coldStructural(c *coldSource) int {
 	n := c.view.AddressCount()
-	keys := s.filt.keys()
-	var ok []bool
-	if len(keys) == 0 {
-		ok = make([]bool, n)
-		for i := range ok {
-			ok[i] = true
-		}
-	} else {
-		count := make([]uint8, n)
-		for _, k := range keys {
-			for _, e := range c.view.Entries(k) {
-				if int(e) < n {
-					count[e]++
-				}
+	ok := s.filt.carriers(n, func(k string, visit func(int)) {
+		for _, e := range c.view.Entries(k) {
+			if int(e) < n {
+				visit(int(e))
 			}
 		}
-		ok = make([]bool, n)
-		for i := range ok {
-			ok[i] = int(count[i]) == len(keys)
-		}
-	}
+	})
 	matched := 0
 	for i := range ok {
 		if ok[i] {
