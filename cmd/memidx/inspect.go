@@ -9,6 +9,7 @@ import (
 
 	"github.com/memidx/memidx/analyzer"
 	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/lineage"
 	"github.com/memidx/memidx/normalize"
 	"github.com/memidx/memidx/session"
@@ -259,15 +260,7 @@ func inspectIndex(ctx context.Context, g globals, args []string, stdout io.Write
 	if len(pos) != 0 {
 		return usageError("inspect index takes no arguments")
 	}
-	e, err := openEngine(g)
-	if err != nil {
-		return err
-	}
-	rep, err := e.InspectIndex(ctx)
-	if err != nil {
-		return err
-	}
-	return writeJSON(stdout, g.pretty, rep)
+	return answer(g, stdout, func(e *engine.Engine) (*engine.IndexReport, error) { return e.InspectIndex(ctx) })
 }
 
 func inspectSession(ctx context.Context, g globals, args []string, stdout io.Writer) error {
@@ -281,13 +274,5 @@ func inspectSession(ctx context.Context, g globals, args []string, stdout io.Wri
 	if len(pos) != 1 {
 		return usageError("inspect session takes one <id-or-path>")
 	}
-	e, err := openEngine(g)
-	if err != nil {
-		return err
-	}
-	rep, err := e.InspectSession(ctx, pos[0], *branches)
-	if err != nil {
-		return err
-	}
-	return writeJSON(stdout, g.pretty, rep)
+	return answer(g, stdout, func(e *engine.Engine) (*engine.SessionReport, error) { return e.InspectSession(ctx, pos[0], *branches) })
 }

@@ -221,6 +221,20 @@ func writeJSON(w io.Writer, pretty bool, v any) error {
 // openEngine builds the engine the global flags describe.
 func openEngine(g globals) (*engine.Engine, error) { return openEngineWith(g, "") }
 
+// answer opens the engine the global flags describe, asks it one question
+// and writes the answer as JSON.
+func answer[R any](g globals, stdout io.Writer, ask func(*engine.Engine) (R, error)) error {
+	e, err := openEngine(g)
+	if err != nil {
+		return err
+	}
+	res, err := ask(e)
+	if err != nil {
+		return err
+	}
+	return writeJSON(stdout, g.pretty, res)
+}
+
 // openEngineWith also loads a capability catalog file.
 func openEngineWith(g globals, catalogFile string) (*engine.Engine, error) {
 	opt := engine.Options{

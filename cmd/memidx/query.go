@@ -217,44 +217,39 @@ func oneLine(s string, max int) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// expandCommand parses what expand and walk share: live flags and one JSON
-// selector, then opens the engine.
-func expandCommand(name, example string, g globals, args []string, stdin io.Reader) (*engine.Engine, engine.ExpandRequest, error) {
+// expandRequest parses what expand and walk share: live flags and one
+// JSON selector.
+func expandRequest(name, example string, args []string, stdin io.Reader) (engine.ExpandRequest, error) {
 	fl := newFlags(name)
 	lf := addLiveFlags(fl)
 	var req engine.ExpandRequest
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
-		return nil, req, err
+		return req, err
 	}
 	raw, ok, err := requestJSON(pos, stdin)
 	if err != nil {
-		return nil, req, err
+		return req, err
 	}
 	if !ok {
-		return nil, req, usageError("%s takes a JSON request, e.g. '%s'", name, example)
+		return req, usageError("%s takes a JSON request, e.g. '%s'", name, example)
 	}
 	req, eo := engine.DecodeExpand(raw)
 	if eo != nil {
-		return nil, req, &cliError{Code: eo.Code, Message: eo.Message}
+		return req, &cliError{Code: eo.Code, Message: eo.Message}
 	}
 	if l := lf.live(); l != nil {
 		req.Live = l
 	}
-	e, err := openEngine(g)
-	return e, req, err
+	return req, nil
 }
 
 func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
-	e, req, err := expandCommand("expand", `{"session":"<id-or-path>","indices":[0]}`, g, args, stdin)
+	req, err := expandRequest("expand", `{"session":"<id-or-path>","indices":[0]}`, args, stdin)
 	if err != nil {
 		return err
 	}
-	res, err := e.Expand(ctx, req)
-	if err != nil {
-		return err
-	}
-	return writeJSON(stdout, g.pretty, res)
+	return answer(g, stdout, func(e *engine.Engine) (*engine.ExpandResult, error) { return e.Expand(ctx, req) })
 }
 
 func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
@@ -287,15 +282,7 @@ func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader,
 	if l := lf.live(); l != nil {
 		req.Live = l
 	}
-	e, err := openEngine(g)
-	if err != nil {
-		return err
-	}
-	res, err := e.Sessions(ctx, req)
-	if err != nil {
-		return err
-	}
-	return writeJSON(stdout, g.pretty, res)
+	return answer(g, stdout, func(e *engine.Engine) (*engine.SessionsResult, error) { return e.Sessions(ctx, req) })
 }
 
 func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
@@ -315,20 +302,16 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 	if err := json.Unmarshal(raw, &call); err != nil || call.Ref == "" {
 		return &cliError{Code: "invalid_request", Message: "a call is {\"ref\":…,\"args\":{…}}"}
 	}
-	e, err := openEngine(g)
-	if err != nil {
-		return err
-	}
-	res, err := e.Call(ctx, call)
-	if err != nil {
-		return err
-	}
-	return writeJSON(stdout, g.pretty, res)
+	return answer(g, stdout, func(e *engine.Engine) (any, error) { return e.Call(ctx, call) })
 }
 
 // cmdWalk writes one complete entry per line.
 func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
-	e, req, err := expandCommand("walk", `{"session":"<id-or-path>"}`, g, args, stdin)
+	req, err := expandRequest("walk", `{"session":"<id-or-path>"}`, args, stdin)
+	if err != nil {
+		return err
+	}
+	e, err := openEngine(g)
 	if err != nil {
 		return err
 	}
