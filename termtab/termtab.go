@@ -46,27 +46,25 @@ func Build(terms []string, payloads [][]byte) ([]byte, error) {
 		flags |= flagPayloads
 	}
 	b = binary.LittleEndian.AppendUint32(b, flags)
-	off := uint32(0)
-	for _, t := range terms {
-		b = binary.LittleEndian.AppendUint32(b, off)
-		off += uint32(len(t))
-	}
-	b = binary.LittleEndian.AppendUint32(b, off)
-	for _, t := range terms {
-		b = append(b, t...)
-	}
+	b = appendSection(b, terms)
 	if payloads != nil {
-		off = 0
-		for _, p := range payloads {
-			b = binary.LittleEndian.AppendUint32(b, off)
-			off += uint32(len(p))
-		}
-		b = binary.LittleEndian.AppendUint32(b, off)
-		for _, p := range payloads {
-			b = append(b, p...)
-		}
+		b = appendSection(b, payloads)
 	}
 	return b, nil
+}
+
+// appendSection appends n+1 offsets, then the n items' bytes.
+func appendSection[T string | []byte](b []byte, items []T) []byte {
+	off := uint32(0)
+	for _, it := range items {
+		b = binary.LittleEndian.AppendUint32(b, off)
+		off += uint32(len(it))
+	}
+	b = binary.LittleEndian.AppendUint32(b, off)
+	for _, it := range items {
+		b = append(b, it...)
+	}
+	return b
 }
 
 // Table reads an encoded table in place. It aliases the bytes it was opened
