@@ -283,11 +283,16 @@ func (r *runner) rebuild() error {
 	return nil
 }
 
-func (r *runner) open() error {
+// openEngine opens an in-process engine over the corpus and its index.
+func (r *runner) openEngine() (*engine.Engine, error) {
 	cfg := index.DefaultConfig()
 	cfg.IndexDir = r.idx
 	env := session.DefaultEnv()
-	e, err := engine.Open(engine.Options{AgentDir: r.dir, Memory: &cfg, Env: &env})
+	return engine.Open(engine.Options{AgentDir: r.dir, Memory: &cfg, Env: &env})
+}
+
+func (r *runner) open() error {
+	e, err := r.openEngine()
 	if err != nil {
 		return err
 	}
@@ -307,10 +312,7 @@ func (r *runner) refreshes() error {
 	if _, _, _, err := r.cli("rebuild", "--scope", "global", "--json"); err != nil {
 		return err
 	}
-	cfg := index.DefaultConfig()
-	cfg.IndexDir = r.idx
-	env := session.DefaultEnv()
-	e, err := engine.Open(engine.Options{AgentDir: r.dir, Memory: &cfg, Env: &env})
+	e, err := r.openEngine()
 	if err != nil {
 		return err
 	}
