@@ -14,11 +14,8 @@ import (
 func (g *gen) bashExecution(p *plant) {
 	t := g.t
 	g.tick(5000, 120000)
-	g.start("message")
+	g.startMessage("bashExecution")
 	w := &g.w
-	w.key("message")
-	w.obj()
-	w.kstr("role", "bashExecution")
 	cmd := t.command()
 	w.kstr("command", cmd)
 	exit, cancelled := 0, false
@@ -240,11 +237,8 @@ func (g *gen) taskResult(c *call) {
 	sub := g.spawn(c)
 	g.now = sub.now
 	g.tick(200, 3000)
-	g.start("message")
+	g.startMessage("toolResult")
 	w := &g.w
-	w.key("message")
-	w.obj()
-	w.kstr("role", "toolResult")
 	w.kstr("toolCallId", c.id)
 	w.kstr("toolName", "task")
 	s := append(g.s[:0], "## "+c.agentID+" ("+c.agent+") completed\n\n"...)
@@ -339,10 +333,7 @@ func (g *gen) subBody() {
 	g.modelChange("default")
 	g.thinkingChange()
 	g.tick(100, 1000)
-	g.start("message")
-	g.w.key("message")
-	g.w.obj()
-	g.w.kstr("role", "user")
+	g.startMessage("user")
 	g.w.kstr("content", g.task)
 	g.w.kint("timestamp", g.now)
 	g.w.endObj()

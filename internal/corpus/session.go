@@ -237,6 +237,15 @@ func (g *gen) start(typ string) {
 	g.w.kstr("timestamp", iso(g.now))
 }
 
+// startMessage begins a message entry and opens its message object with
+// the given role.
+func (g *gen) startMessage(role string) {
+	g.start("message")
+	g.w.key("message")
+	g.w.obj()
+	g.w.kstr("role", role)
+}
+
 // startCustom begins a custom or custom_message entry, whose id, parentId
 // and timestamp come last (OMP spreads the payload first).
 func (g *gen) startCustom(typ, customType string) {

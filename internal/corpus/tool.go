@@ -403,11 +403,8 @@ func (g *gen) toolResult(c *call) {
 		return
 	}
 	g.tick(50, 20000)
-	g.start("message")
+	g.startMessage("toolResult")
 	w := &g.w
-	w.key("message")
-	w.obj()
-	w.kstr("role", "toolResult")
 	w.kstr("toolCallId", c.id)
 	w.kstr("toolName", c.name)
 	s := g.s[:0]

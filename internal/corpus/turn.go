@@ -45,11 +45,8 @@ func (g *gen) userMessage(p *plant) {
 	} else {
 		g.tick(20e3, 600e3)
 	}
-	g.start("message")
+	g.startMessage("user")
 	w := &g.w
-	w.key("message")
-	w.obj()
-	w.kstr("role", "user")
 	s := g.s[:0]
 	if p != nil {
 		s = t.prose(s, t.between(10, 300))
@@ -103,10 +100,7 @@ func truncateRunes(s string, n int) string {
 func (g *gen) assistantHead() int64 {
 	ts := g.now
 	g.tick(2000, 60000)
-	g.start("message")
-	g.w.key("message")
-	g.w.obj()
-	g.w.kstr("role", "assistant")
+	g.startMessage("assistant")
 	g.w.key("content")
 	g.w.arr()
 	return ts
