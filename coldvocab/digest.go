@@ -11,6 +11,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/normalize"
 	"github.com/memidx/memidx/termtab"
@@ -86,7 +87,7 @@ type Limits struct {
 // digest does not fit (the caller then keeps no record).
 func Build(id Digest, entries []normalize.Entry, problems coverage.Set, lim Limits) (blob []byte, d *Digest, err error) {
 	d = &id
-	d.CacheVersion = 6
+	d.CacheVersion = bucket.CacheVersion
 	d.Kind = "digest"
 	d.EntryCount = len(entries)
 	d.ToolHistogram = map[string]int{}

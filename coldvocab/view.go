@@ -7,6 +7,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/termtab"
 )
 
@@ -58,7 +59,7 @@ func Decode(blob []byte) (*Digest, error) {
 	if err := msgpack.Unmarshal(blob, &d); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if d.CacheVersion != 6 || d.Kind != "digest" {
+	if d.CacheVersion != bucket.CacheVersion || d.Kind != "digest" {
 		return nil, fmt.Errorf("%w: version %d kind %q", ErrCorrupt, d.CacheVersion, d.Kind)
 	}
 	return &d, nil

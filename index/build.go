@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/hotbm25"
@@ -97,7 +98,7 @@ func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineag
 	f := src.Parse()
 	sel := lineage.Select(f, mode, liveFor(mode, live))
 	rec := &Record{
-		CacheVersion:       6,
+		CacheVersion:       bucket.CacheVersion,
 		Path:               src.Path,
 		Branches:           string(mode),
 		Identity:           src.Identity,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/lineage"
 )
 
@@ -121,7 +122,7 @@ func decodeRecord(key, b []byte) (*Record, error) {
 	if err := msgpack.Unmarshal(b, &r); err != nil {
 		return nil, err
 	}
-	if r.CacheVersion != 6 {
+	if r.CacheVersion != bucket.CacheVersion {
 		return nil, fmt.Errorf("record of cache version %d", r.CacheVersion)
 	}
 	if string(key) != string(recordKey(lineage.Mode(r.Branches), r.Path)) {
