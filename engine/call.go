@@ -14,22 +14,21 @@ func (e *Engine) Call(ctx context.Context, call FabricCall) (any, error) {
 	args := []byte(call.Args)
 	switch call.Ref {
 	case "memory.recall":
-		var req RecallRequest
-		if err := decodeStrict(args, &req, recallAliases); err != nil {
-			return failurePage(&ErrorObject{Code: err.Code, Message: err.Message}), nil
+		req, eo := DecodeRecall(args)
+		if eo != nil {
+			return failurePage(eo), nil
 		}
 		return e.Recall(ctx, req)
 	case "memory.expand":
-		var req ExpandRequest
-		if err := decodeStrict(args, &req, expandAliases); err != nil {
-			return expandFailure("", &ErrorObject{Code: err.Code, Message: err.Message}), nil
+		req, eo := DecodeExpand(args)
+		if eo != nil {
+			return expandFailure("", eo), nil
 		}
 		return e.Expand(ctx, req)
 	case "memory.sessions":
-		var req SessionsRequest
-		if err := decodeStrict(args, &req, sessionsAliases); err != nil {
-			return &SessionsResult{Sessions: []SessionRow{}, Coverage: failureCoverage(err.Code),
-				Error: &ErrorObject{Code: err.Code, Message: err.Message}}, nil
+		req, eo := DecodeSessions(args)
+		if eo != nil {
+			return &SessionsResult{Sessions: []SessionRow{}, Coverage: failureCoverage(eo.Code), Error: eo}, nil
 		}
 		return e.Sessions(ctx, req)
 	}
@@ -50,26 +49,22 @@ func quote(s string) string {
 // DecodeRecall, DecodeExpand and DecodeSessions parse a request object as
 // the wire format defines it, refusing unknown fields and wrong types.
 func DecodeRecall(b []byte) (RecallRequest, *ErrorObject) {
-	var r RecallRequest
-	if err := decodeStrict(b, &r, recallAliases); err != nil {
-		return r, &ErrorObject{Code: err.Code, Message: err.Message}
-	}
-	return r, nil
+	return decode[RecallRequest](b, recallAliases)
 }
 
 // DecodeExpand parses memory.expand arguments.
 func DecodeExpand(b []byte) (ExpandRequest, *ErrorObject) {
-	var r ExpandRequest
-	if err := decodeStrict(b, &r, expandAliases); err != nil {
-		return r, &ErrorObject{Code: err.Code, Message: err.Message}
-	}
-	return r, nil
+	return decode[ExpandRequest](b, expandAliases)
 }
 
 // DecodeSessions parses memory.sessions arguments.
 func DecodeSessions(b []byte) (SessionsRequest, *ErrorObject) {
-	var r SessionsRequest
-	if err := decodeStrict(b, &r, sessionsAliases); err != nil {
+	return decode[SessionsRequest](b, sessionsAliases)
+}
+
+func decode[T any](b []byte, aliases map[string]string) (T, *ErrorObject) {
+	var r T
+	if err := decodeStrict(b, &r, aliases); err != nil {
 		return r, &ErrorObject{Code: err.Code, Message: err.Message}
 	}
 	return r, nil

@@ -272,15 +272,8 @@ func (e *Engine) Rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 	if err != nil {
 		return nil, err
 	}
-	var reasons coverage.Set
-	for _, x := range r.res.Reasons {
-		reasons.Add(x)
-	}
-	if !reasons.Complete() {
-		for _, x := range rep.Coverage.Reasons {
-			reasons.Add(x)
-		}
-		rep.Coverage.Reasons = reasons.Reasons()
+	if len(r.res.Reasons) > 0 {
+		rep.Coverage.Reasons = mergeReasons(rep.Coverage.Reasons, r.res.Reasons...)
 		rep.Coverage.Complete = false
 	}
 	return &RebuildReport{Scope: r.scope.String(), Branches: string(mode), Report: rep}, nil

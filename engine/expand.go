@@ -408,7 +408,6 @@ func chunkEntries(res *ExpandResult, req *ExpandRequest, snap *snapshot, sel []i
 	if len(res.Entries) == 1 && jsonLen(res) > MaxResponseChars {
 		r := &res.Entries[0]
 		c := cursors[0]
-		e := &snap.entries[sel[c.entry]]
 		excess := jsonLen(res) - MaxResponseChars
 		keep := jsjson.UTF16Len(r.Text) - excess - 256
 		if keep < 1 {
@@ -436,7 +435,6 @@ func chunkEntries(res *ExpandResult, req *ExpandRequest, snap *snapshot, sel []i
 		} else {
 			res.Next = nextAt(c.entry, r.TextRange.End)
 		}
-		_ = e
 	}
 }
 

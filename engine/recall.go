@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -145,10 +146,7 @@ func (e *Engine) prepareRecall(req RecallRequest) (*recallQuery, *ErrorObject) {
 		q.plan.kind = planTerms
 		q.plan.terms = unique(analyzer.Tokens(query))
 		q.plan.all = q.req.QueryMatch == "all"
-		if len(q.plan.terms) == 0 {
-			// Only punctuation: nothing can match a token.
-			q.plan.kind = planTerms
-		}
+		// Only punctuation leaves no terms: then nothing matches.
 	}
 	return q, nil
 }
@@ -196,14 +194,10 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 	return page, err
 }
 
+// mergeReasons is the sorted union of list and add.
 func mergeReasons(list []string, add ...string) []string {
-	var set coverage.Set
-	for _, r := range list {
-		set.Add(r)
-	}
-	for _, r := range add {
-		set.Add(r)
-	}
+	set := coverage.Of(list...)
+	set.Merge(coverage.Of(add...))
 	return set.Reasons()
 }
 
@@ -328,7 +322,7 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, memoryOnly b
 		}
 		return perr
 	}
-	if memoryOnly || contains(rep.Coverage.Reasons, index.IndexUnwritable) {
+	if memoryOnly || slices.Contains(rep.Coverage.Reasons, index.IndexUnwritable) {
 		// The index cannot be used: answer from the sources, read into
 		// memory within the sync budget (nothing is persisted).
 		mem, memCold = eng.hydrateAll(r, rep, q.mode, hydrated)
@@ -344,15 +338,6 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, memoryOnly b
 	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.reasons.Reasons()...), s.qerr)
 	fitEnvelope(page)
 	return page, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // hydrateAll replaces every state's record with an in-memory build of its
@@ -450,7 +435,7 @@ func (e *Engine) hydrate(t index.Target, mode lineage.Mode) (*hotSource, *ErrorO
 		return nil, nil, err
 	}
 	rec := &index.Record{
-		CacheVersion: 6, Path: t.Path, Branches: string(mode), Identity: src.Identity,
+		CacheVersion: bucket.CacheVersion, Path: t.Path, Branches: string(mode), Identity: src.Identity,
 		SourceHash: src.Hash, LineageFingerprint: sel.Fingerprint, Tier: index.Cold,
 		EntryCount: len(res.Entries), SumLen: b.SumLen, Reasons: res.Problems.Reasons(),
 	}
