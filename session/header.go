@@ -28,7 +28,9 @@ func ReadHeader(path string) (*Header, error) {
 	for {
 		buf := make([]byte, size)
 		n, err := io.ReadFull(f, buf)
-		whole := err == io.EOF || err == io.ErrUnexpectedEOF
+		// A read that fills the buffer holds the whole file when the file
+		// is exactly that long.
+		whole := err == io.EOF || err == io.ErrUnexpectedEOF || int64(n) >= st.Size()
 		if err != nil && !whole {
 			return nil, err
 		}
@@ -62,45 +64,23 @@ func headerFromPrefix(data []byte, whole, stream bool) (h *Header, ok bool) {
 			return nil, false
 		}
 	}
-	pos := 0
+	pos, line := 0, 1
 	if bytes.HasPrefix(data, bom) {
 		pos = 3
 	}
 	slot, next, isSlot := titleSlot(data, pos, stream)
 	if isSlot {
-		pos = next
+		pos, line = next, 2
 	}
-	for {
-		pos = jsjson.SkipSpace(data, pos)
-		if pos >= len(data) {
-			return nil, whole
-		}
-		v, end, err := jsjson.ParseValue(data, pos)
-		if err != nil {
-			var se *jsjson.SyntaxError
-			if errors.As(err, &se) && se.EOF {
-				return nil, whole
-			}
-			nl := bytes.IndexByte(data[pos:], '\n')
-			if nl < 0 {
-				return nil, whole
-			}
-			pos += nl + 1
-			continue
-		}
-		if v.IsNull() { // dropped by ReadFile too
-			nl := bytes.IndexByte(data[end:], '\n')
-			if nl < 0 {
-				return nil, whole
-			}
-			pos = end + nl + 1
-			continue
-		}
-		h, valid := header(v, slot)
-		if !valid {
-			return nil, true
-		}
-		h.Value = jsjson.Value{} // do not pin the buffer
-		return h, true
+	// The first value, found exactly as ReadFile finds it.
+	first := parseBody(&File{stream: stream}, data, pos, line, 1)
+	if len(first) == 0 {
+		return nil, whole
 	}
+	h, valid := header(first[0].Value, slot)
+	if !valid {
+		return nil, true
+	}
+	h.Value = jsjson.Value{} // do not pin the buffer
+	return h, true
 }

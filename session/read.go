@@ -181,7 +181,7 @@ func ParseWith(path string, data []byte, sourceHash string, opt Options) *File {
 		pos = next
 		line = 2
 	}
-	values := parseBody(f, data, pos, line)
+	values := parseBody(f, data, pos, line, 0)
 	if len(values) == 0 {
 		f.Empty = len(f.Malformed) == 0
 		if !f.Empty {
@@ -257,9 +257,14 @@ func titleSlot(data []byte, pos int, stream bool) (*TitleSlot, int, bool) {
 // lines; the first value starting on a line is kept and the rest of that
 // line ignored; a value with a syntax error drops the line on which it
 // started and parsing resumes at the next line; a value still incomplete at
-// the end of the input drops everything from its start.
-func parseBody(f *File, data []byte, pos, line int) []Record {
-	records := make([]Record, 0, 64)
+// the end of the input drops everything from its start. A positive limit
+// stops after that many records.
+func parseBody(f *File, data []byte, pos, line, limit int) []Record {
+	n := 64
+	if limit > 0 {
+		n = min(n, limit)
+	}
+	records := make([]Record, 0, n)
 	bodyStart := pos
 	for {
 		// Skip whitespace, counting lines.
@@ -315,6 +320,9 @@ func parseBody(f *File, data []byte, pos, line int) []Record {
 			f.drop(startLine, pos, coverage.NullRecord)
 		} else {
 			records = append(records, Record{Line: startLine, Offset: int64(pos), End: int64(end), Value: v})
+			if len(records) == limit {
+				return records
+			}
 		}
 		nl := bytes.IndexByte(data[end:], '\n')
 		if nl < 0 {

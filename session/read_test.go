@@ -194,6 +194,31 @@ func TestReadHeaderLongHeader(t *testing.T) {
 	assert.ErrorIs(t, err, session.ErrNoHeader)
 }
 
+// ReadHeader finds the header ReadFile finds, on the edges where a
+// prefix reader could differ: a file exactly one read long with no final
+// newline, and (from 8 MiB) a U+FEFF after leading blank lines, which the
+// stream loader skips.
+func TestReadHeaderAgreesWithReadFile(t *testing.T) {
+	exact := `{"type":"session","version":3,"id":"s1","cwd":"/p","pad":"`
+	exact += strings.Repeat("x", 4096-len(exact)-2) + `"}`
+	require.Len(t, exact, 4096)
+	stream := "\n\xEF\xBB\xBF" + hdr + "\n"
+	stream += strings.Repeat(" ", session.StreamThreshold-len(stream)) + "\n"
+	for name, data := range map[string]string{"exactly 4 KiB": exact, "stream BOM": stream} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "s.jsonl")
+			require.NoError(t, os.WriteFile(p, []byte(data), 0o600))
+			f, err := session.ReadFile(p)
+			require.NoError(t, err)
+			require.NotNil(t, f.Header, "ReadFile finds the header")
+			h, err := session.ReadHeader(p)
+			require.NoError(t, err)
+			assert.Equal(t, f.Header.ID, h.ID)
+			assert.Equal(t, f.Header.Cwd, h.Cwd)
+		})
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	seeds := []string{
 		hdr + "\n{\"type\":\"a\",\"id\":\"1\",\"parentId\":null}\n",
