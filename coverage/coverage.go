@@ -1,6 +1,9 @@
 package coverage
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Index and normalization reasons. The first group is the reference's; the
 // second is memidx's own, for cases the reference passes over in silence.
@@ -92,15 +95,14 @@ type Set struct {
 	reasons []string
 }
 
-// Add records reason r once.
+// Add records reason r once. A Set is a value: Add never writes to an
+// array a copy of s may share, so copies stay independent.
 func (s *Set) Add(r string) {
 	i := sort.SearchStrings(s.reasons, r)
 	if i < len(s.reasons) && s.reasons[i] == r {
 		return
 	}
-	s.reasons = append(s.reasons, "")
-	copy(s.reasons[i+1:], s.reasons[i:])
-	s.reasons[i] = r
+	s.reasons = slices.Insert(slices.Clip(s.reasons), i, r)
 }
 
 // Merge adds every reason of o.
