@@ -169,9 +169,20 @@ func Build(id Digest, entries []normalize.Entry, problems coverage.Set, lim Limi
 	// Fit the cap as the reference does: keep the whole vocabulary and the
 	// longest address prefix that fits; only when no address fits, the
 	// longest vocabulary prefix.
+	// fits keeps what its last fitting probe built: the search's answer is
+	// always that probe, so nothing is encoded twice.
+	var fit struct {
+		na, nv int
+		blob   []byte
+		d      *Digest
+	}
 	fits := func(na, nv int) bool {
-		b, err := d.encode(entries[:na], vocab[:nv], reasons, na < len(entries), nv < len(vocab))
-		return err == nil && len(b) <= lim.MaxCacheBytes
+		b, c, err := d.encode(entries[:na], vocab[:nv], reasons, na < len(entries), nv < len(vocab))
+		if err != nil || len(b) > lim.MaxCacheBytes {
+			return false
+		}
+		fit.na, fit.nv, fit.blob, fit.d = na, nv, b, c
+		return true
 	}
 	na, nv := len(entries), len(vocab)
 	if !fits(na, nv) {
@@ -184,14 +195,10 @@ func Build(id Digest, entries []normalize.Entry, problems coverage.Set, lim Limi
 			}
 		}
 	}
-	blob, err = d.encode(entries[:na], vocab[:nv], reasons, na < len(entries), nv < len(vocab))
-	if err != nil {
-		return nil, nil, err
+	if fit.d == nil || fit.na != na || fit.nv != nv {
+		return nil, nil, fmt.Errorf("coldvocab: no encoding kept for %d addresses and %d terms", na, nv)
 	}
-	if err := msgpack.Unmarshal(blob, d); err != nil {
-		return nil, nil, err
-	}
-	return blob, d, nil
+	return fit.blob, fit.d, nil
 }
 
 func contains(list []string, s string) bool {
@@ -205,14 +212,14 @@ func contains(list []string, s string) bool {
 
 // encode writes the digest with the given address and vocabulary prefixes,
 // iterating cacheBytes to a fixpoint as the reference does.
-func (d *Digest) encode(entries []normalize.Entry, vocab []string, reasons coverage.Set, addrCut, vocabCut bool) ([]byte, error) {
+func (d *Digest) encode(entries []normalize.Entry, vocab []string, reasons coverage.Set, addrCut, vocabCut bool) ([]byte, *Digest, error) {
 	v, err := termtab.Build(vocab, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	a, err := buildAddresses(entries)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c := *d
 	c.Vocabulary, c.Addresses = v, a
@@ -231,21 +238,20 @@ func (d *Digest) encode(entries []normalize.Entry, vocab []string, reasons cover
 	}
 	c.IndexCoverage.Reasons = reasons.Reasons()
 	c.IndexCoverage.Complete = reasons.Complete()
-	var blob []byte
-	for i := 0; i < 5; i++ {
-		blob, err = msgpack.Marshal(&c)
+	for i := 0; ; i++ {
+		blob, err := msgpack.Marshal(&c)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if c.CacheBytes == len(blob) {
-			break
+		// Five rounds at most; c then describes the blob as written.
+		if c.CacheBytes == len(blob) || i == 4 {
+			return blob, &c, nil
 		}
 		c.CacheBytes = len(blob)
 		if c.Size > 0 {
 			c.CacheSourceRatio = math.Round(float64(c.CacheBytes)/float64(c.Size)*1e6) / 1e6
 		}
 	}
-	return blob, nil
 }
 
 func vocabJSONBytes(vocab []string) int {
