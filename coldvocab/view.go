@@ -17,6 +17,7 @@ type View struct {
 	Vocabulary termtab.Table
 	Addresses  termtab.Table
 	entries    int
+	timestamps []byte // 8 bytes an entry, found once at Open
 }
 
 // Open finds the vocabulary and address tables at the head of blob.
@@ -48,7 +49,8 @@ func Open(blob []byte) (View, error) {
 	}
 	v := View{Vocabulary: voc, Addresses: addr}
 	if i, ok := addr.Find(keyTimestamps); ok {
-		v.entries = len(addr.Payload(i)) / 8
+		v.timestamps = addr.Payload(i)
+		v.entries = len(v.timestamps) / 8
 	}
 	return v, nil
 }
@@ -103,20 +105,15 @@ func (v View) Entries(key string) []uint32 {
 
 // Timestamp returns entry i's timestamp.
 func (v View) Timestamp(i int) (float64, bool) {
-	j, ok := v.Addresses.Find(keyTimestamps)
-	if !ok || i < 0 || i >= v.entries {
+	if i < 0 || i >= v.entries {
 		return 0, false
 	}
-	f := math.Float64frombits(binary.LittleEndian.Uint64(v.Addresses.Payload(j)[8*i:]))
+	f := math.Float64frombits(binary.LittleEndian.Uint64(v.timestamps[8*i:]))
 	return f, !math.IsNaN(f)
 }
 
 // HasEntryID reports whether an entry of the session has this id.
 func (v View) HasEntryID(id string) bool { return v.Addresses.Has(keyEntryID + id) }
-
-// HasOperation reports whether an entry of the session has this operation
-// address.
-func (v View) HasOperation(addr string) bool { return v.Addresses.Has(keyOperation + addr) }
 
 // msgpack header readers for the few forms the digest head uses.
 
