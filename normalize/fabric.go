@@ -182,7 +182,7 @@ func (n *normalizer) branchFacts(carrier Entry, rec jsjson.Value, fromID jsjson.
 	if dup {
 		return
 	}
-	carrierFrom := optJSONString(fromID)
+	carrierFrom := stringField(fromID)
 	for _, f := range facts {
 		addr := f.Value.Get("address").StrOr("")
 		if n.claimFact(addr) {
@@ -760,14 +760,6 @@ func detach(v jsjson.Value) jsjson.Value {
 		return jsjson.Value{}
 	}
 	return c
-}
-
-func optJSONString(v jsjson.Value) *string {
-	s, ok := v.Str()
-	if !ok {
-		return nil
-	}
-	return str(strings.Clone(s))
 }
 
 func stringOrNull(p *string) jsjson.Value {

@@ -440,6 +440,7 @@ func TruncateScalars(s string, max int) (string, bool) {
 // CountScalars returns the number of Unicode scalars of s.
 func CountScalars(s string) int { return utf8.RuneCountInString(s) }
 
+// stringField is a copy of v's text when v is a string, else nil.
 func stringField(v jsjson.Value) *string {
 	s, ok := v.Str()
 	if !ok {

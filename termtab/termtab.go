@@ -122,11 +122,11 @@ func Open(b []byte) (Table, error) {
 // Verify checks every offset once (O(n)): a table that verifies never
 // yields an empty term or payload because of damage.
 func (t Table) Verify() error {
-	if _, ok := checkOffsets(t.offs, t.n); !ok {
+	if !checkOffsets(t.offs, t.n) {
 		return ErrCorrupt
 	}
 	if t.poffs != nil {
-		if _, ok := checkOffsets(t.poffs, t.n); !ok {
+		if !checkOffsets(t.poffs, t.n) {
 			return ErrCorrupt
 		}
 	}
@@ -183,19 +183,18 @@ func (t Table) Prefix(p string) (lo, hi int) {
 	return lo, hi
 }
 
-// checkOffsets verifies that offsets start at 0 and never decrease, and
-// returns the last.
-func checkOffsets(offs []byte, n int) (int, bool) {
+// checkOffsets verifies that offsets start at 0 and never decrease.
+func checkOffsets(offs []byte, n int) bool {
 	prev := uint32(0)
 	if binary.LittleEndian.Uint32(offs) != 0 {
-		return 0, false
+		return false
 	}
 	for i := 1; i <= n; i++ {
 		o := binary.LittleEndian.Uint32(offs[4*i:])
 		if o < prev {
-			return 0, false
+			return false
 		}
 		prev = o
 	}
-	return int(prev), true
+	return true
 }
