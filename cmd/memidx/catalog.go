@@ -46,7 +46,7 @@ func cmdCatalog(ctx context.Context, g globals, args []string, stdout io.Writer)
 		return err
 	}
 	if te, ok := res.(*engine.ToolsError); ok {
-		return &cliError{Code: te.Error.Code, Message: te.Error.Message}
+		return te.Error
 	}
 	return writeJSON(stdout, g.pretty, res)
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io"
 	"io/fs"
+	"strings"
 
 	"github.com/memidx/memidx/analyzer"
 	"github.com/memidx/memidx/coverage"
@@ -229,13 +230,7 @@ func inspectTokens(g globals, args []string, stdin io.Reader, stdout io.Writer) 
 	if len(args) == 0 {
 		return usageError("inspect tokens takes TEXT (or - for stdin)")
 	}
-	text := ""
-	for i, a := range args {
-		if i > 0 {
-			text += " "
-		}
-		text += a
-	}
+	text := strings.Join(args, " ")
 	if text == "-" {
 		b, err := io.ReadAll(stdin)
 		if err != nil {

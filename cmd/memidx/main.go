@@ -197,10 +197,15 @@ func splitGlobals(args []string) (globals, []string, error) {
 	return g, rest, nil
 }
 
+// writeError prints err as {"error":{"code":…,"message":…}}; a domain
+// error keeps its code.
 func writeError(w io.Writer, err error) {
 	var ce *cliError
+	var eo *engine.ErrorObject
 	if !errors.As(err, &ce) {
-		if de := engine.DomainError(err); de != nil {
+		if errors.As(err, &eo) {
+			ce = &cliError{Code: eo.Code, Message: eo.Message}
+		} else if de := engine.DomainError(err); de != nil {
 			ce = &cliError{Code: de.Code, Message: de.Message}
 		} else {
 			ce = &cliError{Code: "error", Message: err.Error()}

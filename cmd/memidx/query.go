@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/normalize"
@@ -88,7 +89,7 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	if isJSON {
 		var eo *engine.ErrorObject
 		if req, eo = engine.DecodeRecall(raw); eo != nil {
-			return &cliError{Code: eo.Code, Message: eo.Message}
+			return eo
 		}
 	}
 	set := func(dst **string, v string) {
@@ -207,15 +208,13 @@ func oneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > max {
 		cut := max
-		for cut > 0 && !isRuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut] + "…"
 	}
 	return s
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // expandRequest parses what expand and walk share: live flags and one
 // JSON selector.
@@ -236,7 +235,7 @@ func expandRequest(name, example string, args []string, stdin io.Reader) (engine
 	}
 	req, eo := engine.DecodeExpand(raw)
 	if eo != nil {
-		return req, &cliError{Code: eo.Code, Message: eo.Message}
+		return req, eo
 	}
 	if l := lf.live(); l != nil {
 		req.Live = l
@@ -269,7 +268,7 @@ func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader,
 	if ok {
 		var eo *engine.ErrorObject
 		if req, eo = engine.DecodeSessions(raw); eo != nil {
-			return &cliError{Code: eo.Code, Message: eo.Message}
+			return eo
 		}
 	}
 	if *scope != "" {
@@ -325,13 +324,10 @@ func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, std
 		err = ferr
 	}
 	if err != nil {
-		if eo, ok := err.(*engine.ErrorObject); ok {
-			return &cliError{Code: eo.Code, Message: eo.Message}
-		}
 		return err
 	}
 	if res.Error != nil {
-		return &cliError{Code: res.Error.Code, Message: res.Error.Message}
+		return res.Error
 	}
 	return nil
 }

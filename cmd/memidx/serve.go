@@ -170,12 +170,8 @@ func dispatch(ctx context.Context, e *engine.Engine, req rpcRequest) (resp rpcRe
 		err    error
 	)
 	switch req.Method {
-	case "memory.recall":
-		result, err = e.Call(ctx, engine.FabricCall{Ref: "memory.recall", Args: params})
-	case "memory.expand":
-		result, err = e.Call(ctx, engine.FabricCall{Ref: "memory.expand", Args: params})
-	case "memory.sessions":
-		result, err = e.Call(ctx, engine.FabricCall{Ref: "memory.sessions", Args: params})
+	case "memory.recall", "memory.expand", "memory.sessions":
+		result, err = e.Call(ctx, engine.FabricCall{Ref: req.Method, Args: params})
 	case "tools.call":
 		var call engine.FabricCall
 		if jerr := json.Unmarshal(params, &call); jerr != nil || call.Ref == "" {
