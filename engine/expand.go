@@ -84,6 +84,11 @@ type ExpandedEntry struct {
 	CarrierFromID       *string    `json:"carrierFromId,omitempty"`
 }
 
+// hasSelector reports whether the request names any entries.
+func (r *ExpandRequest) hasSelector() bool {
+	return len(r.Indices) > 0 || len(r.EntryIDs) > 0 || len(r.OperationAddresses) > 0 || r.EntryRange != nil
+}
+
 // ExpandResult is memory.expand's result.
 type ExpandResult struct {
 	Session            string          `json:"session"`
@@ -248,8 +253,10 @@ func expandOptions(req *ExpandRequest) (expandOpts, *ErrorObject) {
 	if len(req.Indices)+len(req.EntryIDs)+len(req.OperationAddresses) > MaxExactSelectors {
 		return o, badRequest("at most %d exact selectors (indices, entryIds, operationAddresses) per call", MaxExactSelectors)
 	}
-	if r := req.EntryRange; r != nil && (r.First < 0 || r.First > r.Last || !safeInt(float64(r.First)) || !safeInt(float64(r.Last))) {
-		return o, &ErrorObject{Code: coverage.IndexOutOfBounds, Message: "Entry range requires safe integers with 0 <= first <= last."}
+	if req.EntryRange != nil {
+		if eo := req.EntryRange.check(); eo != nil {
+			return o, eo
+		}
 	}
 	return o, nil
 }
@@ -259,8 +266,7 @@ func expandOptions(req *ExpandRequest) (expandOpts, *ErrorObject) {
 // before/after context was asked for, else -1.
 func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) ([]int, int, *ErrorObject) {
 	n := len(entries)
-	none := len(req.Indices) == 0 && len(req.EntryIDs) == 0 && len(req.OperationAddresses) == 0 && req.EntryRange == nil
-	if none {
+	if !req.hasSelector() {
 		if o.before > 0 || o.after > 0 {
 			return nil, -1, badRequest("before and after need a selector with exactly one entry")
 		}
@@ -305,9 +311,8 @@ func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) 
 		}
 	}
 	if r := req.EntryRange; r != nil {
-		if r.Last >= int64(n) {
-			return nil, -1, &ErrorObject{Code: coverage.IndexOutOfBounds,
-				Message: fmt.Sprintf("Entry range %d..%d is outside the session's %d entries.", r.First, r.Last, n), EntryCount: &n}
+		if eo := r.within(n); eo != nil {
+			return nil, -1, eo
 		}
 		for i := r.First; i <= r.Last; i++ {
 			set[int(i)] = true

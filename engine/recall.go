@@ -91,9 +91,8 @@ func (e *Engine) prepareRecall(req RecallRequest) (*recallQuery, *ErrorObject) {
 		if !strings.HasPrefix(q.scope, "session:") {
 			return nil, badRequest("entryRange requires scope session:<id-or-path>")
 		}
-		r := req.EntryRange
-		if !safeInt(float64(r.First)) || !safeInt(float64(r.Last)) || r.First < 0 || r.First > r.Last {
-			return nil, &ErrorObject{Code: coverage.IndexOutOfBounds, Message: "Entry range requires safe integers with 0 <= first <= last."}
+		if eo := req.EntryRange.check(); eo != nil {
+			return nil, eo
 		}
 	}
 	q.offset = intArg(req.Offset, 0, 0, 1<<53-1)
@@ -254,11 +253,10 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, memoryOnly b
 		if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
 			return failurePage(eo), nil
 		}
-		if req.EntryRange != nil && req.EntryRange.Last >= int64(rec.EntryCount) {
-			n := rec.EntryCount
-			return failurePage(&ErrorObject{Code: coverage.IndexOutOfBounds,
-				Message:    fmt.Sprintf("Entry range %d..%d is outside the session's %d entries.", req.EntryRange.First, req.EntryRange.Last, n),
-				EntryCount: &n}), nil
+		if req.EntryRange != nil {
+			if eo := req.EntryRange.within(rec.EntryCount); eo != nil {
+				return failurePage(eo), nil
+			}
 		}
 	}
 

@@ -17,6 +17,24 @@ type Range struct {
 	Last  int64 `json:"last"`
 }
 
+// check refuses a range that is not 0 <= first <= last in safe integers.
+func (r *Range) check() *ErrorObject {
+	if r.First < 0 || r.First > r.Last || !safeInt(float64(r.First)) || !safeInt(float64(r.Last)) {
+		return &ErrorObject{Code: coverage.IndexOutOfBounds, Message: "Entry range requires safe integers with 0 <= first <= last."}
+	}
+	return nil
+}
+
+// within refuses a range that reaches past a session of n entries.
+func (r *Range) within(n int) *ErrorObject {
+	if r.Last >= int64(n) {
+		return &ErrorObject{Code: coverage.IndexOutOfBounds,
+			Message:    fmt.Sprintf("Entry range %d..%d is outside the session's %d entries.", r.First, r.Last, n),
+			EntryCount: &n}
+	}
+	return nil
+}
+
 // RecallRequest is memory.recall's argument object. Optional fields are
 // pointers: absent and zero differ.
 type RecallRequest struct {

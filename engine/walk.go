@@ -30,7 +30,7 @@ func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(Expande
 		return nil, &ErrorObject{Code: coverage.InvalidRequest, Message: "walk starts from an original selection: textOffset must be 0"}
 	}
 	res := &WalkResult{}
-	none := len(sel.Indices) == 0 && len(sel.EntryIDs) == 0 && len(sel.OperationAddresses) == 0 && sel.EntryRange == nil
+	none := !sel.hasSelector()
 	req := sel
 	if none {
 		if sel.EntryOffset != nil || sel.Before != nil || sel.After != nil {
