@@ -3,6 +3,7 @@ package jsjson
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -145,5 +146,16 @@ func TestInvalidUTF8LikeTextDecoder(t *testing.T) {
 		require.NoError(t, err)
 		got, _ := v.Str()
 		assert.Equal(t, want, got, "%q", in)
+	}
+}
+
+// IsTrimSpace is Unicode White_Space without U+0085, plus U+FEFF, over
+// every rune.
+func TestIsTrimSpace(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		want := (unicode.IsSpace(r) && r != '\u0085') || r == '\uFEFF'
+		if IsTrimSpace(r) != want {
+			t.Fatalf("IsTrimSpace(%U) = %v, want %v", r, !want, want)
+		}
 	}
 }

@@ -317,3 +317,15 @@ func (w *limited) value(v Value) {
 		w.b = append(w.b, '}')
 	}
 }
+
+// IsTrimSpace reports the white space and line terminators JavaScript's
+// String.prototype.trim removes: Unicode White_Space without U+0085, plus
+// the byte order mark U+FEFF.
+func IsTrimSpace(r rune) bool {
+	switch {
+	case r == '\t', r == '\n', r == '\v', r == '\f', r == '\r', r == ' ', r == 0xA0, r == 0xFEFF,
+		r == 0x1680, r >= 0x2000 && r <= 0x200A, r == 0x2028, r == 0x2029, r == 0x202F, r == 0x205F, r == 0x3000:
+		return true
+	}
+	return false
+}

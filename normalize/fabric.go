@@ -80,7 +80,6 @@ package normalize
 import (
 	"math"
 	"strings"
-	"unicode"
 
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/jsjson"
@@ -609,7 +608,7 @@ func validFact(f jsjson.Value, version int) bool {
 			return false
 		}
 		name, ok := f.Get("name").Str()
-		if !ok || len(name) > MaxRunNameBytes || strings.TrimFunc(name, isJSSpace) == "" {
+		if !ok || len(name) > MaxRunNameBytes || strings.TrimFunc(name, jsjson.IsTrimSpace) == "" {
 			return false
 		}
 		if d := f.Get("description"); d.Exists() {
@@ -622,10 +621,6 @@ func validFact(f jsjson.Value, version int) bool {
 	}
 	return false
 }
-
-// isJSSpace is the white space of String.prototype.trim: Unicode
-// White_Space without U+0085, plus the byte order mark.
-func isJSSpace(r rune) bool { return (unicode.IsSpace(r) && r != '\u0085') || r == '\uFEFF' }
 
 // jsonGuard checks that a value is JSON a JavaScript host could have
 // written (finite numbers) within nesting, node and collection bounds. Zero

@@ -347,29 +347,19 @@ func cutInString(b []byte) bool {
 func jsTrim(b []byte) []byte {
 	for len(b) > 0 {
 		r, n := utf8.DecodeRune(b)
-		if !jsSpace(r) {
+		if !jsjson.IsTrimSpace(r) {
 			break
 		}
 		b = b[n:]
 	}
 	for len(b) > 0 {
 		r, n := utf8.DecodeLastRune(b)
-		if !jsSpace(r) {
+		if !jsjson.IsTrimSpace(r) {
 			break
 		}
 		b = b[:len(b)-n]
 	}
 	return b
-}
-
-// jsSpace reports JavaScript white space and line terminators.
-func jsSpace(r rune) bool {
-	switch {
-	case r == '\t', r == '\n', r == '\v', r == '\f', r == '\r', r == ' ', r == 0xA0, r == 0xFEFF,
-		r == 0x1680, r >= 0x2000 && r <= 0x200A, r == 0x2028, r == 0x2029, r == 0x202F, r == 0x205F, r == 0x3000:
-		return true
-	}
-	return false
 }
 
 // jsBlank reports whether b is empty after JavaScript's String.trim: only
