@@ -46,8 +46,7 @@ func (c *snapCache) get(key string, id index.Identity) *snapshot {
 		if e.key != key {
 			continue
 		}
-		newest := max(e.id.MtimeNs, e.id.CtimeNs)
-		if e.id != id || e.readAt.UnixNano()-newest < int64(index.DefaultRacyWindow) {
+		if e.id != id || e.id.RacyAt(e.readAt.UnixNano(), index.DefaultRacyWindow) {
 			c.entries = append(c.entries[:i], c.entries[i+1:]...)
 			return nil
 		}

@@ -89,12 +89,13 @@ type Record struct {
 const DefaultRacyWindow = 2 * time.Second
 
 // racy reports whether the record's stat identity cannot vouch for it.
-func (r *Record) racy(window time.Duration) bool {
-	newest := r.Identity.MtimeNs
-	if r.Identity.CtimeNs > newest {
-		newest = r.Identity.CtimeNs
-	}
-	return r.IndexedAtNs-newest < int64(window)
+func (r *Record) racy(window time.Duration) bool { return r.Identity.RacyAt(r.IndexedAtNs, window) }
+
+// RacyAt reports whether a file read at atNs (Unix ns) with this identity
+// changed within window before the read: then a later change could keep
+// the same identity, and the identity cannot vouch for what was read.
+func (id Identity) RacyAt(atNs int64, window time.Duration) bool {
+	return atNs-max(id.MtimeNs, id.CtimeNs) < int64(window)
 }
 
 // Complete reports whether the record's own coverage is complete.
