@@ -142,7 +142,7 @@ func (s *Selection) selectLive(f *session.File, byID map[string]int, live *Live)
 	if live.LeafID == "" {
 		s.LeafID = jsjson.MakeNull()
 	}
-	if i, ok := byID["s"+live.LeafID]; ok && live.LeafID != "" {
+	if i, ok := byID[session.StringID(live.LeafID).Key()]; ok && live.LeafID != "" {
 		s.LeafIndex = i
 	}
 	seen := make(map[int]bool)
@@ -150,7 +150,7 @@ func (s *Selection) selectLive(f *session.File, byID map[string]int, live *Live)
 		if id == "" {
 			continue
 		}
-		i, ok := byID["s"+id]
+		i, ok := byID[session.StringID(id).Key()]
 		if !ok || seen[i] {
 			continue // not persisted yet, or repeated
 		}

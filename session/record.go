@@ -15,6 +15,9 @@ type ID struct {
 	key string
 }
 
+// StringID is the ID of the JSON string s, as a host names a record.
+func StringID(s string) ID { return ID{"s" + s} }
+
 // idOf returns the ID of a JSON value. Objects and arrays are compared by
 // reference in JavaScript, so they never equal another id: each gets a key
 // unique to its record.
@@ -22,7 +25,7 @@ func idOf(v jsjson.Value, recordIndex int) ID {
 	switch v.Kind() {
 	case jsjson.String:
 		s, _ := v.Str()
-		return ID{"s" + s}
+		return StringID(s)
 	case jsjson.Number:
 		f, _ := v.Float()
 		return ID{"n" + jsjson.FormatNumber(f)}
