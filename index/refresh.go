@@ -203,6 +203,19 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	}
 	tiers := ix.tiers(stored, targets, ids, statErr)
 
+	// current reports whether rec was built from a source of identity id,
+	// for this tier, policy and live view. The two policy strings are
+	// built once, not once a target.
+	hotPolicy, coldPolicy := ix.policy.String(Hot, mode), ix.policy.String(Cold, mode)
+	current := func(rec *Record, id Identity, tier string, t Target) bool {
+		policy := coldPolicy
+		if tier == Hot {
+			policy = hotPolicy
+		}
+		return rec != nil && rec.Identity == id && rec.Tier == tier && rec.Policy == policy &&
+			rec.LiveSignature == liveSignature(liveFor(mode, t.Live))
+	}
+
 	// Decide what is fresh; collect the work.
 	type job struct {
 		i    int
@@ -217,9 +230,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		}
 		rec := stored[t.Path]
 		tier := tiers[t.Path]
-		if rec != nil && rec.Identity == ids[i] && rec.Tier == tier &&
-			rec.Policy == ix.policy.String(tier, mode) && rec.LiveSignature == liveSignature(liveFor(mode, t.Live)) &&
-			!rec.racy(ix.racyWindow()) {
+		if current(rec, ids[i], tier, t) && !rec.racy(ix.racyWindow()) {
 			st.Record = rec
 			rep.Unchanged++
 			continue
@@ -314,9 +325,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 					r.err = errChanged
 				default:
 					rec := stored[t.Path]
-					if rec != nil && rec.Identity == src.Identity && rec.SourceHash == src.Hash &&
-						rec.Tier == j.tier && rec.Policy == ix.policy.String(j.tier, mode) &&
-						rec.LiveSignature == liveSignature(liveFor(mode, t.Live)) {
+					if current(rec, src.Identity, j.tier, t) && rec.SourceHash == src.Hash {
 						// Racy but unchanged: vouch for it from now on.
 						c := *rec
 						c.IndexedAtNs = time.Now().UnixNano()
