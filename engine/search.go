@@ -323,11 +323,17 @@ func (s *searcher) searchHot() []item {
 			items = append(items, s.regexHot(si, src, pass)...)
 		}
 	}
+	return s.bound(items, MaxEntryCandidates, coverage.CandidateEntryBudget)
+}
+
+// bound rounds the scores and keeps the best limit items, saying reason
+// when it drops any.
+func (s *searcher) bound(items []item, limit int, reason string) []item {
 	roundScores(items)
-	if len(items) > MaxEntryCandidates {
-		partitionTop(items, MaxEntryCandidates)
-		items = items[:MaxEntryCandidates]
-		s.reasons.Add(coverage.CandidateEntryBudget)
+	if len(items) > limit {
+		partitionTop(items, limit)
+		items = items[:limit]
+		s.reasons.Add(reason)
 	}
 	return items
 }
@@ -436,13 +442,7 @@ func (s *searcher) searchCold() []item {
 			s.reasons.Add(coverage.ColdPhraseRequiresHydration)
 		}
 	}
-	roundScores(items)
-	if len(items) > MaxDigestCandidates {
-		partitionTop(items, MaxDigestCandidates)
-		items = items[:MaxDigestCandidates]
-		s.reasons.Add(coverage.CandidateDigestBudget)
-	}
-	return items
+	return s.bound(items, MaxDigestCandidates, coverage.CandidateDigestBudget)
 }
 
 // run ranks one mixed stream and returns it with the first need items in
