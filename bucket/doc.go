@@ -12,7 +12,7 @@
 // and answers with what it has, marking coverage incomplete; it never
 // waits without bound.
 //
-// The file carries its cache version in the "meta" bucket. A file of
+// The file carries its cache and layout versions in the "meta" bucket. A file of
 // another version, a file bbolt cannot open, or a transaction that finds
 // damaged pages (bbolt panics on some) is reported as [ErrCorrupt]; the
 // caller may [Store.Reset] it, which deletes and recreates the file: the

@@ -15,11 +15,18 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// CacheVersion is the version of everything stored. A change to the
-// tokenizer, normalization or layout bumps it; older files are rebuilt.
-//
-//	6: first memidx layout (the spec's Cache V6).
+// CacheVersion is the version of everything stored, the spec's Cache V6. A
+// change to the tokenizer or normalization bumps it; older files are
+// rebuilt.
 const CacheVersion = 6
+
+// LayoutVersion is the version of memidx's storage layout within a cache
+// version; a file of another layout is rebuilt like one of another cache
+// version.
+//
+//	1: first memidx layout (no "layout" key).
+//	2: records and tier data sealed with block checksums (blocksum).
+const LayoutVersion = 2
 
 // FileName is the index file inside the index directory.
 const FileName = "index.db"
@@ -38,6 +45,7 @@ var (
 var (
 	metaBucket = []byte("meta")
 	versionKey = []byte("cacheVersion")
+	layoutKey  = []byte("layout")
 )
 
 // Options configure a Store.
@@ -208,14 +216,18 @@ func guard(fn func() error) (err error) {
 	return fn()
 }
 
-func versionBytes() []byte { return []byte{byte(CacheVersion)} }
+// sameVersion reports whether the meta bucket names this build's cache
+// version and layout.
+func sameVersion(b *bolt.Bucket) bool {
+	return bytes.Equal(b.Get(versionKey), []byte{CacheVersion}) && bytes.Equal(b.Get(layoutKey), []byte{LayoutVersion})
+}
 
 func checkVersion(tx *bolt.Tx) error {
 	b := tx.Bucket(metaBucket)
 	if b == nil {
 		return ErrMissing // created but never written
 	}
-	if !bytes.Equal(b.Get(versionKey), versionBytes()) {
+	if !sameVersion(b) {
 		return ErrCorrupt
 	}
 	return nil
@@ -229,9 +241,12 @@ func initVersion(tx *bolt.Tx) error {
 		if b, err = tx.CreateBucket(metaBucket); err != nil {
 			return err
 		}
-		return b.Put(versionKey, versionBytes())
+		if err := b.Put(versionKey, []byte{CacheVersion}); err != nil {
+			return err
+		}
+		return b.Put(layoutKey, []byte{LayoutVersion})
 	}
-	if !bytes.Equal(b.Get(versionKey), versionBytes()) {
+	if !sameVersion(b) {
 		return ErrCorrupt
 	}
 	return nil

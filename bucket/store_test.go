@@ -60,21 +60,30 @@ func TestStore_Permissions(t *testing.T) {
 }
 
 func TestStore_OtherVersionIsCorrupt(t *testing.T) {
-	s := New(t.TempDir(), Options{})
-	put(t, s, "k", "v")
-	require.NoError(t, s.Update(ctx, func(tx *bolt.Tx) error {
-		return tx.Bucket(metaBucket).Put(versionKey, []byte{5})
-	}))
-	_, err := get(s, "k")
-	assert.ErrorIs(t, err, ErrCorrupt)
-	assert.ErrorIs(t, s.Update(ctx, func(*bolt.Tx) error { return nil }), ErrCorrupt)
-	require.NoError(t, s.Reset())
-	_, err = get(s, "k")
-	assert.ErrorIs(t, err, ErrMissing)
-	put(t, s, "k", "w")
-	v, err := get(s, "k")
-	require.NoError(t, err)
-	assert.Equal(t, "w", v)
+	for _, c := range []struct {
+		name   string
+		change func(b *bolt.Bucket) error
+	}{
+		{"cache version 5", func(b *bolt.Bucket) error { return b.Put(versionKey, []byte{5}) }},
+		{"layout 1 (no layout key)", func(b *bolt.Bucket) error { return b.Delete(layoutKey) }},
+		{"layout 3", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{3}) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(t.TempDir(), Options{})
+			put(t, s, "k", "v")
+			require.NoError(t, s.Update(ctx, func(tx *bolt.Tx) error { return c.change(tx.Bucket(metaBucket)) }))
+			_, err := get(s, "k")
+			assert.ErrorIs(t, err, ErrCorrupt)
+			assert.ErrorIs(t, s.Update(ctx, func(*bolt.Tx) error { return nil }), ErrCorrupt)
+			require.NoError(t, s.Reset())
+			_, err = get(s, "k")
+			assert.ErrorIs(t, err, ErrMissing)
+			put(t, s, "k", "w")
+			v, err := get(s, "k")
+			require.NoError(t, err)
+			assert.Equal(t, "w", v)
+		})
+	}
 }
 
 func TestStore_GarbageFileIsCorrupt(t *testing.T) {

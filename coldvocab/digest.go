@@ -11,6 +11,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/normalize"
@@ -243,11 +244,14 @@ func (d *Digest) encode(entries []normalize.Entry, vocab []string, reasons cover
 		if err != nil {
 			return nil, nil, err
 		}
+		// Stored sealed: the checksums count in the size.
+		size := len(blob) + blocksum.Overhead(len(blob))
 		// Five rounds at most; c then describes the blob as written.
-		if c.CacheBytes == len(blob) || i == 4 {
-			return blob, &c, nil
+		if c.CacheBytes == size || i == 4 {
+			sealed, err := blocksum.Seal(blob)
+			return sealed, &c, err
 		}
-		c.CacheBytes = len(blob)
+		c.CacheBytes = size
 		if c.Size > 0 {
 			c.CacheSourceRatio = math.Round(float64(c.CacheBytes)/float64(c.Size)*1e6) / 1e6
 		}

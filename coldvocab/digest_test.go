@@ -54,11 +54,11 @@ func TestDigestRoundTrip(t *testing.T) {
 	}
 	assert.False(t, v.HasTerm("Zeta"), "terms are canonical")
 	assert.False(t, v.HasTerm("word6"))
-	assert.Equal(t, []uint32{1, 3, 5}, v.Entries(normalize.KeyOutcome+"failed"))
-	assert.Equal(t, []uint32{0, 2, 4}, v.Entries(normalize.KeyRole+"user"))
-	assert.Nil(t, v.Entries(normalize.KeyRef+"omp.read"))
+	assert.Equal(t, []uint32{1, 3, 5}, v.Structural().Entries(normalize.KeyOutcome+"failed"))
+	assert.Equal(t, []uint32{0, 2, 4}, v.Structural().Entries(normalize.KeyRole+"user"))
+	assert.Nil(t, v.Structural().Entries(normalize.KeyRef+"omp.read"))
 	assert.True(t, v.HasEntryID("e3"))
-	ts, ok := v.Timestamp(2)
+	ts, ok := v.Structural().Timestamp(2)
 	assert.True(t, ok)
 	assert.Equal(t, 1002.0, ts)
 
@@ -109,7 +109,7 @@ func TestCacheCapKeepsExactPrefixes(t *testing.T) {
 				assert.False(t, v.HasTerm(term))
 			}
 		}
-		assert.Equal(t, d.IndexCoverage.AddressCount, v.AddressCount())
+		assert.Equal(t, d.IndexCoverage.AddressCount, v.Structural().Count())
 	}
 	_, _, err = Build(Digest{}, ents, coverage.Set{}, Limits{MaxVocabularyBytes: 1 << 20, MaxCacheBytes: 50})
 	assert.Error(t, err)
@@ -133,10 +133,50 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		v.HasTerm("word1")
-		v.Entries(normalize.KeyRole + "user")
-		for i := 0; i < v.AddressCount(); i++ {
-			v.Timestamp(i)
+		v.Structural().Entries(normalize.KeyRole + "user")
+		for i := 0; i < v.Structural().Count(); i++ {
+			v.Structural().Timestamp(i)
 		}
 		_, _ = Decode(b)
 	})
+}
+
+// viewReads is everything a query can read through a View, as text.
+func viewReads(v View) string {
+	var b strings.Builder
+	for _, term := range []string{"word0", "word5", "common", "zeta", "nothere"} {
+		fmt.Fprintf(&b, "%s=%v ", term, v.HasTerm(term))
+	}
+	for _, key := range []string{normalize.KeyOutcome + "failed", normalize.KeyRole + "user", normalize.KeyTool + "bash"} {
+		fmt.Fprintf(&b, "%v ", v.Structural().Entries(key))
+	}
+	fmt.Fprintf(&b, "%d %v ", v.Structural().Count(), v.HasEntryID("e3"))
+	for i := 0; i < v.Structural().Count(); i++ {
+		ts, ok := v.Structural().Timestamp(i)
+		fmt.Fprintf(&b, "%v/%v ", ts, ok)
+	}
+	return b.String()
+}
+
+// Every single damaged byte of a digest is caught: Open fails, or every
+// read answers as before, or Err reports the damage; Decode refuses it.
+func TestDamageIsNeverSilent(t *testing.T) {
+	blob, _, err := Build(Digest{SessionID: "s", File: "/x.jsonl", Size: 1000}, entriesN(40), coverage.Set{}, roomy)
+	require.NoError(t, err)
+	good, err := Open(blob)
+	require.NoError(t, err)
+	want := viewReads(good)
+	for i := range blob {
+		bad := append([]byte(nil), blob...)
+		bad[i] ^= 0x04
+		_, derr := Decode(bad)
+		require.Error(t, derr, "Decode of a blob damaged at %d", i)
+		v, err := Open(bad)
+		if err != nil {
+			continue
+		}
+		if got := viewReads(v); got != want && v.Err() == nil {
+			t.Fatalf("byte %d: reads changed with no error:\n%s\nwant\n%s", i, got, want)
+		}
+	}
 }

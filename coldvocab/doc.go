@@ -14,6 +14,10 @@
 //     and operation address, so that a structural filter is exact for the
 //     session while no lexical term is tied to an entry.
 //
+// The blob is stored sealed ([blocksum]): a lookup verifies the blocks it
+// reads, [View.Err] reports damage, and [Decode] verifies the whole blob.
+// The checksums count in cacheBytes and in the cap.
+//
 // Bounds, as the spec sets them: vocabulary construction stops at
 // maxColdVocabularyBytes (estimated as the JSON array's UTF-8 size, terms in
 // first-seen order; reason max_cold_vocabulary_bytes), and the encoded

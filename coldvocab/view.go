@@ -7,58 +7,68 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/termtab"
 )
 
 // View reads the two tables of a digest blob in place, without decoding the
-// rest. It is valid as long as the blob.
+// rest; every byte it reads is verified against the blob's block checksums
+// first. It is valid as long as the blob.
 type View struct {
 	Vocabulary termtab.Table
 	Addresses  termtab.Table
-	entries    int
-	timestamps []byte // 8 bytes an entry, found once at Open
 }
 
-// Open finds the vocabulary and address tables at the head of blob.
+// Open finds the vocabulary and address tables at the head of a sealed
+// digest blob.
 func Open(blob []byte) (View, error) {
-	b := blob
-	n, b, ok := mapHeader(b)
-	if !ok || n < 2 {
+	b, err := blocksum.Open(blob)
+	if err != nil {
+		return View{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	h := head{b: b, ok: true}
+	if n := h.mapLen(); !h.ok || n < 2 {
 		return View{}, ErrCorrupt
 	}
-	var tables [2][]byte
+	var tables [2]termtab.Table
 	for i, want := range []string{"vocabulary", "addresses"} {
-		var key []byte
-		key, b, ok = strValue(b)
-		if !ok || string(key) != want {
+		if key := h.str(); !h.ok || string(key) != want {
 			return View{}, fmt.Errorf("%w: field %d is not %s", ErrCorrupt, i, want)
 		}
-		tables[i], b, ok = binValue(b)
-		if !ok {
+		t := h.bin()
+		if !h.ok {
 			return View{}, ErrCorrupt
 		}
+		if tables[i], err = termtab.Open(t); err != nil {
+			return View{}, fmt.Errorf("%w: %s: %v", ErrCorrupt, want, err)
+		}
 	}
-	voc, err := termtab.Open(tables[0])
-	if err != nil {
-		return View{}, fmt.Errorf("%w: vocabulary: %v", ErrCorrupt, err)
-	}
-	addr, err := termtab.Open(tables[1])
-	if err != nil {
-		return View{}, fmt.Errorf("%w: addresses: %v", ErrCorrupt, err)
-	}
-	v := View{Vocabulary: voc, Addresses: addr}
-	if i, ok := addr.Find(keyTimestamps); ok {
-		v.timestamps = addr.Payload(i)
-		v.entries = len(v.timestamps) / 8
+	v := View{Vocabulary: tables[0], Addresses: tables[1]}
+	if err := v.Err(); err != nil {
+		return View{}, err
 	}
 	return v, nil
 }
 
-// Decode decodes a whole digest.
+// Err reports damage that any read of the digest met: what was read after
+// it may be wrong, and the digest should be rebuilt.
+func (v View) Err() error {
+	// Both tables and the timestamps are views of the one sealed blob.
+	if err := v.Vocabulary.Err(); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return nil
+}
+
+// Decode verifies and decodes a whole sealed digest.
 func Decode(blob []byte) (*Digest, error) {
+	data, err := blocksum.Unseal(blob)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
 	var d Digest
-	if err := msgpack.Unmarshal(blob, &d); err != nil {
+	if err := msgpack.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if d.CacheVersion != bucket.CacheVersion || d.Kind != "digest" {
@@ -70,19 +80,39 @@ func Decode(blob []byte) (*Digest, error) {
 // HasTerm reports whether the vocabulary holds term.
 func (v View) HasTerm(term string) bool { return v.Vocabulary.Has(term) }
 
-// AddressCount is the number of entries the addresses cover.
-func (v View) AddressCount() int { return v.entries }
+// Structural is a digest's structural postings and timestamps, for
+// filters.
+type Structural struct {
+	addr       termtab.Table
+	entries    int
+	timestamps blocksum.Bytes // 8 bytes an entry, verified as read
+}
+
+// Structural finds the digest's timestamps (one lookup): a query with
+// filters calls it once per digest; a plain term lookup never pays it.
+func (v View) Structural() Structural {
+	s := Structural{addr: v.Addresses}
+	if i, ok := v.Addresses.Find(keyTimestamps); ok {
+		if s.timestamps, ok = v.Addresses.PayloadView(i); ok {
+			s.entries = s.timestamps.Len() / 8
+		}
+	}
+	return s
+}
+
+// Count is the number of entries the addresses cover.
+func (s Structural) Count() int { return s.entries }
 
 // Entries returns the entry numbers that carry a structural key (one of
 // the Key* prefixes plus a value), in increasing order.
-func (v View) Entries(key string) []uint32 {
-	i, ok := v.Addresses.Find(key)
+func (s Structural) Entries(key string) []uint32 {
+	i, ok := s.addr.Find(key)
 	if !ok {
 		return nil
 	}
-	p := v.Addresses.Payload(i)
+	p := s.addr.Payload(i)
 	n, k := binary.Uvarint(p)
-	if k <= 0 || n > uint64(v.entries) {
+	if k <= 0 || n > uint64(s.entries) {
 		return nil
 	}
 	p = p[k:]
@@ -95,7 +125,7 @@ func (v View) Entries(key string) []uint32 {
 		}
 		p = p[k:]
 		cur += uint32(d)
-		if int(cur) >= v.entries {
+		if int(cur) >= s.entries {
 			return out
 		}
 		out = append(out, cur)
@@ -104,72 +134,91 @@ func (v View) Entries(key string) []uint32 {
 }
 
 // Timestamp returns entry i's timestamp.
-func (v View) Timestamp(i int) (float64, bool) {
-	if i < 0 || i >= v.entries {
+func (s Structural) Timestamp(i int) (float64, bool) {
+	if i < 0 || i >= s.entries {
 		return 0, false
 	}
-	f := math.Float64frombits(binary.LittleEndian.Uint64(v.timestamps[8*i:]))
-	return f, !math.IsNaN(f)
+	u, ok := s.timestamps.Uint64(8 * i)
+	f := math.Float64frombits(u)
+	return f, ok && !math.IsNaN(f)
 }
 
 // HasEntryID reports whether an entry of the session has this id.
 func (v View) HasEntryID(id string) bool { return v.Addresses.Has(keyEntryID + id) }
 
-// msgpack header readers for the few forms the digest head uses.
+// head reads the few msgpack forms a digest's head uses, verifying each
+// byte it reads; ok turns false at the first one that is not there.
+type head struct {
+	b   blocksum.Bytes
+	pos int
+	ok  bool
+}
 
-func mapHeader(b []byte) (int, []byte, bool) {
-	if len(b) == 0 {
-		return 0, nil, false
+func (h *head) next(n int) []byte {
+	s, ok := h.b.Slice(h.pos, h.pos+n)
+	if !ok {
+		h.ok = false
+		return nil
 	}
-	switch c := b[0]; {
+	h.pos += n
+	return s
+}
+
+// uint reads an n-byte big-endian length.
+func (h *head) uint(n int) int {
+	v := 0
+	for _, c := range h.next(n) {
+		v = v<<8 | int(c)
+	}
+	return v
+}
+
+func (h *head) mapLen() int {
+	switch c := h.uint(1); {
 	case c >= 0x80 && c <= 0x8f:
-		return int(c & 0x0f), b[1:], true
-	case c == 0xde && len(b) >= 3:
-		return int(binary.BigEndian.Uint16(b[1:])), b[3:], true
-	case c == 0xdf && len(b) >= 5:
-		return int(binary.BigEndian.Uint32(b[1:])), b[5:], true
+		return c & 0x0f
+	case c == 0xde:
+		return h.uint(2)
+	case c == 0xdf:
+		return h.uint(4)
 	}
-	return 0, nil, false
+	h.ok = false
+	return 0
 }
 
-func strValue(b []byte) ([]byte, []byte, bool) {
-	if len(b) == 0 {
-		return nil, nil, false
-	}
-	var n, h int
-	switch c := b[0]; {
+func (h *head) str() []byte {
+	switch c := h.uint(1); {
 	case c >= 0xa0 && c <= 0xbf:
-		n, h = int(c&0x1f), 1
-	case c == 0xd9 && len(b) >= 2:
-		n, h = int(b[1]), 2
-	case c == 0xda && len(b) >= 3:
-		n, h = int(binary.BigEndian.Uint16(b[1:])), 3
-	default:
-		return nil, nil, false
+		return h.next(c & 0x1f)
+	case c == 0xd9:
+		return h.next(h.uint(1))
+	case c == 0xda:
+		return h.next(h.uint(2))
 	}
-	if len(b) < h+n {
-		return nil, nil, false
-	}
-	return b[h : h+n], b[h+n:], true
+	h.ok = false
+	return nil
 }
 
-func binValue(b []byte) ([]byte, []byte, bool) {
-	if len(b) == 0 {
-		return nil, nil, false
-	}
-	var n, h int
-	switch c := b[0]; {
-	case c == 0xc4 && len(b) >= 2:
-		n, h = int(b[1]), 2
-	case c == 0xc5 && len(b) >= 3:
-		n, h = int(binary.BigEndian.Uint16(b[1:])), 3
-	case c == 0xc6 && len(b) >= 5:
-		n, h = int(binary.BigEndian.Uint32(b[1:])), 5
+// bin returns a bin value's bytes as a view, unread.
+func (h *head) bin() blocksum.Bytes {
+	var n int
+	switch c := h.uint(1); c {
+	case 0xc4:
+		n = h.uint(1)
+	case 0xc5:
+		n = h.uint(2)
+	case 0xc6:
+		n = h.uint(4)
 	default:
-		return nil, nil, false
+		h.ok = false
 	}
-	if n < 0 || len(b) < h+n {
-		return nil, nil, false
+	if !h.ok {
+		return blocksum.Bytes{}
 	}
-	return b[h : h+n], b[h+n:], true
+	v, ok := h.b.Sub(h.pos, h.pos+n)
+	if !ok {
+		h.ok = false
+	}
+	h.pos += n
+	return v
 }

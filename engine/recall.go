@@ -170,11 +170,18 @@ func badRequest(format string, a ...any) *ErrorObject {
 
 // Recall locates ranked, bounded evidence. Domain failures (a bad request,
 // an unknown or ambiguous session, a stale pointer) come back as a page
-// with Error set; a Go error means the engine itself failed. An index file
-// found damaged while answering is dropped and the call answers again from
-// a rebuilt index (reason index_reset).
+// with Error set; a Go error means the engine itself failed. An index file,
+// or a session's tier data, found damaged while answering is dropped and
+// the call answers again from a rebuilt index (reason index_reset).
 func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, error) {
 	page, err := e.recallOnce(ctx, req, false)
+	if err == nil && page.dropped {
+		if again, err := e.recallOnce(ctx, req, false); err == nil {
+			page = again
+			page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, index.IndexReset)
+			page.Coverage.Complete = false
+		}
+	}
 	if err != nil && e.ix.ResetIfDamaged(err) {
 		page, err = e.recallOnce(ctx, req, false)
 		if page != nil {
@@ -318,6 +325,7 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, memoryOnly b
 		if s.anchorCancel != nil {
 			s.anchorCancel()
 		}
+		s.checkSources()
 		return perr
 	}
 	if memoryOnly || slices.Contains(rep.Coverage.Reasons, index.IndexUnwritable) {
@@ -328,7 +336,10 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, memoryOnly b
 	} else {
 		err = eng.ix.View(ctx, q.mode, search)
 		// Whatever turned out broken is rebuilt by the next refresh.
-		eng.ix.Forget(ctx, q.mode, s.broken)
+		dropped := eng.ix.Forget(ctx, q.mode, s.broken)
+		if page != nil {
+			page.dropped = dropped
+		}
 	}
 	if err != nil {
 		return nil, err

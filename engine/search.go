@@ -326,6 +326,23 @@ func (s *searcher) searchHot() []item {
 	return s.bound(items, MaxEntryCandidates, coverage.CandidateEntryBudget)
 }
 
+// checkSources marks every source whose reads met damaged bytes (a failed
+// block checksum) as broken: what the page took from it may be wrong.
+func (s *searcher) checkSources() {
+	for i := range s.hot {
+		if s.hot[i].shard.Err() != nil {
+			s.reasons.Add(coverage.IndexError)
+			s.broken = append(s.broken, s.hot[i].rec)
+		}
+	}
+	for i := range s.cold {
+		if s.cold[i].view.Err() != nil {
+			s.reasons.Add(coverage.IndexError)
+			s.broken = append(s.broken, s.cold[i].rec)
+		}
+	}
+}
+
 // bound rounds the scores and keeps the best limit items, saying reason
 // when it drops any.
 func (s *searcher) bound(items []item, limit int, reason string) []item {
@@ -370,9 +387,10 @@ outer:
 // coldStructural counts the entries of a digest that pass the filters, and
 // reports whether the filters could be evaluated at all.
 func (s *searcher) coldStructural(c *coldSource) int {
-	n := c.view.AddressCount()
+	st := c.view.Structural()
+	n := st.Count()
 	ok := s.filt.carriers(n, func(k string, visit func(int)) {
-		for _, e := range c.view.Entries(k) {
+		for _, e := range st.Entries(k) {
 			if int(e) < n {
 				visit(int(e))
 			}
@@ -381,7 +399,7 @@ func (s *searcher) coldStructural(c *coldSource) int {
 	matched := 0
 	for i := range ok {
 		if ok[i] {
-			ts, has := c.view.Timestamp(i)
+			ts, has := st.Timestamp(i)
 			if s.filt.timeOK(ts, has) {
 				matched++
 			}

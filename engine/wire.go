@@ -75,6 +75,9 @@ type RecallPage struct {
 
 	// nextFor rebuilds next when the envelope drops hits.
 	nextFor func(n int) *FabricCall
+	// dropped: tier data read for this page failed its checksums and was
+	// dropped from the index; asking again rebuilds it from source.
+	dropped bool
 }
 
 // Hit is an entry hit or a cold session candidate; exactly one of Entry and

@@ -16,6 +16,12 @@
 //     offset table), read only for the hits a page shows and for phrase and
 //     regex verification.
 //
+// Each value is stored sealed ([blocksum]): the columns are verified whole
+// when the shard opens (scoring reads them per posting), the dictionary and
+// entries block by block as they are read; a read that meets damage yields
+// nothing and is reported by [Shard.Err], so a flipped bit never changes a
+// score or a hit in silence.
+//
 // Structural keys start with a NUL byte, which no canonical token contains,
 // so they can share the dictionary without colliding with words.
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/normalize"
 	"github.com/memidx/memidx/termtab"
 )
@@ -98,7 +99,7 @@ func Weight(role, tool string) float32 {
 	return 1
 }
 
-// Built is an encoded shard.
+// Built is an encoded shard: three sealed values ([blocksum]).
 type Built struct {
 	Dict, Cols, Ents []byte
 	Entries          int
@@ -169,7 +170,16 @@ func Build(entries []normalize.Entry) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Built{Dict: dict, Cols: cols, Ents: ents, Entries: len(entries), SumLen: sumLen}, nil
+	out := &Built{Entries: len(entries), SumLen: sumLen}
+	for _, v := range []struct {
+		dst *[]byte
+		raw []byte
+	}{{&out.Dict, dict}, {&out.Cols, cols}, {&out.Ents, ents}} {
+		if *v.dst, err = blocksum.Seal(v.raw); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func encodePostings(pl []posting) []byte {
@@ -205,27 +215,49 @@ func encodeEntries(entries []normalize.Entry) ([]byte, error) {
 var ErrCorrupt = errors.New("hotbm25: corrupt shard")
 
 // Shard reads an encoded shard in place; it is valid as long as the bytes.
+// Every read is verified against the values' block checksums; a read that
+// meets damage yields nothing (a zero column, an empty posting list, an
+// entry error) and Err reports it.
 type Shard struct {
 	dict termtab.Table
-	cols []byte
-	ents []byte
+	cols []byte // verified whole at Open: scoring reads it per posting
+	ents blocksum.Bytes
 	n    int
 }
 
-// Open checks and opens a shard of n entries.
+// Open checks and opens a shard of n entries from its three sealed values.
 func Open(dict, cols, ents []byte, n int) (Shard, error) {
-	t, err := termtab.Open(dict)
+	var v [3]blocksum.Bytes
+	for i, b := range [][]byte{dict, cols, ents} {
+		var err error
+		if v[i], err = blocksum.Open(b); err != nil {
+			return Shard{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+	}
+	t, err := termtab.Open(v[0])
 	if err != nil {
 		return Shard{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if len(cols) != n*colWidth || len(ents) < 4*(n+1) {
+	cols, ok := v[1].Slice(0, v[1].Len())
+	if !ok || len(cols) != n*colWidth {
 		return Shard{}, ErrCorrupt
 	}
-	last := binary.LittleEndian.Uint32(ents[4*n:])
-	if int(last) != len(ents)-4*(n+1) {
+	s := Shard{dict: t, cols: cols, ents: v[2], n: n}
+	if last, ok := s.ents.Uint32(4 * n); !ok || int(last) != s.ents.Len()-4*(n+1) {
 		return Shard{}, ErrCorrupt
 	}
-	return Shard{dict: t, cols: cols, ents: ents, n: n}, nil
+	return s, nil
+}
+
+// Err reports damage that any read of the shard met: what was read after
+// it may be wrong, and the shard should be rebuilt.
+func (s Shard) Err() error {
+	for _, err := range []error{s.dict.Err(), s.ents.Err()} {
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+	}
+	return nil
 }
 
 // Len returns the number of entries.
@@ -262,13 +294,20 @@ func (s Shard) Entry(i int) (Stored, error) {
 		return Stored{}, fmt.Errorf("hotbm25: entry %d of %d", i, s.n)
 	}
 	base := 4 * (s.n + 1)
-	a := binary.LittleEndian.Uint32(s.ents[4*i:])
-	b := binary.LittleEndian.Uint32(s.ents[4*i+4:])
-	if a > b || base+int(b) > len(s.ents) {
+	o, ok := s.ents.Slice(4*i, 4*i+8)
+	if !ok {
+		return Stored{}, ErrCorrupt
+	}
+	a, b := binary.LittleEndian.Uint32(o), binary.LittleEndian.Uint32(o[4:])
+	if a > b {
+		return Stored{}, ErrCorrupt
+	}
+	raw, ok := s.ents.Slice(base+int(a), base+int(b))
+	if !ok {
 		return Stored{}, ErrCorrupt
 	}
 	var st Stored
-	if err := msgpack.Unmarshal(s.ents[base+int(a):base+int(b)], &st); err != nil {
+	if err := msgpack.Unmarshal(raw, &st); err != nil {
 		return Stored{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return st, nil

@@ -1,6 +1,8 @@
 package hotbm25
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -99,4 +101,66 @@ func TestOpenRejectsMismatch(t *testing.T) {
 	assert.ErrorIs(t, err, ErrCorrupt)
 	_, err = Open(b.Dict[:10], b.Cols, b.Ents, 3)
 	assert.ErrorIs(t, err, ErrCorrupt)
+}
+
+// readAll is everything a query can read from a shard, as text.
+func readAll(s Shard) string {
+	var b strings.Builder
+	for _, key := range []string{"timeout", "why", "read", "tool", "a", "go", "again", "nothere",
+		normalize.KeyTool + "bash", normalize.KeyRole + "user", normalize.KeyOutcome + "failed"} {
+		p := s.Postings(key)
+		fmt.Fprintf(&b, "%s:%d", key, p.Count())
+		for {
+			e, tf, ok := p.Next()
+			if !ok {
+				break
+			}
+			fmt.Fprintf(&b, " %d/%d", e, tf)
+		}
+		fmt.Fprintf(&b, " err=%v\n", p.Err() != nil)
+	}
+	for i := 0; i < s.Len(); i++ {
+		ts, has := s.Timestamp(i)
+		e, err := s.Entry(i)
+		fmt.Fprintf(&b, "%d: %d %v %v %v %+v %v\n", i, s.DocLen(i), s.Weight(i), ts, has, e, err)
+	}
+	for i := 0; i < s.Terms().Len(); i++ {
+		fmt.Fprintf(&b, "%q ", s.Terms().Term(i))
+	}
+	return b.String()
+}
+
+// Every single damaged byte of any of a shard's three values is caught:
+// Open fails, or everything reads as before, or Err reports the damage.
+// Nothing reads differently in silence.
+func TestDamageIsNeverSilent(t *testing.T) {
+	b, err := Build(testEntries())
+	require.NoError(t, err)
+	good, err := Open(b.Dict, b.Cols, b.Ents, b.Entries)
+	require.NoError(t, err)
+	want := readAll(good)
+	require.NoError(t, good.Err())
+	vals := [][]byte{b.Dict, b.Cols, b.Ents}
+	caught := 0
+	for v := range vals {
+		for i := range vals[v] {
+			bad := [][]byte{b.Dict, b.Cols, b.Ents}
+			bad[v] = append([]byte(nil), vals[v]...)
+			bad[v][i] ^= 0x10
+			s, err := Open(bad[0], bad[1], bad[2], b.Entries)
+			if err != nil {
+				caught++
+				continue
+			}
+			got := readAll(s)
+			if s.Err() != nil {
+				caught++
+				continue
+			}
+			if got != want {
+				t.Fatalf("value %d byte %d: reads changed with no error:\n%s\nwant\n%s", v, i, got, want)
+			}
+		}
+	}
+	assert.Equal(t, len(b.Dict)+len(b.Cols)+len(b.Ents), caught, "every byte is read by readAll, so every flip is caught")
 }

@@ -137,12 +137,12 @@ func (r *Reader) Records() ([]*Record, error) {
 // Forget removes the records (and whatever tier data they have) of sessions
 // whose data turned out to be missing or damaged, so that the next refresh
 // rebuilds them from source. Best effort: a busy or unwritable index is left
-// as it is.
-func (ix *Index) Forget(ctx context.Context, mode lineage.Mode, recs []*Record) {
+// as it is. It reports whether it removed any.
+func (ix *Index) Forget(ctx context.Context, mode lineage.Mode, recs []*Record) bool {
 	if len(recs) == 0 {
-		return
+		return false
 	}
-	_ = ix.store.Update(ctx, func(tx *bolt.Tx) error {
+	err := ix.store.Update(ctx, func(tx *bolt.Tx) error {
 		for _, rec := range recs {
 			if err := deleteSession(tx, recordKey(mode, rec.Path)); err != nil {
 				return err
@@ -150,6 +150,7 @@ func (ix *Index) Forget(ctx context.Context, mode lineage.Mode, recs []*Record) 
 		}
 		return nil
 	})
+	return err == nil
 }
 
 // ResetIfDamaged drops an index file that a read found damaged; the next

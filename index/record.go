@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/lineage"
 )
@@ -116,9 +117,22 @@ func recordKey(mode lineage.Mode, path string) []byte {
 	return append(k, sum[:16]...)
 }
 
-func encodeRecord(r *Record) ([]byte, error) { return msgpack.Marshal(r) }
+// encodeRecord stores a record sealed ([blocksum]): a damaged record (a
+// reason or a count changed by bit rot) is dropped and rebuilt, never
+// trusted.
+func encodeRecord(r *Record) ([]byte, error) {
+	b, err := msgpack.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return blocksum.Seal(b)
+}
 
-func decodeRecord(key, b []byte) (*Record, error) {
+func decodeRecord(key, sealed []byte) (*Record, error) {
+	b, err := blocksum.Unseal(sealed)
+	if err != nil {
+		return nil, err
+	}
 	var r Record
 	if err := msgpack.Unmarshal(b, &r); err != nil {
 		return nil, err

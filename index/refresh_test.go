@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/lineage"
 )
@@ -295,6 +296,34 @@ func TestRefresh_CorruptRecordIsRebuilt(t *testing.T) {
 	rep = f.refresh(ix, lineage.Active)
 	assert.Equal(t, 1, rep.Rebuilt)
 	assert.True(t, rep.States[1].Rebuilt)
+	// One flipped bit anywhere in a stored record (a reason dropped, a
+	// count changed): the record fails its checksum and is rebuilt.
+	require.NoError(t, ix.Store().Update(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(recordsBucket)
+		v := append([]byte(nil), b.Get(key)...)
+		v[len(v)/2] ^= 0x02
+		return b.Put(key, v)
+	}))
+	rep = f.refresh(ix, lineage.Active)
+	assert.Equal(t, 1, rep.Rebuilt)
+	assert.True(t, rep.States[0].Rebuilt)
+}
+
+func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
+	rec := &Record{CacheVersion: bucket.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot, EntryCount: 12,
+		Reasons: []string{"max_entry_chars"}, SourceHash: "abc"}
+	enc, err := encodeRecord(rec)
+	require.NoError(t, err)
+	key := recordKey(lineage.Active, rec.Path)
+	got, err := decodeRecord(key, enc)
+	require.NoError(t, err)
+	assert.Equal(t, rec, got)
+	for i := range enc {
+		bad := append([]byte(nil), enc...)
+		bad[i] ^= 0x01
+		_, err := decodeRecord(key, bad)
+		assert.Error(t, err, "byte %d", i)
+	}
 }
 
 func TestRefresh_DamagedFileIsReset(t *testing.T) {

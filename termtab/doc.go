@@ -16,8 +16,10 @@
 //	[payload offsets (n+1) × uint32, payload bytes]  when bit 0 is set
 //
 // Open checks the header and overall bounds in constant time, so opening a
-// table per query costs nothing; every offset is checked as it is read, so
-// a damaged table gives wrong answers (never a panic or an out-of-range
-// read), and Verify checks a whole table when that matters. The package is
-// a leaf.
+// table per query costs nothing. A table is read through [blocksum.Bytes]:
+// when it is stored sealed, every byte a lookup uses is verified against its
+// block checksum first, so damage is reported (Err), never answered from;
+// every offset is also checked as it is read, so even an unsealed damaged
+// table never panics or reads out of range. Verify checks a whole table
+// when that matters.
 package termtab

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/memidx/memidx/blocksum"
 )
 
 var magic = []byte("TT1\x00")
@@ -67,96 +69,121 @@ func appendSection[T string | []byte](b []byte, items []T) []byte {
 	return b
 }
 
-// Table reads an encoded table in place. It aliases the bytes it was opened
-// on; it is valid only as long as they are (for a bbolt value: the
-// transaction).
+// Table reads an encoded table in place, through [blocksum.Bytes]: every
+// byte a lookup uses is verified against its block checksum first (when
+// the table was sealed). It aliases the bytes it was opened on; it is
+// valid only as long as they are (for a bbolt value: the transaction).
+//
+// A Table is small (positions into one view), since a query holds one
+// per cold session of its scope.
 type Table struct {
-	n        int
-	offs     []byte
-	terms    []byte
-	poffs    []byte
-	payloads []byte
+	b      blocksum.Bytes
+	n      int
+	terms  int // start of the term bytes; offsets start at headerLen
+	poffs  int // start of the payload offsets (= end of the term bytes)
+	pays   int // start of the payload bytes
+	hasPay bool
 }
+
+const headerLen = 12
 
 // Open checks the header and the table's overall bounds in constant time
 // and returns the table over b. Offsets are checked as they are read, so a
-// damaged table yields empty terms and payloads (and wrong answers), never a
-// panic or a read outside b.
-func Open(b []byte) (Table, error) {
-	if len(b) < 12 || !bytes.Equal(b[:4], magic) {
+// damaged table yields empty terms and payloads, never a panic or a read
+// outside b; damage that block checksums catch is reported by Err.
+func Open(b blocksum.Bytes) (Table, error) {
+	head, ok := b.Slice(0, headerLen)
+	if !ok || !bytes.Equal(head[:4], magic) {
 		return Table{}, ErrCorrupt
 	}
-	n := int(binary.LittleEndian.Uint32(b[4:]))
-	flags := binary.LittleEndian.Uint32(b[8:])
-	rest := b[12:]
-	if n < 0 || len(rest)/4 < n+1 {
+	n := int(binary.LittleEndian.Uint32(head[4:]))
+	flags := binary.LittleEndian.Uint32(head[8:])
+	t := Table{b: b, n: n, hasPay: flags&flagPayloads != 0}
+	// section returns the end of the section (offsets, then items) at pos.
+	section := func(pos int) (items, end int, ok bool) {
+		first, ok1 := b.Uint32(pos)
+		size, ok2 := b.Uint32(pos + 4*n)
+		if !ok1 || !ok2 || first != 0 {
+			return 0, 0, false
+		}
+		items = pos + 4*(n+1)
+		return items, items + int(size), items+int(size) <= b.Len()
+	}
+	var end int
+	if t.terms, end, ok = section(headerLen); !ok {
 		return Table{}, ErrCorrupt
 	}
-	t := Table{n: n, offs: rest[:4*(n+1)]}
-	rest = rest[4*(n+1):]
-	if binary.LittleEndian.Uint32(t.offs) != 0 {
-		return Table{}, ErrCorrupt
-	}
-	tl := int(binary.LittleEndian.Uint32(t.offs[4*n:]))
-	if tl > len(rest) {
-		return Table{}, ErrCorrupt
-	}
-	t.terms, rest = rest[:tl], rest[tl:]
-	if flags&flagPayloads != 0 {
-		if len(rest)/4 < n+1 {
+	t.poffs, t.pays = end, end
+	if t.hasPay {
+		if t.pays, end, ok = section(t.poffs); !ok {
 			return Table{}, ErrCorrupt
 		}
-		t.poffs, rest = rest[:4*(n+1)], rest[4*(n+1):]
-		pl := int(binary.LittleEndian.Uint32(t.poffs[4*n:]))
-		if binary.LittleEndian.Uint32(t.poffs) != 0 || pl > len(rest) {
-			return Table{}, ErrCorrupt
-		}
-		t.payloads, rest = rest[:pl], rest[pl:]
 	}
-	if len(rest) != 0 {
+	if end != b.Len() {
 		return Table{}, ErrCorrupt
 	}
 	return t, nil
 }
 
-// Verify checks every offset once (O(n)): a table that verifies never
-// yields an empty term or payload because of damage.
+// Verify checks the whole table once (O(n)): its block checksums and every
+// offset. A table that verifies never yields an empty term or payload
+// because of damage.
 func (t Table) Verify() error {
-	if !checkOffsets(t.offs, t.n) {
+	if t.b.Verify() != nil || !t.checkOffsets(headerLen) {
 		return ErrCorrupt
 	}
-	if t.poffs != nil {
-		if !checkOffsets(t.poffs, t.n) {
-			return ErrCorrupt
-		}
+	if t.hasPay && !t.checkOffsets(t.poffs) {
+		return ErrCorrupt
 	}
 	return nil
 }
 
+// Err reports damage that a read of the table (or of the value it lies
+// in) met: a lookup that returned after it may be wrong.
+func (t Table) Err() error { return t.b.Err() }
+
 // Len returns the number of terms.
 func (t Table) Len() int { return t.n }
 
-// slice returns data[offs[i]:offs[i+1]], or nil when the offsets are
-// damaged.
-func slice(offs, data []byte, i int) []byte {
-	a := binary.LittleEndian.Uint32(offs[4*i:])
-	b := binary.LittleEndian.Uint32(offs[4*i+4:])
-	if a > b || int(b) > len(data) {
+// span returns the view of item i of the section whose offsets start at
+// offs and items at items (and end at end), unread; false when its offsets
+// are damaged.
+func (t Table) span(offs, items, end, i int) (blocksum.Bytes, bool) {
+	o, ok := t.b.Slice(offs+4*i, offs+4*i+8)
+	if !ok {
+		return blocksum.Bytes{}, false
+	}
+	a, b := int(binary.LittleEndian.Uint32(o)), int(binary.LittleEndian.Uint32(o[4:]))
+	if a > b || items+b > end {
+		return blocksum.Bytes{}, false
+	}
+	return t.b.Sub(items+a, items+b)
+}
+
+// read returns the bytes of v, or nil when they are damaged.
+func read(v blocksum.Bytes, ok bool) []byte {
+	if !ok {
 		return nil
 	}
-	return data[a:b]
+	s, _ := v.Slice(0, v.Len())
+	return s
 }
 
 // Term returns term i (0 <= i < Len). The slice aliases the table.
-func (t Table) Term(i int) []byte { return slice(t.offs, t.terms, i) }
+func (t Table) Term(i int) []byte { return read(t.span(headerLen, t.terms, t.poffs, i)) }
 
 // Payload returns the payload of term i, or nil for a table without
 // payloads. The slice aliases the table.
-func (t Table) Payload(i int) []byte {
-	if t.poffs == nil {
-		return nil
+func (t Table) Payload(i int) []byte { return read(t.PayloadView(i)) }
+
+// PayloadView returns the payload of term i as a view whose bytes are
+// verified only as they are read: for a large payload of which a query
+// needs a few bytes.
+func (t Table) PayloadView(i int) (blocksum.Bytes, bool) {
+	if !t.hasPay {
+		return blocksum.Bytes{}, false
 	}
-	return slice(t.poffs, t.payloads, i)
+	return t.span(t.poffs, t.pays, t.b.Len(), i)
 }
 
 // Find returns the index of term, and whether it is present; when absent the
@@ -183,14 +210,16 @@ func (t Table) Prefix(p string) (lo, hi int) {
 	return lo, hi
 }
 
-// checkOffsets verifies that offsets start at 0 and never decrease.
-func checkOffsets(offs []byte, n int) bool {
-	prev := uint32(0)
-	if binary.LittleEndian.Uint32(offs) != 0 {
+// checkOffsets verifies that the offsets at pos start at 0 and never
+// decrease.
+func (t Table) checkOffsets(pos int) bool {
+	b, ok := t.b.Slice(pos, pos+4*(t.n+1))
+	if !ok || binary.LittleEndian.Uint32(b) != 0 {
 		return false
 	}
-	for i := 1; i <= n; i++ {
-		o := binary.LittleEndian.Uint32(offs[4*i:])
+	prev := uint32(0)
+	for i := 1; i <= t.n; i++ {
+		o := binary.LittleEndian.Uint32(b[4*i:])
 		if o < prev {
 			return false
 		}

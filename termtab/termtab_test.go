@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/blocksum"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -23,7 +25,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 		b, err := Build(terms, p)
 		require.NoError(t, err)
-		tab, err := Open(b)
+		tab, err := Open(blocksum.Trusted(b))
 		require.NoError(t, err)
 		require.Equal(t, len(terms), tab.Len())
 		for i, term := range terms {
@@ -58,25 +60,25 @@ func TestOpenRejectsDamage(t *testing.T) {
 	b, err := Build([]string{"alpha", "beta", "gamma"}, [][]byte{{1}, {2, 2}, {3}})
 	require.NoError(t, err)
 	for i := 0; i < len(b); i++ {
-		_, err := Open(b[:i])
+		_, err := Open(blocksum.Trusted(b[:i]))
 		assert.Error(t, err, "truncated at %d", i)
 	}
 	// A swapped pair of offsets opens (constant-time checks) but fails
 	// Verify and reads as empty, never out of range.
 	c := append([]byte(nil), b...)
 	copy(c[16:20], []byte{0xff, 0, 0, 0})
-	tab, err := Open(c)
+	tab, err := Open(blocksum.Trusted(c))
 	require.NoError(t, err)
 	assert.ErrorIs(t, tab.Verify(), ErrCorrupt)
 	assert.Nil(t, tab.Term(0))
-	tab, err = Open(b)
+	tab, err = Open(blocksum.Trusted(b))
 	require.NoError(t, err)
 	assert.NoError(t, tab.Verify())
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < 2000; i++ {
 		c := append([]byte(nil), b...)
 		c[rng.Intn(len(c))] ^= byte(1 + rng.Intn(255))
-		tab, err := Open(c)
+		tab, err := Open(blocksum.Trusted(c))
 		if err != nil {
 			continue
 		}
@@ -89,11 +91,55 @@ func TestOpenRejectsDamage(t *testing.T) {
 	}
 }
 
+// In a sealed table, any one damaged byte is caught: Open fails, or every
+// lookup either answers as the good table does or Err reports the damage.
+// (Unsealed, a changed letter inside a term silently changes answers.)
+func TestSealedDamageIsNeverSilent(t *testing.T) {
+	terms := make([]string, 300)
+	payloads := make([][]byte, len(terms))
+	for i := range terms {
+		terms[i] = fmt.Sprintf("term%04d", i*3)
+		payloads[i] = []byte(fmt.Sprint(i))
+	}
+	raw, err := Build(terms, payloads)
+	require.NoError(t, err)
+	good, err := blocksum.Seal(raw)
+	require.NoError(t, err)
+	probes := append([]string{"term0001", "zzz", "a"}, terms...)
+	silent := 0
+	for i := range good {
+		bad := append([]byte(nil), good...)
+		bad[i] ^= 0x01
+		b, err := blocksum.Open(bad)
+		if err != nil {
+			continue
+		}
+		tab, err := Open(b)
+		if err != nil {
+			continue
+		}
+		for k, p := range probes {
+			j, ok := tab.Find(p)
+			if tab.Err() != nil {
+				break
+			}
+			want := k >= 3
+			if ok != want || ok && (j != k-3 || string(tab.Payload(j)) != fmt.Sprint(k-3)) {
+				if tab.Err() == nil {
+					silent++
+					t.Errorf("byte %d: Find(%q) = %d, %v with no error", i, p, j, ok)
+				}
+			}
+		}
+	}
+	assert.Zero(t, silent)
+}
+
 func FuzzOpen(f *testing.F) {
 	b, _ := Build([]string{"a", "b"}, [][]byte{{1}, {2}})
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tab, err := Open(data)
+		tab, err := Open(blocksum.Trusted(data))
 		if err != nil {
 			return
 		}
@@ -118,7 +164,7 @@ func BenchmarkFind(b *testing.B) {
 	}
 	sort.Strings(terms)
 	data, _ := Build(terms, nil)
-	tab, _ := Open(data)
+	tab, _ := Open(blocksum.Trusted(data))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		tab.Find(terms[i%len(terms)])
