@@ -8,7 +8,8 @@
 //   - TestSoak*: readers, a rebuilder and a writer at once, every answer
 //     checked against the bytes the writer produced;
 //   - TestCrash*: kill -9 during rebuild, then compare with a fresh index;
-//   - TestCorrupt*: truncated, overwritten, unreadable index files;
+//   - TestCorrupt*: truncated, overwritten, unreadable index files, and
+//     single flipped bytes (bit rot) in stored terms and anywhere;
 //   - TestHostile*: malformed sessions, absurd requests, path tricks;
 //   - TestPrivacy*: permissions, thinking text, untrusted project config.
 //
@@ -19,10 +20,10 @@
 //	MEMIDX_SOAK_SECONDS=60      soak duration (default 6 s in a plain run)
 //	MEMIDX_SOAK_REPORT=path     write the soak's numbers as JSON
 //	MEMIDX_CRASH_KILLS=50       kill -9 count (default 8)
+//	MEMIDX_FLIPS=1000           single-byte index flips (default 40)
 //	MEMIDX_CLI_RACE=1           build the CLI with the race detector
 //	MEMIDX_RELIABILITY_SEED=n   another seed (default 20260901)
 //
-// A test that reproduces a known library bug skips with "BUG: …" and the
-// reproduction; MEMIDX_RUN_KNOWN_BUGS=1 runs those tests too, to check a
-// fix.
+// The corruption tests know the signatures of the bugs they once found
+// (all fixed); a match fails as a regression, naming the bug.
 package reliability

@@ -57,9 +57,15 @@ func TestMain(m *testing.M) {
 
 // memidxBin builds the memidx CLI once (go build, optionally -race with
 // MEMIDX_CLI_RACE=1) and returns its path; it skips when go is missing.
+// MEMIDX_BIN names a CLI built beforehand instead (for a run as another
+// user, who may not be able to use the Go toolchain's caches).
 func memidxBin(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
+		if p := os.Getenv("MEMIDX_BIN"); p != "" {
+			binPath = p
+			return
+		}
 		goTool, err := exec.LookPath("go")
 		if err != nil {
 			binErr = errNoGo
@@ -85,17 +91,6 @@ func memidxBin(t testing.TB) string {
 	}
 	require.NoError(t, binErr)
 	return binPath
-}
-
-// knownBug skips a test that reproduces a known library bug (desc starts
-// with "BUG: "), unless MEMIDX_RUN_KNOWN_BUGS=1 asks to run it to check a
-// fix.
-func knownBug(t testing.TB, desc string) {
-	t.Helper()
-	if os.Getenv("MEMIDX_RUN_KNOWN_BUGS") == "" {
-		t.Skip(desc)
-	}
-	t.Logf("running a known bug's test: %s", desc)
 }
 
 // ---------------------------------------------------------------------------
