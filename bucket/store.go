@@ -40,6 +40,8 @@ var (
 	ErrMissing = errors.New("bucket: no index file yet")
 	// ErrReadOnly: the index file or directory cannot be written.
 	ErrReadOnly = errors.New("bucket: index cannot be written")
+	// ErrUnreadable: the index file cannot be read (permissions).
+	ErrUnreadable = errors.New("bucket: index cannot be read")
 )
 
 var (
@@ -184,7 +186,7 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 			return nil, ErrLocked
 		case errors.Is(err, os.ErrPermission), errors.Is(err, berrors.ErrDatabaseReadOnly):
 			if readOnly {
-				return nil, fmt.Errorf("bucket: cannot read %s: %w", s.path, err)
+				return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
 			}
 			return nil, fmt.Errorf("%w: %v", ErrReadOnly, err)
 		case errors.Is(err, os.ErrNotExist):

@@ -153,6 +153,19 @@ func TestStore_ReadOnlyDirectory(t *testing.T) {
 	assert.ErrorIs(t, err, ErrReadOnly)
 }
 
+func TestStore_UnreadableFile(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root ignores file permissions")
+	}
+	s := New(t.TempDir(), Options{})
+	put(t, s, "k", "v")
+	require.NoError(t, os.Chmod(s.Path(), 0))
+	defer os.Chmod(s.Path(), 0o600)
+	_, err := get(s, "k")
+	assert.ErrorIs(t, err, ErrUnreadable)
+	assert.ErrorIs(t, s.Update(ctx, func(*bolt.Tx) error { return nil }), ErrReadOnly)
+}
+
 func TestStore_PanicInTransactionIsCorrupt(t *testing.T) {
 	s := New(t.TempDir(), Options{})
 	put(t, s, "k", "v")

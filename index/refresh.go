@@ -26,6 +26,9 @@ const (
 	IndexBusy = "index_busy"
 	// IndexUnwritable: the index directory or file cannot be written.
 	IndexUnwritable = "index_unwritable"
+	// IndexUnreadable: the index file cannot be read (permissions); the
+	// call answers from the sources.
+	IndexUnreadable = "index_unreadable"
 	// IndexReset: the index file was damaged or of another version and was
 	// rebuilt from the sources.
 	IndexReset = "index_reset"
@@ -185,6 +188,11 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		stored, bad = map[string]*Record{}, nil
 	case errors.Is(err, bucket.ErrLocked):
 		reasons.Add(IndexBusy)
+		stored = map[string]*Record{}
+	case errors.Is(err, bucket.ErrUnreadable):
+		// Not ours to delete: build from the sources; the write will fail
+		// too (index_unwritable) and the caller answers from memory.
+		reasons.Add(IndexUnreadable)
 		stored = map[string]*Record{}
 	case err != nil:
 		return nil, err
