@@ -396,9 +396,7 @@ func TestCorruptTruncatedAtPageBoundary(t *testing.T) {
 	fx := sharedCorruptFixture(t)
 	dir := filepath.Join(t.TempDir(), "index")
 	writeIndex(t, dir, fx.good[:2*pageSize])
-	o := checkDamaged(t, fx, dir, markerTerm, true)
-	assert.Empty(t, o.problems)
-	assert.Empty(t, o.bugs)
+	checkDamaged(t, fx, dir, markerTerm, true).report(t)
 }
 
 // TestCorruptPageHeader: a page of the hot bucket whose header names
@@ -422,9 +420,7 @@ func TestCorruptPageHeader(t *testing.T) {
 		}
 		return n
 	})
-	o := checkDamaged(t, fx, dir, markerTerm, true)
-	assert.Empty(t, o.problems)
-	assert.Empty(t, o.bugs)
+	checkDamaged(t, fx, dir, markerTerm, true).report(t)
 }
 
 // TestCorruptShardEntryBytes: a damaged stored entry of a hot shard (its
@@ -435,9 +431,7 @@ func TestCorruptShardEntryBytes(t *testing.T) {
 	dir := markerCorruption(t, fx, func(b []byte) int {
 		return eachIndex(b, []byte(markerText), func(i int) { b[i-2] = 0xc1 })
 	})
-	o := checkDamaged(t, fx, dir, markerTerm, true)
-	assert.Empty(t, o.problems)
-	assert.Empty(t, o.bugs)
+	checkDamaged(t, fx, dir, markerTerm, true).report(t)
 }
 
 // TestCorruptShardDictionary: a hot dictionary that does not open must be
@@ -462,8 +456,7 @@ func TestCorruptShardDictionary(t *testing.T) {
 	if clean(t, r) && assert.Zero(t, r.code) {
 		assertSameHits(t, fx.want[markerTerm], decodeRecall(t, r), "after rebuild")
 	}
-	assert.Empty(t, o.problems)
-	assert.Empty(t, o.bugs)
+	o.report(t)
 }
 
 // TestCorruptTermBitFlip: one changed letter in a stored term (bit rot),
@@ -496,9 +489,7 @@ func TestCorruptTermBitFlip(t *testing.T) {
 			assertSameHits(t, fx.want[term], got, "the first answer over a damaged term")
 			assert.Contains(t, got.Coverage.Reasons, "index_reset", "the repair is reported")
 			assert.False(t, got.Coverage.Complete)
-			o := checkDamaged(t, fx, dir, term, false)
-			assert.Empty(t, o.problems)
-			assert.Empty(t, o.bugs)
+			checkDamaged(t, fx, dir, term, false).report(t)
 		})
 	}
 }
