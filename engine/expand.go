@@ -141,7 +141,7 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 		return nil, &ErrorObject{Code: coverage.SourceUnavailable, Message: err.Error(), SessionFile: t.Path}, nil
 	}
 	f := src.Parse()
-	sel := lineage.Select(f, mode, liveIf(mode, t.Live))
+	sel := lineage.Select(f, mode, t.Live) // Select ignores live for branches "all"
 	res := normalize.Session(f, sel, normalize.Lossless())
 	snap := &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries}
 	if !src.Changed {

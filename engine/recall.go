@@ -427,41 +427,18 @@ func checkExpectations(rec *index.Record, hash, fp string) *ErrorObject {
 // full, untruncated text, so that a cold session answers with exact entry
 // hits. Nothing is written to the index.
 func (e *Engine) hydrate(t index.Target, mode lineage.Mode) (*hotSource, *ErrorObject, error) {
-	src, err := index.ReadSource(t.Path)
-	if err != nil {
+	b, err := e.ix.HydrateSource(t, mode)
+	if errors.Is(err, index.ErrSourceUnavailable) {
 		return nil, &ErrorObject{Code: coverage.SourceUnavailable, Message: err.Error(), SessionFile: t.Path}, nil
 	}
-	f := src.Parse()
-	sel := lineage.Select(f, mode, liveIf(mode, t.Live))
-	cfg := e.cfg
-	res := normalize.Session(f, sel, normalize.Options{IndexThinking: cfg.IndexThinking, IndexToolOutput: cfg.IndexToolOutput})
-	b, err := hotbm25.Build(res.Entries)
 	if err != nil {
 		return nil, nil, err
 	}
-	sh, err := hotbm25.Open(b.Dict, b.Cols, b.Ents, b.Entries)
+	sh, err := hotbm25.Open(b.Hot.Dict, b.Hot.Cols, b.Hot.Ents, b.Hot.Entries)
 	if err != nil {
 		return nil, nil, err
 	}
-	rec := &index.Record{
-		CacheVersion: bucket.CacheVersion, Path: t.Path, Branches: string(mode), Identity: src.Identity,
-		SourceHash: src.Hash, LineageFingerprint: sel.Fingerprint, Tier: index.Cold,
-		EntryCount: len(res.Entries), SumLen: b.SumLen, Reasons: res.Problems.Reasons(),
-	}
-	if src.Changed {
-		rec.Reasons = append(rec.Reasons, coverage.SourceChangedDuringIndex)
-	}
-	if f.Header != nil {
-		rec.SessionID, rec.Cwd = f.Header.ID, f.Header.Cwd
-	}
-	return &hotSource{rec: rec, shard: sh, tier: index.Cold, first: -1, last: -1}, nil, nil
-}
-
-func liveIf(mode lineage.Mode, l *lineage.Live) *lineage.Live {
-	if mode != lineage.Active {
-		return nil
-	}
-	return l
+	return &hotSource{rec: b.Record, shard: sh, tier: index.Cold, first: -1, last: -1}, nil, nil
 }
 
 // withLive returns an engine that sees the request's live session.

@@ -3,6 +3,7 @@ package index
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -93,8 +94,10 @@ func liveSignature(l *lineage.Live) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// build normalizes a source into the record and tier data of tier.
-func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineage.Live) (*built, error) {
+// build normalizes a source into the record and tier data of tier. full
+// keeps every entry's whole text in a hot shard: a hydrated cold session,
+// never stored.
+func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineage.Live, full bool) (*built, error) {
 	f := src.Parse()
 	sel := lineage.Select(f, mode, liveFor(mode, live))
 	rec := &Record{
@@ -132,6 +135,9 @@ func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineag
 	problems := res.Problems
 	if tier == Hot {
 		for i := range res.Entries {
+			if full {
+				break
+			}
 			e := &res.Entries[i]
 			if cut, ok := normalize.TruncateScalars(e.Text, ix.policy.MaxEntryChars); ok {
 				e.Text, e.Truncated = cut, true
@@ -186,15 +192,36 @@ type Built struct {
 	Cold   []byte
 }
 
+// ErrSourceUnavailable wraps the error of a session file that could not be
+// read.
+var ErrSourceUnavailable = errors.New("source unavailable")
+
 // BuildSource reads and builds one session in memory, as a refresh would
 // for tier (Hot or Cold), with the index's policy. Nothing is written: the
-// engine uses it to answer when the index file cannot be used.
+// engine uses it to answer when the index file cannot be used. A source
+// that cannot be read gives ErrSourceUnavailable.
 func (ix *Index) BuildSource(t Target, mode lineage.Mode, tier string) (*Built, error) {
-	src, err := ReadSource(t.Path)
+	return ix.buildSource(t, mode, tier, false)
+}
+
+// HydrateSource reads one session into an in-memory hot shard of its full,
+// untruncated entries, so that a cold session answers entry by entry; the
+// record still says Cold. Nothing is written.
+func (ix *Index) HydrateSource(t Target, mode lineage.Mode) (*Built, error) {
+	b, err := ix.buildSource(t, mode, Hot, true)
 	if err != nil {
 		return nil, err
 	}
-	b, err := ix.build(src, mode, tier, t.Live)
+	b.Record.Tier = Cold
+	return b, nil
+}
+
+func (ix *Index) buildSource(t Target, mode lineage.Mode, tier string, full bool) (*Built, error) {
+	src, err := ReadSource(t.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+	}
+	b, err := ix.build(src, mode, tier, t.Live, full)
 	if err != nil {
 		return nil, err
 	}

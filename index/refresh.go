@@ -339,7 +339,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 						c.IndexedAtNs = time.Now().UnixNano()
 						r.fresh = &c
 					} else {
-						r.b, r.err = ix.build(src, mode, j.tier, t.Live)
+						r.b, r.err = ix.build(src, mode, j.tier, t.Live, false)
 					}
 				}
 				select {
