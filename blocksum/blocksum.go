@@ -76,6 +76,22 @@ func Open(sealed []byte) (Bytes, error) {
 	return Bytes{b: data, g: g}, nil
 }
 
+// Stamp identifies the content of sealed values without reading their
+// data: a CRC-32C of their lengths and block sums, which change when any
+// block does. A record that stores its tier data's stamp can tell that data
+// of another version replaced it. ok is false for a value of the wrong
+// shape.
+func Stamp(sealed ...[]byte) (stamp uint32, ok bool) {
+	for _, v := range sealed {
+		_, sums, ok := split(v)
+		if !ok {
+			return 0, false
+		}
+		stamp = crc32.Update(stamp, castagnoli, v[:4+len(sums)])
+	}
+	return stamp, true
+}
+
 // Unseal verifies a whole sealed value and returns its data.
 func Unseal(sealed []byte) ([]byte, error) {
 	data, sums, ok := split(sealed)

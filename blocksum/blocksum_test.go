@@ -130,6 +130,33 @@ func TestOpenRejectsBadShapes(t *testing.T) {
 	}
 }
 
+func TestStampFollowsContent(t *testing.T) {
+	data := randomData(3*BlockSize+7, 21)
+	a, _ := Seal(append([]byte(nil), data...))
+	sa, ok := Stamp(a)
+	require.True(t, ok)
+	b, _ := Seal(append([]byte(nil), data...))
+	sb, _ := Stamp(b)
+	assert.Equal(t, sa, sb, "same content, same stamp")
+	for _, at := range []int{0, BlockSize + 3, len(data) - 1} {
+		c := append([]byte(nil), data...)
+		c[at] ^= 1
+		sc, _ := Seal(c)
+		st, _ := Stamp(sc)
+		assert.NotEqual(t, sa, st, "a change at %d changes the stamp", at)
+	}
+	longer, _ := Seal(append(append([]byte(nil), data...), 0))
+	sl, _ := Stamp(longer)
+	assert.NotEqual(t, sa, sl)
+	_, ok = Stamp([]byte{1})
+	assert.False(t, ok)
+	two, _ := Stamp(a, longer)
+	swapped, _ := Stamp(longer, a)
+	assert.NotEqual(t, two, swapped, "several values are stamped in order")
+	_, ok = Stamp(a, []byte{1})
+	assert.False(t, ok)
+}
+
 func TestTrustedIsNeverChecked(t *testing.T) {
 	b := Trusted([]byte("plain bytes"))
 	s, ok := b.Slice(0, 5)

@@ -174,16 +174,17 @@ func badRequest(format string, a ...any) *ErrorObject {
 // or a session's tier data, found damaged while answering is dropped and
 // the call answers again from a rebuilt index (reason index_reset).
 func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, error) {
-	page, err := e.recallOnce(ctx, req, false)
+	page, err := e.recallOnce(ctx, req, fromIndex)
 	if err == nil && page.dropped {
-		if again, err := e.recallOnce(ctx, req, false); err == nil {
+		// Damaged tier data was dropped; asking again rebuilds it.
+		if again, err := e.recallOnce(ctx, req, fromIndex); err == nil {
 			page = again
 			page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, index.IndexReset)
 			page.Coverage.Complete = false
 		}
 	}
 	if err != nil && e.ix.ResetIfDamaged(err) {
-		page, err = e.recallOnce(ctx, req, false)
+		page, err = e.recallOnce(ctx, req, fromIndex)
 		if page != nil {
 			page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, index.IndexReset)
 			page.Coverage.Complete = false
@@ -191,7 +192,7 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 	}
 	if err != nil && (errors.Is(err, bucket.ErrCorrupt) || errors.Is(err, bucket.ErrLocked)) {
 		// The index cannot be read: answer from the sources instead.
-		page, err = e.recallOnce(ctx, req, true)
+		page, err = e.recallOnce(ctx, req, fromMemory)
 		if page != nil {
 			page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, index.IndexUnwritable)
 			page.Coverage.Complete = false
@@ -207,7 +208,16 @@ func mergeReasons(list []string, add ...string) []string {
 	return set.Reasons()
 }
 
-func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, memoryOnly bool) (*RecallPage, error) {
+// attempt is where recallOnce takes its answer from.
+type attempt int
+
+const (
+	fromIndex  attempt = iota // the refreshed index
+	fromMemory                // the sources read into memory (the index cannot be used)
+)
+
+func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt) (*RecallPage, error) {
+	memoryOnly := how == fromMemory
 	q, eo := e.prepareRecall(req)
 	if eo != nil && eo.Code != coverage.InvalidRegex && eo.Code != coverage.RegexPatternTooLarge {
 		return failurePage(eo), nil
@@ -277,6 +287,10 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, memoryOnly b
 	}
 	search := func(rd *index.Reader) error {
 		var colds []*index.Record
+		// raced are the states whose data another process rewrote since
+		// this call's refresh: they are read from source instead.
+		var raced []int
+		stateOf := map[*index.Record]int{}
 		for i := range rep.States {
 			rec := rep.States[i].Record
 			if h, ok := mem[rec]; ok && rec != nil {
@@ -291,24 +305,46 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, memoryOnly b
 			case rec == nil:
 			case rec.Tier == index.Hot:
 				sh, err := rd.Shard(rec)
+				if errors.Is(err, index.ErrNoData) {
+					raced = append(raced, i)
+					continue
+				}
 				if err != nil {
-					s.reasons.Add(coverage.IndexError)
-					s.broken = append(s.broken, rec)
+					s.fail(rec)
 					continue
 				}
 				s.hot = append(s.hot, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1})
 			default:
 				colds = append(colds, rec)
+				stateOf[rec] = i
 			}
 		}
 		rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
+			if errors.Is(err, index.ErrNoData) {
+				raced = append(raced, stateOf[rec])
+				return
+			}
 			if err != nil {
-				s.reasons.Add(coverage.IndexError)
-				s.broken = append(s.broken, rec)
+				s.fail(rec)
 				return
 			}
 			s.cold = append(s.cold, coldSource{rec: rec, view: v})
 		})
+		for _, i := range raced {
+			st := &rep.States[i]
+			h, c, err := eng.readSource(r.targets[i], q.mode, st.Record.Tier)
+			if err != nil {
+				s.reasons.Add(coverage.SourceUnavailable)
+				continue
+			}
+			if h != nil {
+				st.Record = h.rec
+				s.hot = append(s.hot, *h)
+			} else {
+				st.Record = c.rec
+				s.cold = append(s.cold, *c)
+			}
+		}
 		// Keep the sources in scope order (newest first), whatever order
 		// the index walk found them in.
 		order := make(map[*index.Record]int, len(rep.States))
@@ -373,31 +409,47 @@ func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, f
 		if i < e.cfg.HotSessions {
 			tier = index.Hot
 		}
-		b, err := e.ix.BuildSource(r.targets[i], mode, tier)
-		if err != nil {
+		h, c, err := e.readSource(r.targets[i], mode, tier)
+		switch {
+		case errors.Is(err, index.ErrSourceUnavailable):
 			st.Record, st.Reason = nil, coverage.SourceUnavailable
 			continue
+		case err != nil:
+			st.Record, st.Reason = nil, coverage.IndexError
+			continue
+		case h != nil:
+			hot[h.rec] = *h
+			st.Record = h.rec
+		default:
+			cold[c.rec] = *c
+			st.Record = c.rec
 		}
-		spent += b.Record.Identity.Size
-		if b.Hot != nil {
-			sh, err := hotbm25.Open(b.Hot.Dict, b.Hot.Cols, b.Hot.Ents, b.Hot.Entries)
-			if err != nil {
-				st.Record, st.Reason = nil, coverage.IndexError
-				continue
-			}
-			hot[b.Record] = hotSource{rec: b.Record, shard: sh, tier: index.Hot, first: -1, last: -1}
-		} else {
-			v, err := coldvocab.Open(b.Cold)
-			if err != nil {
-				st.Record, st.Reason = nil, coverage.IndexError
-				continue
-			}
-			cold[b.Record] = coldSource{rec: b.Record, view: v}
-		}
-		st.Record, st.Reason = b.Record, ""
+		spent += st.Record.Identity.Size
+		st.Reason = ""
 	}
 	rep.Recount()
 	return hot, cold
+}
+
+// readSource reads and builds one session in memory for tier, as a refresh
+// would, and opens it as a hot or a cold source. Nothing is written.
+func (e *Engine) readSource(t index.Target, mode lineage.Mode, tier string) (*hotSource, *coldSource, error) {
+	b, err := e.ix.BuildSource(t, mode, tier)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b.Hot != nil {
+		sh, err := hotbm25.Open(b.Hot.Dict, b.Hot.Cols, b.Hot.Ents, b.Hot.Entries)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &hotSource{rec: b.Record, shard: sh, tier: index.Hot, first: -1, last: -1}, nil, nil
+	}
+	v, err := coldvocab.Open(b.Cold)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, &coldSource{rec: b.Record, view: v}, nil
 }
 
 // checkExpectations compares a pointer's bindings with the session now.
@@ -497,8 +549,7 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 			if err != nil {
 				// Damaged shard data: leave the hit out, say so, and let
 				// the next refresh rebuild the session.
-				s.reasons.Add(coverage.IndexError)
-				s.broken = append(s.broken, s.hot[it.src].rec)
+				s.fail(s.hot[it.src].rec)
 				continue
 			}
 			page.Hits = append(page.Hits, Hit{Entry: h})

@@ -51,7 +51,7 @@ func (s *searcher) regexHot(si int, src *hotSource, pass func(int) bool) []item 
 		}
 		st, err := src.shard.Entry(e)
 		if err != nil {
-			s.reasons.Add(coverage.IndexError)
+			s.fail(src.rec)
 			continue
 		}
 		matched, ok := run.Add(st.Text)

@@ -157,7 +157,7 @@ type searcher struct {
 	hits    []uint16
 	touched []uint32
 
-	// broken are records whose tier data turned out missing or damaged.
+	// broken are records whose tier data turned out damaged.
 	broken []*index.Record
 
 	// coldHas[i*len(terms)+t] records that cold source i holds term t.
@@ -302,8 +302,7 @@ func (s *searcher) searchHot() []item {
 					hits[e]++
 				}
 				if p.Err() != nil {
-					s.reasons.Add(coverage.IndexError)
-					s.broken = append(s.broken, src.rec)
+					s.fail(src.rec)
 				}
 			}
 			items = slices.Grow(items, len(touched))
@@ -326,19 +325,24 @@ func (s *searcher) searchHot() []item {
 	return s.bound(items, MaxEntryCandidates, coverage.CandidateEntryBudget)
 }
 
+// fail records that rec's tier data turned out damaged: the answer says
+// index_error, and the data is dropped so that it is rebuilt.
+func (s *searcher) fail(rec *index.Record) {
+	s.reasons.Add(coverage.IndexError)
+	s.broken = append(s.broken, rec)
+}
+
 // checkSources marks every source whose reads met damaged bytes (a failed
 // block checksum) as broken: what the page took from it may be wrong.
 func (s *searcher) checkSources() {
 	for i := range s.hot {
 		if s.hot[i].shard.Err() != nil {
-			s.reasons.Add(coverage.IndexError)
-			s.broken = append(s.broken, s.hot[i].rec)
+			s.fail(s.hot[i].rec)
 		}
 	}
 	for i := range s.cold {
 		if s.cold[i].view.Err() != nil {
-			s.reasons.Add(coverage.IndexError)
-			s.broken = append(s.broken, s.cold[i].rec)
+			s.fail(s.cold[i].rec)
 		}
 	}
 }
@@ -361,8 +365,7 @@ func (s *searcher) bound(items []item, limit int, reason string) []item {
 func (s *searcher) phraseIn(src *hotSource, e int) bool {
 	st, err := src.shard.Entry(e)
 	if err != nil {
-		s.reasons.Add(coverage.IndexError)
-		s.broken = append(s.broken, src.rec)
+		s.fail(src.rec)
 		return false
 	}
 	return containsSeq(analyzer.Tokens(st.Text), s.plan.phrase)

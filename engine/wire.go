@@ -75,8 +75,8 @@ type RecallPage struct {
 
 	// nextFor rebuilds next when the envelope drops hits.
 	nextFor func(n int) *FabricCall
-	// dropped: tier data read for this page failed its checksums and was
-	// dropped from the index; asking again rebuilds it from source.
+	// dropped: tier data read for this page was damaged and was dropped
+	// from the index; asking again rebuilds it from source.
 	dropped bool
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/coverage"
@@ -151,6 +152,7 @@ func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineag
 		b.hot = hb
 		rec.SumLen = hb.SumLen
 		rec.CacheBytes = int64(len(hb.Dict) + len(hb.Cols) + len(hb.Ents))
+		rec.DataStamp, _ = blocksum.Stamp(hb.Dict, hb.Cols, hb.Ents)
 	} else {
 		blob, d, err := coldvocab.Build(coldvocab.Digest{
 			SessionID:          rec.SessionID,
@@ -172,6 +174,7 @@ func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineag
 		b.cold = blob
 		problems = coverage.Of(d.IndexCoverage.Reasons...)
 		rec.CacheBytes = int64(len(blob))
+		rec.DataStamp, _ = blocksum.Stamp(blob)
 	}
 	rec.Reasons = problems.Reasons()
 	return b, nil

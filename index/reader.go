@@ -8,15 +8,25 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/lineage"
 )
 
-// ErrNoData is returned for a record whose tier data is missing (another
-// process removed it after the record was read).
-var ErrNoData = errors.New("index: tier data missing")
+// ErrNoData is returned for a record whose tier data is missing or of
+// another version: another process removed or rewrote the session after
+// the record was read.
+var ErrNoData = errors.New("index: tier data missing or rewritten")
+
+// sameData checks that tier data is the data rec was written with.
+func sameData(rec *Record, values ...[]byte) error {
+	if st, ok := blocksum.Stamp(values...); ok && st != rec.DataStamp {
+		return fmt.Errorf("%s: %w", rec.Path, ErrNoData)
+	}
+	return nil // a value of the wrong shape fails when it is opened
+}
 
 // Reader reads tier data inside one read transaction. Everything it returns
 // is valid only until the transaction ends.
@@ -48,7 +58,11 @@ func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 	if b == nil {
 		return hotbm25.Shard{}, ErrNoData
 	}
-	s, err := hotbm25.Open(b.Get(keyDict), b.Get(keyCols), b.Get(keyEnts), rec.EntryCount)
+	dict, cols, ents := b.Get(keyDict), b.Get(keyCols), b.Get(keyEnts)
+	if err := sameData(rec, dict, cols, ents); err != nil {
+		return hotbm25.Shard{}, err
+	}
+	s, err := hotbm25.Open(dict, cols, ents, rec.EntryCount)
 	if err != nil {
 		return hotbm25.Shard{}, fmt.Errorf("%s: %w", rec.Path, err)
 	}
@@ -67,6 +81,9 @@ func (r *Reader) Digest(rec *Record) ([]byte, coldvocab.View, error) {
 	blob := cb.Get(recordKey(r.mode, rec.Path))
 	if blob == nil {
 		return nil, coldvocab.View{}, ErrNoData
+	}
+	if err := sameData(rec, blob); err != nil {
+		return nil, coldvocab.View{}, err
 	}
 	v, err := coldvocab.Open(blob)
 	if err != nil {
@@ -100,6 +117,10 @@ func (r *Reader) Digests(recs []*Record, fn func(rec *Record, blob []byte, v col
 				continue
 			}
 			delete(want, string(k))
+			if err := sameData(rec, blob); err != nil {
+				fn(rec, nil, coldvocab.View{}, err)
+				continue
+			}
 			v, err := coldvocab.Open(blob)
 			if err != nil {
 				err = fmt.Errorf("%s: %w", rec.Path, err)

@@ -76,8 +76,12 @@ type Record struct {
 	SumLen     int64    `msgpack:"L2,omitempty" json:"-"`
 	Reasons    []string `msgpack:"r" json:"reasons"`
 	CacheBytes int64    `msgpack:"cb" json:"cacheBytes"`
-	FirstTs    *float64 `msgpack:"f,omitempty" json:"firstTs"`
-	LastTs     *float64 `msgpack:"la,omitempty" json:"lastTs"`
+	// DataStamp is the blocksum.Stamp of the tier data written with the
+	// record: a reader whose data has another stamp met a session that
+	// another process rewrote after this record was read.
+	DataStamp uint32   `msgpack:"ds" json:"-"`
+	FirstTs   *float64 `msgpack:"f,omitempty" json:"firstTs"`
+	LastTs    *float64 `msgpack:"la,omitempty" json:"lastTs"`
 	// IndexedAtNs is when the source was read; a source modified within
 	// racyWindow before that is re-hashed on the next refresh, because a
 	// write in the same clock tick can leave every stat field unchanged.

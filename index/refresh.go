@@ -549,7 +549,7 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 			// tier. Another process may have moved or rebuilt the session
 			// meanwhile; its record and data stand.
 			cur, err := decodeRecord(key, recs.Get(key))
-			if err != nil || cur.Tier != b.rec.Tier || cur.SourceHash != b.rec.SourceHash || cur.Policy != b.rec.Policy {
+			if err != nil || cur.Tier != b.rec.Tier || cur.SourceHash != b.rec.SourceHash || cur.Policy != b.rec.Policy || cur.DataStamp != b.rec.DataStamp {
 				continue
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/bucket"
+	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/lineage"
 )
@@ -175,6 +176,59 @@ func TestRefresh_Invalidation(t *testing.T) {
 			assert.True(t, rep.States[2].Rebuilt)
 		})
 	}
+}
+
+// A record read before another process rewrote its session does not
+// open the new data: the data's stamp differs, and the reader says
+// ErrNoData (a race to retry), not damage and not the other version's data.
+func TestReader_DataOfAnotherVersionIsNotServed(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	rep := f.refresh(ix, lineage.Active)
+	old := map[string]*Record{}
+	for _, st := range rep.States {
+		old[st.Path] = st.Record
+	}
+	for _, p := range f.paths {
+		fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = fh.WriteString(`{"type":"message","id":"zz","parentId":null,"message":{"role":"user","content":"rewritten later"}}` + "\n")
+		require.NoError(t, err)
+		require.NoError(t, fh.Close())
+	}
+	rep = f.refresh(ix, lineage.Active)
+	require.Equal(t, 3, rep.Rebuilt)
+	var hot, cold int
+	require.NoError(t, ix.View(ctx, lineage.Active, func(r *Reader) error {
+		for _, st := range rep.States {
+			rec := old[st.Path]
+			require.NotEqual(t, rec.DataStamp, st.Record.DataStamp)
+			// The old record's data is gone or rewritten (the appends may
+			// also have moved tiers); the new record opens its data.
+			if rec.Tier == Hot {
+				hot++
+				_, err := r.Shard(rec)
+				assert.ErrorIs(t, err, ErrNoData)
+			} else {
+				cold++
+				_, _, err := r.Digest(rec)
+				assert.ErrorIs(t, err, ErrNoData)
+				r.Digests([]*Record{rec}, func(_ *Record, _ []byte, _ coldvocab.View, err error) {
+					assert.ErrorIs(t, err, ErrNoData)
+				})
+			}
+			if st.Record.Tier == Hot {
+				_, err := r.Shard(st.Record)
+				assert.NoError(t, err)
+			} else {
+				_, _, err := r.Digest(st.Record)
+				assert.NoError(t, err)
+			}
+		}
+		return nil
+	}))
+	assert.Positive(t, hot)
+	assert.Positive(t, cold)
 }
 
 func TestRefresh_SameSizeSameMtimeCaughtByHash(t *testing.T) {
