@@ -4,7 +4,7 @@
 //
 // Storage (one bbolt file, see package bucket):
 //
-//	records  <branches>\x00<path> -> Record (msgpack): source identity,
+//	records  <branches>\x00<path> -> Record (binary, see recordcodec.go): source identity,
 //	         sourceHash, lineageFingerprint, policy, tier, counts, reasons
 //	hot      <branches>\x00<path> -> bucket {d: dict, c: cols, e: entries}
 //	cold     <branches>\x00<path> -> digest (msgpack)

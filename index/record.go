@@ -9,10 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/vmihailenco/msgpack/v5"
-
-	"github.com/memidx/memidx/blocksum"
-	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/lineage"
 )
 
@@ -26,11 +22,11 @@ const (
 // unchanged is not re-read. ctime changes on every write and on utimes, so
 // a same-size rewrite that restores mtime still changes it.
 type Identity struct {
-	Size    int64  `msgpack:"z"`
-	MtimeNs int64  `msgpack:"m"`
-	CtimeNs int64  `msgpack:"c"`
-	Inode   uint64 `msgpack:"i"`
-	Dev     uint64 `msgpack:"d"`
+	Size    int64
+	MtimeNs int64
+	CtimeNs int64
+	Inode   uint64
+	Dev     uint64
 }
 
 // StatIdentity stats path.
@@ -58,34 +54,34 @@ func identityOf(st fs.FileInfo) (Identity, error) {
 // Record is the stored description of one session file in one branch
 // mode; the tier data (hot shard or cold digest) sits beside it.
 type Record struct {
-	CacheVersion       int      `msgpack:"v" json:"cacheVersion"`
-	Path               string   `msgpack:"p" json:"path"`
-	Branches           string   `msgpack:"b" json:"branches"`
-	SessionID          string   `msgpack:"s" json:"sessionId"`
-	Cwd                string   `msgpack:"w" json:"cwd"`
-	Identity           Identity `msgpack:"id" json:"-"`
-	SourceHash         string   `msgpack:"h" json:"sourceHash"`
-	LineageFingerprint string   `msgpack:"l" json:"lineageFingerprint"`
+	CacheVersion       int      `json:"cacheVersion"`
+	Path               string   `json:"path"`
+	Branches           string   `json:"branches"`
+	SessionID          string   `json:"sessionId"`
+	Cwd                string   `json:"cwd"`
+	Identity           Identity `json:"-"`
+	SourceHash         string   `json:"sourceHash"`
+	LineageFingerprint string   `json:"lineageFingerprint"`
 	// LiveSignature identifies the host's live branch the record was built
 	// under ("" for the persisted leaf).
-	LiveSignature string `msgpack:"L,omitempty" json:"-"`
-	Policy        string `msgpack:"P" json:"policy"`
-	Tier          string `msgpack:"t" json:"tier"`
-	EntryCount    int    `msgpack:"n" json:"entryCount"`
+	LiveSignature string `json:"-"`
+	Policy        string `json:"policy"`
+	Tier          string `json:"tier"`
+	EntryCount    int    `json:"entryCount"`
 	// SumLen is the hot shard's total token count (BM25 mean length).
-	SumLen     int64    `msgpack:"L2,omitempty" json:"-"`
-	Reasons    []string `msgpack:"r" json:"reasons"`
-	CacheBytes int64    `msgpack:"cb" json:"cacheBytes"`
+	SumLen     int64    `json:"-"`
+	Reasons    []string `json:"reasons"`
+	CacheBytes int64    `json:"cacheBytes"`
 	// DataStamp is the blocksum.Stamp of the tier data written with the
 	// record: a reader whose data has another stamp met a session that
 	// another process rewrote after this record was read.
-	DataStamp uint32   `msgpack:"ds" json:"-"`
-	FirstTs   *float64 `msgpack:"f,omitempty" json:"firstTs"`
-	LastTs    *float64 `msgpack:"la,omitempty" json:"lastTs"`
+	DataStamp uint32   `json:"-"`
+	FirstTs   *float64 `json:"firstTs"`
+	LastTs    *float64 `json:"lastTs"`
 	// IndexedAtNs is when the source was read; a source modified within
 	// racyWindow before that is re-hashed on the next refresh, because a
 	// write in the same clock tick can leave every stat field unchanged.
-	IndexedAtNs int64 `msgpack:"at" json:"-"`
+	IndexedAtNs int64 `json:"-"`
 }
 
 // DefaultRacyWindow is how close to its indexing time a source change must
@@ -119,38 +115,6 @@ func recordKey(mode lineage.Mode, path string) []byte {
 	k = append(k, mode...)
 	k = append(k, 0)
 	return append(k, sum[:16]...)
-}
-
-// encodeRecord stores a record sealed ([blocksum]): a damaged record (a
-// reason or a count changed by bit rot) is dropped and rebuilt, never
-// trusted.
-func encodeRecord(r *Record) ([]byte, error) {
-	b, err := msgpack.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return blocksum.Seal(b)
-}
-
-func decodeRecord(key, sealed []byte) (*Record, error) {
-	b, err := blocksum.Unseal(sealed)
-	if err != nil {
-		return nil, err
-	}
-	var r Record
-	if err := msgpack.Unmarshal(b, &r); err != nil {
-		return nil, err
-	}
-	if r.CacheVersion != bucket.CacheVersion {
-		return nil, fmt.Errorf("record of cache version %d", r.CacheVersion)
-	}
-	if string(key) != string(recordKey(lineage.Mode(r.Branches), r.Path)) {
-		return nil, fmt.Errorf("record key %q does not match its source %q (%s)", key, r.Path, r.Branches)
-	}
-	if r.Tier != Hot && r.Tier != Cold {
-		return nil, fmt.Errorf("record tier %q", r.Tier)
-	}
-	return &r, nil
 }
 
 // Policy is the part of the configuration a record's content depends on,

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/coverage"
@@ -361,6 +362,54 @@ func TestRefresh_CorruptRecordIsRebuilt(t *testing.T) {
 	rep = f.refresh(ix, lineage.Active)
 	assert.Equal(t, 1, rep.Rebuilt)
 	assert.True(t, rep.States[0].Rebuilt)
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	ts, te := 1.7e12, -0.5
+	for _, rec := range []*Record{
+		{CacheVersion: bucket.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Cold},
+		{CacheVersion: bucket.CacheVersion, Path: "/a/ü b.jsonl", Branches: "all", SessionID: "id", Cwd: "/w",
+			Identity:   Identity{Size: 1 << 40, MtimeNs: -5, CtimeNs: 1<<62 + 3, Inode: 1<<64 - 1, Dev: 7},
+			SourceHash: "h", LineageFingerprint: "l", LiveSignature: "live", Policy: "p", Tier: Hot,
+			EntryCount: 123456, SumLen: 99, Reasons: []string{"a", "", "max_entry_chars"}, CacheBytes: 1 << 33,
+			DataStamp: 0xdeadbeef, FirstTs: &ts, LastTs: &te, IndexedAtNs: 1<<63 - 1},
+	} {
+		enc, err := encodeRecord(rec)
+		require.NoError(t, err)
+		got, err := decodeRecord(recordKey(lineage.Mode(rec.Branches), rec.Path), enc)
+		require.NoError(t, err)
+		assert.Equal(t, rec, got)
+	}
+}
+
+// FuzzDecodeRecord: any bytes, sealed, decode without panic, and whatever
+// decodes encodes back to a record that decodes the same.
+func FuzzDecodeRecord(f *testing.F) {
+	ts := 3.0
+	rec := &Record{CacheVersion: bucket.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot,
+		Reasons: []string{"r"}, FirstTs: &ts, EntryCount: 4}
+	enc, _ := encodeRecord(rec)
+	data, _ := blocksum.Unseal(enc)
+	f.Add(data)
+	key := recordKey(lineage.Active, rec.Path)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sealed, err := blocksum.Seal(data)
+		if err != nil {
+			return
+		}
+		r, err := decodeRecord(key, sealed)
+		if err != nil {
+			return
+		}
+		again, err := encodeRecord(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := decodeRecord(key, again)
+		if err != nil || !assert.ObjectsAreEqual(r, r2) {
+			t.Fatalf("re-encoded record differs: %v\n%+v\n%+v", err, r, r2)
+		}
+	})
 }
 
 func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {

@@ -1,0 +1,171 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/memidx/memidx/blocksum"
+	"github.com/memidx/memidx/bucket"
+	"github.com/memidx/memidx/lineage"
+)
+
+// recordFormat is the first byte of an encoded record.
+const recordFormat = 1
+
+// A record is stored sealed ([blocksum]), so that a damaged one (a reason
+// or a count changed by bit rot) is dropped and rebuilt, never trusted; and
+// in a compact binary form that decodes without reflection, since every
+// refresh decodes every record of its scope (2.3 µs a record with msgpack,
+// which was a third of a no-change refresh over 2,000 sessions).
+//
+// Layout: the format byte; uvarint CacheVersion; Path, Branches,
+// SessionID, Cwd, SourceHash, LineageFingerprint, LiveSignature, Policy,
+// Tier as uvarint-length-prefixed strings; varint Size, MtimeNs, CtimeNs,
+// EntryCount, SumLen, CacheBytes, IndexedAtNs; uvarint Inode, Dev; uint32
+// DataStamp; uvarint count of Reasons and each as a string; FirstTs and
+// LastTs each as a presence byte and, when present, float64 bits.
+
+func encodeRecord(r *Record) ([]byte, error) {
+	b := make([]byte, 0, 128+len(r.Path)+len(r.Cwd)+len(r.Policy)+16*len(r.Reasons))
+	b = append(b, recordFormat)
+	b = binary.AppendUvarint(b, uint64(r.CacheVersion))
+	for _, s := range []string{r.Path, r.Branches, r.SessionID, r.Cwd, r.SourceHash,
+		r.LineageFingerprint, r.LiveSignature, r.Policy, r.Tier} {
+		b = appendString(b, s)
+	}
+	for _, v := range []int64{r.Identity.Size, r.Identity.MtimeNs, r.Identity.CtimeNs,
+		int64(r.EntryCount), r.SumLen, r.CacheBytes, r.IndexedAtNs} {
+		b = binary.AppendVarint(b, v)
+	}
+	b = binary.AppendUvarint(b, r.Identity.Inode)
+	b = binary.AppendUvarint(b, r.Identity.Dev)
+	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
+	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
+	for _, s := range r.Reasons {
+		b = appendString(b, s)
+	}
+	for _, f := range []*float64{r.FirstTs, r.LastTs} {
+		if f == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = binary.LittleEndian.AppendUint64(append(b, 1), math.Float64bits(*f))
+	}
+	return blocksum.Seal(b)
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+var errRecordShape = errors.New("record does not decode")
+
+// recordReader reads the fields of an encoded record; ok turns false at the
+// first one that is not there. Strings are cut from one string copy of the
+// data (one allocation for all of them).
+type recordReader struct {
+	b   []byte
+	s   string // b, as a string
+	pos int
+	ok  bool
+}
+
+func (d *recordReader) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b[d.pos:])
+	if n <= 0 {
+		d.ok = false
+		return 0
+	}
+	d.pos += n
+	return v
+}
+
+func (d *recordReader) varint() int64 {
+	v, n := binary.Varint(d.b[d.pos:])
+	if n <= 0 {
+		d.ok = false
+		return 0
+	}
+	d.pos += n
+	return v
+}
+
+// bytes returns the next n bytes (nil when they are not there).
+func (d *recordReader) bytes(n uint64) []byte {
+	if !d.ok || n > uint64(len(d.b)-d.pos) {
+		d.ok = false
+		return nil
+	}
+	v := d.b[d.pos : d.pos+int(n)]
+	d.pos += int(n)
+	return v
+}
+
+func (d *recordReader) string() string {
+	n := d.uvarint()
+	start := d.pos
+	if d.bytes(n) == nil {
+		return ""
+	}
+	return d.s[start:d.pos]
+}
+
+func decodeRecord(key, sealed []byte) (*Record, error) {
+	b, err := blocksum.Unseal(sealed)
+	if err != nil {
+		return nil, err
+	}
+	d := recordReader{b: b, s: string(b), ok: true}
+	if f := d.bytes(1); f == nil || f[0] != recordFormat {
+		return nil, errRecordShape
+	}
+	r := &Record{CacheVersion: int(d.uvarint())}
+	for _, s := range []*string{&r.Path, &r.Branches, &r.SessionID, &r.Cwd, &r.SourceHash,
+		&r.LineageFingerprint, &r.LiveSignature, &r.Policy, &r.Tier} {
+		*s = d.string()
+	}
+	r.Identity.Size = d.varint()
+	r.Identity.MtimeNs = d.varint()
+	r.Identity.CtimeNs = d.varint()
+	r.EntryCount = int(d.varint())
+	r.SumLen = d.varint()
+	r.CacheBytes = d.varint()
+	r.IndexedAtNs = d.varint()
+	r.Identity.Inode = d.uvarint()
+	r.Identity.Dev = d.uvarint()
+	if v := d.bytes(4); v != nil {
+		r.DataStamp = binary.LittleEndian.Uint32(v)
+	}
+	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
+		for range n {
+			r.Reasons = append(r.Reasons, d.string())
+		}
+	} else {
+		d.ok = false
+	}
+	for _, f := range []**float64{&r.FirstTs, &r.LastTs} {
+		if p := d.bytes(1); p != nil && p[0] == 1 {
+			if v := d.bytes(8); v != nil {
+				x := math.Float64frombits(binary.LittleEndian.Uint64(v))
+				*f = &x
+			}
+		} else if p != nil && p[0] != 0 {
+			d.ok = false
+		}
+	}
+	if !d.ok || d.pos != len(d.b) {
+		return nil, errRecordShape
+	}
+	if r.CacheVersion != bucket.CacheVersion {
+		return nil, fmt.Errorf("record of cache version %d", r.CacheVersion)
+	}
+	if string(key) != string(recordKey(lineage.Mode(r.Branches), r.Path)) {
+		return nil, fmt.Errorf("record key %q does not match its source %q (%s)", key, r.Path, r.Branches)
+	}
+	if r.Tier != Hot && r.Tier != Cold {
+		return nil, fmt.Errorf("record tier %q", r.Tier)
+	}
+	return r, nil
+}
