@@ -1,12 +1,14 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -209,7 +211,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 			ids[i], statErr[i] = StatIdentity(t.Path)
 		}
 	}
-	tiers := ix.tiers(stored, targets, ids, statErr)
+	hot := ix.hotSet(stored, targets, ids, statErr)
 
 	// current reports whether rec was built from a source of identity id,
 	// for this tier, policy and live view. The two policy strings are
@@ -237,7 +239,10 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 			continue
 		}
 		rec := stored[t.Path]
-		tier := tiers[t.Path]
+		tier := Cold
+		if hot[t.Path] {
+			tier = Hot
+		}
 		if current(rec, ids[i], tier, t) && !rec.racy(ix.racyWindow()) {
 			st.Record = rec
 			rep.Unchanged++
@@ -463,38 +468,43 @@ func under(path string, dirs []string) bool {
 	return false
 }
 
-// tiers ranks every known session by recency: the targets by their fresh
-// mtime, other indexed sessions by their recorded one. The newest
-// hotSessions are hot.
-func (ix *Index) tiers(stored map[string]*Record, targets []Target, ids []Identity, statErr []error) map[string]string {
-	mtime := make(map[string]int64, len(stored)+len(targets))
+// hotSet ranks every known session by recency (the targets by their fresh
+// mtime, other indexed sessions by their recorded one, ties by path) and
+// returns the newest hotSessions: the hot tier.
+func (ix *Index) hotSet(stored map[string]*Record, targets []Target, ids []Identity, statErr []error) map[string]bool {
+	type session struct {
+		path  string
+		mtime int64
+	}
+	all := make([]session, 0, len(stored)+len(targets))
+	at := make(map[string]int, len(stored)+len(targets))
+	note := func(p string, mtime int64) {
+		if i, ok := at[p]; ok {
+			all[i].mtime = mtime
+			return
+		}
+		at[p] = len(all)
+		all = append(all, session{p, mtime})
+	}
 	for p, r := range stored {
-		mtime[p] = r.Identity.MtimeNs
+		note(p, r.Identity.MtimeNs)
 	}
 	for i, t := range targets {
 		if statErr[i] == nil {
-			mtime[t.Path] = ids[i].MtimeNs
+			note(t.Path, ids[i].MtimeNs) // the fresh stat wins
 		}
 	}
-	paths := make([]string, 0, len(mtime))
-	for p := range mtime {
-		paths = append(paths, p)
-	}
-	sort.Slice(paths, func(a, b int) bool {
-		if mtime[paths[a]] != mtime[paths[b]] {
-			return mtime[paths[a]] > mtime[paths[b]]
+	slices.SortFunc(all, func(a, b session) int {
+		if c := cmp.Compare(b.mtime, a.mtime); c != 0 {
+			return c
 		}
-		return paths[a] < paths[b]
+		return strings.Compare(a.path, b.path)
 	})
-	out := make(map[string]string, len(paths))
-	for i, p := range paths {
-		if i < ix.cfg.HotSessions {
-			out[p] = Hot
-		} else {
-			out[p] = Cold
-		}
+	hot := make(map[string]bool, ix.cfg.HotSessions)
+	for _, s := range all[:min(len(all), ix.cfg.HotSessions)] {
+		hot[s.path] = true
 	}
-	return out
+	return hot
 }
 
 // loadRecords reads every record of mode. Records that do not decode, are
