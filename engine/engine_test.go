@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -596,4 +598,61 @@ func TestRegexMode(t *testing.T) {
 	p = recall(t, w.engine(), engine.RecallRequest{Query: str(`e\d{4}`), QueryMode: "regex", Scope: "project"})
 	assert.Contains(t, p.Coverage.Reasons, coverage.RegexMaxHaystackTerms)
 	assert.False(t, p.Coverage.Complete)
+}
+
+// Another process rewrites sessions (hot and cold) between a recall's
+// refresh and its search: the search meets tier data of another version
+// than its records and must read those sessions from source, so that the
+// hits show the sources as they are now and their follow calls are bound
+// to them, with nothing left out.
+func TestRecallWhileAnotherProcessRewrites(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	cold := w.write("s-cold", msgLine("u1", "", ts, user("the narwhal left the cold harbour")))
+	hot := w.write("s-hot", msgLine("u1", "", ts, user("the narwhal swam by the hot spring")))
+	e := w.engine()
+	p := recall(t, e, engine.RecallRequest{Query: str("narwhal"), Scope: "project"})
+	require.Equal(t, 2, p.Total)
+
+	other := w.engine() // another process, sharing the index file
+	once := false
+	defer engine.SetBeforeSearch(func() {
+		if once {
+			return
+		}
+		once = true
+		for i, f := range []struct{ path, text string }{
+			{cold, "the narwhal came back to the cold harbour"},
+			{hot, "the narwhal rested near the hot spring"},
+		} {
+			// Same entry count and tier, new text: only the data can
+			// tell that it is not what the records describe.
+			require.NoError(t, os.WriteFile(f.path, []byte(fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":"2026-09-01T10:00:00.000Z","cwd":%q}`,
+				filepath.Base(f.path), w.project)+"\n"+msgLine("u1", "", ts, user(f.text))+"\n"), 0o600))
+			mt := time.Now().Add(time.Duration(i-2) * time.Minute)
+			require.NoError(t, os.Chtimes(f.path, mt, mt))
+		}
+		_, err := other.Rebuild(ctx, engine.RebuildRequest{Scope: "project"})
+		require.NoError(t, err)
+	})()
+
+	p = recall(t, e, engine.RecallRequest{Query: str("narwhal"), Scope: "project"})
+	require.True(t, once)
+	require.Equal(t, 2, p.Total)
+	assert.True(t, p.Coverage.Complete, p.Coverage.Reasons)
+	for _, h := range p.Hits {
+		f := h.Follow()
+		var args map[string]any
+		require.NoError(t, json.Unmarshal(f.Args, &args))
+		file := hot
+		if h.Session != nil {
+			file = cold
+		} else {
+			assert.Contains(t, h.Entry.Snippet, "rested", "the hot hit shows the source as it is now")
+		}
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		sum := sha256.Sum256(data)
+		assert.Equal(t, hex.EncodeToString(sum[:]), args["expectedSourceHash"], "the follow call is bound to the current source")
+	}
 }

@@ -208,6 +208,10 @@ func mergeReasons(list []string, add ...string) []string {
 	return set.Reasons()
 }
 
+// beforeSearch, when set (by tests only), runs between a recall's refresh
+// and its search: where another process may rewrite a session.
+var beforeSearch func()
+
 // attempt is where recallOnce takes its answer from.
 type attempt int
 
@@ -370,6 +374,9 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		mem, memCold = eng.hydrateAll(r, rep, q.mode, hydrated)
 		err = search(&index.Reader{})
 	} else {
+		if beforeSearch != nil {
+			beforeSearch()
+		}
 		err = eng.ix.View(ctx, q.mode, search)
 		// Whatever turned out broken is rebuilt by the next refresh.
 		dropped := eng.ix.Forget(ctx, q.mode, s.broken)
