@@ -92,10 +92,7 @@ func (s *Store) View(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if _, err := os.Stat(s.path); errors.Is(err, os.ErrNotExist) {
-		return ErrMissing
-	}
-	db, err := s.open(true)
+	db, err := s.open(true) // a missing file is ErrMissing
 	if err != nil {
 		return err
 	}
