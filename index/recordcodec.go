@@ -82,14 +82,14 @@ func (d *recordReader) uvarint() uint64 {
 	return v
 }
 
+// varint undoes binary.AppendVarint's zig-zag coding.
 func (d *recordReader) varint() int64 {
-	v, n := binary.Varint(d.b[d.pos:])
-	if n <= 0 {
-		d.ok = false
-		return 0
+	u := d.uvarint()
+	x := int64(u >> 1)
+	if u&1 != 0 {
+		x = ^x
 	}
-	d.pos += n
-	return v
+	return x
 }
 
 // bytes returns the next n bytes (nil when they are not there).
