@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
@@ -655,4 +656,36 @@ func TestRecallWhileAnotherProcessRewrites(t *testing.T) {
 		sum := sha256.Sum256(data)
 		assert.Equal(t, hex.EncodeToString(sum[:]), args["expectedSourceHash"], "the follow call is bound to the current source")
 	}
+}
+
+// While another process holds the index past the lock timeout, a recall
+// answers from what its own refresh built in memory (once, not read again
+// from source) and says index_busy: the index is fine, only busy.
+func TestRecallWhileIndexBusy(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	w.write("s-a", msgLine("u1", "", ts, user("the okapi crossed the river")))
+	w.write("s-b", msgLine("u1", "", ts, user("an okapi rested in the shade")))
+	want := recall(t, w.engine(), engine.RecallRequest{Query: str("okapi"), Scope: "project"})
+	require.Equal(t, 2, want.Total)
+	require.NoError(t, os.RemoveAll(w.cfg.IndexDir)) // every session must be built again
+
+	holder := index.Open(w.cfg, time.Second)
+	inside, release, done := make(chan struct{}), make(chan struct{}), make(chan error)
+	go func() {
+		done <- holder.Store().Update(ctx, func(*bolt.Tx) error {
+			close(inside)
+			<-release
+			return nil
+		})
+	}()
+	<-inside
+	e := w.engine(func(o *engine.Options) { o.LockTimeout = 50 * time.Millisecond })
+	p := recall(t, e, engine.RecallRequest{Query: str("okapi"), Scope: "project"})
+	close(release)
+	require.NoError(t, <-done)
+	require.Nil(t, p.Error)
+	assert.Equal(t, texts(want), texts(p))
+	assert.Contains(t, p.Coverage.Reasons, index.IndexBusy)
+	assert.NotContains(t, p.Coverage.Reasons, index.IndexUnwritable, "the index is busy, not unwritable")
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -305,6 +304,18 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 				s.cold = append(s.cold, c)
 				continue
 			}
+			if b := rep.States[i].Built; b != nil {
+				// Built by this call's refresh, which the index could not
+				// take (busy): answer from memory.
+				if h, c, err := openBuilt(b); err != nil {
+					s.reasons.Add(coverage.IndexError)
+				} else if h != nil {
+					s.hot = append(s.hot, *h)
+				} else {
+					s.cold = append(s.cold, *c)
+				}
+				continue
+			}
 			switch {
 			case rec == nil:
 			case rec.Tier == index.Hot:
@@ -368,12 +379,18 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		s.checkSources()
 		return perr
 	}
-	if memoryOnly || slices.Contains(rep.Coverage.Reasons, index.IndexUnwritable) {
+	switch {
+	case memoryOnly:
 		// The index cannot be used: answer from the sources, read into
 		// memory within the sync budget (nothing is persisted).
 		mem, memCold = eng.hydrateAll(r, rep, q.mode, hydrated)
 		err = search(&index.Reader{})
-	} else {
+	case !needsIndex(rep, mem):
+		// Everything this answer needs is in memory: built by this call's
+		// refresh, which the index could not take (unwritable, busy,
+		// unreadable). No need to read the index, nor the sources again.
+		err = search(&index.Reader{})
+	default:
 		if beforeSearch != nil {
 			beforeSearch()
 		}
@@ -416,7 +433,14 @@ func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, f
 		if i < e.cfg.HotSessions {
 			tier = index.Hot
 		}
-		h, c, err := e.readSource(r.targets[i], mode, tier)
+		var h *hotSource
+		var c *coldSource
+		var err error
+		if b := st.Built; b != nil && b.Record.Tier == tier {
+			h, c, err = openBuilt(b) // built by this call's refresh: not twice
+		} else {
+			h, c, err = e.readSource(r.targets[i], mode, tier)
+		}
 		switch {
 		case errors.Is(err, index.ErrSourceUnavailable):
 			st.Record, st.Reason = nil, coverage.SourceUnavailable
@@ -438,6 +462,17 @@ func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, f
 	return hot, cold
 }
 
+// needsIndex reports whether some session of rep has its data only in the
+// index file: a current record that this call did not build in memory.
+func needsIndex(rep *index.Report, mem map[*index.Record]hotSource) bool {
+	for _, st := range rep.States {
+		if _, inMem := mem[st.Record]; st.Record != nil && st.Built == nil && !inMem {
+			return true
+		}
+	}
+	return false
+}
+
 // readSource reads and builds one session in memory for tier, as a refresh
 // would, and opens it as a hot or a cold source. Nothing is written.
 func (e *Engine) readSource(t index.Target, mode lineage.Mode, tier string) (*hotSource, *coldSource, error) {
@@ -445,6 +480,11 @@ func (e *Engine) readSource(t index.Target, mode lineage.Mode, tier string) (*ho
 	if err != nil {
 		return nil, nil, err
 	}
+	return openBuilt(b)
+}
+
+// openBuilt opens a session built in memory as a hot or a cold source.
+func openBuilt(b *index.Built) (*hotSource, *coldSource, error) {
 	if b.Hot != nil {
 		sh, err := hotbm25.Open(b.Hot.Dict, b.Hot.Cols, b.Hot.Ents, b.Hot.Entries)
 		if err != nil {

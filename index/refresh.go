@@ -104,6 +104,10 @@ type State struct {
 	Rebuilt bool
 	// Reason says why there is no current record.
 	Reason string
+	// Built is the record's tier data when this refresh built it but the
+	// index could not take it (unwritable, busy): the caller answers from
+	// it instead of reading the source again.
+	Built *Built
 }
 
 // Coverage is the index part of an answer's coverage.
@@ -384,9 +388,9 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		})
 		if err != nil {
 			writeErr = err
-		} else {
-			rep.Removed += len(deletes)
+			return // the batch stays: its builds still answer this call
 		}
+		rep.Removed += len(deletes)
 		batch, batchBytes, deletes = batch[:0], 0, nil
 	}
 	done := 0
@@ -438,7 +442,17 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 			// take what was built. Later calls try again.
 			reasons.Add(IndexUnwritable)
 		}
-		// What was built is still good for this call; later calls redo it.
+		// What was built is still good for this call (the states keep
+		// it); later calls redo it.
+		at := make(map[*Record]int, len(rep.States))
+		for i := range rep.States {
+			at[rep.States[i].Record] = i
+		}
+		for _, b := range batch {
+			if i, ok := at[b.rec]; ok && (b.hot != nil || b.cold != nil) {
+				rep.States[i].Built = &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}
+			}
+		}
 	}
 
 	rep.reasons = reasons

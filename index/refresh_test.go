@@ -460,6 +460,47 @@ func TestRefresh_Permissions(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 }
 
+// An index that cannot take what a refresh built (another process holds
+// it past the lock timeout here) leaves the builds in the states, so that
+// the caller answers from them instead of reading every source a second
+// time.
+func TestRefresh_BusyKeepsBuilds(t *testing.T) {
+	f := newFixture(t, 3)
+	holder := f.index()
+	inside, release, done := make(chan struct{}), make(chan struct{}), make(chan error)
+	go func() {
+		done <- holder.Store().Update(ctx, func(*bolt.Tx) error {
+			close(inside)
+			<-release
+			return nil
+		})
+	}()
+	<-inside
+	ix := Open(f.cfg, 50*time.Millisecond)
+	ix.RacyWindow = -1
+	rep := f.refresh(ix, lineage.Active)
+	close(release)
+	require.NoError(t, <-done)
+	assert.Contains(t, rep.Coverage.Reasons, IndexBusy)
+	require.Equal(t, 3, rep.Rebuilt)
+	tiers := map[string]int{}
+	for _, st := range rep.States {
+		require.NotNil(t, st.Built, st.Path)
+		assert.Same(t, st.Record, st.Built.Record)
+		tiers[st.Record.Tier]++
+		if st.Record.Tier == Hot {
+			assert.NotNil(t, st.Built.Hot)
+		} else {
+			assert.NotNil(t, st.Built.Cold)
+		}
+	}
+	assert.Equal(t, map[string]int{Hot: 2, Cold: 1}, tiers)
+	// An index that took them keeps nothing in the states.
+	for _, st := range f.refresh(f.index(), lineage.Active).States {
+		assert.Nil(t, st.Built)
+	}
+}
+
 // Two indexes on one directory stand for two processes.
 func TestRefresh_TwoProcessesAtOnce(t *testing.T) {
 	f := newFixture(t, 8)
