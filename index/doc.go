@@ -38,5 +38,12 @@
 // Many processes: reads and writes each open the file for one transaction;
 // sessions are read and built outside any lock, in parallel, and written in
 // batches. A process that cannot get the lock in time reports index_busy
-// and answers from what it has.
+// and answers from what it has: what it built is kept in the report's
+// states (State.Built) when the index cannot take it (busy, unwritable,
+// unreadable). Each record stores a stamp of its tier data, so a reader
+// whose session another process rewrote since the record was read gets
+// ErrNoData, never the other version's data.
+//
+// Integrity: records and tier data are sealed with block checksums
+// (package blocksum); damage is reported, never answered from.
 package index
