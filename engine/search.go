@@ -166,6 +166,9 @@ type searcher struct {
 	n     float64 // entries in the corpus (hot entries + cold entry counts)
 	avgdl float64
 	df    map[string]float64
+	// hotPostings is the number of hot postings of the query's terms: a
+	// bound on the hot items, so that their slice is allocated once.
+	hotPostings int
 }
 
 // idf is Lucene's never-negative BM25 idf.
@@ -198,7 +201,9 @@ func (s *searcher) stats(terms []string) {
 	for ti, t := range terms {
 		var df float64
 		for i := range s.hot {
-			df += float64(s.hot[i].shard.Postings(t).Count())
+			c := s.hot[i].shard.Postings(t).Count()
+			df += float64(c)
+			s.hotPostings += c
 		}
 		for i := range s.cold {
 			if s.cold[i].view.HasTerm(t) {
@@ -257,7 +262,18 @@ func (s *searcher) bm25(idf float64, tf uint32, dl uint32) float64 {
 
 // searchHot ranks the hot entries.
 func (s *searcher) searchHot() []item {
-	var items []item
+	// One allocation for term and phrase queries, bounded by their hot
+	// postings: a broad query has items in every shard, and growing the
+	// slice shard by shard copied it over and over (most of a
+	// two-common-term query's time).
+	bound := 0
+	if s.plan.kind == planTerms || s.plan.kind == planPhrase {
+		for i := range s.hot {
+			bound += s.hot[i].shard.Len()
+		}
+		bound = min(bound, s.hotPostings)
+	}
+	items := make([]item, 0, bound)
 	for si := range s.hot {
 		src := &s.hot[si]
 		cand := s.candidates(src)
