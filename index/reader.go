@@ -20,12 +20,27 @@ import (
 // the record was read.
 var ErrNoData = errors.New("index: tier data missing or rewritten")
 
-// sameData checks that tier data is the data rec was written with.
-func sameData(rec *Record, values ...[]byte) error {
-	if st, ok := blocksum.Stamp(values...); ok && st != rec.DataStamp {
-		return fmt.Errorf("%s: %w", rec.Path, ErrNoData)
+// ErrDamaged is returned for tier data whose checksums no longer match the
+// record it was written with, while that record is unchanged: damage, not
+// a rewrite by another process.
+var ErrDamaged = errors.New("index: tier data damaged")
+
+// sameData checks that tier data is the data rec was written with. When it
+// is not, the record stored now tells a rewrite by another process (a new
+// record: ErrNoData) from damage to the data's checksums (the same record:
+// ErrDamaged).
+func (r *Reader) sameData(rec *Record, values ...[]byte) error {
+	st, ok := blocksum.Stamp(values...)
+	if !ok || st == rec.DataStamp {
+		return nil // a value of the wrong shape fails when it is opened
 	}
-	return nil // a value of the wrong shape fails when it is opened
+	if b := r.tx.Bucket(recordsBucket); b != nil {
+		key := recordKey(r.mode, rec.Path)
+		if cur, err := decodeRecord(key, b.Get(key)); err == nil && cur.DataStamp == rec.DataStamp {
+			return fmt.Errorf("%s: %w", rec.Path, ErrDamaged)
+		}
+	}
+	return fmt.Errorf("%s: %w", rec.Path, ErrNoData)
 }
 
 // Reader reads tier data inside one read transaction. Everything it returns
@@ -59,7 +74,7 @@ func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 		return hotbm25.Shard{}, ErrNoData
 	}
 	dict, cols, ents := b.Get(keyDict), b.Get(keyCols), b.Get(keyEnts)
-	if err := sameData(rec, dict, cols, ents); err != nil {
+	if err := r.sameData(rec, dict, cols, ents); err != nil {
 		return hotbm25.Shard{}, err
 	}
 	s, err := hotbm25.Open(dict, cols, ents, rec.EntryCount)
@@ -82,7 +97,7 @@ func (r *Reader) Digest(rec *Record) ([]byte, coldvocab.View, error) {
 	if blob == nil {
 		return nil, coldvocab.View{}, ErrNoData
 	}
-	if err := sameData(rec, blob); err != nil {
+	if err := r.sameData(rec, blob); err != nil {
 		return nil, coldvocab.View{}, err
 	}
 	v, err := coldvocab.Open(blob)
@@ -117,7 +132,7 @@ func (r *Reader) Digests(recs []*Record, fn func(rec *Record, blob []byte, v col
 				continue
 			}
 			delete(want, string(k))
-			if err := sameData(rec, blob); err != nil {
+			if err := r.sameData(rec, blob); err != nil {
 				fn(rec, nil, coldvocab.View{}, err)
 				continue
 			}

@@ -232,6 +232,50 @@ func TestReader_DataOfAnotherVersionIsNotServed(t *testing.T) {
 	assert.Positive(t, cold)
 }
 
+// Damage to a value's checksum header changes its stamp too; the record
+// stored now (unchanged) tells it from a rewrite: ErrDamaged, not a race.
+func TestReader_DamagedSumsAreDamageNotARace(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	rep := f.refresh(ix, lineage.Active)
+	require.NoError(t, ix.Store().Update(ctx, func(tx *bolt.Tx) error {
+		for _, st := range rep.States {
+			key := recordKey(lineage.Active, st.Path)
+			var b *bolt.Bucket
+			var k []byte
+			if st.Record.Tier == Hot {
+				b, k = tx.Bucket(hotBucket).Bucket(key), keyDict
+			} else {
+				b, k = tx.Bucket(coldBucket), key
+			}
+			v := append([]byte(nil), b.Get(k)...)
+			v[4] ^= 1 // the first block's sum
+			if err := b.Put(k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	var hot, cold int
+	require.NoError(t, ix.View(ctx, lineage.Active, func(r *Reader) error {
+		for _, st := range rep.States {
+			var err error
+			if st.Record.Tier == Hot {
+				hot++
+				_, err = r.Shard(st.Record)
+			} else {
+				cold++
+				_, _, err = r.Digest(st.Record)
+			}
+			assert.ErrorIs(t, err, ErrDamaged, st.Path)
+			assert.NotErrorIs(t, err, ErrNoData)
+		}
+		return nil
+	}))
+	assert.Positive(t, hot)
+	assert.Positive(t, cold)
+}
+
 func TestRefresh_SameSizeSameMtimeCaughtByHash(t *testing.T) {
 	// With the default racy window, a record built right after its source
 	// changed is re-hashed on the next refresh, so even a rewrite in the
