@@ -689,3 +689,57 @@ func TestRecallWhileIndexBusy(t *testing.T) {
 	assert.Contains(t, p.Coverage.Reasons, index.IndexBusy)
 	assert.NotContains(t, p.Coverage.Reasons, index.IndexUnwritable, "the index is busy, not unwritable")
 }
+
+// rewriteBetween makes the next recall of e meet a session rewritten (by
+// another engine, standing for another process) between its refresh and
+// its search; the file keeps its tier (it stays the newest).
+func rewriteBetween(t *testing.T, w *world, path, text string) (restore func()) {
+	other := w.engine()
+	once := false
+	return engine.SetBeforeSearch(func() {
+		if once {
+			return
+		}
+		once = true
+		body := fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":"2026-09-01T10:00:00.000Z","cwd":%q}`, filepath.Base(path), w.project) +
+			"\n" + msgLine("u1", "", ts, user(text)) + "\n"
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o600))
+		mt := time.Now()
+		require.NoError(t, os.Chtimes(path, mt, mt))
+		_, err := other.Rebuild(ctx, engine.RebuildRequest{Scope: "project"})
+		require.NoError(t, err)
+	})
+}
+
+// A session read again from source after such a rewrite brings its own
+// coverage (here a truncated hot entry), and a session recall bound to the
+// source as it was answers stale_pointer, not the new text.
+func TestRecallRewriteKeepsCoverageAndBindings(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	w.cfg.MaxEntryChars = 100
+	p := w.write("s-hot", msgLine("u1", "", ts, user("the axolotl waved")))
+	e := w.engine()
+	first := recall(t, e, engine.RecallRequest{Query: str("axolotl"), Scope: "project"})
+	require.Equal(t, 1, first.Total)
+	require.True(t, first.Coverage.Complete)
+
+	restore := rewriteBetween(t, w, p, "the axolotl waved again "+strings.Repeat("and again ", 30))
+	got := recall(t, e, engine.RecallRequest{Query: str("axolotl"), Scope: "project"})
+	restore()
+	require.Equal(t, 1, got.Total)
+	assert.False(t, got.Coverage.Complete)
+	assert.Contains(t, got.Coverage.Reasons, coverage.MaxEntryChars, "the new record's reasons count")
+
+	// Bound to the source as it is now; rewritten again between this
+	// call's own refresh and search.
+	var args map[string]any
+	require.NoError(t, json.Unmarshal(got.Hits[0].Follow().Args, &args))
+	bound, _ := args["expectedSourceHash"].(string)
+	require.NotEmpty(t, bound)
+	restore = rewriteBetween(t, w, p, "the axolotl slept")
+	stale := recall(t, e, engine.RecallRequest{Query: str("axolotl"), Scope: "session:" + p, ExpectedSourceHash: bound})
+	restore()
+	require.NotNil(t, stale.Error, "answered from the rewritten session: %+v", stale.Hits)
+	assert.Equal(t, coverage.StalePointer, stale.Error.Code)
+}

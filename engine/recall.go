@@ -175,9 +175,10 @@ func badRequest(format string, a ...any) *ErrorObject {
 func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, error) {
 	page, err := e.recallOnce(ctx, req, fromIndex)
 	if err == nil && page.dropped {
-		// Damaged tier data was dropped; asking again rebuilds it.
-		if again, err := e.recallOnce(ctx, req, fromIndex); err == nil {
-			page = again
+		// Damaged tier data was dropped; asking again rebuilds it (an
+		// error now goes through the recovery below).
+		page, err = e.recallOnce(ctx, req, fromIndex)
+		if page != nil {
 			page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, index.IndexReset)
 			page.Coverage.Complete = false
 		}
@@ -269,17 +270,15 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 			// A fresh read of the source answers for the session.
 			rep.Recount()
 		}
-		rec := rep.States[0].Record
-		if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
+		if eo := checkSingle(rep.States[0].Record, req); eo != nil {
 			return failurePage(eo), nil
-		}
-		if req.EntryRange != nil {
-			if eo := req.EntryRange.within(rec.EntryCount); eo != nil {
-				return failurePage(eo), nil
-			}
 		}
 	}
 
+	var checked *index.Record // the single session's record the checks saw
+	if single {
+		checked = rep.States[0].Record
+	}
 	var page *RecallPage
 	// mem holds sessions read into memory for this call (a hydrated single
 	// session, or every session when the index cannot be used).
@@ -345,20 +344,34 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 			}
 			s.cold = append(s.cold, coldSource{rec: rec, view: v})
 		})
+		// Read them within the sync budget; the new records' own reasons
+		// (and any failure) count in the coverage.
+		var spent int64
 		for _, i := range raced {
 			st := &rep.States[i]
-			h, c, err := eng.readSource(r.targets[i], q.mode, st.Record.Tier)
-			if err != nil {
-				s.reasons.Add(coverage.SourceUnavailable)
+			if spent >= int64(eng.cfg.MaxSyncSourceBytes) {
+				st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
 				continue
 			}
-			if h != nil {
+			h, c, err := eng.readSource(r.targets[i], q.mode, st.Record.Tier)
+			switch {
+			case errors.Is(err, index.ErrSourceUnavailable):
+				st.Record, st.Reason = nil, coverage.SourceUnavailable
+				continue
+			case err != nil:
+				st.Record, st.Reason = nil, coverage.IndexError
+				continue
+			case h != nil:
 				st.Record = h.rec
 				s.hot = append(s.hot, *h)
-			} else {
+			default:
 				st.Record = c.rec
 				s.cold = append(s.cold, *c)
 			}
+			spent += st.Record.Identity.Size
+		}
+		if len(raced) > 0 {
+			rep.Recount()
 		}
 		// Keep the sources in scope order (newest first), whatever order
 		// the index walk found them in.
@@ -404,6 +417,16 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 	if err != nil {
 		return nil, err
 	}
+	if single && rep.States[0].Record != checked {
+		// Another process rewrote the session after the checks above and
+		// the search read it again: the pointer's bindings are checked
+		// against what was answered from.
+		if rec := rep.States[0].Record; rec == nil {
+			return failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: "session changed and could not be read again", SessionFile: r.targets[0].Path}), nil
+		} else if eo := checkSingle(rec, req); eo != nil {
+			return failurePage(eo), nil
+		}
+	}
 	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.reasons.Reasons()...), s.qerr)
 	fitEnvelope(page)
 	return page, nil
@@ -433,14 +456,7 @@ func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, f
 		if i < e.cfg.HotSessions {
 			tier = index.Hot
 		}
-		var h *hotSource
-		var c *coldSource
-		var err error
-		if b := st.Built; b != nil && b.Record.Tier == tier {
-			h, c, err = openBuilt(b) // built by this call's refresh: not twice
-		} else {
-			h, c, err = e.readSource(r.targets[i], mode, tier)
-		}
+		h, c, err := e.readSource(r.targets[i], mode, tier)
 		switch {
 		case errors.Is(err, index.ErrSourceUnavailable):
 			st.Record, st.Reason = nil, coverage.SourceUnavailable
@@ -460,6 +476,18 @@ func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, f
 	}
 	rep.Recount()
 	return hot, cold
+}
+
+// checkSingle checks a single-session request's bindings and entry range
+// against the session's record.
+func checkSingle(rec *index.Record, req RecallRequest) *ErrorObject {
+	if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
+		return eo
+	}
+	if req.EntryRange != nil {
+		return req.EntryRange.within(rec.EntryCount)
+	}
+	return nil
 }
 
 // needsIndex reports whether some session of rep has its data only in the
