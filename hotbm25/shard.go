@@ -326,8 +326,10 @@ type Postings struct {
 	bad   bool
 }
 
-// Count returns the number of entries in the list (its document frequency).
-func (p Postings) Count() int { return int(p.count) }
+// Count returns the number of entries in the list (its document
+// frequency), never more than the shard's entries (a damaged count cannot
+// inflate a bound or a score).
+func (p Postings) Count() int { return int(min(p.count, uint64(p.max))) }
 
 func (p *Postings) uvarint() uint64 {
 	v, n := binary.Uvarint(p.b)

@@ -1,6 +1,7 @@
 package hotbm25
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -163,4 +164,12 @@ func TestDamageIsNeverSilent(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(b.Dict)+len(b.Cols)+len(b.Ents), caught, "every byte is read by readAll, so every flip is caught")
+}
+
+// A damaged count (a value that passed its checksum can still be crafted)
+// never claims more entries than the shard has.
+func TestPostingsCountIsBounded(t *testing.T) {
+	p := Postings{b: binary.AppendUvarint(nil, 1<<63+5), max: 7}
+	p.count = p.uvarint()
+	assert.Equal(t, 7, p.Count())
 }

@@ -374,7 +374,14 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	var batch []*built
 	var batchBytes int64
 	var writeErr error
+	// keepUnwritten: builds the index cannot take still answer this call;
+	// a rebuild (no budgets, no answer) must not hold a whole scope in
+	// memory for nothing.
+	keepUnwritten := !opt.NoBudgets
 	flush := func() {
+		if writeErr != nil && !keepUnwritten {
+			batch, batchBytes, deletes = batch[:0], 0, nil
+		}
 		if (len(batch) == 0 && len(deletes) == 0) || writeErr != nil {
 			return
 		}
@@ -386,11 +393,15 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 			}
 			return writeBuilt(tx, mode, batch)
 		})
-		if err != nil {
+		switch {
+		case err == nil:
+			rep.Removed += len(deletes)
+		case keepUnwritten:
 			writeErr = err
 			return // the batch stays: its builds still answer this call
+		default:
+			writeErr = err
 		}
-		rep.Removed += len(deletes)
 		batch, batchBytes, deletes = batch[:0], 0, nil
 	}
 	done := 0
@@ -515,7 +526,7 @@ func (ix *Index) hotSet(stored map[string]*Record, targets []Target, ids []Ident
 		return strings.Compare(a.path, b.path)
 	})
 	hot := make(map[string]bool, ix.cfg.HotSessions)
-	for _, s := range all[:min(len(all), ix.cfg.HotSessions)] {
+	for _, s := range all[:max(0, min(len(all), ix.cfg.HotSessions))] {
 		hot[s.path] = true
 	}
 	return hot
