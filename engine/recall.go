@@ -353,20 +353,14 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 				st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
 				continue
 			}
-			h, c, err := eng.readSource(r.targets[i], q.mode, st.Record.Tier)
+			h, c := eng.readState(st, r.targets[i], q.mode, st.Record.Tier)
 			switch {
-			case errors.Is(err, index.ErrSourceUnavailable):
-				st.Record, st.Reason = nil, coverage.SourceUnavailable
-				continue
-			case err != nil:
-				st.Record, st.Reason = nil, coverage.IndexError
-				continue
 			case h != nil:
-				st.Record = h.rec
 				s.hot = append(s.hot, *h)
-			default:
-				st.Record = c.rec
+			case c != nil:
 				s.cold = append(s.cold, *c)
+			default:
+				continue
 			}
 			spent += st.Record.Identity.Size
 		}
@@ -456,23 +450,16 @@ func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, f
 		if i < e.cfg.HotSessions {
 			tier = index.Hot
 		}
-		h, c, err := e.readSource(r.targets[i], mode, tier)
+		h, c := e.readState(st, r.targets[i], mode, tier)
 		switch {
-		case errors.Is(err, index.ErrSourceUnavailable):
-			st.Record, st.Reason = nil, coverage.SourceUnavailable
-			continue
-		case err != nil:
-			st.Record, st.Reason = nil, coverage.IndexError
-			continue
 		case h != nil:
 			hot[h.rec] = *h
-			st.Record = h.rec
-		default:
+		case c != nil:
 			cold[c.rec] = *c
-			st.Record = c.rec
+		default:
+			continue
 		}
 		spent += st.Record.Identity.Size
-		st.Reason = ""
 	}
 	rep.Recount()
 	return hot, cold
@@ -499,6 +486,23 @@ func needsIndex(rep *index.Report, mem map[*index.Record]hotSource) bool {
 		}
 	}
 	return false
+}
+
+// readState reads the session of st from source for tier and makes it the
+// state's record; on failure the state keeps no record and says why.
+func (e *Engine) readState(st *index.State, t index.Target, mode lineage.Mode, tier string) (*hotSource, *coldSource) {
+	h, c, err := e.readSource(t, mode, tier)
+	switch {
+	case errors.Is(err, index.ErrSourceUnavailable):
+		st.Record, st.Reason = nil, coverage.SourceUnavailable
+	case err != nil:
+		st.Record, st.Reason = nil, coverage.IndexError
+	case h != nil:
+		st.Record, st.Reason = h.rec, ""
+	default:
+		st.Record, st.Reason = c.rec, ""
+	}
+	return h, c
 }
 
 // readSource reads and builds one session in memory for tier, as a refresh
