@@ -33,7 +33,7 @@ func sum(data []byte, i int) uint32 {
 // then data itself.
 func Seal(data []byte) ([]byte, error) {
 	n := len(data)
-	if n > math.MaxUint32 {
+	if uint64(n) > math.MaxUint32 {
 		return nil, errors.New("blocksum: value over 4 GiB")
 	}
 	out := make([]byte, 0, n+Overhead(n))

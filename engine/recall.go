@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -94,7 +95,7 @@ func (e *Engine) prepareRecall(req RecallRequest) (*recallQuery, *ErrorObject) {
 			return nil, eo
 		}
 	}
-	q.offset = intArg(req.Offset, 0, 0, 1<<53-1)
+	q.offset = intArg(req.Offset, 0, 0, min(1<<53-1, math.MaxInt)) // a JS safe integer, or what int holds
 	q.pageSize = intArg(req.PageSize, DefaultPageSize, 1, MaxPageSize)
 	q.snippetChars = intArg(req.SnippetChars, DefaultSnippetChars, MinSnippetChars, MaxSnippetChars)
 	q.req.PageSize = ptrF(float64(q.pageSize))

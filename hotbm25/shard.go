@@ -114,7 +114,7 @@ type posting struct {
 
 // Build encodes the shard of entries, whose Text is the bounded hot text.
 func Build(entries []normalize.Entry) (*Built, error) {
-	if len(entries) >= math.MaxUint32 {
+	if uint64(len(entries)) >= math.MaxUint32 {
 		return nil, errors.New("hotbm25: too many entries")
 	}
 	post := make(map[string][]posting, 1024)

@@ -211,6 +211,9 @@ func applyConfig(cfg *Config, path string, b []byte) ([]Notice, error) {
 				note(k, "%v is outside %v..%v; clamped to %v", f, bd[0], bd[1], c)
 				f = c
 			}
+			if f > math.MaxInt { // a 32-bit int: keep the largest it holds
+				f = math.MaxInt
+			}
 			*fields[k] = int(f)
 		}
 	}

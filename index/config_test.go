@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,7 +24,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, 250, cfg.RegexTimeoutMs, "a non-integer takes the default")
 	assert.False(t, cfg.IndexThinking)
 	assert.True(t, cfg.IndexToolOutput, "an untrusted project file is never read")
-	assert.Equal(t, 8<<30, cfg.MaxSyncSourceBytes)
+	assert.Equal(t, min(8<<30, math.MaxInt), cfg.MaxSyncSourceBytes)
 	keys := map[string]bool{}
 	for _, n := range notes {
 		keys[n.Key] = true

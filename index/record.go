@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/memidx/memidx/lineage"
@@ -43,11 +42,7 @@ func identityOf(st fs.FileInfo) (Identity, error) {
 		return Identity{}, fmt.Errorf("%s: not a regular file", st.Name())
 	}
 	id := Identity{Size: st.Size(), MtimeNs: st.ModTime().UnixNano()}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		id.CtimeNs = sys.Ctim.Sec*1e9 + sys.Ctim.Nsec
-		id.Inode = sys.Ino
-		id.Dev = uint64(sys.Dev)
-	}
+	id.CtimeNs, id.Inode, id.Dev = statExtra(st)
 	return id, nil
 }
 

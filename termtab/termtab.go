@@ -37,7 +37,7 @@ func Build(terms []string, payloads [][]byte) ([]byte, error) {
 			size += len(p)
 		}
 	}
-	if size > 1<<32-1 {
+	if uint64(size) > 1<<32-1 {
 		return nil, errors.New("termtab: table over 4 GiB")
 	}
 	b := make([]byte, 0, size)

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/memidx/memidx/catalog"
@@ -239,7 +238,7 @@ func (r *runner) corpus(tmp string) error {
 }
 
 // cli runs the memidx binary and returns stdout, wall time and rusage.
-func (r *runner) cli(args ...string) ([]byte, time.Duration, *syscall.Rusage, error) {
+func (r *runner) cli(args ...string) ([]byte, time.Duration, *usage, error) {
 	full := append([]string{"--agent-dir", r.dir, "--index-dir", r.idx}, args...)
 	cmd := exec.CommandContext(r.ctx, r.binary, full...)
 	var out strings.Builder
@@ -249,9 +248,9 @@ func (r *runner) cli(args ...string) ([]byte, time.Duration, *syscall.Rusage, er
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
-	var ru *syscall.Rusage
+	var ru *usage
 	if cmd.ProcessState != nil {
-		ru, _ = cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		ru = usageOf(cmd.ProcessState)
 	}
 	if err != nil {
 		return []byte(out.String()), wall, ru, fmt.Errorf("%s %s: %v: %s", r.binary, strings.Join(args, " "), err, errb.String())
@@ -272,9 +271,8 @@ func (r *runner) rebuild() error {
 	st.Seconds = wall.Seconds()
 	st.MBPerSecond = float64(rep.BytesRead) / 1e6 / wall.Seconds()
 	if ru != nil {
-		st.UserSeconds = float64(ru.Utime.Sec) + float64(ru.Utime.Usec)/1e6
-		st.SystemSeconds = float64(ru.Stime.Sec) + float64(ru.Stime.Usec)/1e6
-		r.rep.RSS["rebuild"] = ru.Maxrss
+		st.UserSeconds, st.SystemSeconds = ru.user, ru.system
+		r.rep.RSS["rebuild"] = ru.maxRSSKiB
 	}
 	r.logf("rebuild: %d sessions, %.1f MB in %.2fs (%.1f MB/s), peak RSS %d MiB", rep.Rebuilt, float64(rep.BytesRead)/1e6, wall.Seconds(), st.MBPerSecond, r.rep.RSS["rebuild"]/1024)
 	r.check("rebuild indexes every session", rep.Indexed == rep.Seen && rep.Seen >= len(r.man.Sessions), "%d of %d indexed (%d in the manifest)", rep.Indexed, rep.Seen, len(r.man.Sessions))
@@ -594,8 +592,8 @@ func (r *runner) wholeProcess() error {
 			return err
 		}
 		times = append(times, wall)
-		if ru != nil && ru.Maxrss > maxRSS {
-			maxRSS = ru.Maxrss
+		if ru != nil && ru.maxRSSKiB > maxRSS {
+			maxRSS = ru.maxRSSKiB
 		}
 		if i == 0 {
 			var p engine.RecallPage

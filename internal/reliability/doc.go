@@ -3,7 +3,8 @@
 // generated agent directories and check that it keeps its promises under
 // load, crashes, a damaged index, hostile input and privacy constraints.
 //
-// The package has no non-test code. Its tests are named by family:
+// The package has no non-test code; its tests run on Unix systems (they
+// signal process groups, kill -9 and change permissions). Its tests are named by family:
 //
 //   - TestSoak*: readers, a rebuilder and a writer at once, every answer
 //     checked against the bytes the writer produced;
