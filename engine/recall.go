@@ -307,13 +307,11 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 			if b := rep.States[i].Built; b != nil {
 				// Built by this call's refresh, which the index could not
 				// take (busy): answer from memory.
-				if h, c, err := openBuilt(b); err != nil {
+				h, c, err := openBuilt(b)
+				if err != nil {
 					s.reasons.Add(coverage.IndexError)
-				} else if h != nil {
-					s.hot = append(s.hot, *h)
-				} else {
-					s.cold = append(s.cold, *c)
 				}
+				s.add(h, c)
 				continue
 			}
 			switch {
@@ -354,16 +352,9 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 				st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
 				continue
 			}
-			h, c := eng.readState(st, r.targets[i], q.mode, st.Record.Tier)
-			switch {
-			case h != nil:
-				s.hot = append(s.hot, *h)
-			case c != nil:
-				s.cold = append(s.cold, *c)
-			default:
-				continue
+			if s.add(eng.readState(st, r.targets[i], q.mode, st.Record.Tier)) {
+				spent += st.Record.Identity.Size
 			}
-			spent += st.Record.Identity.Size
 		}
 		if len(raced) > 0 {
 			rep.Recount()

@@ -341,6 +341,20 @@ func (s *searcher) searchHot() []item {
 	return s.bound(items, MaxEntryCandidates, coverage.CandidateEntryBudget)
 }
 
+// add takes a session read into memory as a hot or a cold source (at most
+// one is set); it reports whether there was one.
+func (s *searcher) add(h *hotSource, c *coldSource) bool {
+	switch {
+	case h != nil:
+		s.hot = append(s.hot, *h)
+	case c != nil:
+		s.cold = append(s.cold, *c)
+	default:
+		return false
+	}
+	return true
+}
+
 // fail records that rec's tier data turned out damaged: the answer says
 // index_error, and the data is dropped so that it is rebuilt.
 func (s *searcher) fail(rec *index.Record) {
