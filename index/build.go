@@ -68,10 +68,20 @@ func readSourceInto(path string, buf []byte) (*Source, error) {
 		src.Changed = true
 	}
 	src.Data = data
+	// Only a session is hashed or kept: a file that passed the listing but
+	// holds no session header (a stray *.jsonl, a swapped-in file) stops
+	// here.
+	if !session.IsSessionData(data) {
+		return nil, fmt.Errorf("%w: %s", ErrNotSession, path)
+	}
 	sum := sha256.Sum256(src.Data)
 	src.Hash = hex.EncodeToString(sum[:])
 	return src, nil
 }
+
+// ErrNotSession is returned for a file that OMP would not open as a
+// session (no valid header, and not blank).
+var ErrNotSession = errors.New("not an OMP session file")
 
 // built is a record with its tier data, ready to write.
 type built struct {

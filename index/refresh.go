@@ -412,6 +412,8 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		case r.err != nil:
 			if errors.Is(r.err, errChanged) {
 				st.Reason = coverage.SourceChangedDuringIndex
+			} else if errors.Is(r.err, ErrNotSession) {
+				st.Reason = coverage.InvalidHeader
 			} else if errors.Is(r.err, fs.ErrNotExist) || errors.Is(r.err, fs.ErrPermission) {
 				st.Reason = coverage.SourceUnavailable
 			} else {

@@ -558,6 +558,9 @@ func ListArchived(dirs Dirs) ([]Ref, error) {
 	l := newLister(dirs, ListOptions{TopLevelOnly: true})
 	l.suffix = ".jsonl.gz"
 	l.archived = true
+	if c, err := filepath.EvalSymlinks(filepath.Clean(dirs.ArchiveRoot)); err == nil {
+		l.allowed = []string{c}
+	}
 	l.listRoot(dirs.ArchiveRoot)
 	return l.result()
 }
@@ -567,6 +570,7 @@ type lister struct {
 	suffix   string
 	archived bool
 	roots    []mappedRoot
+	allowed  []string // canonical roots a listed file must lie in
 	seen     map[string]int
 	refs     []Ref
 	errs     []error
@@ -580,10 +584,11 @@ type mappedRoot struct {
 
 func newLister(dirs Dirs, opts ListOptions) *lister {
 	return &lister{
-		opts:   opts,
-		suffix: ".jsonl",
-		roots:  mapRoots(dirs),
-		seen:   map[string]int{},
+		opts:    opts,
+		suffix:  ".jsonl",
+		roots:   mapRoots(dirs),
+		allowed: dirs.AllowedRoots(),
+		seen:    map[string]int{},
 	}
 }
 
@@ -628,6 +633,11 @@ func (l *lister) fail(err error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		l.errs = append(l.errs, err)
 	}
+}
+
+// skip records a file or directory left out on purpose.
+func (l *lister) skip(reason, path string) {
+	l.errs = append(l.errs, &SkipError{Reason: reason, Path: path})
 }
 
 func (l *lister) listRoot(root string) {
@@ -707,7 +717,11 @@ func (l *lister) listFlat(dir, bucket string) {
 // does not follow symlinked directories and stops at MaxNestedDepth.
 func (l *lister) listNested(dir, top, bucket string, depth int) {
 	st, err := os.Lstat(dir)
-	if err != nil || !st.IsDir() || depth > MaxNestedDepth {
+	if err != nil || !st.IsDir() {
+		return
+	}
+	if depth > MaxNestedDepth {
+		l.skip(ReasonMaxListingDepth, dir)
 		return
 	}
 	ents, err := os.ReadDir(dir)
@@ -757,11 +771,19 @@ func (l *lister) stat(p, canon string, e fs.DirEntry) (Ref, bool) {
 	} else if !e.Type().IsRegular() {
 		return Ref{}, false
 	}
+	if !insideRoots(l.allowed, canon) {
+		l.skip(ReasonOutsideRoots, p)
+		return Ref{}, false
+	}
 	st, err := os.Stat(p)
 	if err != nil || !st.Mode().IsRegular() {
 		return Ref{}, false // vanished, dangling, or not a file
 	}
 	path, bucket, _ := display(l.roots, canon)
+	if !validName(path) {
+		l.skip(ReasonInvalidFileName, path)
+		return Ref{}, false
+	}
 	return Ref{Path: path, Size: st.Size(), ModTime: st.ModTime(), Bucket: bucket, Archived: l.archived, Info: st}, true
 }
 

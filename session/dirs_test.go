@@ -408,13 +408,12 @@ func TestListSessions(t *testing.T) {
 	a := filepath.Join(s, "-proj", "T1_aaa")
 
 	refs, err := ListSessions(lt.dirs, ListOptions{})
-	require.NoError(t, err)
+	requireSkipped(t, err, ReasonOutsideRoots)
 	assert.Equal(t, []string{
 		filepath.Join(a, "sub1.jsonl"),
 		filepath.Join(s, "-proj", "T0_tie.jsonl"), // same mtime: path order
 		filepath.Join(s, "-proj", "T2_bbb.jsonl"),
 		filepath.Join(s, "--srv-x--", "T3_ccc.jsonl"),
-		filepath.Join(lt.ext, "T5_eee.jsonl"),
 		a + ".jsonl",
 		filepath.Join(a, "sub1", "sub1.child.jsonl"),
 		filepath.Join(a, "__advisor.review.jsonl"),
@@ -433,16 +432,15 @@ func TestListSessions(t *testing.T) {
 	assert.False(t, top.Nested)
 	assert.Equal(t, "-proj", top.Bucket)
 	assert.Positive(t, top.Size)
-	assert.Equal(t, "-linked", byPath[filepath.Join(lt.ext, "T5_eee.jsonl")].Bucket)
-	assert.False(t, byPath[filepath.Join(lt.ext, "T5_eee.jsonl")].Archived)
+	// The bucket symlinked outside the sessions root is not followed.
+	assert.NotContains(t, byPath, filepath.Join(lt.ext, "T5_eee.jsonl"))
 
 	refs, err = ListSessions(lt.dirs, ListOptions{TopLevelOnly: true})
-	require.NoError(t, err)
+	requireSkipped(t, err, ReasonOutsideRoots)
 	assert.Equal(t, []string{
 		filepath.Join(s, "-proj", "T0_tie.jsonl"),
 		filepath.Join(s, "-proj", "T2_bbb.jsonl"),
 		filepath.Join(s, "--srv-x--", "T3_ccc.jsonl"),
-		filepath.Join(lt.ext, "T5_eee.jsonl"),
 		a + ".jsonl",
 	}, paths(refs))
 }
@@ -452,13 +450,13 @@ func TestListSessionsExplicitDir(t *testing.T) {
 	d := lt.dirs
 	d.SessionDir = lt.custom
 	refs, err := ListSessions(d, ListOptions{TopLevelOnly: true})
-	require.NoError(t, err)
+	requireSkipped(t, err, ReasonOutsideRoots)
 	assert.Contains(t, paths(refs), filepath.Join(lt.custom, "T6_fff.jsonl"))
 	assert.NotContains(t, paths(refs), filepath.Join(lt.custom, "deeper", "x.jsonl"))
-	assert.Len(t, refs, 6)
+	assert.Len(t, refs, 5)
 
 	refs, err = ListSessions(d, ListOptions{})
-	require.NoError(t, err)
+	requireSkipped(t, err, ReasonOutsideRoots)
 	assert.Contains(t, paths(refs), filepath.Join(lt.custom, "T6_fff", "sub.jsonl"))
 	for _, r := range refs {
 		if strings.HasPrefix(r.Path, lt.custom) {
@@ -469,8 +467,8 @@ func TestListSessionsExplicitDir(t *testing.T) {
 	// An explicit dir that is a bucket does not list its files twice.
 	d.SessionDir = filepath.Join(lt.root, "agent", "sessions", "-proj") + "/"
 	refs, err = ListSessions(d, ListOptions{})
-	require.NoError(t, err)
-	assert.Len(t, refs, 9)
+	requireSkipped(t, err, ReasonOutsideRoots)
+	assert.Len(t, refs, 8)
 }
 
 func TestListSessionsSymlinkedRoot(t *testing.T) {
@@ -478,13 +476,12 @@ func TestListSessionsSymlinkedRoot(t *testing.T) {
 	link := filepath.Join(lt.root, "agentlink")
 	require.NoError(t, os.Symlink(filepath.Join(lt.root, "agent"), link))
 	refs, err := ListSessions(Dirs{SessionsRoot: filepath.Join(link, "sessions")}, ListOptions{TopLevelOnly: true})
-	require.NoError(t, err)
+	requireSkipped(t, err, ReasonOutsideRoots)
 	// Paths keep the root's spelling; the alias symlink maps onto it too.
 	assert.Equal(t, []string{
 		filepath.Join(link, "sessions", "-proj", "T0_tie.jsonl"),
 		filepath.Join(link, "sessions", "-proj", "T2_bbb.jsonl"),
 		filepath.Join(link, "sessions", "--srv-x--", "T3_ccc.jsonl"),
-		filepath.Join(lt.ext, "T5_eee.jsonl"),
 		filepath.Join(link, "sessions", "-proj", "T1_aaa.jsonl"),
 	}, paths(refs))
 }
@@ -515,13 +512,13 @@ func TestListSessionsUnreadableBucket(t *testing.T) {
 	t.Cleanup(func() { _ = os.Chmod(locked, 0o755) })
 	refs, err := ListSessions(lt.dirs, ListOptions{TopLevelOnly: true})
 	assert.Error(t, err)
-	assert.Len(t, refs, 4)
+	assert.Len(t, refs, 3)
 
 	// The resolver keeps what it found and says the answer is partial.
 	res, err := (&Resolver{Dirs: lt.dirs, Env: Env{Cwd: "/"}, TopLevelOnly: true}).Resolve(Scope{Kind: ScopeGlobal})
 	require.NoError(t, err)
-	assert.Len(t, res.Refs, 4)
-	assert.Equal(t, []string{coverage.SourceUnavailable}, res.Reasons)
+	assert.Len(t, res.Refs, 3)
+	assert.Equal(t, []string{coverage.SourceUnavailable, ReasonOutsideRoots}, res.Reasons)
 }
 
 func TestListSessionsSkipsFIFO(t *testing.T) {
@@ -531,7 +528,7 @@ func TestListSessionsSkipsFIFO(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	refs, err := ListSessions(lt.dirs, ListOptions{TopLevelOnly: true})
-	require.NoError(t, err)
+	requireSkipped(t, err, ReasonOutsideRoots)
 	assert.NotContains(t, paths(refs), fifo)
 }
 
@@ -546,8 +543,12 @@ func TestListSessionsDepthBound(t *testing.T) {
 		writeSession(t, filepath.Join(dir, "n.jsonl"), "n", "/p", time.Unix(int64(2+i), 0))
 	}
 	refs, err := ListSessions(Dirs{SessionsRoot: s}, ListOptions{})
-	require.NoError(t, err)
+	// What lies deeper is reported, never silently left out.
+	requireSkipped(t, err, ReasonMaxListingDepth)
 	assert.Len(t, refs, 1+MaxNestedDepth)
+	res, err := (&Resolver{Dirs: Dirs{SessionsRoot: s}, Env: Env{Cwd: "/"}}).Resolve(Scope{Kind: ScopeGlobal})
+	require.NoError(t, err)
+	assert.Equal(t, []string{ReasonMaxListingDepth}, res.Reasons)
 }
 
 func TestListArchived(t *testing.T) {
@@ -563,7 +564,19 @@ func TestListArchived(t *testing.T) {
 func TestListBuckets(t *testing.T) {
 	lt := newListingTree(t)
 	refs, existing, err := ListBuckets(lt.dirs, []string{"-missing", "-linked", "", ".", "..", "-proj/T1_aaa", "-proj"}, ListOptions{TopLevelOnly: true})
-	require.NoError(t, err)
+	requireSkipped(t, err, ReasonOutsideRoots)
 	assert.Equal(t, []string{filepath.Join(lt.sessions, "-linked"), filepath.Join(lt.sessions, "-proj")}, existing)
-	assert.Len(t, refs, 4)
+	assert.Len(t, refs, 3)
+}
+
+// requireSkipped asserts that a listing's error names exactly the files it
+// left out on purpose, with these reasons, and nothing unreadable.
+func requireSkipped(t *testing.T, err error, want ...string) {
+	t.Helper()
+	reasons, unavailable := ListReasons(err)
+	require.False(t, unavailable, "%v", err)
+	require.NotEmpty(t, reasons)
+	for _, r := range reasons {
+		require.Contains(t, want, r, "%v", err)
+	}
 }

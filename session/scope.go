@@ -228,12 +228,11 @@ func (r *Resolver) opts(topLevelOnly bool) ListOptions {
 
 func (r *Resolver) resolveSession(res *Resolution, reasons *coverage.Set) {
 	if r.CurrentSessionFile != "" {
-		ref, err := r.fileRef(r.CurrentSessionFile)
-		if err != nil {
+		if ref, ok := r.currentRef(reasons); ok {
+			res.Refs = []Ref{ref}
+		} else if !reasons.Has(ReasonCurrentSessionRefused) {
 			reasons.Add(ReasonCurrentSessionMissing)
-			return
 		}
-		res.Refs = []Ref{ref}
 		return
 	}
 	refs, searched := r.projectRefs(reasons, true)
@@ -252,9 +251,7 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 	cwd := r.cwd()
 	opts := r.opts(topLevelOnly)
 	refs, searched, err := ListBuckets(r.Dirs, BucketNames(cwd, r.Env), opts)
-	if err != nil {
-		reasons.Add(coverage.SourceUnavailable)
-	}
+	addListReasons(reasons, err)
 	missing := len(searched) == 0
 	var extra []Ref
 	if d := r.Dirs.SessionDir; d != "" {
@@ -263,18 +260,14 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 			searched = append(searched, filepath.Clean(d))
 		}
 		explicit, err := listExplicit(r.Dirs, opts)
-		if err != nil {
-			reasons.Add(coverage.SourceUnavailable)
-		}
+		addListReasons(reasons, err)
 		extra = append(extra, explicit...)
 	}
 	if missing {
 		reasons.Add(coverage.ProjectSessionDirMissing)
 	}
-	if r.CurrentSessionFile != "" {
-		if ref, err := r.fileRef(r.CurrentSessionFile); err == nil {
-			extra = append(extra, ref)
-		}
+	if ref, ok := r.currentRef(reasons); ok {
+		extra = append(extra, ref)
 	}
 	if len(extra) == 0 {
 		return refs, searched
@@ -315,9 +308,7 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 
 func (r *Resolver) resolveGlobal(res *Resolution, reasons *coverage.Set) {
 	refs, err := ListSessions(r.Dirs, r.opts(r.TopLevelOnly))
-	if err != nil {
-		reasons.Add(coverage.SourceUnavailable)
-	}
+	addListReasons(reasons, err)
 	for _, d := range []string{r.Dirs.SessionsRoot, r.Dirs.SessionDir} {
 		if d == "" {
 			continue
@@ -329,10 +320,8 @@ func (r *Resolver) resolveGlobal(res *Resolution, reasons *coverage.Set) {
 	if len(res.Searched) == 0 {
 		reasons.Add(ReasonSessionsRootMissing)
 	}
-	if r.CurrentSessionFile != "" {
-		if ref, err := r.fileRef(r.CurrentSessionFile); err == nil {
-			refs = dedupe(append(refs, ref))
-		}
+	if ref, ok := r.currentRef(reasons); ok {
+		refs = dedupe(append(refs, ref))
 	}
 	res.Refs = refs
 }
@@ -359,15 +348,10 @@ func (r *Resolver) resolveTarget(res *Resolution, reasons *coverage.Set) {
 	x := res.Scope.Target
 	name := x
 	if looksLikePath(x) {
-		ref, err := r.fileRef(x)
-		if err == nil && !strings.HasSuffix(ref.Path, ".jsonl") {
-			// Any readable file is a path, but only a session file is a
-			// session: /etc/passwd (or /proc/self/environ) must not be
-			// readable through session:<path> from a JSON-RPC client.
-			if _, herr := ReadHeader(ref.Path); herr != nil {
-				err = fmt.Errorf("%w: %s is not an OMP session file", ErrNoHeader, ref.Path)
-			}
-		}
+		// Only a session file inside the session roots is a session:
+		// /etc/passwd (or /proc/self/environ) must not be readable through
+		// session:<path> from a request.
+		ref, err := r.sessionRef(x)
 		if err == nil {
 			res.Refs = []Ref{ref}
 			return
@@ -380,7 +364,11 @@ func (r *Resolver) resolveTarget(res *Resolution, reasons *coverage.Set) {
 			case errors.Is(err, ErrNotRegular):
 				msg = fmt.Sprintf("%q is not a regular file", r.abs(x))
 			case errors.Is(err, ErrNoHeader):
-				msg = fmt.Sprintf("%q is not an OMP session file (no session header, and its name does not end in .jsonl)", r.abs(x))
+				msg = fmt.Sprintf("%q is not an OMP session file (no session header)", r.abs(x))
+			case errors.Is(err, ErrOutsideRoots):
+				msg = fmt.Sprintf("%q is outside the session roots (%s); memidx reads only session files there", r.abs(x), strings.Join(r.Dirs.AllowedRoots(), ", "))
+			case errors.Is(err, ErrInvalidName):
+				msg = "the session file path is not valid UTF-8"
 			default:
 				msg = fmt.Sprintf("session file %q cannot be read: %v", r.abs(x), err)
 			}
@@ -391,13 +379,9 @@ func (r *Resolver) resolveTarget(res *Resolution, reasons *coverage.Set) {
 	}
 
 	all, err := ListSessions(r.Dirs, ListOptions{})
-	if err != nil {
-		reasons.Add(coverage.SourceUnavailable)
-	}
-	if r.CurrentSessionFile != "" {
-		if ref, err := r.fileRef(r.CurrentSessionFile); err == nil {
-			all = dedupe(append(all, ref))
-		}
+	addListReasons(reasons, err)
+	if ref, ok := r.currentRef(reasons); ok {
+		all = dedupe(append(all, ref))
 	}
 
 	var byName, rest []Ref
@@ -520,4 +504,34 @@ func dedupe(refs []Ref) []Ref {
 	}
 	sortRefs(out)
 	return out
+}
+
+// currentRef returns the host's current session file when it passes the
+// session check. One that fails the check leaves a reason; a missing one
+// (OMP writes it lazily) has nothing to search, which only the session
+// scope reports. Neither is read.
+func (r *Resolver) currentRef(reasons *coverage.Set) (Ref, bool) {
+	if r.CurrentSessionFile == "" {
+		return Ref{}, false
+	}
+	ref, err := r.sessionRef(r.CurrentSessionFile)
+	switch {
+	case err == nil:
+		return ref, true
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, ErrNotRegular):
+	default:
+		reasons.Add(ReasonCurrentSessionRefused)
+	}
+	return Ref{}, false
+}
+
+// addListReasons turns a listing's error into coverage reasons.
+func addListReasons(reasons *coverage.Set, err error) {
+	skipped, unavailable := ListReasons(err)
+	for _, r := range skipped {
+		reasons.Add(r)
+	}
+	if unavailable {
+		reasons.Add(coverage.SourceUnavailable)
+	}
 }

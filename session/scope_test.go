@@ -226,6 +226,16 @@ func TestResolveProjectCurrentSessionElsewhere(t *testing.T) {
 	f.write(t, cur, "mine", f.app, 2000)
 	r := f.resolver()
 	r.CurrentSessionFile = cur
+	// Outside the session roots: refused, and said so, in every scope.
+	for _, scope := range []string{"session", "project", "global", "session:id1"} {
+		res := resolve(t, r, scope)
+		assert.NotContains(t, paths(res.Refs), cur, scope)
+		assert.Contains(t, res.Reasons, ReasonCurrentSessionRefused, scope)
+	}
+
+	// Inside the explicit session dir it belongs to the project of its
+	// header's cwd.
+	r.Dirs.SessionDir = filepath.Dir(cur)
 	assert.Contains(t, paths(resolve(t, r, "project").Refs), cur)
 	assert.Contains(t, paths(resolve(t, r, "global").Refs), cur)
 
@@ -363,7 +373,7 @@ func TestResolveTargetPath(t *testing.T) {
 	}
 
 	// A symlink resolves to its target.
-	link := filepath.Join(f.root, "link.jsonl")
+	link := filepath.Join(f.canon, "link.jsonl")
 	require.NoError(t, os.Symlink(id1, link))
 	res := resolve(t, r, "session:"+link)
 	assert.Equal(t, []string{id1}, paths(res.Refs))
@@ -373,24 +383,38 @@ func TestResolveTargetPath(t *testing.T) {
 	require.Len(t, res.Refs, 1)
 	assert.True(t, res.Refs[0].Nested)
 
-	// A session file is accepted by path whatever its name; a file that is
-	// neither named .jsonl nor holds a session header is not a session.
-	odd := filepath.Join(f.root, "notes.txt")
+	// A session file inside the roots is accepted by path whatever its
+	// name; a file without a session header is not a session, whatever
+	// its name.
+	odd := filepath.Join(f.canon, "notes.txt")
 	writeFile(t, odd, `{"type":"session","version":3,"id":"odd","cwd":"/x"}`+"\n")
 	res = resolve(t, r, "session:"+odd)
 	assert.Equal(t, []string{odd}, paths(res.Refs))
-	assert.Empty(t, res.Refs[0].Bucket)
-	plain := filepath.Join(f.root, "passwd")
-	writeFile(t, plain, "root:x:0:0:root:/root:/bin/bash\n")
-	res = resolve(t, r, "session:"+plain)
-	require.NotNil(t, res.Error)
-	assert.Equal(t, coverage.SessionNotFound, res.Error.Code)
+	for _, name := range []string{"passwd", "passwd.jsonl"} {
+		plain := filepath.Join(f.canon, name)
+		writeFile(t, plain, "root:x:0:0:root:/root:/bin/bash\n"+`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}`+"\n")
+		res = resolve(t, r, "session:"+plain)
+		require.NotNil(t, res.Error, name)
+		assert.Equal(t, coverage.SessionNotFound, res.Error.Code)
+		assert.Contains(t, res.Error.Message, "not an OMP session file")
+	}
 
-	// A bare file name in the cwd.
+	// A session file outside the session roots is refused: by path, by a
+	// bare name in the cwd, and through a symlink inside the roots.
+	outside := filepath.Join(f.root, "elsewhere", "T9_out.jsonl")
+	f.write(t, outside, "out", f.app, 1)
 	local := filepath.Join(f.app, "local.jsonl")
 	f.write(t, local, "local", f.app, 1)
-	res = resolve(t, r, "session:local.jsonl")
-	assert.Equal(t, []string{local}, paths(res.Refs))
+	inLink := filepath.Join(f.canon, "T9_in.jsonl")
+	require.NoError(t, os.Symlink(outside, inLink))
+	for _, target := range []string{outside, "local.jsonl", inLink} {
+		res = resolve(t, r, "session:"+target)
+		require.NotNil(t, res.Error, target)
+		assert.Equal(t, coverage.SessionNotFound, res.Error.Code, target)
+		assert.Empty(t, res.Refs, target)
+	}
+	res = resolve(t, r, "session:"+outside)
+	assert.Contains(t, res.Error.Message, "outside the session roots")
 
 	// Reached through a symlinked agent dir, paths keep the root's spelling.
 	agentLink := filepath.Join(f.root, "agentlink")
@@ -438,7 +462,13 @@ func TestResolveTargetCurrentSessionFile(t *testing.T) {
 	f.write(t, cur, "mine", f.app, 1)
 	r := f.resolver()
 	r.CurrentSessionFile = cur
+	// Outside the roots the host's file is refused like any other.
 	res := resolve(t, r, "session:mine")
+	assert.Equal(t, coverage.SessionNotFound, res.Error.Code)
+	assert.Contains(t, res.Reasons, ReasonCurrentSessionRefused)
+
+	r.Dirs.SessionDir = filepath.Dir(cur)
+	res = resolve(t, r, "session:mine")
 	assert.Equal(t, []string{cur}, paths(res.Refs))
 }
 
