@@ -28,10 +28,12 @@ package normalize
 //     tool, outcome and addresses in structured fields and indexes
 //     "Fabric operation <ref>" (or "Fabric branch operation <ref>") followed
 //     by one line each of: the string and number leaves of the arguments in
-//     document order, separated by spaces and cut after MaxArgsChars
-//     scalars plus "…"; the error text; and, only with IndexToolOutput and
-//     when the result was kept in the operation object, the string and
-//     number leaves of the result. Keys, booleans and nulls are not indexed.
+//     document order, separated by spaces and, unless FullToolArgs, cut
+//     after MaxArgsChars scalars plus "…" (the rest indexed through
+//     Entry.ArgsCuts, as for ordinary tool calls); the error text; and,
+//     only with IndexToolOutput and when the result was kept in the
+//     operation object, the string and number leaves of the result. Keys,
+//     booleans and nulls are not indexed.
 //   - filesTouched has one rule for every source: the argument-path walk of
 //     ordinary tool calls (filesFromArgs). The reference collects only
 //     path ?? file ?? dir of six omp refs for trace children and uses the
@@ -370,65 +372,52 @@ func (n *normalizer) operation(e *Entry, head []jsjson.Member, op opView, textPr
 			b.WriteString(s)
 		}
 	}
-	line(leafText(op.args, MaxArgsChars))
+	if args := leafText(op.args); strings.TrimSpace(args) != "" {
+		b.WriteByte('\n')
+		n.writeArgs(&b, e, args)
+	}
 	line(op.err.StrOr(""))
 	if kept {
-		line(leafText(op.result, 0))
+		line(leafText(op.result))
 	}
 	e.Text = b.String()
 	return kept
 }
 
 // leafText joins the string and number leaves of v in document order with
-// single spaces, skipping blank strings. With limit > 0 the text is cut
-// after limit Unicode scalars and "…" is appended.
-func leafText(v jsjson.Value, limit int) string {
+// single spaces, skipping blank strings.
+func leafText(v jsjson.Value) string {
 	var b strings.Builder
-	n := 0
-	var walk func(v jsjson.Value, depth int) bool
-	walk = func(v jsjson.Value, depth int) bool {
+	var walk func(v jsjson.Value, depth int)
+	walk = func(v jsjson.Value, depth int) {
 		var s string
 		switch v.Kind() {
 		case jsjson.String:
 			s = v.StrOr("")
 			if strings.TrimSpace(s) == "" {
-				return true
+				return
 			}
 		case jsjson.Number:
 			f, _ := v.Float()
 			s = jsjson.FormatNumber(f)
 		case jsjson.Array, jsjson.Object:
 			if depth >= maxLeafDepth {
-				return true
+				return
 			}
 			for _, m := range v.Members() {
-				if !walk(m.Value, depth+1) {
-					return false
-				}
+				walk(m.Value, depth+1)
 			}
 			for _, m := range v.Items() {
-				if !walk(m.Value, depth+1) {
-					return false
-				}
+				walk(m.Value, depth+1)
 			}
-			return true
+			return
 		default:
-			return true
+			return
 		}
 		if b.Len() > 0 {
-			s = " " + s
-		}
-		if limit > 0 {
-			// n never passes limit, so a cut at limit-n ≥ 0 scalars is exact.
-			if cut, ok := TruncateScalars(s, limit-n); ok {
-				b.WriteString(cut)
-				b.WriteString("…")
-				return false
-			}
-			n += CountScalars(s)
+			b.WriteByte(' ')
 		}
 		b.WriteString(s)
-		return true
 	}
 	walk(v, 0)
 	return b.String()

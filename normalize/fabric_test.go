@@ -343,14 +343,28 @@ func TestOperationTextIndexesValuesNotKeys(t *testing.T) {
 	assert.Equal(t, "Fabric operation mesh.put\noutcome sequence\nquota", got[1].Text, "words that are values are indexed")
 }
 
-func TestOperationArgsTextIsBounded(t *testing.T) {
+// An operation's argument line shows the reference's 400-scalar display;
+// the rest stays searchable through ArgsCuts, and expansion (Lossless)
+// shows the whole line.
+func TestOperationArgsDisplayIsCutAndTheRestIndexed(t *testing.T) {
 	tr := baseTrace()
 	op(tr, 0)["args"] = map[string]any{"a": strings.Repeat("é", 300), "b": strings.Repeat("z", 300), "c": "never"}
-	got := children(entries(t, normalize.Lossless(), fabricSession(traceDetails(t, tr))...), "fabric_operation")
+	whole := strings.Repeat("é", 300) + " " + strings.Repeat("z", 300) + " never"
+
+	got := children(entries(t, normalize.DefaultOptions(), fabricSession(traceDetails(t, tr))...), "fabric_operation")
 	require.Len(t, got, 3)
 	line := strings.Split(got[0].Text, "\n")[1]
 	assert.Equal(t, strings.Repeat("é", 300)+" "+strings.Repeat("z", 99)+"…", line)
 	assert.Equal(t, normalize.MaxArgsChars+1, normalize.CountScalars(line))
+	require.Len(t, got[0].ArgsCuts, 1)
+	assert.Equal(t, strings.Repeat("z", 201)+" never", got[0].ArgsCuts[0].Rest)
+	assert.Equal(t, whole+"…", strings.Split(got[0].IndexText(), "\n")[1])
+	assert.False(t, got[0].Truncated)
+
+	got = children(entries(t, normalize.Lossless(), fabricSession(traceDetails(t, tr))...), "fabric_operation")
+	require.Len(t, got, 3)
+	assert.Equal(t, whole, strings.Split(got[0].Text, "\n")[1])
+	assert.Empty(t, got[0].ArgsCuts)
 }
 
 func TestOperationChildrenAreTruncatedLikeEntries(t *testing.T) {

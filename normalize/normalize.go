@@ -24,6 +24,11 @@ type Options struct {
 	// IndexToolOutput includes tool-result bodies, bash output and Fabric
 	// operation results in the text.
 	IndexToolOutput bool
+	// FullToolArgs writes tool-call arguments whole in the text. Without
+	// it the text shows the reference's display, cut after MaxArgsChars
+	// scalars and marked "…", and the rest goes to Entry.ArgsCuts (indexed,
+	// not shown).
+	FullToolArgs bool
 }
 
 // DefaultOptions are the spec's defaults: maxEntryChars 2000, no thinking,
@@ -32,10 +37,11 @@ func DefaultOptions() Options {
 	return Options{MaxEntryChars: 2000, IndexToolOutput: true}
 }
 
-// Lossless is the policy of expansion: every byte of text, thinking and
-// tool output included, nothing cut.
+// Lossless is the policy of expansion: every byte of text, thinking, tool
+// output and tool-call arguments included, nothing cut, so that expansion's
+// textRange is truthful.
 func Lossless() Options {
-	return Options{IndexThinking: true, IndexToolOutput: true}
+	return Options{IndexThinking: true, IndexToolOutput: true, FullToolArgs: true}
 }
 
 // Result is the normalized form of one selection of a session file.
@@ -48,7 +54,7 @@ type Result struct {
 }
 
 // MaxArgsChars bounds the serialized arguments of a tool call in the text,
-// in Unicode scalars, as the reference does.
+// in Unicode scalars, as the reference does (unless FullToolArgs).
 const MaxArgsChars = 400
 
 // Session normalizes the records of f that sel selects.
@@ -67,10 +73,7 @@ func Session(f *session.File, sel *lineage.Selection, opt Options) *Result {
 	n.checkDuplicates()
 	if opt.MaxEntryChars > 0 {
 		for i := range res.Entries {
-			e := &res.Entries[i]
-			if cut, ok := TruncateScalars(e.Text, opt.MaxEntryChars); ok {
-				e.Text = cut
-				e.Truncated = true
+			if res.Entries[i].Bound(opt.MaxEntryChars) {
 				res.Problems.Add(coverage.MaxEntryChars)
 			}
 		}
@@ -247,7 +250,7 @@ func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
 			b.WriteString("Tool: ")
 			b.WriteString(name)
 			b.WriteByte('(')
-			b.WriteString(summarizeArgs(bv.Get("arguments")))
+			n.writeArgs(&b, e, stringifyArgs(bv.Get("arguments")))
 			b.WriteByte(')')
 			if e.Tool == nil {
 				nativeTool(e, name)
@@ -406,19 +409,29 @@ func customText(customType, body string) string {
 	return "[" + customType + "] " + body
 }
 
-// summarizeArgs is JSON.stringify(arguments) cut to MaxArgsChars scalars.
-func summarizeArgs(args jsjson.Value) string {
+// stringifyArgs is JSON.stringify(arguments), whole: the display cut is
+// writeArgs's.
+func stringifyArgs(args jsjson.Value) string {
 	if !args.Exists() {
 		return "undefined"
 	}
-	// A scalar of JSON text takes at most 6 bytes (\uXXXX), so this prefix
-	// is all the cut needs, however large the arguments (a write of a
-	// whole file, say).
-	s, more := jsjson.StringifyPrefix(args, 6*MaxArgsChars+6)
-	if cut, ok := TruncateScalars(s, MaxArgsChars); ok || more {
-		return cut + "…"
+	return jsjson.Stringify(args)
+}
+
+// writeArgs writes the text form of a tool call's arguments to b, the
+// builder of e's text: whole under FullToolArgs; otherwise the reference's
+// display, cut after MaxArgsChars scalars and marked "…", with the rest
+// kept in e.ArgsCuts at the cut so that search still sees it.
+func (n *normalizer) writeArgs(b *strings.Builder, e *Entry, args string) {
+	if !n.opt.FullToolArgs {
+		if shown, ok := TruncateScalars(args, MaxArgsChars); ok {
+			b.WriteString(shown)
+			e.ArgsCuts = append(e.ArgsCuts, ArgsCut{At: b.Len(), Rest: args[len(shown):]})
+			b.WriteString("…")
+			return
+		}
 	}
-	return s
+	b.WriteString(args)
 }
 
 // TruncateScalars cuts s after max Unicode scalars. ok is false when s is
