@@ -15,21 +15,22 @@ import (
 
 // ExpandRequest is memory.expand's argument object.
 type ExpandRequest struct {
-	Session                    string      `json:"session"`
-	ExpectedSourceHash         string      `json:"expectedSourceHash,omitempty"`
-	ExpectedLineageFingerprint string      `json:"expectedLineageFingerprint,omitempty"`
-	Branches                   string      `json:"branches,omitempty"`
-	Indices                    []int64     `json:"indices,omitempty"`
-	EntryIDs                   []string    `json:"entryIds,omitempty"`
-	OperationAddresses         []string    `json:"operationAddresses,omitempty"`
-	EntryRange                 *Range      `json:"entryRange,omitempty"`
-	Before                     *int64      `json:"before,omitempty"`
-	After                      *int64      `json:"after,omitempty"`
-	EntryOffset                *int64      `json:"entryOffset,omitempty"`
-	TextOffset                 *int64      `json:"textOffset,omitempty"`
-	MaxChars                   *int64      `json:"maxChars,omitempty"`
-	MaxEntries                 *int64      `json:"maxEntries,omitempty"`
-	Live                       *StaticLive `json:"live,omitempty"`
+	Session                    string   `json:"session"`
+	ExpectedSourceHash         string   `json:"expectedSourceHash,omitempty"`
+	ExpectedLineageFingerprint string   `json:"expectedLineageFingerprint,omitempty"`
+	Branches                   string   `json:"branches,omitempty"`
+	Indices                    []int64  `json:"indices,omitempty"`
+	EntryIDs                   []string `json:"entryIds,omitempty"`
+	OperationAddresses         []string `json:"operationAddresses,omitempty"`
+	EntryRange                 *Range   `json:"entryRange,omitempty"`
+	Before                     *int64   `json:"before,omitempty"`
+	After                      *int64   `json:"after,omitempty"`
+	EntryOffset                *int64   `json:"entryOffset,omitempty"`
+	TextOffset                 *int64   `json:"textOffset,omitempty"`
+	MaxChars                   *int64   `json:"maxChars,omitempty"`
+	MaxEntries                 *int64   `json:"maxEntries,omitempty"`
+	// Live may only repeat the host's live session (see RecallRequest).
+	Live *StaticLive `json:"live,omitempty"`
 }
 
 // Expansion bounds.
@@ -166,8 +167,10 @@ func (e *Engine) Expand(ctx context.Context, req ExpandRequest) (*ExpandResult, 
 	if eo != nil {
 		return expandFailure(req.Session, eo), nil
 	}
-	eng := e.withLive(req.Live)
-	snap, eo, err := eng.readSnapshot(req.Session, mode)
+	if eo := e.checkLive(req.Live); eo != nil {
+		return expandFailure(req.Session, eo), nil
+	}
+	snap, eo, err := e.readSnapshot(req.Session, mode)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -227,8 +228,10 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 	if eo != nil && eo.Code != coverage.InvalidRegex && eo.Code != coverage.RegexPatternTooLarge {
 		return failurePage(eo), nil
 	}
-	eng := e.withLive(req.Live)
-	r, err := eng.resolve(q.scope, q.mode)
+	if eo := e.checkLive(req.Live); eo != nil {
+		return failurePage(eo), nil
+	}
+	r, err := e.resolve(q.scope, q.mode)
 	if err != nil {
 		if eo := errorObject(err); eo != nil {
 			return failurePage(eo), nil
@@ -238,7 +241,7 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 	var rep *index.Report
 	if memoryOnly {
 		rep = index.EmptyReport(r.targets, index.IndexUnwritable)
-	} else if rep, err = eng.refresh(ctx, r, false, nil); err != nil {
+	} else if rep, err = e.refresh(ctx, r, false, nil); err != nil {
 		return nil, err
 	}
 	var scopeReasons []string
@@ -258,7 +261,7 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 	if single {
 		st := rep.States[0]
 		if st.Record == nil || st.Record.Tier == index.Cold {
-			h, eo, err := eng.hydrate(r.targets[0], q.mode)
+			h, eo, err := e.hydrate(r.targets[0], q.mode)
 			if err != nil {
 				return nil, err
 			}
@@ -348,11 +351,11 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		var spent int64
 		for _, i := range raced {
 			st := &rep.States[i]
-			if spent >= int64(eng.cfg.MaxSyncSourceBytes) {
+			if spent >= int64(e.cfg.MaxSyncSourceBytes) {
 				st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
 				continue
 			}
-			if s.add(eng.readState(st, r.targets[i], q.mode, st.Record.Tier)) {
+			if s.add(e.readState(st, r.targets[i], q.mode, st.Record.Tier)) {
 				spent += st.Record.Identity.Size
 			}
 		}
@@ -371,7 +374,7 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		}
 		items, total := s.run(q.offset + q.pageSize)
 		var perr error
-		page, perr = eng.buildPage(q, r, rep, s, items, total, single)
+		page, perr = e.buildPage(q, r, rep, s, items, total, single)
 		if s.anchorCancel != nil {
 			s.anchorCancel()
 		}
@@ -382,7 +385,7 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 	case memoryOnly:
 		// The index cannot be used: answer from the sources, read into
 		// memory within the sync budget (nothing is persisted).
-		mem, memCold = eng.hydrateAll(r, rep, q.mode, hydrated)
+		mem, memCold = e.hydrateAll(r, rep, q.mode, hydrated)
 		err = search(&index.Reader{})
 	case !needsIndex(rep, mem):
 		// Everything this answer needs is in memory: built by this call's
@@ -393,9 +396,9 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		if beforeSearch != nil {
 			beforeSearch()
 		}
-		err = eng.ix.View(ctx, q.mode, search)
+		err = e.ix.View(ctx, q.mode, search)
 		// Whatever turned out broken is rebuilt by the next refresh.
-		dropped := eng.ix.Forget(ctx, q.mode, s.broken)
+		dropped := e.ix.Forget(ctx, q.mode, s.broken)
 		if page != nil {
 			page.dropped = dropped
 		}
@@ -564,14 +567,26 @@ func (e *Engine) hydrate(t index.Target, mode lineage.Mode) (*hotSource, *ErrorO
 	return &hotSource{rec: b.Record, shard: sh, tier: index.Cold, first: -1, last: -1}, nil, nil
 }
 
-// withLive returns an engine that sees the request's live session.
-func (e *Engine) withLive(l *StaticLive) *Engine {
-	if l == nil || l.File == "" {
-		return e
+// checkLive refuses a request that carries a live session other than the
+// host's. The live session names a file to read and a branch to trust, so
+// it comes from the host (Options.Live: the Go API, the CLI's --live-*
+// flags, serve's host.setLive), never from request arguments a model may
+// have written; a request may only repeat what the host set.
+func (e *Engine) checkLive(l *StaticLive) *ErrorObject {
+	if l == nil {
+		return nil
 	}
-	c := *e
-	c.opt.Live = *l
-	return &c
+	if e.opt.Live != nil && e.sameLive(*l) {
+		return nil
+	}
+	return badRequest("live is set by the host (engine.Options.Live, the CLI's --live-session flags, serve's host.setLive), never by a request; drop the live argument")
+}
+
+// sameLive reports whether l names the host's live session exactly.
+func (e *Engine) sameLive(l StaticLive) bool {
+	h := e.opt.Live
+	return l.File != "" && absFrom(e.env.Cwd, l.File) == absFrom(e.env.Cwd, h.SessionFile()) &&
+		l.Leaf == h.LeafID() && slices.Equal(l.Branch, h.BranchIDs())
 }
 
 // canonicalArgs is the request as next and cold follow calls repeat it.

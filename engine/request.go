@@ -60,7 +60,8 @@ type RecallRequest struct {
 	Since                      *float64 `json:"since,omitempty"`
 	Until                      *float64 `json:"until,omitempty"`
 	EntryRange                 *Range   `json:"entryRange,omitempty"`
-	// Live is the host's live session for this call (serve's live object).
+	// Live may only repeat the host's live session (Options.Live); any
+	// other value is refused with invalid_request. A request never sets it.
 	Live *StaticLive `json:"live,omitempty"`
 }
 

@@ -11,11 +11,12 @@ import (
 
 // SessionsRequest is memory.sessions' argument object.
 type SessionsRequest struct {
-	Scope    string      `json:"scope,omitempty"`
-	Branches string      `json:"branches,omitempty"`
-	Limit    *int64      `json:"limit,omitempty"`
-	Offset   *int64      `json:"offset,omitempty"`
-	Live     *StaticLive `json:"live,omitempty"`
+	Scope    string `json:"scope,omitempty"`
+	Branches string `json:"branches,omitempty"`
+	Limit    *int64 `json:"limit,omitempty"`
+	Offset   *int64 `json:"offset,omitempty"`
+	// Live may only repeat the host's live session (see RecallRequest).
+	Live *StaticLive `json:"live,omitempty"`
 }
 
 // SessionRow describes one session.
@@ -79,8 +80,10 @@ func (e *Engine) Sessions(ctx context.Context, req SessionsRequest) (*SessionsRe
 	if scope == "" {
 		scope = "session"
 	}
-	eng := e.withLive(req.Live)
-	r, err := eng.resolve(scope, mode)
+	if eo := e.checkLive(req.Live); eo != nil {
+		return fail(eo), nil
+	}
+	r, err := e.resolve(scope, mode)
 	if err != nil {
 		if eo := errorObject(err); eo != nil {
 			return fail(eo), nil
@@ -98,7 +101,7 @@ func (e *Engine) Sessions(ctx context.Context, req SessionsRequest) (*SessionsRe
 	}
 	// Refresh only the page: listing must not index a whole archive.
 	page := &resolved{scope: r.scope, res: r.res, mode: mode, targets: r.targets[offset:end]}
-	rep, err := eng.refresh(ctx, page, false, nil)
+	rep, err := e.refresh(ctx, page, false, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ func cmdCatalog(ctx context.Context, g globals, args []string, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	e, err := openEngineWith(g, *file)
+	e, err := openEngineWith(g, *file, nil)
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,9 @@ type globals struct {
 	sessionDir   string
 	trustProject bool
 	pretty       bool
+	// live is the host's live session from a command's --live-* flags:
+	// the engine's, never a request argument.
+	live *engine.StaticLive
 }
 
 // cliError is a failure reported to the user as JSON with a stable code.
@@ -224,7 +227,7 @@ func writeJSON(w io.Writer, pretty bool, v any) error {
 }
 
 // openEngine builds the engine the global flags describe.
-func openEngine(g globals) (*engine.Engine, error) { return openEngineWith(g, "") }
+func openEngine(g globals) (*engine.Engine, error) { return openEngineWith(g, "", nil) }
 
 // answer opens the engine the global flags describe, asks it one question
 // and writes the answer as JSON.
@@ -241,7 +244,7 @@ func answer[R any](g globals, stdout io.Writer, ask func(*engine.Engine) (R, err
 }
 
 // openEngineWith also loads a capability catalog file.
-func openEngineWith(g globals, catalogFile string) (*engine.Engine, error) {
+func openEngineWith(g globals, catalogFile string, live engine.LiveSession) (*engine.Engine, error) {
 	opt := engine.Options{
 		AgentDir:     g.agentDir,
 		IndexDir:     g.indexDir,
@@ -249,6 +252,12 @@ func openEngineWith(g globals, catalogFile string) (*engine.Engine, error) {
 		ConfigFile:   g.config,
 		SessionDir:   g.sessionDir,
 		TrustProject: g.trustProject,
+	}
+	switch {
+	case live != nil:
+		opt.Live = live
+	case g.live != nil:
+		opt.Live = *g.live
 	}
 	if catalogFile != "" {
 		c, err := catalog.Load(catalogFile)

@@ -28,6 +28,14 @@ func addLiveFlags(fl *flag.FlagSet) liveFlags {
 	}
 }
 
+// apply makes the flags the engine's live session: the host's, which a
+// request may only repeat.
+func (l liveFlags) apply(g *globals) {
+	if s := l.live(); s != nil {
+		g.live = s
+	}
+}
+
 func (l liveFlags) live() *engine.StaticLive {
 	if *l.file == "" {
 		return nil
@@ -77,6 +85,7 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	if err != nil {
 		return err
 	}
+	lf.apply(&g)
 	e, err := openEngine(g)
 	if err != nil {
 		return err
@@ -141,9 +150,6 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	if *snippet != 0 {
 		f := float64(*snippet)
 		req.SnippetChars = &f
-	}
-	if l := lf.live(); l != nil {
-		req.Live = l
 	}
 	page, err := e.Recall(ctx, req)
 	if err != nil {
@@ -218,7 +224,7 @@ func oneLine(s string, max int) string {
 
 // expandRequest parses what expand and walk share: live flags and one
 // JSON selector.
-func expandRequest(name, example string, args []string, stdin io.Reader) (engine.ExpandRequest, error) {
+func expandRequest(name, example string, args []string, stdin io.Reader, g *globals) (engine.ExpandRequest, error) {
 	fl := newFlags(name)
 	lf := addLiveFlags(fl)
 	var req engine.ExpandRequest
@@ -237,14 +243,12 @@ func expandRequest(name, example string, args []string, stdin io.Reader) (engine
 	if eo != nil {
 		return req, eo
 	}
-	if l := lf.live(); l != nil {
-		req.Live = l
-	}
+	lf.apply(g)
 	return req, nil
 }
 
 func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
-	req, err := expandRequest("expand", `{"session":"<id-or-path>","indices":[0]}`, args, stdin)
+	req, err := expandRequest("expand", `{"session":"<id-or-path>","indices":[0]}`, args, stdin, &g)
 	if err != nil {
 		return err
 	}
@@ -278,18 +282,18 @@ func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader,
 		l := int64(*limit)
 		req.Limit = &l
 	}
-	if l := lf.live(); l != nil {
-		req.Live = l
-	}
+	lf.apply(&g)
 	return answer(g, stdout, func(e *engine.Engine) (*engine.SessionsResult, error) { return e.Sessions(ctx, req) })
 }
 
 func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
 	fl := newFlags("call")
+	lf := addLiveFlags(fl)
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
 	}
+	lf.apply(&g)
 	raw, ok, err := requestJSON(pos, stdin)
 	if err != nil {
 		return err
@@ -306,7 +310,7 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 
 // cmdWalk writes one complete entry per line.
 func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
-	req, err := expandRequest("walk", `{"session":"<id-or-path>"}`, args, stdin)
+	req, err := expandRequest("walk", `{"session":"<id-or-path>"}`, args, stdin, &g)
 	if err != nil {
 		return err
 	}

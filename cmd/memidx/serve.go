@@ -49,6 +49,7 @@ func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, st
 	fl := newFlags("serve")
 	stdio := fl.Bool("stdio", false, "serve JSON-RPC 2.0 on stdin/stdout, one message per line")
 	catalogFile := fl.String("catalog", "", "capability catalog JSON file")
+	lf := addLiveFlags(fl)
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
@@ -56,18 +57,62 @@ func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, st
 	if !*stdio || len(pos) != 0 {
 		return usageError("serve only speaks over stdio: memidx serve --stdio")
 	}
-	e, err := openEngineWith(g, *catalogFile)
+	conn := &connLive{}
+	if l := lf.live(); l != nil {
+		conn.set(*l)
+	}
+	e, err := openEngineWith(g, *catalogFile, conn)
 	if err != nil {
 		return err
 	}
-	return serve(ctx, e, stdin, stdout)
+	return serve(ctx, e, conn, stdin, stdout)
+}
+
+// connLive is the connection's live session: the host sets it with
+// --live-* flags or the host.setLive method, never through the arguments
+// of a memory call (a model may have written those). It is read afresh by
+// every call, so the host's /tree navigation is seen.
+type connLive struct {
+	mu sync.Mutex
+	l  engine.StaticLive
+}
+
+func (c *connLive) set(l engine.StaticLive) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.l = l
+}
+
+func (c *connLive) get() engine.StaticLive {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.l
+}
+
+func (c *connLive) SessionFile() string { return c.get().File }
+func (c *connLive) LeafID() string      { return c.get().Leaf }
+func (c *connLive) BranchIDs() []string { return c.get().Branch }
+
+// setLive is host.setLive: {"sessionFile":…,"leafId":…,"branchIds":[…]}
+// sets the connection's live session; {} or null clears it.
+func setLive(conn *connLive, params json.RawMessage) rpcResponse {
+	var l engine.StaticLive
+	if len(bytes.TrimSpace(params)) > 0 && string(bytes.TrimSpace(params)) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(params))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return rpcResponse{Error: &rpcError{Code: rpcInvalidParams, Message: `host.setLive takes {"sessionFile":…,"leafId":…,"branchIds":[…]}: ` + err.Error()}}
+		}
+	}
+	conn.set(l)
+	return rpcResponse{Result: map[string]bool{"ok": true}}
 }
 
 // serve answers requests concurrently; responses are written whole, one per
 // line, in completion order. A malformed message gets an error and the
 // server keeps serving. It returns when stdin ends and every request has
 // been answered.
-func serve(ctx context.Context, e *engine.Engine, in io.Reader, out io.Writer) error {
+func serve(ctx context.Context, e *engine.Engine, conn *connLive, in io.Reader, out io.Writer) error {
 	var mu sync.Mutex
 	w := bufio.NewWriter(out)
 	write := func(r rpcResponse) {
@@ -102,6 +147,13 @@ func serve(ctx context.Context, e *engine.Engine, in io.Reader, out io.Writer) e
 				write(rpcResponse{Error: &rpcError{Code: rpcParseError, Message: "parse error: " + jerr.Error()}})
 			} else if req.JSONRPC != "2.0" || req.Method == "" {
 				write(rpcResponse{ID: req.ID, Error: &rpcError{Code: rpcInvalidRequest, Message: `a request needs "jsonrpc":"2.0" and a method`}})
+			} else if req.Method == "host.setLive" {
+				// In line order: every request read after it sees it.
+				resp := setLive(conn, req.Params)
+				if req.ID != nil {
+					resp.ID = req.ID
+					write(resp)
+				}
 			} else {
 				wg.Add(1)
 				sem <- struct{}{}
