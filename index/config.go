@@ -191,7 +191,7 @@ func applyConfig(cfg *Config, path string, b []byte) ([]Notice, error) {
 				note(k, "not a non-empty string; default kept")
 				continue
 			}
-			cfg.IndexDir = s
+			cfg.IndexDir = resolveFrom(path, s)
 		case "digestTerms":
 			note(k, "accepted by the reference but never used; ignored")
 		default:
@@ -236,4 +236,19 @@ func (c *Config) intFields() map[string]*int {
 		"regexMaxHaystackBytes":  &c.RegexMaxHaystackBytes,
 		"regexTimeoutMs":         &c.RegexTimeoutMs,
 	}
+}
+
+// resolveFrom makes a path named in the configuration file at file
+// absolute against that file's directory: never against the process's
+// working directory, which would put a plaintext index wherever memidx
+// happens to run.
+func resolveFrom(file, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	dir := filepath.Dir(file)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return filepath.Join(dir, p)
 }

@@ -52,3 +52,36 @@ func TestLoadConfigMissingAndBroken(t *testing.T) {
 	_, _, err = LoadConfig(ConfigFiles{Global: bad})
 	assert.Error(t, err)
 }
+
+// A relative indexDir is resolved against the directory of the file that
+// names it, never against the process's working directory.
+func TestLoadConfigRelativeIndexDir(t *testing.T) {
+	agent := t.TempDir()
+	project := t.TempDir()
+	global := filepath.Join(agent, "fabric.json")
+	local := filepath.Join(project, ".omp", "fabric.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(local), 0o700))
+	require.NoError(t, os.WriteFile(global, []byte(`{"memory":{"indexDir":"idx/../memory"}}`), 0o600))
+	require.NoError(t, os.WriteFile(local, []byte(`{"memory":{"indexDir":"cache"}}`), 0o600))
+
+	t.Chdir(t.TempDir()) // wherever memidx runs from does not matter
+	cfg, _, err := LoadConfig(ConfigFiles{Global: global})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(agent, "memory"), cfg.IndexDir)
+
+	cfg, _, err = LoadConfig(ConfigFiles{Global: global, Project: local, Trusted: true})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(project, ".omp", "cache"), cfg.IndexDir)
+
+	// A relative config path is the caller's (the shell's) relative path.
+	t.Chdir(agent)
+	cfg, _, err = LoadConfig(ConfigFiles{Global: "fabric.json"})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(agent, "memory"), cfg.IndexDir)
+
+	// An absolute one stays as written.
+	require.NoError(t, os.WriteFile(global, []byte(`{"memory":{"indexDir":"/abs/idx/"}}`), 0o600))
+	cfg, _, err = LoadConfig(ConfigFiles{Global: global})
+	require.NoError(t, err)
+	assert.Equal(t, "/abs/idx", cfg.IndexDir)
+}
