@@ -161,3 +161,30 @@ func TestHostileLiveFromHost(t *testing.T) {
 	})
 	assert.Equal(t, []string{"", "", "", "invalid_request", "invalid_params"}, codes)
 }
+
+// TestHostileSymlinkOutsideRoots: a *.jsonl symlink in a bucket that
+// resolves outside the session roots is not followed: not listed, not
+// hashed, not indexed, and the answer says so; a symlink that stays inside
+// keeps working.
+func TestHostileSymlinkOutsideRoots(t *testing.T) {
+	t.Parallel()
+	lw := newLiveWorld(t)
+	w := lw.world
+	for i, f := range lw.outside {
+		require.NoError(t, os.Symlink(f, filepath.Join(w.bucket, fmt.Sprintf("x%d.jsonl", i))))
+	}
+	require.NoError(t, os.Symlink(lw.session, filepath.Join(w.bucket, "alias.jsonl")))
+	for _, args := range [][]string{
+		{"sessions", "--scope", "global"},
+		{"recall", "-q", lw.word, "--scope", "global"},
+		{"recall", "-q", "harmless", "--scope", "project"},
+		{"rebuild", "--scope", "global", "--json"},
+	} {
+		r := w.mustRun(t, runOpts{}, args...)
+		assert.Zero(t, r.code, "%s", r)
+		assert.Contains(t, string(r.stdout), "symlink_outside_session_roots", "%s", r)
+		lw.assertNothingLeaked(t, strings.Join(args, " "), r.stdout)
+	}
+	page := decodeRecall(t, w.mustRun(t, runOpts{}, "recall", "-q", "harmless", "--scope", "global"))
+	assert.Len(t, page.Hits, 1, "the session is found once, through its real path")
+}
