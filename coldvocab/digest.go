@@ -81,7 +81,9 @@ type Limits struct {
 	MaxCacheBytes      int
 }
 
-// Build folds the full, untruncated entries of a session into a digest.
+// Build folds the full, untruncated entries of a session into a digest;
+// the vocabulary takes the terms of each entry's IndexText, so the rest of
+// a tool call's arguments that the display cuts is found too.
 // The identity fields (SessionID, File, …, Policy) are taken from id;
 // normalization problems are merged into the coverage. The result's encoded
 // size never exceeds lim.MaxCacheBytes; ok is false when even an empty
@@ -105,7 +107,7 @@ func Build(id Digest, entries []normalize.Entry, problems coverage.Set, lim Limi
 		if cut {
 			break
 		}
-		analyzer.Each(e.Text, func(tok string) {
+		analyzer.Each(e.IndexText(), func(tok string) {
 			if cut {
 				return
 			}

@@ -5,7 +5,8 @@
 // record. Its first two values are binary [termtab] tables:
 //
 //   - vocabulary: the sorted unique canonical terms of the full,
-//     untruncated normalized text, with no postings. A term lookup reads
+//     untruncated normalized text (tool-call arguments whole, past their
+//     display cut), with no postings. A term lookup reads
 //     the map header, the first key and the table header in place and
 //     binary-searches; the rest of the digest is never decoded for it.
 //   - addresses: structural postings: for every role, tool, ref, provider,

@@ -5,9 +5,10 @@
 // A shard is three bbolt values:
 //
 //   - dict, a [termtab] table of every canonical term of the entries' hot
-//     text plus one structural key per role, tool, ref, provider, action and
-//     outcome value, each with its postings (entry numbers and term
-//     frequencies, varint-delta coded). A query binary-searches only the
+//     text (the IndexText: the entry text with the rest of any tool-call
+//     arguments its display cuts) plus one structural key per role, tool,
+//     ref, provider, action and outcome value, each with its postings (entry
+//     numbers and term frequencies, varint-delta coded). A query binary-searches only the
 //     terms it asks for, in place.
 //   - cols, fixed-width columns per entry: token count (BM25 length),
 //     provenance weight, timestamp. Filters and length normalization read

@@ -21,7 +21,8 @@ import (
 const colWidth = 16
 
 // Stored is the part of an entry a shard keeps for display and
-// verification. Text is the bounded hot text.
+// verification. Text and ArgsCuts are the bounded hot text: Text as recall
+// shows it, ArgsCuts the argument rests only search sees.
 type Stored struct {
 	EntryID          string   `msgpack:"i,omitempty"`
 	HasEntryID       bool     `msgpack:"I,omitempty"`
@@ -43,6 +44,9 @@ type Stored struct {
 	FilesTouched     []string `msgpack:"f,omitempty"`
 	OperationAddress string   `msgpack:"O,omitempty"`
 	ParentEntryID    string   `msgpack:"E,omitempty"`
+	// ArgsCuts is the rest of the tool-call arguments Text shows cut:
+	// bounded with Text, searched through IndexText, never shown.
+	ArgsCuts []normalize.ArgsCut `msgpack:"A,omitempty"`
 }
 
 // StoredFrom keeps what a shard needs of e.
@@ -58,6 +62,7 @@ func StoredFrom(e *normalize.Entry) Stored {
 		Outcome:          normalize.Get(e.Outcome),
 		IsError:          e.IsError,
 		Text:             e.Text,
+		ArgsCuts:         e.ArgsCuts,
 		Truncated:        e.Truncated,
 		FilesTouched:     e.FilesTouched,
 		OperationAddress: normalize.Get(e.OperationAddress),
@@ -74,6 +79,10 @@ func StoredFrom(e *normalize.Entry) Stored {
 	}
 	return s
 }
+
+// IndexText is the text the entry was indexed under, for phrase and regex
+// verification: Text with the argument rests put back.
+func (s *Stored) IndexText() string { return normalize.IndexText(s.Text, s.ArgsCuts) }
 
 // Weight is the reference's lexical provenance weight of an entry when no
 // tool/ref/provider/action/outcome filter is present (with one, every entry
@@ -112,7 +121,10 @@ type posting struct {
 	tf    uint32
 }
 
-// Build encodes the shard of entries, whose Text is the bounded hot text.
+// Build encodes the shard of entries, whose Text and ArgsCuts are the
+// bounded hot text (normalize.Entry.Bound). Terms and lengths come from the
+// IndexText, so a word of a tool call's arguments past the display cut is
+// found.
 func Build(entries []normalize.Entry) (*Built, error) {
 	if uint64(len(entries)) >= math.MaxUint32 {
 		return nil, errors.New("hotbm25: too many entries")
@@ -124,7 +136,7 @@ func Build(entries []normalize.Entry) (*Built, error) {
 	var toks []string
 	for i := range entries {
 		e := &entries[i]
-		toks = analyzer.AppendTokens(toks[:0], e.Text)
+		toks = analyzer.AppendTokens(toks[:0], e.IndexText())
 		sumLen += int64(len(toks))
 		clear(counts)
 		for _, t := range toks {

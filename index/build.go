@@ -149,9 +149,10 @@ func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineag
 			if full {
 				break
 			}
-			e := &res.Entries[i]
-			if cut, ok := normalize.TruncateScalars(e.Text, ix.policy.MaxEntryChars); ok {
-				e.Text, e.Truncated = cut, true
+			// One budget for the text and the argument rests it indexes:
+			// a hot entry stays within MaxEntryChars, and a cut of either
+			// makes an empty answer non-authoritative.
+			if res.Entries[i].Bound(ix.policy.MaxEntryChars) {
 				problems.Add(coverage.MaxEntryChars)
 			}
 		}
