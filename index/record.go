@@ -133,14 +133,21 @@ func PolicyOf(c Config) Policy {
 	}
 }
 
-// String is the policy string of a tier, in the reference's spelling (the
-// lineage travels separately in the record).
+// toolArgsPolicy ends every policy string: memidx indexes tool-call
+// arguments whole, past the reference's display cut (normalize.ArgsCut).
+// Records built without it lack those terms; the different policy string
+// makes refresh rebuild them.
+const toolArgsPolicy = ";tool-args:whole"
+
+// String is the policy string of a tier, in the reference's spelling plus
+// toolArgsPolicy (the lineage travels separately in the record).
 func (p Policy) String(tier string, mode lineage.Mode) string {
 	b := strconv.FormatBool
 	if tier == Hot {
 		return "entry:" + strconv.Itoa(p.MaxEntryChars) + ";branches:" + string(mode) +
-			";thinking:" + b(p.IndexThinking) + ";tool-output:" + b(p.IndexToolOutput)
+			";thinking:" + b(p.IndexThinking) + ";tool-output:" + b(p.IndexToolOutput) + toolArgsPolicy
 	}
 	return "vocab:" + strconv.Itoa(p.MaxColdVocabularyBytes) + ";cache:" + strconv.Itoa(p.MaxColdCacheBytes) +
-		";branches:" + string(mode) + ";thinking:" + b(p.IndexThinking) + ";tool-output:" + b(p.IndexToolOutput)
+		";branches:" + string(mode) + ";thinking:" + b(p.IndexThinking) + ";tool-output:" + b(p.IndexToolOutput) +
+		toolArgsPolicy
 }
