@@ -54,7 +54,7 @@ func (s *searcher) regexHot(si int, src *hotSource, pass func(int) bool) []item 
 			s.fail(src.rec)
 			continue
 		}
-		matched, ok := run.Add(st.Text)
+		matched, ok := run.Add(st.IndexText()) // the text the terms came from
 		if !ok {
 			break
 		}

@@ -390,15 +390,17 @@ func (s *searcher) bound(items []item, limit int, reason string) []item {
 }
 
 // phraseIn verifies that the phrase's tokens occur contiguously in the
-// entry's hot text: case-insensitive after NFKC, on token boundaries, with
-// any punctuation or whitespace between tokens.
+// entry's hot text (its IndexText, which the terms came from, so a phrase
+// in tool-call arguments past the display cut is found): case-insensitive
+// after NFKC, on token boundaries, with any punctuation or whitespace
+// between tokens.
 func (s *searcher) phraseIn(src *hotSource, e int) bool {
 	st, err := src.shard.Entry(e)
 	if err != nil {
 		s.fail(src.rec)
 		return false
 	}
-	return containsSeq(analyzer.Tokens(st.Text), s.plan.phrase)
+	return containsSeq(analyzer.Tokens(st.IndexText()), s.plan.phrase)
 }
 
 func containsSeq(toks, seq []string) bool {
