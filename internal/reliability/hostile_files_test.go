@@ -99,7 +99,8 @@ func (w *world) probeGlobal(t *testing.T, term string, timeout time.Duration) re
 }
 
 // sessionReasons returns the coverage reasons memory.sessions gives the
-// session at path.
+// session at path; for a file that is not a session (no header), the
+// error code that refuses it.
 func (w *world) sessionReasons(t *testing.T, path, branches string) []string {
 	t.Helper()
 	r := w.mustRun(t, runOpts{}, "sessions", fmt.Sprintf(`{"scope":%s,"branches":%q}`, jsString("session:"+path), branches))
@@ -107,8 +108,14 @@ func (w *world) sessionReasons(t *testing.T, path, branches string) []string {
 		Sessions []struct {
 			Reasons []string `json:"reasons"`
 		} `json:"sessions"`
+		Error *errOut `json:"error"`
 	}
 	require.NoError(t, json.Unmarshal(r.stdout, &res), "%s", r)
+	if res.Error != nil {
+		assert.Equal(t, "session_not_found", res.Error.Code, "%s", r)
+		assert.Contains(t, res.Error.Message, "not an OMP session file", "%s", r)
+		return []string{res.Error.Code}
+	}
 	require.Len(t, res.Sessions, 1, "%s", r)
 	return res.Sessions[0].Reasons
 }
