@@ -26,8 +26,9 @@ import (
 // Options configure a run.
 type Options struct {
 	// Corpus is a directory made by memidx gen (sessions/ and
-	// manifest.json). Empty: generate Sessions sessions into a temporary
-	// directory.
+	// manifest.json). It is only read: the bench works on a mirror of it
+	// in its temporary directory, and refuses a manifest naming a path
+	// outside it. Empty: generate Sessions sessions into that directory.
 	Corpus   string
 	Sessions int
 	Seed     int64
@@ -131,9 +132,11 @@ type RebuildStats struct {
 type runner struct {
 	opt    Options
 	rep    *Report
-	dir    string // corpus
+	dir    string // the corpus the bench works on, in its temporary directory
 	idx    string // index dir
 	man    *corpus.Manifest
+	newest string // the session the refresh step appends to, relative to dir
+	leaf   string // its leaf entry id
 	eng    *engine.Engine
 	binary string
 	ctx    context.Context
@@ -204,36 +207,56 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	return r.rep, nil
 }
 
+// corpus prepares the corpus in tmp/corpus: generated there, or a mirror
+// of Options.Corpus, whose manifest is checked first.
 func (r *runner) corpus(tmp string) error {
-	r.dir = r.opt.Corpus
-	if r.dir == "" {
-		r.dir = filepath.Join(tmp, "corpus")
-		n := r.opt.Sessions
-		if n <= 0 {
-			n = 200
-		}
-		start := time.Now()
-		m, err := corpus.Generate(corpus.Options{Sessions: n, Seed: r.opt.Seed, Out: r.dir, Scale: r.opt.Scale})
-		if err != nil {
+	r.dir = filepath.Join(tmp, "corpus")
+	src := r.opt.Corpus
+	if src == "" {
+		if err := r.generate(); err != nil {
 			return err
 		}
-		r.logf("generated %d sessions, %.1f MB in %.1fs", len(m.Sessions), float64(m.TotalBytes)/1e6, time.Since(start).Seconds())
-		// Let generation's ctimes age out of the racy window, as they
-		// would on any real archive.
-		time.Sleep(index.DefaultRacyWindow)
+		src = r.dir
 	}
-	b, err := os.ReadFile(filepath.Join(r.dir, "manifest.json"))
+	root, m, err := loadManifest(src)
 	if err != nil {
-		return fmt.Errorf("benchmark: %s is not a memidx gen corpus: %w", r.dir, err)
-	}
-	var m corpus.Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	r.man = &m
-	r.rep.Corpus = r.dir
+	r.man = m
+	r.newest, r.leaf = newestSession(root, m)
+	if r.newest == "" {
+		return fmt.Errorf("benchmark: no session named by %s exists", filepath.Join(src, "manifest.json"))
+	}
+	if r.opt.Corpus != "" {
+		start := time.Now()
+		st, err := mirror(root, r.dir, r.newest)
+		if err != nil {
+			return fmt.Errorf("benchmark: mirroring %s: %w", src, err)
+		}
+		r.logf("mirrored %s: %d files linked, %d copied in %.2fs", src, st.linked, st.copied, time.Since(start).Seconds())
+	}
+	// Let the ctimes of generation, or of mirroring (a new hard link
+	// changes its file's ctime), age out of the racy window, as they
+	// would on any real archive.
+	time.Sleep(index.DefaultRacyWindow)
+	r.rep.Corpus = src
 	r.rep.Sessions = len(m.Sessions)
 	r.rep.SourceBytes = m.TotalBytes
+	return nil
+}
+
+// generate writes Options.Sessions sessions into r.dir.
+func (r *runner) generate() error {
+	n := r.opt.Sessions
+	if n <= 0 {
+		n = 200
+	}
+	start := time.Now()
+	m, err := corpus.Generate(corpus.Options{Sessions: n, Seed: r.opt.Seed, Out: r.dir, Scale: r.opt.Scale})
+	if err != nil {
+		return err
+	}
+	r.logf("generated %d sessions, %.1f MB in %.1fs", len(m.Sessions), float64(m.TotalBytes)/1e6, time.Since(start).Seconds())
 	return nil
 }
 
@@ -333,13 +356,12 @@ func (r *runner) refreshes() error {
 
 	// One appended turn to the newest session, a child of its leaf so that
 	// the active branch only grows.
-	newest, leaf := r.newestSession()
-	f, err := os.OpenFile(newest, os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(filepath.Join(r.dir, filepath.FromSlash(r.newest)), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(f, `{"type":"message","id":"benchapp","parentId":%s,"timestamp":"2026-11-30T00:00:00.000Z","message":{"role":"user","content":"one more turn","timestamp":1796000000000}}`+"\n",
-		jsjson.Stringify(jsjson.MakeString(leaf)))
+		jsjson.Stringify(jsjson.MakeString(r.leaf)))
 	f.Close()
 	start := time.Now()
 	rep, err := e.Rebuild(r.ctx, engine.RebuildRequest{Scope: "global"})
@@ -353,13 +375,14 @@ func (r *runner) refreshes() error {
 	return nil
 }
 
-// newestSession returns the newest session's path and leaf id.
-func (r *runner) newestSession() (string, string) {
+// newestSession returns the path (as in m) and leaf id of the session of
+// m modified last under dir.
+func newestSession(dir string, m *corpus.Manifest) (string, string) {
 	best, leaf, bestT := "", "", time.Time{}
-	for _, s := range r.man.Sessions {
-		p := filepath.Join(r.dir, s.Path)
+	for _, s := range m.Sessions {
+		p := filepath.Join(dir, filepath.FromSlash(s.Path))
 		if st, err := os.Stat(p); err == nil && st.ModTime().After(bestT) {
-			best, leaf, bestT = p, s.Leaf, st.ModTime()
+			best, leaf, bestT = s.Path, s.Leaf, st.ModTime()
 		}
 	}
 	return best, leaf

@@ -16,6 +16,12 @@
 // branches "all", a deep term past the hot cut is reported, never silently
 // missed.
 //
+// A corpus given with --corpus is only read: a manifest naming a path
+// outside it is refused before anything runs, and the bench works on a
+// mirror of it in its own temporary directory (hard links, and a real copy
+// of the session it appends a turn to), so no file of the corpus, nor any
+// file a crafted manifest points at, is ever written.
+//
 // Checks and hard bounds (peak rebuild RSS ≤ 256 MiB, every response ≤
 // 30,000 UTF-16 units) fail the run; the speed targets of the issue are
 // reported as met or missed, because a shared 2-core machine cannot make
