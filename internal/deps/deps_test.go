@@ -26,6 +26,7 @@ var layer = map[string]int{
 	"normalize":              3,
 	"hotbm25":                4,
 	"coldvocab":              4,
+	"lexicon":                2,
 	"catalog":                4,
 	"index":                  5,
 	"engine":                 6,

@@ -6,7 +6,7 @@
 //
 //	0 coverage  analyzer  jsjson  bucket  termtab   leaves
 //	1 session                              find and read files
-//	2 lineage   regexiso                   select branches, bounded regex
+//	2 lineage   regexiso   lexicon         select branches, bounded regex, archive lexicon
 //	3 normalize                            records -> entries
 //	4 hotbm25   coldvocab  catalog         postings, digests, capability heads
 //	5 index                                refresh, tiers, budgets, records

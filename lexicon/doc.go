@@ -1,0 +1,18 @@
+// Package lexicon is the archive's term dictionary: for each canonical term,
+// and each structural key (role, tool, ref, provider, action, outcome), the
+// doc numbers of the cold sessions whose digest holds it. A query reads the
+// postings of its own terms instead of probing every cold digest, takes the
+// cold document frequencies from the postings' lengths, and opens only the
+// digests of sessions that can match.
+//
+// The lexicon is written as segments so that a refresh that re-reads k
+// sessions writes O(k): each write batch adds one segment of its sessions,
+// and a doc number is never reused, so the postings of a session that was
+// rebuilt or removed are masked by the caller (a doc is live only while a
+// record names it) until a merge drops them. Merge folds segments into one.
+//
+// A segment is a sealed termtab table (see package termtab and blocksum):
+// the keys in byte order, each with a payload of its postings: a uvarint
+// count, then the doc numbers in increasing order as uvarint deltas. Every
+// byte a lookup reads is verified against its block checksum first.
+package lexicon
