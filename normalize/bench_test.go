@@ -40,7 +40,8 @@ func totalBytes(files [][]byte) int64 {
 }
 
 // BenchmarkReadNormalizeTokenize is the whole read path of indexing: parse
-// as OMP does, select the active branch, normalize, tokenize every entry.
+// as OMP does, select the active branch, normalize, tokenize every entry's
+// indexed text (tool-call arguments whole, as the tiers index them).
 func BenchmarkReadNormalizeTokenize(b *testing.B) {
 	files := realFiles(b)
 	b.SetBytes(totalBytes(files))
@@ -51,7 +52,7 @@ func BenchmarkReadNormalizeTokenize(b *testing.B) {
 			f := session.Parse("bench.jsonl", data)
 			res := normalize.Session(f, lineage.Select(f, lineage.Active, nil), normalize.Options{IndexToolOutput: true})
 			for j := range res.Entries {
-				toks = analyzer.AppendTokens(toks[:0], res.Entries[j].Text)
+				toks = analyzer.AppendTokens(toks[:0], res.Entries[j].IndexText())
 			}
 		}
 	}

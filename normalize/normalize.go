@@ -91,6 +91,8 @@ type normalizer struct {
 	calls map[string][]string
 	// facts dedups branch-summary facts across the session by address.
 	facts map[string]bool
+	// buf is stringifyArgs's encoding buffer.
+	buf []byte
 }
 
 // pairToolCalls records the paths each tool call touches, keyed by call id.
@@ -250,7 +252,7 @@ func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
 			b.WriteString("Tool: ")
 			b.WriteString(name)
 			b.WriteByte('(')
-			n.writeArgs(&b, e, stringifyArgs(bv.Get("arguments")))
+			n.writeArgs(&b, e, n.stringifyArgs(bv.Get("arguments")))
 			b.WriteByte(')')
 			if e.Tool == nil {
 				nativeTool(e, name)
@@ -410,12 +412,15 @@ func customText(customType, body string) string {
 }
 
 // stringifyArgs is JSON.stringify(arguments), whole: the display cut is
-// writeArgs's.
-func stringifyArgs(args jsjson.Value) string {
+// writeArgs's. It encodes into one reused buffer: arguments can be large
+// (a write carries a whole file), and growing a fresh slice for each call
+// copied them over and over.
+func (n *normalizer) stringifyArgs(args jsjson.Value) string {
 	if !args.Exists() {
 		return "undefined"
 	}
-	return jsjson.Stringify(args)
+	n.buf = jsjson.AppendValue(n.buf[:0], args)
+	return string(n.buf)
 }
 
 // writeArgs writes the text form of a tool call's arguments to b, the
