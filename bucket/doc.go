@@ -19,9 +19,10 @@
 // index is derived data, rebuilt from the session files, never migrated
 // (see migrations-none.md).
 //
-// The directory is created 0700 and the file 0600, best effort (the
-// filesystem and umask have the last word; a failure to chmod is not an
-// error).
+// A missing directory is created 0700 and a new file 0600 (the umask may
+// only narrow that). memidx changes only what it created: an existing
+// directory or file keeps its mode, a shared 1777 directory its sticky bit;
+// [DirWarning] tells the user about an index directory others can read.
 //
 // This package knows nothing of what is stored: it is a leaf.
 package bucket

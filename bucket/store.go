@@ -145,6 +145,11 @@ func (s *Store) Reset() error {
 	return nil
 }
 
+// ensureDir creates the index directory and its missing parents 0700 (the
+// umask may only narrow that). An existing directory keeps its mode:
+// memidx changes only what it created, and a shared directory (a 1777
+// /tmp) must keep its sticky bit. DirWarning tells about one that others
+// can read.
 func (s *Store) ensureDir() error {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		if errors.Is(err, os.ErrPermission) {
@@ -152,10 +157,11 @@ func (s *Store) ensureDir() error {
 		}
 		return err
 	}
-	_ = os.Chmod(s.dir, 0o700) // best effort
 	return nil
 }
 
+// open opens the file with bbolt. A new file is created 0600 (bbolt
+// passes the mode to open(2)); an existing file's mode is left as it is.
 func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 	o := &bolt.Options{
 		Timeout:  s.opt.LockTimeout,
@@ -192,7 +198,6 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if !readOnly {
-		_ = os.Chmod(s.path, 0o600) // best effort
 		// With the large mmap above, bbolt would grow the file 16 MiB at a
 		// time; grow it in small steps instead, so that a small index
 		// stays small.

@@ -19,9 +19,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestPrivacyIndexPermissions: after a rebuild the index directory is
-// 0700 and index.db 0600, whatever the umask (000 included), and a
-// pre-existing directory or file that was too open is tightened.
+// TestPrivacyIndexPermissions: after a rebuild a new index directory is
+// 0700 and a new index.db 0600, whatever the umask (000 included). A
+// directory or file that memidx did not just create keeps its mode, too
+// open or not: memidx changes only what it created (a shared 1777 index
+// directory keeps its sticky bit); bucket.DirWarning tells the user.
 func TestPrivacyIndexPermissions(t *testing.T) {
 	t.Parallel()
 	seeded(t)
@@ -55,7 +57,7 @@ func TestPrivacyIndexPermissions(t *testing.T) {
 		t.Log("no sh: the umask 000 case is not run")
 	}
 
-	// A directory and a file that were too open are tightened.
+	// A directory and a file that someone else opened up stay as they are.
 	loose := filepath.Join(w.root, "loose")
 	require.NoError(t, os.MkdirAll(loose, 0o777))
 	require.NoError(t, os.Chmod(loose, 0o777))
@@ -66,7 +68,12 @@ func TestPrivacyIndexPermissions(t *testing.T) {
 	w.writeSession("s-perm2", lines(headerLine("s-perm2", w.project), msgLine("u1", "", tsAt(1), userMsg("again"))))
 	r = w.mustRun(t, runOpts{index: loose}, "rebuild", "--scope", "global", "--json")
 	require.Zero(t, r.code, "%s", r)
-	check(loose)
+	st, err := os.Stat(loose)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o777), st.Mode().Perm(), "the existing directory keeps its mode")
+	st, err = os.Stat(filepath.Join(loose, "index.db"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o666), st.Mode().Perm(), "the existing file keeps its mode")
 }
 
 // thinkingConfig writes a config file with hotSessions 2 and the given
