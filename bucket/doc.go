@@ -12,12 +12,15 @@
 // and answers with what it has, marking coverage incomplete; it never
 // waits without bound.
 //
-// The file carries its cache and layout versions in the "meta" bucket. A file of
-// another version, a file bbolt cannot open, or a transaction that finds
-// damaged pages (bbolt panics on some) is reported as [ErrCorrupt]; the
+// The file carries its cache and layout versions in the "meta" bucket, and
+// a marker that says it is memidx's (see own.go). A file of another
+// version, or one of memidx's that bbolt cannot open or that a transaction
+// finds damaged (bbolt panics on some), is reported as [ErrCorrupt]; the
 // caller may [Store.Reset] it, which deletes and recreates the file: the
 // index is derived data, rebuilt from the session files, never migrated
-// (see migrations-none.md).
+// (see migrations-none.md). Any other file (a SQLite database, random
+// bytes, another program's bbolt file) is [ErrForeign]: never written,
+// never deleted.
 //
 // A missing directory is created 0700 and a new file 0600 (the umask may
 // only narrow that). memidx changes only what it created: an existing

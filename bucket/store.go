@@ -1,7 +1,6 @@
 package bucket
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,7 +25,9 @@ const CacheVersion = 6
 //
 //	1: first memidx layout (no "layout" key).
 //	2: records and tier data sealed with block checksums (blocksum).
-const LayoutVersion = 2
+//	3: the meta bucket holds a marker that says the file is memidx's,
+//	   on a page of its own near the start of the file (see own.go).
+const LayoutVersion = 3
 
 // FileName is the index file inside the index directory.
 const FileName = "index.db"
@@ -42,6 +43,10 @@ var (
 	ErrReadOnly = errors.New("bucket: index cannot be written")
 	// ErrUnreadable: the index file cannot be read (permissions).
 	ErrUnreadable = errors.New("bucket: index cannot be read")
+	// ErrForeign: the index file is not memidx's (another program's
+	// database, random bytes, a directory); it is never written nor
+	// deleted. The error names the path.
+	ErrForeign = errors.New("bucket: the index file is not memidx's and is left untouched")
 )
 
 var (
@@ -85,31 +90,25 @@ func (s *Store) Dir() string { return s.dir }
 
 // View runs fn in a read-only transaction on a freshly opened file. It
 // returns ErrMissing when there is no index file, ErrLocked when the lock
-// was not had in time, ErrCorrupt for a damaged or foreign file.
+// was not had in time, ErrCorrupt for memidx's file damaged or of another
+// version, ErrForeign for a file that is not memidx's.
 func (s *Store) View(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	db, err := s.open(true) // a missing file is ErrMissing
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return guard(func() error {
-		return db.View(func(tx *bolt.Tx) error {
-			if err := checkVersion(tx); err != nil {
-				return err
-			}
-			return fn(tx)
-		})
-	})
+	return s.read(s.opt.LockTimeout, fn)
 }
 
 // Update runs fn in a read-write transaction, creating the directory and
-// the file when needed.
+// the file when needed. A file that is not memidx's is never opened for
+// writing: Update returns ErrForeign.
 func (s *Store) Update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	return s.update(ctx, fn)
+}
+
+func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
@@ -118,26 +117,64 @@ func (s *Store) Update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if err := s.ensureDir(); err != nil {
 		return err
 	}
-	db, err := s.open(false)
-	if err != nil {
+	// Tell whose the file is before opening it for writing: bbolt writes to
+	// a file it opens read-write (it initialises an empty one and saves
+	// the freelist of a file that lacks one).
+	deadline := time.Now().Add(s.opt.LockTimeout)
+	switch err := s.read(s.opt.LockTimeout, func(*bolt.Tx) error { return nil }); {
+	case err == nil, errors.Is(err, ErrMissing):
+	case errors.Is(err, ErrUnreadable):
+		return fmt.Errorf("%w: %v", ErrReadOnly, err)
+	default:
 		return err
 	}
+	db, err := s.open(false, time.Until(deadline))
+	if err != nil {
+		return s.judge(err)
+	}
 	defer db.Close()
-	return guard(func() error {
+	err = s.judge(guard(func() error {
+		if err := s.stamp(db); err != nil {
+			return err
+		}
 		return db.Update(func(tx *bolt.Tx) error {
-			if err := initVersion(tx); err != nil {
+			if err := s.check(tx); err != nil {
 				return err
 			}
 			return fn(tx)
 		})
-	})
+	}))
+	return err
 }
 
-// Reset deletes the index file (a damaged or foreign one) so that the next
-// Update starts empty. Session files are never touched.
+// read opens the file read-only and runs fn once the file is known to be
+// memidx's, of this version.
+func (s *Store) read(timeout time.Duration, fn func(tx *bolt.Tx) error) error {
+	db, err := s.open(true, timeout) // a missing file is ErrMissing
+	if err == nil {
+		defer db.Close()
+		err = guard(func() error {
+			return db.View(func(tx *bolt.Tx) error {
+				if err := s.check(tx); err != nil {
+					return err
+				}
+				return fn(tx)
+			})
+		})
+	}
+	return s.judge(err)
+}
+
+// Reset deletes the index file, a damaged one or one of another version,
+// so that the next Update starts empty. It deletes only memidx's own file:
+// for any other it returns ErrForeign and leaves the file as it is.
+// Session files are never touched.
 func (s *Store) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.owned(); err != nil {
+		return err
+	}
 	err := os.Remove(s.path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("bucket: reset: %w", err)
@@ -162,9 +199,11 @@ func (s *Store) ensureDir() error {
 
 // open opens the file with bbolt. A new file is created 0600 (bbolt
 // passes the mode to open(2)); an existing file's mode is left as it is.
-func (s *Store) open(readOnly bool) (*bolt.DB, error) {
+// Errors that may mean damage come back as *damaged, for judge.
+func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, error) {
 	o := &bolt.Options{
-		Timeout:  s.opt.LockTimeout,
+		// Zero would mean no timeout at all.
+		Timeout:  max(timeout, time.Millisecond),
 		ReadOnly: readOnly,
 		NoSync:   s.opt.NoSync,
 	}
@@ -181,10 +220,10 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		return oerr
 	})
 	if err != nil {
-		if errors.Is(err, ErrCorrupt) {
-			return nil, err // a panic while opening (a damaged freelist)
-		}
+		var d *damaged
 		switch {
+		case errors.As(err, &d):
+			return nil, err // a panic while opening (a damaged freelist)
 		case errors.Is(err, berrors.ErrTimeout):
 			return nil, ErrLocked
 		case errors.Is(err, os.ErrPermission), errors.Is(err, berrors.ErrDatabaseReadOnly):
@@ -195,7 +234,7 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		case errors.Is(err, os.ErrNotExist):
 			return nil, ErrMissing
 		}
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, &damaged{err}
 	}
 	if !readOnly {
 		// With the large mmap above, bbolt would grow the file 16 MiB at a
@@ -206,52 +245,22 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 	return db, nil
 }
 
+// damaged is a file that bbolt could not open or read: memidx's damaged
+// index, or some other file; only its bytes tell which (see judge).
+type damaged struct{ cause any }
+
+func (d *damaged) Error() string { return fmt.Sprintf("bucket: index file is damaged: %v", d.cause) }
+
 // guard turns a panic inside bbolt (it panics on some damaged pages) into
-// ErrCorrupt, and so does a memory fault: a truncated file leaves pages of
+// *damaged, and so does a memory fault: a truncated file leaves pages of
 // the map past its end, and touching one would otherwise kill the process.
 func guard(fn func() error) (err error) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+			err = &damaged{r}
 		}
 	}()
 	return fn()
-}
-
-// sameVersion reports whether the meta bucket names this build's cache
-// version and layout.
-func sameVersion(b *bolt.Bucket) bool {
-	return bytes.Equal(b.Get(versionKey), []byte{CacheVersion}) && bytes.Equal(b.Get(layoutKey), []byte{LayoutVersion})
-}
-
-func checkVersion(tx *bolt.Tx) error {
-	b := tx.Bucket(metaBucket)
-	if b == nil {
-		return ErrMissing // created but never written
-	}
-	if !sameVersion(b) {
-		return ErrCorrupt
-	}
-	return nil
-}
-
-// initVersion stamps a new file, and refuses a file of another version.
-func initVersion(tx *bolt.Tx) error {
-	b := tx.Bucket(metaBucket)
-	if b == nil {
-		var err error
-		if b, err = tx.CreateBucket(metaBucket); err != nil {
-			return err
-		}
-		if err := b.Put(versionKey, []byte{CacheVersion}); err != nil {
-			return err
-		}
-		return b.Put(layoutKey, []byte{LayoutVersion})
-	}
-	if !sameVersion(b) {
-		return ErrCorrupt
-	}
-	return nil
 }

@@ -188,6 +188,9 @@ func coverageFrom(ic index.Coverage, extra []string, qerr *coverage.Error) Cover
 	for _, r := range extra {
 		set.Add(r)
 	}
+	if qerr == nil {
+		qerr = ic.Error // the index's own (a foreign index file)
+	}
 	c := Coverage{Coverage: ic, Error: qerr}
 	c.Reasons = set.Reasons()
 	c.Complete = set.Complete() && ic.StaleSessions == 0 && ic.IncompleteSessions == 0 && qerr == nil

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,6 +35,10 @@ const (
 	// IndexReset: the index file was damaged or of another version and was
 	// rebuilt from the sources.
 	IndexReset = "index_reset"
+	// IndexForeignFile: the index file is not memidx's (another program's
+	// database, say); it is left untouched and the call answers from the
+	// sources. Coverage's error names the file.
+	IndexForeignFile = "index_foreign_file"
 )
 
 var (
@@ -118,6 +123,8 @@ type Coverage struct {
 	StaleSessions      int      `json:"staleSessions"`
 	IncompleteSessions int      `json:"incompleteSessions"`
 	Reasons            []string `json:"reasons"`
+	// Error explains a reason that needs the user: a foreign index file.
+	Error *coverage.Error `json:"error,omitempty"`
 }
 
 // Report is the outcome of a refresh.
@@ -134,6 +141,8 @@ type Report struct {
 	Elapsed   time.Duration `json:"-"`
 	// reasons are the refresh's own (budgets, a busy or reset index).
 	reasons coverage.Set
+	// indexErr is the index file's problem that coverage reports.
+	indexErr *coverage.Error
 }
 
 // Recount computes Coverage from the states (a caller that replaces a
@@ -162,6 +171,7 @@ func (rep *Report) Recount() {
 	cov.StaleSessions = cov.EligibleSessions - cov.IndexedSessions
 	cov.Reasons = reasons.Reasons()
 	cov.Complete = reasons.Complete() && cov.StaleSessions == 0 && cov.IncompleteSessions == 0
+	cov.Error = rep.indexErr
 	rep.Coverage = cov
 	rep.Indexed = cov.IndexedSessions
 }
@@ -184,14 +194,23 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	switch {
 	case errors.Is(err, bucket.ErrCorrupt):
 		// Derived data: drop it and rebuild from the sources. A file that
-		// cannot even be removed (a directory in its place) leaves the
-		// index unusable, which coverage says; the call still answers.
-		if rerr := ix.store.Reset(); rerr != nil {
-			reasons.Add(IndexUnwritable)
-		} else {
+		// cannot even be removed leaves the index unusable, which coverage
+		// says; the call still answers.
+		switch rerr := ix.store.Reset(); {
+		case rerr == nil:
 			reasons.Add(IndexReset)
+		case errors.Is(rerr, bucket.ErrForeign):
+			ix.foreign(rep, &reasons) // replaced meanwhile
+		default:
+			reasons.Add(IndexUnwritable)
 		}
 		stored, bad = map[string]*Record{}, nil
+	case errors.Is(err, bucket.ErrForeign):
+		// Not memidx's file: never written nor deleted. Build from the
+		// sources as for an unreadable index; the writes fail the same
+		// way and the caller answers from what was built.
+		ix.foreign(rep, &reasons)
+		stored = map[string]*Record{}
 	case errors.Is(err, bucket.ErrLocked):
 		reasons.Add(IndexBusy)
 		stored = map[string]*Record{}
@@ -446,6 +465,8 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		switch {
 		case errors.Is(writeErr, bucket.ErrLocked):
 			reasons.Add(IndexBusy)
+		case errors.Is(writeErr, bucket.ErrForeign):
+			ix.foreign(rep, &reasons) // replaced since it was read
 		case errors.Is(writeErr, bucket.ErrCorrupt):
 			// Damage found while writing (a panic opening a damaged
 			// freelist): the caller resets the file and tries again.
@@ -476,6 +497,14 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 }
 
 var errChanged = errors.New("source changed while it was read")
+
+// foreign notes that the index file is not memidx's.
+func (ix *Index) foreign(rep *Report, reasons *coverage.Set) {
+	reasons.Add(IndexForeignFile)
+	rep.indexErr = &coverage.Error{Code: IndexForeignFile, Message: fmt.Sprintf(
+		"%s is not a memidx index file; memidx leaves it untouched and answers from the session files: "+
+			"move it away or use another index directory", ix.store.Path())}
+}
 
 func (ix *Index) racyWindow() time.Duration {
 	if ix.RacyWindow == 0 {

@@ -473,11 +473,17 @@ func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
 	}
 }
 
+// A damaged index file that is still recognisably memidx's (both meta
+// pages gone, the marker page intact) is dropped and rebuilt. Garbage with
+// no marker is another matter: see TestRefresh_ForeignFileIsLeftAlone.
 func TestRefresh_DamagedFileIsReset(t *testing.T) {
 	f := newFixture(t, 2)
 	ix := f.index()
 	f.refresh(ix, lineage.Active)
-	require.NoError(t, os.WriteFile(ix.Store().Path(), []byte(strings.Repeat("garbage!", 1000)), 0o600))
+	b, err := os.ReadFile(ix.Store().Path())
+	require.NoError(t, err)
+	copy(b, strings.Repeat("garbage!", 1024))
+	require.NoError(t, os.WriteFile(ix.Store().Path(), b, 0o600))
 	rep := f.refresh(ix, lineage.Active)
 	assert.Equal(t, 2, rep.Rebuilt)
 	assert.Contains(t, rep.Coverage.Reasons, IndexReset)

@@ -4,10 +4,12 @@ package reliability
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 )
 
 // The bugs the corruption tests know by their signature. A damaged index
@@ -117,8 +120,34 @@ type corruption struct {
 	must bool
 	// nonRoot: permissions do the damage, which root ignores.
 	nonRoot bool
-	damage  func(t *testing.T, dir string, good []byte, r *rand.Rand)
+	// fate is whose memidx must find the damaged index.db to be.
+	fate   fate
+	damage func(t *testing.T, dir string, good []byte, r *rand.Rand)
 }
+
+// fate is what memidx may do with a damaged index.db. memidx deletes or
+// rewrites only a file it recognises as its own (empty, a bbolt file
+// without buckets, or bytes that still carry its marker); anything else is
+// left byte for byte as it was, and every answer comes from the sources
+// with the reason index_foreign_file.
+type fate int
+
+const (
+	// fateOurs: still memidx's file; it may be reset and must end up a
+	// working index again.
+	fateOurs fate = iota
+	// fateForeign: not recognisably memidx's; never changed.
+	fateForeign
+	// fateByMarker: a random page may or may not have hit the marker's
+	// page: ours when the marker survived, foreign otherwise.
+	fateByMarker
+	// fateNoFile: the damage is to the path, not to a file's bytes.
+	fateNoFile
+)
+
+// indexMarker is the text that memidx's meta bucket holds (bucket/own.go)
+// and that tells its file from any other, damaged or not.
+const indexMarker = "memidx index file: derived from OMP session files"
 
 const pageSize = 4096
 
@@ -164,25 +193,27 @@ func corruptions() []corruption {
 		return func(t *testing.T, dir string, good []byte, _ *rand.Rand) { writeIndex(t, dir, good[:n(len(good))]) }
 	}
 	cs := []corruption{
-		{"truncate-to-0", true, false, trunc(func(int) int { return 0 })},
-		{"truncate-to-half", false, false, trunc(func(n int) int { return n / 2 })},
-		{"truncate-to-page-boundary-2", true, false, trunc(func(int) int { return 2 * pageSize })},
-		{"truncate-to-page-boundary-mid", false, false, trunc(func(n int) int { return n / 2 / pageSize * pageSize })},
-		{"truncate-last-byte", false, false, trunc(func(n int) int { return n - 1 })},
-		{"meta-page-0", false, false, overwritePages(0)},
-		{"meta-page-1", false, false, overwritePages(1)},
-		{"both-meta-pages", true, false, overwritePages(0, 1)},
-		{"garbage-same-size", true, false, func(t *testing.T, dir string, good []byte, r *rand.Rand) {
+		// An empty index.db is a new file that memidx has not written yet:
+		// the answer is a fresh index's, complete, nothing to notice.
+		{"truncate-to-0", false, false, fateOurs, trunc(func(int) int { return 0 })},
+		{"truncate-to-half", false, false, fateOurs, trunc(func(n int) int { return n / 2 })},
+		{"truncate-to-page-boundary-2", true, false, fateForeign, trunc(func(int) int { return 2 * pageSize })},
+		{"truncate-to-page-boundary-mid", false, false, fateOurs, trunc(func(n int) int { return n / 2 / pageSize * pageSize })},
+		{"truncate-last-byte", false, false, fateOurs, trunc(func(n int) int { return n - 1 })},
+		{"meta-page-0", false, false, fateOurs, overwritePages(0)},
+		{"meta-page-1", false, false, fateOurs, overwritePages(1)},
+		{"both-meta-pages", true, false, fateOurs, overwritePages(0, 1)},
+		{"garbage-same-size", true, false, fateForeign, func(t *testing.T, dir string, good []byte, r *rand.Rand) {
 			b := make([]byte, len(good))
 			for i := range b {
 				b[i] = byte(r.Uint32())
 			}
 			writeIndex(t, dir, b)
 		}},
-		{"garbage-text", true, false, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
+		{"garbage-text", true, false, fateForeign, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
 			writeIndex(t, dir, bytes.Repeat([]byte("this is not an index file\n"), 1000))
 		}},
-		{"other-cache-version", true, false, func(t *testing.T, dir string, good []byte, _ *rand.Rand) {
+		{"other-cache-version", true, false, fateOurs, func(t *testing.T, dir string, good []byte, _ *rand.Rand) {
 			// The value follows the key in a leaf; old copies of the leaf
 			// linger in free pages, so change every one.
 			b := append([]byte(nil), good...)
@@ -197,31 +228,126 @@ func corruptions() []corruption {
 			require.Positive(t, n, "the version key is stored in the file")
 			writeIndex(t, dir, b)
 		}},
-		{"index-db-is-a-directory", false, false, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
+		{"index-db-is-a-directory", false, false, fateForeign, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "index.db", "x"), 0o700))
 		}},
-		{"index-dir-is-a-file", false, false, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
+		{"index-dir-is-a-file", false, false, fateNoFile, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
 			require.NoError(t, os.WriteFile(dir, []byte("not a directory"), 0o600))
 		}},
-		{"index-db-unreadable", false, true, func(t *testing.T, dir string, good []byte, _ *rand.Rand) {
+		{"index-db-unreadable", false, true, fateNoFile, func(t *testing.T, dir string, good []byte, _ *rand.Rand) {
 			writeIndex(t, dir, good)
 			require.NoError(t, os.Chmod(filepath.Join(dir, "index.db"), 0))
 		}},
-		{"index-dir-read-only", false, true, func(t *testing.T, dir string, good []byte, _ *rand.Rand) {
+		{"index-dir-read-only", false, true, fateOurs, func(t *testing.T, dir string, good []byte, _ *rand.Rand) {
 			writeIndex(t, dir, good)
 			require.NoError(t, os.Chmod(dir, 0o500))
 		}},
-		{"index-dir-read-only-no-file", false, true, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
+		{"index-dir-read-only-no-file", false, true, fateNoFile, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
 			require.NoError(t, os.MkdirAll(dir, 0o500))
+		}},
+		{"sqlite-database", true, false, fateForeign, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
+			writeIndex(t, dir, nil)
+			sqliteFile(t, filepath.Join(dir, "index.db"))
+		}},
+		{"another-programs-bbolt", true, false, fateForeign, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
+			require.NoError(t, os.MkdirAll(dir, 0o700))
+			boltFile(t, filepath.Join(dir, "index.db"), func(tx *bolt.Tx) error {
+				b, err := tx.CreateBucket([]byte("sessions"))
+				if err != nil {
+					return err
+				}
+				return b.Put([]byte("token"), []byte("not memidx's"))
+			})
+		}},
+		{"bbolt-without-buckets", false, false, fateOurs, func(t *testing.T, dir string, _ []byte, _ *rand.Rand) {
+			// memidx stopped between creating the file and stamping it.
+			require.NoError(t, os.MkdirAll(dir, 0o700))
+			boltFile(t, filepath.Join(dir, "index.db"), nil)
 		}},
 	}
 	for i := 0; i < 8; i++ {
-		cs = append(cs, corruption{fmt.Sprintf("random-page-%d", i), false, false, overwritePages(-1)})
+		cs = append(cs, corruption{fmt.Sprintf("random-page-%d", i), false, false, fateByMarker, overwritePages(-1)})
 	}
 	for i := 0; i < 3; i++ {
-		cs = append(cs, corruption{fmt.Sprintf("random-4-pages-%d", i), false, false, overwritePages(-1, -1, -1, -1)})
+		cs = append(cs, corruption{fmt.Sprintf("random-4-pages-%d", i), false, false, fateByMarker, overwritePages(-1, -1, -1, -1)})
 	}
 	return cs
+}
+
+// sqliteFile writes a SQLite database at path: with sqlite3 when it is
+// installed, else its 100-byte header and an empty first page.
+func sqliteFile(t *testing.T, path string) {
+	require.NoError(t, os.Remove(path))
+	if sq, err := exec.LookPath("sqlite3"); err == nil {
+		out, err := exec.Command(sq, path, "create table notes(id integer primary key, body text); insert into notes(body) values ('mine');").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return
+	}
+	b := make([]byte, 4096)
+	copy(b, "SQLite format 3\x00")
+	b[16], b[17] = 0x10, 0x00 // page size 4096
+	b[18], b[19], b[21], b[22], b[23] = 1, 1, 64, 32, 32
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+}
+
+// boltFile writes a bbolt file at path with fn, as another program would.
+func boltFile(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
+	db, err := bolt.Open(path, 0o600, nil)
+	require.NoError(t, err)
+	if fn != nil {
+		require.NoError(t, db.Update(fn))
+	}
+	require.NoError(t, db.Close())
+}
+
+// pathState is what memidx must leave as it was in a file that is not its
+// own: the bytes (or a directory's names), the mode and the mtime.
+func pathState(t *testing.T, path string) string {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return err.Error()
+	}
+	var content string
+	if st.IsDir() {
+		names, err := os.ReadDir(path)
+		require.NoError(t, err)
+		for _, n := range names {
+			content += n.Name() + "/"
+		}
+	} else {
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		content = fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	return fmt.Sprintf("%s %v %v", content, st.Mode(), st.ModTime().UnixNano())
+}
+
+// expectFate checks what memidx left of a damaged index.db once every
+// call of checkDamaged ran: a foreign file exactly as it was, and answered
+// around with index_foreign_file naming it; memidx's own file a working
+// index again.
+func expectFate(t *testing.T, fx *corruptFixture, dir string, f fate, before string) {
+	t.Helper()
+	db := filepath.Join(dir, "index.db")
+	r := fx.w.run(runOpts{index: dir, global: fx.global}, "recall", "-q", fx.queries[0], "--scope", "global", "--page-size", "50")
+	if !clean(t, r) || !assert.Zero(t, r.code, "%s", r) {
+		return
+	}
+	got := decodeRecall(t, r)
+	assertSameHits(t, fx.want[fx.queries[0]], got, "the answer after the damage")
+	switch f {
+	case fateForeign:
+		assert.Equal(t, before, pathState(t, db), "a file memidx does not own is left as it was")
+		assert.Contains(t, got.Coverage.Reasons, "index_foreign_file")
+		assert.False(t, got.Coverage.Complete)
+		if assert.NotNil(t, got.Coverage.Error) {
+			assert.Equal(t, "index_foreign_file", got.Coverage.Error.Code)
+			assert.Contains(t, got.Coverage.Error.Message, db)
+		}
+	case fateOurs:
+		assert.NotContains(t, got.Coverage.Reasons, "index_foreign_file")
+		assert.True(t, got.Coverage.Complete, "memidx's own file is a working index again: %v", got.Coverage.Reasons)
+	}
 }
 
 // corruptOutcome is what memidx did with one damaged index.
@@ -354,7 +480,20 @@ func TestCorruptIndexFile(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "index")
 			c.damage(t, dir, fx.good, r)
 			t.Cleanup(func() { os.Chmod(dir, 0o700); os.Chmod(filepath.Join(dir, "index.db"), 0o600) })
+			f := c.fate
+			if f == fateByMarker {
+				f = fateForeign
+				if b, err := os.ReadFile(filepath.Join(dir, "index.db")); err == nil && bytes.Contains(b, []byte(indexMarker)) {
+					f = fateOurs
+				}
+				t.Logf("%s: the marker survived: %v", c.name, f == fateOurs)
+			}
+			var before string
+			if f == fateForeign {
+				before = pathState(t, filepath.Join(dir, "index.db"))
+			}
 			o := checkDamaged(t, fx, dir, fx.queries[0], c.must)
+			expectFate(t, fx, dir, f, before)
 			t.Logf("%s: first answer said %s", c.name, clip([]byte(o.first), 300))
 			mu.Lock()
 			tried++
@@ -392,13 +531,25 @@ func dictOccurrences(b []byte) []int {
 }
 
 // TestCorruptTruncatedAtPageBoundary: an index.db cut at a page boundary
-// (pages the meta page names lie past EOF) must be detected and reset.
+// (pages the meta page names lie past EOF) must be detected. Cut to its
+// two meta pages it no longer carries memidx's marker, and nothing tells
+// it from another program's bbolt file cut short: it is left as it is and
+// every answer comes from the sources. Cut further on, it is reset.
 func TestCorruptTruncatedAtPageBoundary(t *testing.T) {
 	t.Parallel()
 	fx := sharedCorruptFixture(t)
-	dir := filepath.Join(t.TempDir(), "index")
-	writeIndex(t, dir, fx.good[:2*pageSize])
-	checkDamaged(t, fx, dir, markerTerm, true).report(t)
+	for _, c := range []struct {
+		pages int
+		fate  fate
+	}{{2, fateForeign}, {8, fateOurs}} {
+		t.Run(fmt.Sprint(c.pages), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "index")
+			writeIndex(t, dir, fx.good[:c.pages*pageSize])
+			before := pathState(t, filepath.Join(dir, "index.db"))
+			checkDamaged(t, fx, dir, markerTerm, true).report(t)
+			expectFate(t, fx, dir, c.fate, before)
+		})
+	}
 }
 
 // TestCorruptPageHeader: a page of the hot bucket whose header names
