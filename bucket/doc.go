@@ -22,6 +22,10 @@
 // bytes, another program's bbolt file) is [ErrForeign]: never written,
 // never deleted.
 //
+// bbolt leaves the bytes of a deleted value in the file's free pages;
+// [Store.UpdateScrub] zeroes them after a transaction that deletes what
+// must not outlive its source.
+//
 // A missing directory is created 0700 and a new file 0600 (the umask may
 // only narrow that). memidx changes only what it created: an existing
 // directory or file keeps its mode, a shared 1777 directory its sticky bit;

@@ -10,8 +10,9 @@ import (
 )
 
 // This file reads the few parts of bbolt's file format that bbolt has no
-// API for: the meta pages, to recognise a bbolt file that bbolt cannot
-// open. bbolt writes its structures in the machine's byte order.
+// API for: the meta pages (to recognise a bbolt file that bbolt cannot
+// open) and the freelist page (to find the free pages to scrub). bbolt
+// writes its structures in the machine's byte order.
 //
 // A page starts with a 16-byte header: id uint64, flags uint16, count
 // uint16, overflow uint32. A meta page (pages 0 and 1) follows it with
@@ -24,6 +25,8 @@ const (
 	boltVersion    = 2
 	pageHeaderSize = 16
 	metaSize       = 64
+	freelistFlag   = 0x10
+	noFreelist     = ^uint64(0)
 )
 
 var native = binary.NativeEndian
@@ -84,6 +87,57 @@ func readMetas(f io.ReaderAt) []boltMeta {
 		}
 	}
 	return out
+}
+
+// currentMeta is the meta bbolt opens the file with: the valid one of the
+// highest transaction.
+func currentMeta(f io.ReaderAt) (boltMeta, bool) {
+	var cur boltMeta
+	for _, m := range readMetas(f) {
+		if m.valid && (!cur.valid || m.txid > cur.txid) {
+			cur = m
+		}
+	}
+	return cur, cur.valid
+}
+
+var errLayout = errors.New("bucket: the file does not have the bbolt layout this package reads")
+
+// freelistIDs reads the ids of the freelist page of m: every free page,
+// and every page freed by the last transaction (bbolt saves those too: after
+// a crash they are free).
+func freelistIDs(f io.ReaderAt, m boltMeta) ([]uint64, error) {
+	if m.freelist == noFreelist || m.freelist < 2 || m.freelist >= m.pgid {
+		return nil, errLayout
+	}
+	off := int64(m.freelist) * int64(m.pageSize)
+	var hdr [pageHeaderSize + 8]byte
+	if _, err := f.ReadAt(hdr[:], off); err != nil {
+		return nil, err
+	}
+	if native.Uint16(hdr[8:])&freelistFlag == 0 {
+		return nil, errLayout
+	}
+	n, start := uint64(native.Uint16(hdr[10:])), off+pageHeaderSize
+	if n == 0xFFFF {
+		// More than the header's count can hold: the first id is the count.
+		n, start = native.Uint64(hdr[pageHeaderSize:]), start+8
+	}
+	if n > m.pgid {
+		return nil, errLayout
+	}
+	raw := make([]byte, n*8)
+	if _, err := f.ReadAt(raw, start); err != nil {
+		return nil, err
+	}
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = native.Uint64(raw[i*8:])
+		if ids[i] < 2 || ids[i] >= m.pgid {
+			return nil, errLayout
+		}
+	}
+	return ids, nil
 }
 
 // scanLimit bounds the search for the marker in a file without bbolt's

@@ -94,6 +94,7 @@ func TestStore_ForeignFileIsLeftAlone(t *testing.T) {
 			assert.ErrorIs(t, err, ErrForeign)
 			assert.ErrorContains(t, err, s.Path(), "the error names the file")
 			assert.ErrorIs(t, s.Update(ctx, func(*bolt.Tx) error { return nil }), ErrForeign)
+			assert.ErrorIs(t, s.UpdateScrub(ctx, func(*bolt.Tx) error { return nil }), ErrForeign)
 			assert.ErrorIs(t, s.Reset(), ErrForeign)
 
 			assert.Equal(t, before, stateOf(t, s.Path()), "the file is unchanged")

@@ -105,10 +105,20 @@ func (s *Store) View(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 // the file when needed. A file that is not memidx's is never opened for
 // writing: Update returns ErrForeign.
 func (s *Store) Update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
-	return s.update(ctx, fn)
+	return s.update(ctx, fn, false)
 }
 
-func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+// UpdateScrub is Update for a transaction that deletes what must not
+// outlive it (the records of deleted sessions): once it has committed,
+// every free page of the file is overwritten with zeros, since bbolt only
+// unlinks a deleted value and leaves its bytes in the file. The scrub is
+// best effort; whatever it misses, the next one covers, as it zeroes every
+// free page.
+func (s *Store) UpdateScrub(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	return s.update(ctx, fn, true)
+}
+
+func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
@@ -144,6 +154,9 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 			return fn(tx)
 		})
 	}))
+	if err == nil && scrub {
+		_ = guard(func() error { return s.scrub(db) })
+	}
 	return err
 }
 

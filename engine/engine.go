@@ -230,6 +230,7 @@ func (e *Engine) refresh(ctx context.Context, r *resolved, noBudgets bool, progr
 	return e.ix.Refresh(ctx, r.targets, index.RefreshOptions{
 		Mode:      r.mode,
 		Searched:  r.res.Searched,
+		Roots:     []string{e.dirs.SessionsRoot, e.dirs.SessionDir},
 		NoBudgets: noBudgets,
 		Progress:  progress,
 	})

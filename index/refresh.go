@@ -92,6 +92,13 @@ type RefreshOptions struct {
 	// Searched are directories that were listed completely: a record of a
 	// session under one of them that is not a target has lost its source.
 	Searched []string
+	// Roots are the directories that some scope lists (the sessions root,
+	// the explicit session dir). A record under none of them (indexed
+	// through session:<path>, or a live file elsewhere) is seen by no
+	// listing, so every refresh stats its source; a record under a root
+	// that this refresh did not list waits for one that does. Without
+	// Roots every record is stat-ed.
+	Roots []string
 	// NoBudgets lifts maxSyncSessions and maxSyncSourceBytes (an explicit
 	// rebuild is not a synchronous call).
 	NoBudgets bool
@@ -304,27 +311,10 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		jobs = kept
 	}
 
-	// Orphans: records whose source is gone from a searched directory, and
-	// records that did not decode. They go with the first write.
-	targetSet := make(map[string]bool, len(targets))
-	for _, t := range targets {
-		targetSet[t.Path] = true
-	}
-	deletes := bad
-	inspected := 0
-	for path := range stored {
-		if targetSet[path] || !under(path, opt.Searched) {
-			continue
-		}
-		if inspected >= ix.cfg.MaxCacheCleanupFiles {
-			reasons.Add(coverage.CacheCleanupBudget)
-			break
-		}
-		inspected++
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			deletes = append(deletes, recordKey(mode, path))
-		}
-	}
+	// Orphans: records whose source is gone, and records that did not
+	// decode. They go with the first write, which then scrubs the file.
+	deletes := append(bad, ix.orphans(ctx, stored, mode, targets, opt, &reasons)...)
+	scrub := len(deletes) > 0
 
 	// Build in parallel, write in batches.
 	workers := ix.Workers
@@ -404,7 +394,11 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		if (len(batch) == 0 && len(deletes) == 0) || writeErr != nil {
 			return
 		}
-		err := ix.store.Update(ctx, func(tx *bolt.Tx) error {
+		update := ix.store.Update
+		if scrub {
+			update = ix.store.UpdateScrub
+		}
+		err := update(ctx, func(tx *bolt.Tx) error {
 			for _, k := range deletes {
 				if err := deleteSession(tx, k); err != nil {
 					return err
@@ -415,6 +409,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		switch {
 		case err == nil:
 			rep.Removed += len(deletes)
+			scrub = false
 		case keepUnwritten:
 			writeErr = err
 			return // the batch stays: its builds still answer this call
@@ -443,6 +438,12 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 			rep.Unchanged++
 			batch = append(batch, &built{rec: r.fresh})
 		default:
+			if old := stored[st.Path]; old != nil && old.Tier == r.b.rec.Tier && old.Policy != r.b.rec.Policy {
+				// The policy changed (thinking or tool output no longer
+				// indexed, say): what the old record held must leave the
+				// file as if deleted.
+				scrub = true
+			}
 			st.Record = r.b.rec
 			st.Rebuilt = true
 			rep.Rebuilt++
@@ -506,6 +507,49 @@ func (ix *Index) foreign(rep *Report, reasons *coverage.Set) {
 			"move it away or use another index directory", ix.store.Path())}
 }
 
+// orphans returns the keys of records whose source is gone: records under
+// a searched directory, as that listing saw them, and records under no
+// root, which no listing sees; each stat-ed, within maxCacheCleanupFiles.
+// A rebuild (NoBudgets) checks the other branch mode's records too, so
+// that it leaves no record without a source.
+func (ix *Index) orphans(ctx context.Context, stored map[string]*Record, mode lineage.Mode, targets []Target, opt RefreshOptions, reasons *coverage.Set) [][]byte {
+	isTarget := make(map[string]bool, len(targets))
+	for _, t := range targets {
+		isTarget[t.Path] = true
+	}
+	// A project's refresh must not stat every other project's records.
+	seenByNoListing := func(path string) bool { return len(opt.Roots) == 0 || !under(path, opt.Roots) }
+	var out [][]byte
+	inspected := 0
+	sweep := func(recs map[string]*Record, mode lineage.Mode) {
+		for path := range recs {
+			if isTarget[path] || !(under(path, opt.Searched) || seenByNoListing(path)) {
+				continue
+			}
+			if inspected >= ix.cfg.MaxCacheCleanupFiles {
+				reasons.Add(coverage.CacheCleanupBudget)
+				return
+			}
+			inspected++
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				out = append(out, recordKey(mode, path))
+			}
+		}
+	}
+	sweep(stored, mode)
+	if opt.NoBudgets {
+		other := lineage.All
+		if mode == lineage.All {
+			other = lineage.Active
+		}
+		if recs, bad, err := ix.loadRecords(ctx, other); err == nil {
+			sweep(recs, other)
+			out = append(out, bad...)
+		}
+	}
+	return out
+}
+
 func (ix *Index) racyWindow() time.Duration {
 	if ix.RacyWindow == 0 {
 		return DefaultRacyWindow
@@ -513,9 +557,12 @@ func (ix *Index) racyWindow() time.Duration {
 	return ix.RacyWindow
 }
 
-// under reports whether path lies in one of dirs.
+// under reports whether path lies in one of dirs ("" is no directory).
 func under(path string, dirs []string) bool {
 	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
 		d = strings.TrimSuffix(d, string(filepath.Separator))
 		if strings.HasPrefix(path, d+string(filepath.Separator)) {
 			return true
