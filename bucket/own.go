@@ -75,13 +75,9 @@ func (s *Store) check(tx *bolt.Tx) error {
 // the root page, which every later transaction moves: the meta bucket is
 // never written again, so its page stays where it is.
 func (s *Store) stamp(db *bolt.DB) error {
-	stamped := false
-	if err := db.View(func(tx *bolt.Tx) error { stamped = tx.Bucket(metaBucket) != nil; return nil }); err != nil || stamped {
-		return err
-	}
 	return db.Update(func(tx *bolt.Tx) error {
 		if tx.Bucket(metaBucket) != nil {
-			return nil
+			return nil // another process was first
 		}
 		if k, _ := tx.Cursor().First(); k != nil {
 			return s.foreign()

@@ -131,12 +131,13 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 	// a file it opens read-write (it initialises an empty one and saves
 	// the freelist of a file that lacks one).
 	deadline := time.Now().Add(s.opt.LockTimeout)
-	switch err := s.read(s.opt.LockTimeout, func(*bolt.Tx) error { return nil }); {
-	case err == nil, errors.Is(err, ErrMissing):
-	case errors.Is(err, ErrUnreadable):
-		return fmt.Errorf("%w: %v", ErrReadOnly, err)
+	pre := s.read(s.opt.LockTimeout, func(*bolt.Tx) error { return nil })
+	switch {
+	case pre == nil, errors.Is(pre, ErrMissing):
+	case errors.Is(pre, ErrUnreadable):
+		return fmt.Errorf("%w: %v", ErrReadOnly, pre)
 	default:
-		return err
+		return pre
 	}
 	db, err := s.open(false, time.Until(deadline))
 	if err != nil {
@@ -144,8 +145,10 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 	}
 	defer db.Close()
 	err = s.judge(guard(func() error {
-		if err := s.stamp(db); err != nil {
-			return err
+		if errors.Is(pre, ErrMissing) { // a new file
+			if err := s.stamp(db); err != nil {
+				return err
+			}
 		}
 		return db.Update(func(tx *bolt.Tx) error {
 			if err := s.check(tx); err != nil {
