@@ -19,7 +19,10 @@ import (
 // bbolt opens the file with; the older meta page may still reach pages the
 // last transaction freed, but bbolt itself reuses those pages in its next
 // transaction in the same way. The transaction is rolled back: the scrub
-// changes no page bbolt uses.
+// changes no page bbolt uses. With Options.NoSync the last commit may not
+// be on disk yet, so a crash may leave the older meta page pointing at
+// zeroed pages: a damaged index, detected and rebuilt, which NoSync
+// already risks (bbolt reuses the same pages without a sync).
 //
 // Why not bolt.Compact into a new file: it rewrites the whole index (160
 // MB for a large archive) for each deletion, and replacing the file under
