@@ -70,9 +70,12 @@ type Record struct {
 	// DataStamp is the blocksum.Stamp of the tier data written with the
 	// record: a reader whose data has another stamp met a session that
 	// another process rewrote after this record was read.
-	DataStamp uint32   `json:"-"`
-	FirstTs   *float64 `json:"firstTs"`
-	LastTs    *float64 `json:"lastTs"`
+	DataStamp uint32 `json:"-"`
+	// Doc is a cold record's number in the archive lexicon (0: none). It
+	// is never reused, so a rebuilt session's old postings are masked.
+	Doc     uint32   `json:"-"`
+	FirstTs *float64 `json:"firstTs"`
+	LastTs  *float64 `json:"lastTs"`
 	// IndexedAtNs is when the source was read; a source modified within
 	// racyWindow before that is re-hashed on the next refresh, because a
 	// write in the same clock tick can leave every stat field unchanged.

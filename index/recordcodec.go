@@ -11,8 +11,12 @@ import (
 	"github.com/memidx/memidx/lineage"
 )
 
-// recordFormat is the first byte of an encoded record.
-const recordFormat = 1
+// recordFormat is the first byte of an encoded record. A record of
+// another format does not decode and is rebuilt.
+//
+//	1: first form.
+//	2: Doc, the lexicon number, after DataStamp.
+const recordFormat = 2
 
 // A record is stored sealed ([blocksum]), so that a damaged one (a reason
 // or a count changed by bit rot) is dropped and rebuilt, never trusted; and
@@ -24,7 +28,7 @@ const recordFormat = 1
 // SessionID, Cwd, SourceHash, LineageFingerprint, LiveSignature, Policy,
 // Tier as uvarint-length-prefixed strings; varint Size, MtimeNs, CtimeNs,
 // EntryCount, SumLen, CacheBytes, IndexedAtNs; uvarint Inode, Dev; uint32
-// DataStamp; uvarint count of Reasons and each as a string; FirstTs and
+// DataStamp; uvarint Doc; uvarint count of Reasons and each as a string; FirstTs and
 // LastTs each as a presence byte and, when present, float64 bits.
 
 func encodeRecord(r *Record) ([]byte, error) {
@@ -42,6 +46,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 	b = binary.AppendUvarint(b, r.Identity.Inode)
 	b = binary.AppendUvarint(b, r.Identity.Dev)
 	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
+	b = binary.AppendUvarint(b, uint64(r.Doc))
 	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
 	for _, s := range r.Reasons {
 		b = appendString(b, s)
@@ -137,6 +142,11 @@ func decodeRecord(key, sealed []byte) (*Record, error) {
 	r.Identity.Dev = d.uvarint()
 	if v := d.bytes(4); v != nil {
 		r.DataStamp = binary.LittleEndian.Uint32(v)
+	}
+	if doc := d.uvarint(); doc <= math.MaxUint32 {
+		r.Doc = uint32(doc)
+	} else {
+		d.ok = false
 	}
 	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
 		for range n {

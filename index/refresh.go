@@ -146,6 +146,9 @@ type Report struct {
 	Coverage  Coverage      `json:"coverage"`
 	States    []State       `json:"-"`
 	Elapsed   time.Duration `json:"-"`
+	// LexEpoch is the archive lexicon's merge epoch when the records were
+	// read: a lexicon merged since may have dropped their docs.
+	LexEpoch uint64 `json:"-"`
 	// reasons are the refresh's own (budgets, a busy or reset index).
 	reasons coverage.Set
 	// indexErr is the index file's problem that coverage reports.
@@ -197,7 +200,8 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		mode = lineage.Active
 	}
 
-	stored, bad, err := ix.loadRecords(ctx, mode)
+	stored, bad, epoch, err := ix.loadRecordsAt(ctx, mode)
+	rep.LexEpoch = epoch
 	switch {
 	case errors.Is(err, bucket.ErrCorrupt):
 		// Derived data: drop it and rebuild from the sources. A file that
@@ -404,7 +408,12 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 					return err
 				}
 			}
-			return writeBuilt(tx, mode, batch)
+			if err := writeBuilt(tx, mode, batch); err != nil {
+				return err
+			}
+			// A removed session's words leave the lexicon with it (and
+			// then the file, with the scrub).
+			return mergeLexicon(tx, mode, len(deletes) > 0)
 		})
 		switch {
 		case err == nil:
@@ -614,9 +623,18 @@ func (ix *Index) hotSet(stored map[string]*Record, targets []Target, ids []Ident
 // of another version or whose key does not match their source come back in
 // bad, to be removed.
 func (ix *Index) loadRecords(ctx context.Context, mode lineage.Mode) (map[string]*Record, [][]byte, error) {
+	out, bad, _, err := ix.loadRecordsAt(ctx, mode)
+	return out, bad, err
+}
+
+// loadRecordsAt is loadRecords that also reads, in the same transaction,
+// the lexicon epoch the records belong to.
+func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (map[string]*Record, [][]byte, uint64, error) {
 	out := map[string]*Record{}
 	var bad [][]byte
+	var epoch uint64
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
+		epoch = lexiconEpoch(tx, mode)
 		b := tx.Bucket(recordsBucket)
 		if b == nil {
 			return nil
@@ -634,14 +652,18 @@ func (ix *Index) loadRecords(ctx context.Context, mode lineage.Mode) (map[string
 		return nil
 	})
 	if errors.Is(err, bucket.ErrMissing) {
-		return out, nil, nil
+		return out, nil, 0, nil
 	}
-	return out, bad, err
+	return out, bad, epoch, err
 }
 
 // writeBuilt stores records and their tier data; a tier move writes the new
 // tier and drops the old one in the same transaction.
 func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
+	// Cold builds get their lexicon docs before their records are encoded.
+	if err := addToLexicon(tx, mode, batch); err != nil {
+		return err
+	}
 	recs, err := tx.CreateBucketIfNotExists(recordsBucket)
 	if err != nil {
 		return err
@@ -660,9 +682,11 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 			// A re-verified (racy) record carries no data: it may only
 			// refresh a record that still describes the same source and
 			// tier. Another process may have moved or rebuilt the session
-			// meanwhile; its record and data stand.
+			// meanwhile; its record and data stand. Its lexicon doc must
+			// match too: the same bytes rebuilt elsewhere got a new doc,
+			// and a merge since may have dropped this one.
 			cur, err := decodeRecord(key, recs.Get(key))
-			if err != nil || cur.Tier != b.rec.Tier || cur.SourceHash != b.rec.SourceHash || cur.Policy != b.rec.Policy || cur.DataStamp != b.rec.DataStamp {
+			if err != nil || cur.Tier != b.rec.Tier || cur.SourceHash != b.rec.SourceHash || cur.Policy != b.rec.Policy || cur.DataStamp != b.rec.DataStamp || cur.Doc != b.rec.Doc {
 				continue
 			}
 		}

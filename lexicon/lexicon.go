@@ -29,6 +29,16 @@ func (b *Builder) Add(doc uint32, keys []string) {
 	}
 }
 
+// AddKey records that session doc holds key, which may be a view into
+// memory the caller reuses: only a key new to the segment is copied.
+func (b *Builder) AddKey(doc uint32, key []byte) {
+	if p, ok := b.post[string(key)]; ok {
+		b.post[string(key)] = append(p, doc)
+		return
+	}
+	b.post[string(key)] = []uint32{doc}
+}
+
 // Len is the number of distinct keys added.
 func (b *Builder) Len() int { return len(b.post) }
 
