@@ -7,3 +7,14 @@ func SetBeforeSearch(f func()) (restore func()) {
 	beforeSearch = f
 	return func() { beforeSearch = old }
 }
+
+// SetNoLexicon makes recall open every cold digest, as without an archive
+// lexicon, until the returned func restores it.
+func SetNoLexicon(off bool) (restore func()) {
+	old := noLexicon
+	noLexicon = off
+	return func() { noLexicon = old }
+}
+
+// LexiconUses counts the recalls the archive lexicon answered for.
+func LexiconUses() int64 { return lexiconUses.Load() }

@@ -335,6 +335,11 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 				stateOf[rec] = i
 			}
 		}
+		// The archive lexicon settles most cold sessions without their
+		// digests; the rest are opened.
+		if open, ok := s.lexiconCold(rd, rep.LexEpoch, colds); ok {
+			colds = open
+		}
 		rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
 			if errors.Is(err, index.ErrNoData) {
 				raced = append(raced, stateOf[rec])

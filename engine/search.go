@@ -107,6 +107,9 @@ type hotSource struct {
 type coldSource struct {
 	rec  *index.Record
 	view coldvocab.View
+	// has, when set, says which of the plan's terms the session holds,
+	// from the archive lexicon: view is then not opened.
+	has []bool
 }
 
 // item is one ranked candidate: an entry of a hot source or a cold session.
@@ -206,7 +209,8 @@ func (s *searcher) stats(terms []string) {
 			s.hotPostings += c
 		}
 		for i := range s.cold {
-			if s.cold[i].view.HasTerm(t) {
+			c := &s.cold[i]
+			if (c.has != nil && c.has[ti]) || (c.has == nil && c.view.HasTerm(t)) {
 				s.coldHas[i*len(terms)+ti] = true
 				df++
 			}

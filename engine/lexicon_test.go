@@ -1,0 +1,152 @@
+package engine_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/corpus"
+	"github.com/memidx/memidx/session"
+)
+
+// lexiconWorld is a generated archive, most of it cold, with its index.
+func lexiconWorld(t *testing.T) (*engine.Engine, *corpus.Manifest) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "corpus")
+	m, err := corpus.Generate(corpus.Options{Sessions: 40, Seed: 7, Out: dir, Scale: 0.05})
+	require.NoError(t, err)
+	cfg := index.DefaultConfig()
+	cfg.IndexDir = filepath.Join(t.TempDir(), "index")
+	cfg.HotSessions = 4
+	env := session.DefaultEnv()
+	e, err := engine.Open(engine.Options{AgentDir: dir, Memory: &cfg, Env: &env})
+	require.NoError(t, err)
+	time.Sleep(index.DefaultRacyWindow) // let generation's ctimes age out
+	_, err = e.Rebuild(ctx, engine.RebuildRequest{Scope: "global"})
+	require.NoError(t, err)
+	return e, m
+}
+
+// Every answer through the archive lexicon equals the answer of opening
+// every cold digest: rare and common terms, any/all, phrases, browsing,
+// structural filters with and without terms, time bounds, pages.
+func TestLexiconAnswersEqualDigestProbing(t *testing.T) {
+	e, m := lexiconWorld(t)
+	s := func(v string) *string { return &v }
+	f := func(v float64) *float64 { return &v }
+	reqs := []engine.RecallRequest{
+		{Query: s("the"), Scope: "global"},
+		{Query: s("the error"), Scope: "global", QueryMatch: "all"},
+		{Query: s("error timeout deploy"), Scope: "global", PageSize: f(50)},
+		{Query: s("nosuchtermanywhere"), Scope: "global"},
+		{Query: s("failed to"), Scope: "global", QueryMode: "phrase"},
+		{Scope: "global", Role: s("user")},
+		{Scope: "global", Tool: s("bash"), Outcome: s("failed")},
+		{Query: s("error"), Scope: "global", Tool: s("bash")},
+		{Query: s("the"), Scope: "global", Since: f(0), Until: f(2e12)},
+		{Scope: "global", PageSize: f(50), Offset: f(10)},
+	}
+	for i, fact := range m.Facts {
+		if i%5 == 0 {
+			reqs = append(reqs, engine.RecallRequest{Query: s(fact.Term), Scope: "global"})
+		}
+	}
+	for _, req := range reqs {
+		before := engine.LexiconUses()
+		with, err := e.Recall(ctx, req)
+		require.NoError(t, err)
+		assert.Equal(t, before+1, engine.LexiconUses(), "the lexicon answered %s", mustJSON(req))
+		restore := engine.SetNoLexicon(true)
+		without, err := e.Recall(ctx, req)
+		restore()
+		require.NoError(t, err)
+		a, _ := json.Marshal(with)
+		b, _ := json.Marshal(without)
+		assert.JSONEq(t, string(b), string(a), "%s", mustJSON(req))
+	}
+	t.Logf("%d queries compared", len(reqs))
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// As sessions are appended to, rewritten and deleted, refresh by refresh
+// (a segment each, merged past the bound), the lexicon keeps answering
+// exactly as the digests do: new words are found, removed words are not.
+func TestLexiconFollowsChanges(t *testing.T) {
+	e, m := lexiconWorld(t)
+	dir := filepath.Dir(e.Dirs().SessionsRoot)
+	s := func(v string) *string { return &v }
+	compare := func(q string) *engine.RecallPage {
+		t.Helper()
+		req := engine.RecallRequest{Query: s(q), Scope: "global"}
+		with, err := e.Recall(ctx, req)
+		require.NoError(t, err)
+		restore := engine.SetNoLexicon(true)
+		without, err := e.Recall(ctx, req)
+		restore()
+		require.NoError(t, err)
+		a, _ := json.Marshal(with)
+		b, _ := json.Marshal(without)
+		assert.JSONEq(t, string(b), string(a), q)
+		return with
+	}
+	oldest := slices.Clone(m.Sessions)
+	slices.SortFunc(oldest, func(a, b corpus.SessionInfo) int { return a.Mtime.Compare(b.Mtime) })
+	for round := range 40 {
+		sess := oldest[round%30] // old, cold sessions
+		path := filepath.Join(dir, sess.Path)
+		word := fmt.Sprintf("zqround%02d", round)
+		appendTurn(t, path, word)
+		if got := compare(word); assert.Equal(t, 1, got.Total, word) {
+			assert.NotNil(t, got.Hits[0].Session, "a cold session")
+		}
+		compare("the error")
+	}
+	// A deleted session's words are gone, from answers and from the file.
+	sess := oldest[0]
+	require.NoError(t, os.Remove(filepath.Join(dir, sess.Path)))
+	assert.Zero(t, compare("zqround00").Total)
+	assert.Zero(t, compare("zqround30").Total)
+	db, err := os.ReadFile(filepath.Join(e.Config().IndexDir, "index.db"))
+	require.NoError(t, err)
+	assert.False(t, bytes.Contains(db, []byte("zqround30")), "the deleted session's word is still in index.db")
+}
+
+// appendTurn appends a user message holding word to the session at path,
+// as a child of its last entry, keeping the file's mtime.
+func appendTurn(t *testing.T, path, word string) {
+	t.Helper()
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	// The session keeps its mtime, so that it stays cold (the ctime tells
+	// the refresh that it changed).
+	defer func() { require.NoError(t, os.Chtimes(path, st.ModTime(), st.ModTime())) }()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	var last struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal(lines[len(lines)-1], &last))
+	id := fmt.Sprintf("%x", sha256.Sum256([]byte(word)))[:8]
+	line := fmt.Sprintf(`{"type":"message","id":%q,"parentId":%q,"timestamp":"2026-06-01T00:00:00.000Z","message":{"role":"user","content":"about %s"}}`, id, last.ID, word)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(line + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}

@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"sync/atomic"
+
+	"github.com/memidx/memidx/index"
+)
+
+// Cold sessions through the archive lexicon: instead of opening every cold
+// digest to ask whether it holds a term, a query reads its terms' (and
+// structural filter keys') postings once. A cold session whose membership
+// the postings settle becomes a source without a digest; only the sessions
+// that can match and whose entries a filter must count are opened.
+
+// noLexicon turns the lexicon off (tests compare answers with and
+// without it); lexiconUses counts the recalls it answered for.
+var (
+	noLexicon   bool
+	lexiconUses atomic.Int64
+)
+
+// lexiconCold turns the cold records of a query into sources, and returns
+// the records whose digests must still be opened. ok is false when the
+// lexicon cannot answer for them (none, damaged, merged since the records
+// were read, a regex query, a record without a doc): then every digest is
+// opened, as without a lexicon.
+func (s *searcher) lexiconCold(rd *index.Reader, epoch uint64, colds []*index.Record) (open []*index.Record, ok bool) {
+	if len(colds) == 0 || s.plan.kind == planRegex || noLexicon {
+		return colds, false
+	}
+	lex, err := rd.Lexicon()
+	if err != nil || lex == nil || lex.Epoch != epoch {
+		return colds, false
+	}
+	at := make(map[uint32]int, len(colds))
+	for i, rec := range colds {
+		if rec.Doc == 0 {
+			return colds, false
+		}
+		at[rec.Doc] = i
+	}
+	terms := s.plan.terms
+	if s.plan.kind == planBrowse {
+		terms = nil
+	}
+	// has[i*len(terms)+t]: cold record i holds term t.
+	has := make([]bool, len(colds)*len(terms))
+	var docs []uint32
+	for t, term := range terms {
+		if docs, err = lex.Docs(docs[:0], term); err != nil {
+			return colds, false
+		}
+		for _, d := range docs {
+			if i, in := at[d]; in {
+				has[i*len(terms)+t] = true
+			}
+		}
+	}
+	// keys[i]: how many structural filter keys record i carries somewhere.
+	keys := make([]int, len(colds))
+	for _, k := range s.filt.keys {
+		if docs, err = lex.Docs(docs[:0], k); err != nil {
+			return colds, false
+		}
+		for _, d := range docs {
+			if i, in := at[d]; in {
+				keys[i]++
+			}
+		}
+	}
+	filtered := s.filt.any()
+	for i, rec := range colds {
+		bits := has[i*len(terms) : (i+1)*len(terms)]
+		candidate := keys[i] == len(s.filt.keys) && s.termsMayMatch(bits)
+		// Only its digest can count the entries that pass a filter; and a
+		// candidate another process rewrote since the refresh is opened
+		// too, so that its stamp sends it to be read from source.
+		if candidate && (filtered || !rd.Current(rec)) {
+			open = append(open, rec)
+			continue
+		}
+		s.cold = append(s.cold, coldSource{rec: rec, has: bits})
+	}
+	lexiconUses.Add(1)
+	return open, true
+}
+
+// termsMayMatch reports whether a session holding the terms marked in has
+// can be a candidate of the plan.
+func (s *searcher) termsMayMatch(has []bool) bool {
+	if s.plan.kind == planBrowse {
+		return true
+	}
+	n := 0
+	for _, h := range has {
+		if h {
+			n++
+		}
+	}
+	if s.plan.all || s.plan.kind == planPhrase {
+		return n == len(has)
+	}
+	return n > 0
+}
