@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
+	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/index"
@@ -81,6 +83,8 @@ type Engine struct {
 	resolver *session.Resolver
 	catalog  *catalog.Catalog
 	snaps    *snapCache
+	// told is set once an answer has carried the notices.
+	told atomic.Bool
 }
 
 // Open resolves directories and configuration. It reads no session and
@@ -136,6 +140,9 @@ func Open(opt Options) (*Engine, error) {
 	if e.cfg.IndexDir == "" {
 		e.cfg.IndexDir = index.DefaultIndexDir(dirs.AgentDir)
 	}
+	if w := bucket.DirWarning(e.cfg.IndexDir); w != "" {
+		e.notices = append(e.notices, index.Notice{File: e.cfg.IndexDir, Key: "indexDir", Message: w})
+	}
 	e.ix = index.Open(e.cfg, opt.LockTimeout)
 	e.resolver = &session.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
 	return e, nil
@@ -151,8 +158,18 @@ func absFrom(base, p string) string {
 // Config returns the effective memory configuration.
 func (e *Engine) Config() index.Config { return e.cfg }
 
-// Notices are the configuration keys that were not taken as written.
+// Notices are what the user should know about the setup: configuration
+// keys that were not taken as written, an index directory others can read.
+// The first answer of an Engine (recall, expand, sessions) carries them too.
 func (e *Engine) Notices() []index.Notice { return e.notices }
+
+// noticesOnce returns the notices the first time it is called, then nil.
+func (e *Engine) noticesOnce() []index.Notice {
+	if len(e.notices) == 0 || e.told.Swap(true) {
+		return nil
+	}
+	return e.notices
+}
 
 // Dirs are the OMP directories in use.
 func (e *Engine) Dirs() session.Dirs { return e.dirs }

@@ -100,6 +100,8 @@ type ExpandResult struct {
 	Entries            []ExpandedEntry `json:"entries"`
 	Next               *FabricCall     `json:"next"`
 	Error              *ErrorObject    `json:"error,omitempty"`
+	// Notices: see RecallPage.
+	Notices []index.Notice `json:"notices,omitempty"`
 }
 
 func expandFailure(sessionArg string, eo *ErrorObject) *ExpandResult {
@@ -156,6 +158,15 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 // context around exactly one anchor, in chunks that reconstruct every text
 // exactly by following next.
 func (e *Engine) Expand(ctx context.Context, req ExpandRequest) (*ExpandResult, error) {
+	res, err := e.expand(ctx, req)
+	if res != nil {
+		res.Notices = e.noticesOnce()
+	}
+	return res, err
+}
+
+// expand is Expand without the notices (Walk's pages never show them).
+func (e *Engine) expand(ctx context.Context, req ExpandRequest) (*ExpandResult, error) {
 	if req.Session == "" {
 		return expandFailure("", badRequest("memory.expand needs a session (an id or a path)")), nil
 	}

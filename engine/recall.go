@@ -200,6 +200,12 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 			page.Coverage.Complete = false
 		}
 	}
+	if page != nil {
+		if n := e.noticesOnce(); n != nil {
+			page.Notices = n
+			fitEnvelope(page)
+		}
+	}
 	return page, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/lineage"
 )
 
@@ -48,6 +49,8 @@ type SessionsResult struct {
 	Next      *FabricCall  `json:"next"`
 	Coverage  Coverage     `json:"coverage"`
 	Error     *ErrorObject `json:"error,omitempty"`
+	// Notices: see RecallPage.
+	Notices []index.Notice `json:"notices,omitempty"`
 }
 
 // Sessions lists the sessions of a scope, newest first, with their branch
@@ -137,5 +140,6 @@ func (e *Engine) Sessions(ctx context.Context, req SessionsRequest) (*SessionsRe
 		// The page is complete; the list is not, and next says so.
 		out.Coverage.EligibleSessions = total
 	}
+	out.Notices = e.noticesOnce()
 	return out, nil
 }

@@ -36,7 +36,7 @@ func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(Expande
 		if sel.EntryOffset != nil || sel.Before != nil || sel.After != nil {
 			return nil, &ErrorObject{Code: coverage.InvalidRequest, Message: "entryOffset, before and after need a selection"}
 		}
-		meta, err := e.Expand(ctx, sel)
+		meta, err := e.expand(ctx, sel)
 		if err != nil {
 			return nil, err
 		}
@@ -64,7 +64,7 @@ func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(Expande
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		page, err := e.Expand(ctx, req)
+		page, err := e.expand(ctx, req)
 		if err != nil {
 			return nil, err
 		}

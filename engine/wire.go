@@ -72,6 +72,9 @@ type RecallPage struct {
 	Next     *FabricCall  `json:"next"`
 	Coverage Coverage     `json:"coverage"`
 	Error    *ErrorObject `json:"error,omitempty"`
+	// Notices, on an Engine's first answer, say what the user should
+	// know about the setup (see Engine.Notices).
+	Notices []index.Notice `json:"notices,omitempty"`
 
 	// nextFor rebuilds next when the envelope drops hits.
 	nextFor func(n int) *FabricCall

@@ -193,6 +193,9 @@ func printRecall(w io.Writer, p *engine.RecallPage) {
 			fmt.Fprintf(w, "%7.3f  %s (cold session, %d terms)  %s\n", s.Score, short(s.SessionID), s.MatchedTerms, s.Cwd)
 		}
 	}
+	for _, n := range p.Notices {
+		fmt.Fprintf(w, "note: %s\n", n.Message)
+	}
 	fmt.Fprintf(w, "%d of %d hits", len(p.Hits), p.Total)
 	if p.Next != nil {
 		fmt.Fprint(w, "; more with --offset")
