@@ -113,6 +113,10 @@ func (e *Engine) Sessions(ctx context.Context, req SessionsRequest) (*SessionsRe
 	for i, st := range rep.States {
 		ref := r.res.Refs[offset+i]
 		row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime.UnixNano()) / 1e6, Size: ref.Size, Branches: string(mode), Reasons: []string{}}
+		if st.Reason == coverage.InvalidHeader {
+			// Not a session: nothing of it is reported but its name.
+			row.Mtime, row.Size = 0, 0
+		}
 		if rec := st.Record; rec != nil {
 			n, tier, fp, h := rec.EntryCount, rec.Tier, rec.LineageFingerprint, rec.SourceHash
 			row.ID, row.Cwd = rec.SessionID, rec.Cwd
