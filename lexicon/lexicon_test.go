@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/blocksum"
 )
 
 func build(t *testing.T, sessions map[uint32][]string) Segment {
@@ -130,4 +132,39 @@ func TestDamageIsCaught(t *testing.T) {
 		}
 	}
 	assert.Zero(t, silent, "silent wrong answers")
+}
+
+// FuzzOpen: any bytes, sealed or not, open and answer lookups and merges
+// without a panic; whatever a lookup returns without an error is a list of
+// increasing doc numbers.
+func FuzzOpen(f *testing.F) {
+	b := NewBuilder()
+	b.Add(3, []string{"a", "b"})
+	b.Add(9, []string{"b"})
+	sealed, _ := b.Build()
+	f.Add(sealed)
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, in := range [][]byte{data, sealedOf(data)} {
+			s, err := Open(in)
+			if err != nil {
+				continue
+			}
+			for _, k := range []string{"a", "b", "", "zz"} {
+				docs, err := s.AppendDocs(nil, k)
+				if err == nil && !slices.IsSorted(docs) {
+					t.Fatalf("%q: docs out of order: %v", k, docs)
+				}
+			}
+			_, _ = Merge([]Segment{s, s}, func(uint32) bool { return true })
+		}
+	})
+}
+
+func sealedOf(data []byte) []byte {
+	b, err := blocksum.Seal(data)
+	if err != nil {
+		return nil
+	}
+	return b
 }
