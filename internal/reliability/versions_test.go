@@ -113,7 +113,7 @@ func (v *versions) checkEntry(path, h string, index int, id, text string, exact 
 		if exact {
 			return e.text == text
 		}
-		return strings.Contains(e.text, snippetCore(text))
+		return containsInOrder(e.text, strings.Split(snippetCore(text), "…"))
 	}
 	if ents, ok := v.entries(path, h); ok {
 		if match(ents) {
@@ -133,6 +133,20 @@ func (v *versions) checkEntry(path, h string, index int, id, text string, exact 
 	}
 	return verdictContradiction, fmt.Sprintf("%s@%s (no such version) index %d: id %q text %q matches no version of the file",
 		path, h, index, id, clip([]byte(text), 200))
+}
+
+// containsInOrder reports whether the pieces occur in text in order: a
+// snippet of a tool call shows its arguments cut ("…)") where the
+// expanded text has them whole.
+func containsInOrder(text string, pieces []string) bool {
+	for _, p := range pieces {
+		i := strings.Index(text, p)
+		if i < 0 {
+			return false
+		}
+		text = text[i+len(p):]
+	}
+	return true
 }
 
 // snippetCore strips the ellipses a snippet marks its cuts with.
