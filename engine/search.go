@@ -342,7 +342,7 @@ func (s *searcher) searchHot() []item {
 			items = append(items, s.regexHot(si, src, pass)...)
 		}
 	}
-	return s.bound(items, MaxEntryCandidates, coverage.CandidateEntryBudget)
+	return s.bound(items, entryBudget, coverage.CandidateEntryBudget)
 }
 
 // add takes a session read into memory as a hot or a cold source (at most
@@ -510,16 +510,31 @@ func (s *searcher) run(need int) ([]item, int) {
 	if s.plan.kind == planTerms || s.plan.kind == planPhrase {
 		s.stats(s.plan.terms)
 	}
-	items := s.searchHot()
-	items = append(items, s.searchCold()...)
+	var items []item
+	hotCount := 0
+	if s.useTopK(need) {
+		items, hotCount = s.searchHotTop(need)
+	} else {
+		items = s.searchHot()
+		hotCount = len(items)
+	}
+	cold := s.searchCold()
+	items = append(items, cold...)
 	s.regexFinish()
-	if len(items) > MaxRankedItems {
-		partitionTop(items, MaxRankedItems)
-		items = items[:MaxRankedItems]
+	// The total counts what the budgets retain; with the top-k path items
+	// holds only the hot items that can reach the page, which are the
+	// best of what the budgets retain since need is within them.
+	total := hotCount + len(cold)
+	if total > itemBudget {
+		total = itemBudget
 		s.reasons.Add(coverage.CandidateItemBudget)
 	}
+	if len(items) > itemBudget {
+		partitionTop(items, itemBudget)
+		items = items[:itemBudget]
+	}
 	selectTop(items, need)
-	return items, len(items)
+	return items, total
 }
 
 func roundScores(items []item) {

@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memidx/memidx/hotbm25"
+	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/normalize"
+)
+
+// diffWorld is a random corpus for the differential test: few words and
+// short entries, so that equal scores (before and after rounding) are
+// common and the tie-breaks by mtime, index and file decide.
+type diffWorld struct {
+	hot  []hotSource
+	cold []coldSource
+	// vocab holds the words the entries use, most common first.
+	vocab []string
+}
+
+func newDiffWorld(t *testing.T, rng *rand.Rand, withCold bool) *diffWorld {
+	w := &diffWorld{}
+	for i := 0; i < 12; i++ {
+		w.vocab = append(w.vocab, fmt.Sprintf("v%d", i))
+	}
+	for s := rng.IntN(7); s >= 0; s-- {
+		w.hot = append(w.hot, diffShard(t, rng, w.vocab, len(w.hot)))
+	}
+	if withCold {
+		for c := rng.IntN(5); c > 0; c-- {
+			has := make([]bool, 8)
+			for i := range has {
+				has[i] = rng.IntN(2) == 0
+			}
+			rec := &index.Record{Path: fmt.Sprintf("/c%d.jsonl", c), EntryCount: rng.IntN(40), Tier: index.Cold}
+			rec.Identity.MtimeNs = int64(rng.IntN(3))
+			w.cold = append(w.cold, coldSource{rec: rec, has: has})
+		}
+	}
+	return w
+}
+
+// diffShard builds one hot shard of up to 80 entries.
+func diffShard(t *testing.T, rng *rand.Rand, vocab []string, n int) hotSource {
+	roles := []string{"user", "assistant", "toolResult", "custom", ""}
+	tools := []string{"", "", "bash", "read"}
+	ents := make([]normalize.Entry, rng.IntN(80))
+	for i := range ents {
+		var sb strings.Builder
+		for k := 1 + rng.IntN(8); k > 0; k-- {
+			// Squaring skews the draw towards the first (common) words.
+			f := rng.Float64()
+			sb.WriteString(vocab[int(f*f*float64(len(vocab)))] + " ")
+		}
+		e := normalize.Entry{Index: i, Type: "message", Text: sb.String()}
+		if r := roles[rng.IntN(len(roles))]; r != "" {
+			e.Role = &r
+		}
+		if tl := tools[rng.IntN(len(tools))]; tl != "" {
+			e.Tool = &tl
+		}
+		if rng.IntN(4) > 0 {
+			ts := float64(rng.IntN(100))
+			e.Timestamp = &ts
+		}
+		ents[i] = e
+	}
+	built, err := hotbm25.Build(ents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := hotbm25.Open(built.Dict, built.Cols, built.Ents, built.Entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &index.Record{Path: fmt.Sprintf("/s%d.jsonl", n), SumLen: built.SumLen, EntryCount: len(ents), Tier: index.Hot}
+	// Few distinct mtimes: sessions tie on them.
+	rec.Identity.MtimeNs = int64(rng.IntN(3))
+	return hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1}
+}
+
+// diffQuery draws a literal query: 1 to 4 terms, common, rare or absent.
+func diffQuery(rng *rand.Rand, w *diffWorld) plan {
+	p := plan{kind: planTerms, all: rng.IntN(3) == 0}
+	for k := 1 + rng.IntN(4); k > 0; k-- {
+		t := "absent"
+		if rng.IntN(8) > 0 {
+			t = w.vocab[rng.IntN(len(w.vocab))]
+		}
+		if !slices.Contains(p.terms, t) {
+			p.terms = append(p.terms, t)
+		}
+	}
+	return p
+}
+
+// diffFilters draws structural, operational and time filters.
+func diffFilters(rng *rand.Rand) filters {
+	var f filters
+	switch rng.IntN(5) {
+	case 0:
+		f.keys = []string{normalize.KeyRole + "assistant"}
+	case 1:
+		f.keys = []string{normalize.KeyTool + "bash"}
+		f.operational = true
+	case 2:
+		f.operational = true
+	}
+	if rng.IntN(4) == 0 {
+		v := float64(rng.IntN(60))
+		f.since = &v
+	}
+	if rng.IntN(4) == 0 {
+		v := float64(40 + rng.IntN(60))
+		f.until = &v
+	}
+	return f
+}
+
+// TestTopKMatchesExhaustive compares the top-k hot path with the
+// exhaustive scorer over random corpora, queries, filters, entry ranges,
+// pages and budgets: the page's items (scores, order, tie-breaks), the
+// total and the coverage reasons must be identical.
+func TestTopKMatchesExhaustive(t *testing.T) {
+	defer func(e, i int) { entryBudget, itemBudget = e, i }(entryBudget, itemBudget)
+	rng := rand.New(rand.NewPCG(7, 11))
+	for round := 0; round < 400; round++ {
+		f := diffFilters(rng)
+		// Cold structural filters read a digest view, which this world
+		// does not build: cold sources only without filters.
+		w := newDiffWorld(t, rng, !f.any())
+		entryBudget, itemBudget = MaxEntryCandidates, MaxRankedItems
+		if rng.IntN(3) == 0 {
+			entryBudget = 1 + rng.IntN(60)
+		}
+		if rng.IntN(3) == 0 {
+			itemBudget = 1 + rng.IntN(60)
+		}
+		if len(w.hot) == 1 && rng.IntN(3) == 0 {
+			w.hot[0].first = rng.IntN(40)
+			w.hot[0].last = w.hot[0].first + rng.IntN(40)
+		}
+		for q := 0; q < 10; q++ {
+			p := diffQuery(rng, w)
+			need := 1 + rng.IntN(40)
+			if rng.IntN(10) == 0 {
+				need = 1 + rng.IntN(topKMax)
+			}
+			need = min(need, entryBudget, itemBudget) // deeper pages take the exhaustive path
+			compareTopK(t, w, p, f, need, fmt.Sprintf("round %d query %d %+v need %d budgets %d/%d", round, q, p, need, entryBudget, itemBudget))
+		}
+	}
+}
+
+func compareTopK(t *testing.T, w *diffWorld, p plan, f filters, need int, what string) {
+	t.Helper()
+	mk := func() *searcher {
+		return &searcher{ctx: context.Background(), plan: p, filt: f, hot: w.hot, cold: w.cold}
+	}
+	ref, exh := mk(), mk()
+	want, wantTotal := ref.run(topKMax + 1) // exhaustive: deeper than top-k takes
+	got, gotTotal := exh.run(need)
+	if !exh.useTopK(need) {
+		t.Fatalf("%s: the top-k path is not taken", what)
+	}
+	if gotTotal != wantTotal {
+		t.Fatalf("%s: total %d, want %d", what, gotTotal, wantTotal)
+	}
+	k := min(need, wantTotal)
+	if len(got) < k {
+		t.Fatalf("%s: %d items for a page of %d", what, len(got), k)
+	}
+	for i := 0; i < k; i++ {
+		if got[i] != want[i] {
+			t.Fatalf("%s: item %d is %+v, want %+v", what, i, got[i], want[i])
+		}
+	}
+	if g, w := exh.reasons.Reasons(), ref.reasons.Reasons(); !slices.Equal(g, w) {
+		t.Fatalf("%s: reasons %v, want %v", what, g, w)
+	}
+}
