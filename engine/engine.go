@@ -290,10 +290,6 @@ func (e *Engine) Rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 	if err != nil {
 		return nil, err
 	}
-	if rep.Rebuilt > 0 {
-		// A batch wrote many lexicon segments; queries read one.
-		_ = e.ix.CompactLexicon(ctx, mode)
-	}
 	if len(r.res.Reasons) > 0 {
 		rep.Coverage.Reasons = mergeReasons(rep.Coverage.Reasons, r.res.Reasons...)
 		rep.Coverage.Complete = false

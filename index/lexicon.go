@@ -1,11 +1,11 @@
 package index
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
@@ -26,9 +26,18 @@ import (
 // session's old doc is dead (no record names it) until a merge drops it.
 var lexiconBucket = []byte("lexicon")
 
-// maxLexiconSegments bounds the segments a query reads; past it a write
-// merges them into one.
-const maxLexiconSegments = 16
+// mergeFanIn segments of one size class (a power of 8 of their bytes) are
+// merged into one, the next class up: a log-structured merge, so that a
+// doc is rewritten O(log n) times, a query reads a few segments per
+// class, and no merge but a forced one holds the whole lexicon.
+const mergeFanIn = 8
+
+func sizeClass(n int) int { return bits.Len(uint(n)) / 3 }
+
+// maxMergeInput bounds the segments a tiered merge takes, so that no
+// merge holds more than about mergeFanIn of them in memory: past it a
+// segment only gets rewritten alone, to drop dead docs.
+const maxMergeInput = 8 << 20
 
 func lexKey(mode lineage.Mode, name string) []byte {
 	return append(append([]byte(mode), 0), name...)
@@ -45,8 +54,7 @@ func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	if err != nil {
 		return err
 	}
-	seg := lexicon.NewBuilder()
-	n := 0
+	var srcs []lexicon.Source
 	for _, b := range batch {
 		if b.cold == nil {
 			continue
@@ -59,15 +67,16 @@ func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 			return errors.New("index: lexicon doc numbers exhausted; remove the index directory to rebuild it")
 		}
 		b.rec.Doc = uint32(doc)
-		if err := eachDigestKey(b.cold, func(k []byte) { seg.AddKey(b.rec.Doc, k) }); err != nil {
+		src, err := digestSource(b.rec.Doc, b.cold)
+		if err != nil {
 			return err
 		}
-		n++
+		srcs = append(srcs, src)
 	}
-	if n == 0 {
+	if len(srcs) == 0 {
 		return nil
 	}
-	sealed, err := seg.Build()
+	sealed, err := lexicon.BuildSorted(srcs)
 	if err != nil {
 		return err
 	}
@@ -78,25 +87,25 @@ func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	return lb.Put(segmentKey(mode, seq), sealed)
 }
 
-// eachDigestKey calls fn with what the lexicon keeps of a cold digest:
-// every term of its vocabulary and every structural filter key of its
-// addresses, exactly as persisted (a capped digest's prefixes included),
-// so that the lexicon and the digest always agree. The keys are views into
-// the blob.
-func eachDigestKey(blob []byte, fn func(key []byte)) error {
+// digestSource lists what the lexicon keeps of a cold digest, in order:
+// its structural filter keys (they start with a NUL byte, so they sort
+// first), then every term of its vocabulary, exactly as persisted (a
+// capped digest's prefixes included), so that the lexicon and the digest
+// always agree. The keys are views into the blob.
+func digestSource(doc uint32, blob []byte) (lexicon.Source, error) {
 	v, err := coldvocab.Open(blob)
 	if err != nil {
-		return err
+		return lexicon.Source{}, err
 	}
-	for i := range v.Vocabulary.Len() {
-		fn(v.Vocabulary.Term(i))
-	}
-	for i := range v.Addresses.Len() {
-		if k := v.Addresses.Term(i); len(k) > 0 && k[0] == 0 {
-			fn(k)
+	lo, hi := v.Addresses.Prefix("\x00")
+	nAddr := hi - lo
+	key := func(i int) []byte {
+		if i < nAddr {
+			return v.Addresses.Term(lo + i)
 		}
+		return v.Vocabulary.Term(i - nAddr)
 	}
-	return v.Err()
+	return lexicon.Source{Doc: doc, Len: nAddr + v.Vocabulary.Len(), Key: key}, v.Err()
 }
 
 // segmentKeys returns the keys of mode's segments in write order.
@@ -110,26 +119,73 @@ func segmentKeys(lb *bolt.Bucket, mode lineage.Mode) [][]byte {
 	return keys
 }
 
-// mergeLexicon folds mode's segments into one when there are more than
-// maxLexiconSegments, or with force whenever there is one (to drop the
-// docs of removed sessions), keeping only the docs of the cold records
-// stored now, and bumps the epoch so that a reader whose records predate
-// the merge does not trust the lexicon.
+// mergeLexicon merges mode's segments: each size class that has
+// mergeFanIn segments under maxMergeInput bytes, cascading; and with force
+// (a write that removed sessions) every segment is rewritten, alone, so
+// that the removed sessions' docs, and the words only they held, leave the
+// file. Only the docs of the cold records stored now are kept. A merge
+// bumps the epoch, so that a reader whose records predate it does not
+// trust the lexicon.
 func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
 	lb := tx.Bucket(lexiconBucket)
 	if lb == nil {
 		return nil
 	}
-	keys := segmentKeys(lb, mode)
-	if len(keys) <= maxLexiconSegments && (!force || len(keys) == 0) {
+	var live map[uint32]struct{}
+	alive := func() map[uint32]struct{} {
+		if live == nil {
+			live = liveDocs(tx, mode)
+		}
+		return live
+	}
+	merged := false
+	if force {
+		for _, k := range segmentKeys(lb, mode) {
+			if err := mergeSegments(lb, mode, [][]byte{k}, alive()); err != nil {
+				return err
+			}
+			merged = true
+		}
+	}
+	for {
+		pick := pickMerge(lb, segmentKeys(lb, mode))
+		if pick == nil {
+			break
+		}
+		if err := mergeSegments(lb, mode, pick, alive()); err != nil {
+			return err
+		}
+		merged = true
+	}
+	if !merged {
 		return nil
 	}
-	live, err := liveDocs(tx, mode)
-	if err != nil {
-		return err
+	epoch, _ := binary.Uvarint(lb.Get(lexKey(mode, "epoch")))
+	return lb.Put(lexKey(mode, "epoch"), binary.AppendUvarint(nil, epoch+1))
+}
+
+// pickMerge chooses the segments to merge next, or nil.
+func pickMerge(lb *bolt.Bucket, keys [][]byte) [][]byte {
+	byClass := map[int][][]byte{}
+	for _, k := range keys {
+		n := len(lb.Get(k))
+		if n >= maxMergeInput {
+			continue
+		}
+		c := sizeClass(n)
+		byClass[c] = append(byClass[c], k)
+		if len(byClass[c]) == mergeFanIn {
+			return byClass[c]
+		}
 	}
+	return nil
+}
+
+// mergeSegments replaces the segments at keys by their merge.
+func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[uint32]struct{}) error {
 	segs := make([]lexicon.Segment, len(keys))
 	for i, k := range keys {
+		var err error
 		if segs[i], err = lexicon.Open(lb.Get(k)); err != nil {
 			return fmt.Errorf("%w: lexicon: %v", errLexiconDamaged, err)
 		}
@@ -147,21 +203,17 @@ func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
 	if err != nil {
 		return err
 	}
-	if err := lb.Put(segmentKey(mode, seq), merged); err != nil {
-		return err
-	}
-	epoch, _ := binary.Uvarint(lb.Get(lexKey(mode, "epoch")))
-	return lb.Put(lexKey(mode, "epoch"), binary.AppendUvarint(nil, epoch+1))
+	return lb.Put(segmentKey(mode, seq), merged)
 }
 
 var errLexiconDamaged = errors.New("index: lexicon damaged")
 
 // liveDocs are the docs of mode's cold records.
-func liveDocs(tx *bolt.Tx, mode lineage.Mode) (map[uint32]struct{}, error) {
+func liveDocs(tx *bolt.Tx, mode lineage.Mode) map[uint32]struct{} {
 	live := map[uint32]struct{}{}
 	b := tx.Bucket(recordsBucket)
 	if b == nil {
-		return live, nil
+		return live
 	}
 	prefix := []byte(string(mode) + "\x00")
 	c := b.Cursor()
@@ -170,7 +222,7 @@ func liveDocs(tx *bolt.Tx, mode lineage.Mode) (map[uint32]struct{}, error) {
 			live[r.Doc] = struct{}{}
 		}
 	}
-	return live, nil
+	return live
 }
 
 // lexiconEpoch reads mode's merge epoch.
@@ -239,20 +291,4 @@ func (r *Reader) Current(rec *Record) bool {
 	key := recordKey(r.mode, rec.Path)
 	cur, err := decodeRecord(key, b.Get(key))
 	return err == nil && cur.Doc == rec.Doc && cur.DataStamp == rec.DataStamp
-}
-
-// CompactLexicon merges mode's lexicon segments into one when there are
-// several: a batch rebuild ends with it, so that queries read one segment.
-func (ix *Index) CompactLexicon(ctx context.Context, mode lineage.Mode) error {
-	several := false
-	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
-		if lb := tx.Bucket(lexiconBucket); lb != nil {
-			several = len(segmentKeys(lb, mode)) > 1
-		}
-		return nil
-	})
-	if err != nil || !several {
-		return nil // nothing to do, or nothing this call can do
-	}
-	return ix.store.Update(ctx, func(tx *bolt.Tx) error { return mergeLexicon(tx, mode, true) })
 }

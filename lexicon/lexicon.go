@@ -1,11 +1,11 @@
 package lexicon
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/termtab"
@@ -14,57 +14,66 @@ import (
 // ErrCorrupt is returned for a segment whose bytes are not a valid one.
 var ErrCorrupt = errors.New("lexicon: corrupt segment")
 
-// Builder collects the keys of sessions for one segment.
+// Source is one session's keys in strictly increasing byte order, read in
+// place (a digest's tables): building a segment merges them without a map
+// or a copy of any key but the segment's own.
+type Source struct {
+	Doc uint32
+	Len int
+	Key func(i int) []byte
+}
+
+// BuildSorted writes one sealed segment of the sessions in srcs.
+func BuildSorted(srcs []Source) ([]byte, error) {
+	h := &cursors{}
+	for i, s := range srcs {
+		if s.Len > 0 {
+			h.push(cursor{src: i, key: s.Key(0)})
+		}
+	}
+	var out termtab.Appender
+	var docs []uint32
+	var pay []byte
+	for h.Len() > 0 {
+		key := h.top().key
+		docs = docs[:0]
+		for h.Len() > 0 && bytes.Equal(h.top().key, key) {
+			c := h.top()
+			docs = append(docs, srcs[c.src].Doc)
+			if c.pos+1 < srcs[c.src].Len {
+				h.replaceTop(cursor{src: c.src, pos: c.pos + 1, key: srcs[c.src].Key(c.pos + 1)})
+			} else {
+				h.pop()
+			}
+		}
+		slices.Sort(docs)
+		pay = appendPostings(pay[:0], slices.Compact(docs))
+		if err := out.Append(key, pay); err != nil {
+			return nil, err
+		}
+	}
+	return blocksum.Seal(out.Bytes())
+}
+
+// Builder collects the keys of sessions for one segment (tests and small
+// segments; BuildSorted is the merge that needs no map).
 type Builder struct {
-	post map[string][]uint32
+	srcs []Source
 }
 
 // NewBuilder returns an empty Builder.
-func NewBuilder() *Builder { return &Builder{post: map[string][]uint32{}} }
+func NewBuilder() *Builder { return &Builder{} }
 
-// Add records that session doc holds each of keys. Each doc is added once.
+// Add records that session doc holds each of keys.
 func (b *Builder) Add(doc uint32, keys []string) {
-	for _, k := range keys {
-		b.post[k] = append(b.post[k], doc)
-	}
+	keys = slices.Clone(keys)
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	b.srcs = append(b.srcs, Source{Doc: doc, Len: len(keys), Key: func(i int) []byte { return []byte(keys[i]) }})
 }
-
-// AddKey records that session doc holds key, which may be a view into
-// memory the caller reuses: only a key new to the segment is copied.
-func (b *Builder) AddKey(doc uint32, key []byte) {
-	if p, ok := b.post[string(key)]; ok {
-		b.post[string(key)] = append(p, doc)
-		return
-	}
-	b.post[string(key)] = []uint32{doc}
-}
-
-// Len is the number of distinct keys added.
-func (b *Builder) Len() int { return len(b.post) }
 
 // Build encodes and seals the segment.
-func (b *Builder) Build() ([]byte, error) {
-	keys := make([]string, 0, len(b.post))
-	for k := range b.post {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	pays := make([][]byte, len(keys))
-	for i, k := range keys {
-		docs := b.post[k]
-		slices.Sort(docs)
-		pays[i] = appendPostings(nil, slices.Compact(docs))
-	}
-	return seal(keys, pays)
-}
-
-func seal(keys []string, pays [][]byte) ([]byte, error) {
-	t, err := termtab.Build(keys, pays)
-	if err != nil {
-		return nil, err
-	}
-	return blocksum.Seal(t)
-}
+func (b *Builder) Build() ([]byte, error) { return BuildSorted(b.srcs) }
 
 // appendPostings appends the encoding of increasing doc numbers.
 func appendPostings(b []byte, docs []uint32) []byte {
@@ -146,34 +155,28 @@ func (s Segment) appendAt(dst []uint32, i int) ([]uint32, error) {
 // Merge folds segments into one, keeping only the docs live reports true
 // for; a key left with no doc is dropped. The result is sealed.
 func Merge(segs []Segment, live func(doc uint32) bool) ([]byte, error) {
-	var (
-		keys []string
-		pays [][]byte
-		docs []uint32
-	)
-	pos := make([]int, len(segs))
-	for {
-		// The smallest key at any segment's position.
-		var next []byte
-		for si, s := range segs {
-			if pos[si] < s.t.Len() {
-				if k := s.t.Term(pos[si]); next == nil || string(k) < string(next) {
-					next = k
-				}
-			}
+	h := &cursors{}
+	for i, s := range segs {
+		if s.t.Len() > 0 {
+			h.push(cursor{src: i, key: s.t.Term(0)})
 		}
-		if next == nil {
-			break
-		}
-		key := string(next)
+	}
+	var out termtab.Appender
+	var docs []uint32
+	var pay []byte
+	for h.Len() > 0 {
+		key := h.top().key
 		docs = docs[:0]
-		for si, s := range segs {
-			if pos[si] < s.t.Len() && string(s.t.Term(pos[si])) == key {
-				var err error
-				if docs, err = s.appendAt(docs, pos[si]); err != nil {
-					return nil, err
-				}
-				pos[si]++
+		for h.Len() > 0 && bytes.Equal(h.top().key, key) {
+			c := h.top()
+			var err error
+			if docs, err = segs[c.src].appendAt(docs, c.pos); err != nil {
+				return nil, err
+			}
+			if t := segs[c.src].t; c.pos+1 < t.Len() {
+				h.replaceTop(cursor{src: c.src, pos: c.pos + 1, key: t.Term(c.pos + 1)})
+			} else {
+				h.pop()
 			}
 		}
 		docs = slices.DeleteFunc(docs, func(d uint32) bool { return !live(d) })
@@ -181,13 +184,75 @@ func Merge(segs []Segment, live func(doc uint32) bool) ([]byte, error) {
 			continue
 		}
 		slices.Sort(docs)
-		keys = append(keys, key)
-		pays = append(pays, appendPostings(nil, slices.Compact(docs)))
+		pay = appendPostings(pay[:0], slices.Compact(docs))
+		if err := out.Append(key, pay); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range segs {
 		if err := s.Err(); err != nil {
 			return nil, err
 		}
 	}
-	return seal(keys, pays)
+	return blocksum.Seal(out.Bytes())
+}
+
+// cursor is a position in one sorted input of a merge.
+type cursor struct {
+	src, pos int
+	key      []byte
+}
+
+// cursors is a min-heap of cursors by key, then input.
+type cursors struct{ c []cursor }
+
+func (h *cursors) Len() int    { return len(h.c) }
+func (h *cursors) top() cursor { return h.c[0] }
+
+func (h *cursors) less(i, j int) bool {
+	if c := bytes.Compare(h.c[i].key, h.c[j].key); c != 0 {
+		return c < 0
+	}
+	return h.c[i].src < h.c[j].src
+}
+
+func (h *cursors) push(c cursor) {
+	h.c = append(h.c, c)
+	for i := len(h.c) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.c[i], h.c[p] = h.c[p], h.c[i]
+		i = p
+	}
+}
+
+func (h *cursors) pop() {
+	last := len(h.c) - 1
+	h.c[0] = h.c[last]
+	h.c = h.c[:last]
+	h.down()
+}
+
+func (h *cursors) replaceTop(c cursor) {
+	h.c[0] = c
+	h.down()
+}
+
+func (h *cursors) down() {
+	for i := 0; ; {
+		l, small := 2*i+1, i
+		if l < len(h.c) && h.less(l, small) {
+			small = l
+		}
+		if r := l + 1; r < len(h.c) && h.less(r, small) {
+			small = r
+		}
+		if small == i {
+			return
+		}
+		h.c[i], h.c[small] = h.c[small], h.c[i]
+		i = small
+	}
 }
