@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"math"
+
 	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/hotbm25"
 )
 
 // topKMax is the deepest page end (offset+pageSize) that literal term
@@ -83,13 +86,18 @@ func (h *topHeap) down(i int) {
 // searchHotTop ranks the hot entries of a literal term query keeping only
 // the best k, and returns them (in no particular order) with the number of
 // hot matches the entry budget retains. It yields exactly what the
-// exhaustive searchHot would put first: every match is scored, rounded and
-// compared by less as there, but none is materialised unless it can reach
-// the page, and the count needs no ranking.
+// exhaustive searchHot would put first: every match is counted, and every
+// one that could reach the page is scored, rounded and compared by less
+// as there; none is materialised unless it can reach the page.
 func (s *searcher) searchHotTop(k int) ([]item, int) {
 	h := topHeap{k: k, it: make([]item, 0, k)}
+	ts := s.newTermScan()
 	count := 0
 	for si := range s.hot {
+		if c, ok := s.shardColumns(si, &h, ts); ok {
+			count += c
+			continue
+		}
 		count += s.shardTop(si, &h)
 	}
 	if count > entryBudget {
@@ -97,6 +105,163 @@ func (s *searcher) searchHotTop(k int) ([]item, int) {
 		s.reasons.Add(coverage.CandidateEntryBudget)
 	}
 	return h.it, count
+}
+
+// The score bounds are tabled by term frequency (below ubTfs; any higher
+// one takes the bound of an unbounded frequency) and by entry length in
+// steps of ubStep (the bound of a step takes its shortest length; longer
+// entries than the table's take its last step).
+const (
+	ubTfs  = 16
+	ubStep = 4
+	ubLens = 64
+)
+
+// termScan is the per-query state of the column scan.
+type termScan struct {
+	idf []float64
+	// ub[t][f*ubLens+l] bounds term t's BM25 part at frequency f in an
+	// entry of length step l; row ubTfs bounds every frequency.
+	ub [][]float64
+	// tfs[t] holds term t's frequency per entry of the shard in hand;
+	// seen marks, and union lists, the entries holding any term.
+	tfs   [][]uint32
+	seen  []bool
+	union []uint32
+	want  int // terms an entry must hold: 1 (any) or all
+}
+
+func (s *searcher) newTermScan() *termScan {
+	terms := s.plan.terms
+	ts := &termScan{idf: make([]float64, len(terms)), ub: make([][]float64, len(terms)), tfs: make([][]uint32, len(terms)), want: 1}
+	if s.plan.all {
+		ts.want = len(terms)
+	}
+	for i, t := range terms {
+		ts.idf[i] = s.idf(t)
+		ub := make([]float64, (ubTfs+1)*ubLens)
+		for f := 1; f <= ubTfs; f++ {
+			for l := range ubLens {
+				norm := k1 * (1 - b + b*float64(l*ubStep)/s.avgdl)
+				ub[f*ubLens+l] = ts.idf[i] * float64(f) * (k1 + 1) / (float64(f) + norm)
+				if f == ubTfs {
+					ub[f*ubLens+l] = ts.idf[i] * (k1 + 1)
+				}
+			}
+		}
+		ts.ub[i] = ub
+	}
+	return ts
+}
+
+// fillColumns decodes the query's postings in src into ts.tfs, and their
+// union into ts.union. It reports false, with nothing recorded, when a
+// damaged list holds a frequency of 0, which a column cannot tell from
+// absence: the cursor path (shardTop) takes that shard.
+func (s *searcher) fillColumns(src *hotSource, ts *termScan) bool {
+	n := src.shard.Len()
+	if cap(ts.seen) < n {
+		ts.seen = make([]bool, n)
+		for i := range ts.tfs {
+			ts.tfs[i] = make([]uint32, n)
+		}
+	}
+	ts.union = ts.union[:0]
+	lists := make([]hotbm25.Postings, len(s.plan.terms))
+	damaged := false
+	for i, t := range s.plan.terms {
+		lists[i] = src.shard.Postings(t)
+		var zero bool
+		ts.union, zero = lists[i].Fill(ts.tfs[i][:n], ts.seen[:n], ts.union)
+		damaged = damaged || zero
+	}
+	if damaged {
+		ts.reset()
+		return false
+	}
+	for i := range lists {
+		if lists[i].Err() != nil {
+			s.fail(src.rec)
+		}
+	}
+	return true
+}
+
+// reset clears the columns of the union's entries for the next shard.
+func (ts *termScan) reset() {
+	for _, e := range ts.union {
+		ts.seen[e] = false
+		for _, col := range ts.tfs {
+			col[e] = 0
+		}
+	}
+}
+
+// shardColumns ranks one shard's matches from its columns and returns their
+// number; ok is false, with nothing done, when fillColumns declines. Every
+// entry holding enough terms and passing the filters is counted, but
+// scored only when its bound can reach the heap.
+func (s *searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok bool) {
+	src := &s.hot[si]
+	if !s.fillColumns(src, ts) {
+		return 0, false
+	}
+	defer ts.reset()
+	cand := s.candidates(src)
+	floor := ts.floor(h)
+	for _, e := range ts.union {
+		dl := src.shard.DocLen(int(e))
+		m, ub := ts.bound(e, dl)
+		if m < ts.want || (cand != nil && !cand[e]) {
+			continue
+		}
+		count++
+		w := s.weight(src, int(e))
+		// An odd weight (not positive) has no bound: such an entry is
+		// scored.
+		if w > 0 && ub*w*(1+1e-9) < floor {
+			continue
+		}
+		h.offer(item{score: ts.score(s, e, dl, w), mtime: src.rec.Identity.MtimeNs, entry: true, src: si, index: int(e), file: src.rec.Path})
+		floor = ts.floor(h)
+	}
+	return count, true
+}
+
+// floor is the least bound an entry needs to reach h: anything while h
+// has room, else the worst kept score, less a slack for round6's half
+// unit and the float error of the bound (an entry that ties the worst
+// after rounding may still win on mtime, index or file).
+func (ts *termScan) floor(h *topHeap) float64 {
+	if !h.full() {
+		return math.Inf(-1)
+	}
+	return h.it[0].score - 1e-6
+}
+
+// bound returns how many of the query's terms entry e (of length dl)
+// holds, and a bound of its unweighted score.
+func (ts *termScan) bound(e uint32, dl uint32) (m int, ub float64) {
+	l := int(min(dl/ubStep, ubLens-1))
+	for t, col := range ts.tfs {
+		if f := col[e]; f != 0 {
+			m++
+			ub += ts.ub[t][int(min(f, ubTfs))*ubLens+l]
+		}
+	}
+	return m, ub
+}
+
+// score is entry e's rounded score, summed in query term order as
+// shardTop sums it, so that the two paths agree to the bit.
+func (ts *termScan) score(s *searcher, e uint32, dl uint32, w float64) float64 {
+	sc := 0.0
+	for t, col := range ts.tfs {
+		if f := col[e]; f != 0 {
+			sc += s.bm25(ts.idf[t], f, dl)
+		}
+	}
+	return round6(sc * w)
 }
 
 // shardTop scores the matches of one shard into h and returns their

@@ -344,6 +344,12 @@ type Postings struct {
 func (p Postings) Count() int { return int(min(p.count, uint64(p.max))) }
 
 func (p *Postings) uvarint() uint64 {
+	// Most deltas and frequencies fit one byte: decode those inline.
+	if len(p.b) > 0 && p.b[0] < 0x80 {
+		v := p.b[0]
+		p.b = p.b[1:]
+		return uint64(v)
+	}
 	v, n := binary.Uvarint(p.b)
 	if n <= 0 {
 		p.bad = true
@@ -372,6 +378,45 @@ func (p *Postings) Next() (entry uint32, tf uint32, ok bool) {
 	p.cur += uint32(d)
 	p.read++
 	return p.cur, uint32(tf64), true
+}
+
+// Fill reads the rest of the list into tf, by entry: tf[e] is set to the
+// frequency of every posting read (tf and seen must hold the shard's
+// entries). Filling several lists with one seen collects their union:
+// each entry not yet seen is marked and appended to union, which Fill
+// returns. It reads exactly what Next would, with the same checks, so
+// that a column scan and a cursor agree even on a damaged list; zero
+// reports a posting of frequency 0, which only a damaged list holds and a
+// column cannot tell from absence.
+func (p *Postings) Fill(tf []uint32, seen []bool, union []uint32) (_ []uint32, zero bool) {
+	for p.read < p.count && !p.bad {
+		var e, f uint32
+		// A posting whose delta and frequency fit one byte each (most
+		// do) is decoded here, with Next's checks; any other by Next.
+		if b := p.b; len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
+			d := uint32(b[0])
+			if p.read > 0 && d == 0 || uint64(p.cur)+uint64(d) >= uint64(p.max) {
+				p.bad = true
+				break
+			}
+			p.b = b[2:]
+			p.cur += d
+			p.read++
+			e, f = p.cur, uint32(b[1])
+		} else {
+			var ok bool
+			if e, f, ok = p.Next(); !ok {
+				break
+			}
+		}
+		tf[e] = f
+		zero = zero || f == 0
+		if !seen[e] {
+			seen[e] = true
+			union = append(union, e)
+		}
+	}
+	return union, zero
 }
 
 // Err reports a damaged list.
