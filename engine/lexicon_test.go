@@ -64,18 +64,27 @@ func TestLexiconAnswersEqualDigestProbing(t *testing.T) {
 	}
 	for _, req := range reqs {
 		before := engine.LexiconUses()
-		with, err := e.Recall(ctx, req)
-		require.NoError(t, err)
+		sameWithoutLexicon(t, e, req)
 		assert.Equal(t, before+1, engine.LexiconUses(), "the lexicon answered %s", mustJSON(req))
-		restore := engine.SetNoLexicon(true)
-		without, err := e.Recall(ctx, req)
-		restore()
-		require.NoError(t, err)
-		a, _ := json.Marshal(with)
-		b, _ := json.Marshal(without)
-		assert.JSONEq(t, string(b), string(a), "%s", mustJSON(req))
 	}
 	t.Logf("%d queries compared", len(reqs))
+}
+
+// sameWithoutLexicon asks req with the lexicon, then opening every cold
+// digest, checks that the two answers are the same to the byte, and
+// returns the first.
+func sameWithoutLexicon(t *testing.T, e *engine.Engine, req engine.RecallRequest) *engine.RecallPage {
+	t.Helper()
+	with, err := e.Recall(ctx, req)
+	require.NoError(t, err)
+	restore := engine.SetNoLexicon(true)
+	without, err := e.Recall(ctx, req)
+	restore()
+	require.NoError(t, err)
+	a, _ := json.Marshal(with)
+	b, _ := json.Marshal(without)
+	assert.JSONEq(t, string(b), string(a), "%s", mustJSON(req))
+	return with
 }
 
 func mustJSON(v any) string {
@@ -92,17 +101,7 @@ func TestLexiconFollowsChanges(t *testing.T) {
 	s := func(v string) *string { return &v }
 	compare := func(q string) *engine.RecallPage {
 		t.Helper()
-		req := engine.RecallRequest{Query: s(q), Scope: "global"}
-		with, err := e.Recall(ctx, req)
-		require.NoError(t, err)
-		restore := engine.SetNoLexicon(true)
-		without, err := e.Recall(ctx, req)
-		restore()
-		require.NoError(t, err)
-		a, _ := json.Marshal(with)
-		b, _ := json.Marshal(without)
-		assert.JSONEq(t, string(b), string(a), q)
-		return with
+		return sameWithoutLexicon(t, e, engine.RecallRequest{Query: s(q), Scope: "global"})
 	}
 	oldest := slices.Clone(m.Sessions)
 	slices.SortFunc(oldest, func(a, b corpus.SessionInfo) int { return a.Mtime.Compare(b.Mtime) })

@@ -25,34 +25,20 @@ type Source struct {
 
 // BuildSorted writes one sealed segment of the sessions in srcs.
 func BuildSorted(srcs []Source) ([]byte, error) {
-	h := &cursors{}
-	for i, s := range srcs {
-		if s.Len > 0 {
-			h.push(cursor{src: i, key: s.Key(0)})
-		}
-	}
-	var out termtab.Appender
-	var docs []uint32
-	var pay []byte
-	for h.Len() > 0 {
-		key := h.top().key
-		docs = docs[:0]
-		for h.Len() > 0 && bytes.Equal(h.top().key, key) {
-			c := h.top()
-			docs = append(docs, srcs[c.src].Doc)
-			if c.pos+1 < srcs[c.src].Len {
-				h.replaceTop(cursor{src: c.src, pos: c.pos + 1, key: srcs[c.src].Key(c.pos + 1)})
-			} else {
-				h.pop()
+	var w segmentWriter
+	err := mergeSorted(len(srcs),
+		func(src, pos int) ([]byte, bool) {
+			if pos >= srcs[src].Len {
+				return nil, false
 			}
-		}
-		slices.Sort(docs)
-		pay = appendPostings(pay[:0], slices.Compact(docs))
-		if err := out.Append(key, pay); err != nil {
-			return nil, err
-		}
+			return srcs[src].Key(pos), true
+		},
+		func(c cursor) error { w.docs = append(w.docs, srcs[c.src].Doc); return nil },
+		w.flush)
+	if err != nil {
+		return nil, err
 	}
-	return blocksum.Seal(out.Bytes())
+	return blocksum.Seal(w.out.Bytes())
 }
 
 // Builder collects the keys of sessions for one segment (tests and small
@@ -155,46 +141,79 @@ func (s Segment) appendAt(dst []uint32, i int) ([]uint32, error) {
 // Merge folds segments into one, keeping only the docs live reports true
 // for; a key left with no doc is dropped. The result is sealed.
 func Merge(segs []Segment, live func(doc uint32) bool) ([]byte, error) {
-	h := &cursors{}
-	for i, s := range segs {
-		if s.t.Len() > 0 {
-			h.push(cursor{src: i, key: s.t.Term(0)})
-		}
-	}
-	var out termtab.Appender
-	var docs []uint32
-	var pay []byte
-	for h.Len() > 0 {
-		key := h.top().key
-		docs = docs[:0]
-		for h.Len() > 0 && bytes.Equal(h.top().key, key) {
-			c := h.top()
-			var err error
-			if docs, err = segs[c.src].appendAt(docs, c.pos); err != nil {
-				return nil, err
+	w := segmentWriter{live: live}
+	err := mergeSorted(len(segs),
+		func(src, pos int) ([]byte, bool) {
+			if pos >= segs[src].t.Len() {
+				return nil, false
 			}
-			if t := segs[c.src].t; c.pos+1 < t.Len() {
-				h.replaceTop(cursor{src: c.src, pos: c.pos + 1, key: t.Term(c.pos + 1)})
-			} else {
-				h.pop()
-			}
-		}
-		docs = slices.DeleteFunc(docs, func(d uint32) bool { return !live(d) })
-		if len(docs) == 0 {
-			continue
-		}
-		slices.Sort(docs)
-		pay = appendPostings(pay[:0], slices.Compact(docs))
-		if err := out.Append(key, pay); err != nil {
-			return nil, err
-		}
+			return segs[src].t.Term(pos), true
+		},
+		func(c cursor) (err error) { w.docs, err = segs[c.src].appendAt(w.docs, c.pos); return err },
+		w.flush)
+	if err != nil {
+		return nil, err
 	}
 	for _, s := range segs {
 		if err := s.Err(); err != nil {
 			return nil, err
 		}
 	}
-	return blocksum.Seal(out.Bytes())
+	return blocksum.Seal(w.out.Bytes())
+}
+
+// segmentWriter writes the merged postings of each key in turn.
+type segmentWriter struct {
+	out  termtab.Appender
+	docs []uint32
+	pay  []byte
+	live func(doc uint32) bool // nil: every doc
+}
+
+// flush writes key with the docs gathered for it, if any is live.
+func (w *segmentWriter) flush(key []byte) error {
+	docs := w.docs
+	w.docs = w.docs[:0]
+	if w.live != nil {
+		docs = slices.DeleteFunc(docs, func(d uint32) bool { return !w.live(d) })
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	slices.Sort(docs)
+	w.pay = appendPostings(w.pay[:0], slices.Compact(docs))
+	return w.out.Append(key, w.pay)
+}
+
+// mergeSorted walks n sorted inputs in key order: for each key, add is
+// called for every input positioned at it (which then moves on), then
+// done with the key. keyAt returns an input's key at a position, or false
+// past its end.
+func mergeSorted(n int, keyAt func(src, pos int) ([]byte, bool), add func(cursor) error, done func(key []byte) error) error {
+	h := &cursors{}
+	for i := range n {
+		if k, ok := keyAt(i, 0); ok {
+			h.push(cursor{src: i, key: k})
+		}
+	}
+	for h.Len() > 0 {
+		key := h.top().key
+		for h.Len() > 0 && bytes.Equal(h.top().key, key) {
+			c := h.top()
+			if err := add(c); err != nil {
+				return err
+			}
+			if k, ok := keyAt(c.src, c.pos+1); ok {
+				h.replaceTop(cursor{src: c.src, pos: c.pos + 1, key: k})
+			} else {
+				h.pop()
+			}
+		}
+		if err := done(key); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // cursor is a position in one sorted input of a merge.
