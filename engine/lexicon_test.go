@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/index"
@@ -148,4 +149,60 @@ func appendTurn(t *testing.T, path, word string) {
 	_, err = f.WriteString(line + "\n")
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
+}
+
+// A damaged lexicon segment is never answered from: the recall opens the
+// digests (same answer, index_reset), the lexicon is dropped with the cold
+// records it indexed, and the next recall rebuilds them and uses it again.
+func TestLexiconDamageIsRepaired(t *testing.T) {
+	e, m := lexiconWorld(t)
+	req := engine.RecallRequest{Query: &m.Facts[len(m.Facts)-1].Term, Scope: "global"}
+	want, err := e.Recall(ctx, req)
+	require.NoError(t, err)
+	require.NotZero(t, want.Total)
+
+	db, err := bolt.Open(filepath.Join(e.Config().IndexDir, "index.db"), 0o600, nil)
+	require.NoError(t, err)
+	flipped := 0
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		lb := tx.Bucket([]byte("lexicon"))
+		require.NotNil(t, lb)
+		var keys, vals [][]byte
+		require.NoError(t, lb.ForEach(func(k, v []byte) error {
+			if bytes.HasPrefix(k, []byte("active\x00s")) {
+				bad := slices.Clone(v)
+				bad[6] ^= 0x40 // a checksum of the first block
+				keys, vals = append(keys, slices.Clone(k)), append(vals, bad)
+			}
+			return nil
+		}))
+		for i := range keys {
+			require.NoError(t, lb.Put(keys[i], vals[i]))
+			flipped++
+		}
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	require.NotZero(t, flipped)
+
+	got, err := e.Recall(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, hitKeys(want), hitKeys(got), "the digests answer")
+	assert.Contains(t, got.Coverage.Reasons, "index_reset")
+
+	before := engine.LexiconUses()
+	again, err := e.Recall(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, hitKeys(want), hitKeys(again))
+	assert.Equal(t, want.Coverage, again.Coverage, "repaired")
+	assert.Equal(t, before+1, engine.LexiconUses(), "the rebuilt lexicon answers")
+}
+
+func hitKeys(p *engine.RecallPage) []string {
+	var out []string
+	for _, h := range p.Hits {
+		b, _ := json.Marshal(h)
+		out = append(out, string(b))
+	}
+	return out
 }

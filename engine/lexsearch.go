@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"sync/atomic"
 
 	"github.com/memidx/memidx/index"
@@ -30,6 +31,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch uint64, colds []*index.Re
 	}
 	lex, err := rd.Lexicon()
 	if err != nil || lex == nil || lex.Epoch != epoch {
+		s.lexiconFailed(err)
 		return colds, false
 	}
 	at := make(map[uint32]int, len(colds))
@@ -48,6 +50,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch uint64, colds []*index.Re
 	var docs []uint32
 	for t, term := range terms {
 		if docs, err = lex.Docs(docs[:0], term); err != nil {
+			s.lexiconFailed(err)
 			return colds, false
 		}
 		for _, d := range docs {
@@ -60,6 +63,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch uint64, colds []*index.Re
 	keys := make([]int, len(colds))
 	for _, k := range s.filt.keys {
 		if docs, err = lex.Docs(docs[:0], k); err != nil {
+			s.lexiconFailed(err)
 			return colds, false
 		}
 		for _, d := range docs {
@@ -101,4 +105,14 @@ func (s *searcher) termsMayMatch(has []bool) bool {
 		return n == len(has)
 	}
 	return n > 0
+}
+
+// lexiconFailed notes a damaged lexicon: this answer comes from the
+// digests, and the lexicon is dropped after the search so that the next
+// refresh rebuilds it (the page says index_reset).
+func (s *searcher) lexiconFailed(err error) {
+	if errors.Is(err, index.ErrLexiconDamaged) {
+		s.lexDamaged = true
+		s.reasons.Add(index.IndexReset)
+	}
 }

@@ -410,6 +410,9 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		err = e.ix.View(ctx, q.mode, search)
 		// Whatever turned out broken is rebuilt by the next refresh.
 		dropped := e.ix.Forget(ctx, q.mode, s.broken)
+		if s.lexDamaged {
+			e.ix.ResetLexicon(ctx, q.mode)
+		}
 		if page != nil {
 			page.dropped = dropped
 		}

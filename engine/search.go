@@ -160,6 +160,8 @@ type searcher struct {
 	hits    []uint16
 	touched []uint32
 
+	// lexDamaged: the archive lexicon turned out damaged.
+	lexDamaged bool
 	// broken are records whose tier data turned out damaged.
 	broken []*index.Record
 
@@ -172,6 +174,9 @@ type searcher struct {
 	// hotPostings is the number of hot postings of the query's terms: a
 	// bound on the hot items, so that their slice is allocated once.
 	hotPostings int
+	// hotLists holds the cursors stats looked up: term ti's postings in
+	// hot source i at ti*len(hot)+i, for searchHotTop to read.
+	hotLists []hotbm25.Postings
 }
 
 // idf is Lucene's never-negative BM25 idf.
@@ -204,7 +209,9 @@ func (s *searcher) stats(terms []string) {
 	for ti, t := range terms {
 		var df float64
 		for i := range s.hot {
-			c := s.hot[i].shard.Postings(t).Count()
+			p := s.hot[i].shard.Postings(t)
+			s.hotLists = append(s.hotLists, p)
+			c := p.Count()
 			df += float64(c)
 			s.hotPostings += c
 		}

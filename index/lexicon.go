@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -139,23 +140,30 @@ func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
 		return live
 	}
 	merged := false
+	merge := func(keys [][]byte) error {
+		merged = true
+		return mergeSegments(lb, mode, keys, alive())
+	}
+	var err error
 	if force {
 		for _, k := range segmentKeys(lb, mode) {
-			if err := mergeSegments(lb, mode, [][]byte{k}, alive()); err != nil {
-				return err
+			if err = merge([][]byte{k}); err != nil {
+				break
 			}
-			merged = true
 		}
 	}
-	for {
+	for err == nil {
 		pick := pickMerge(lb, segmentKeys(lb, mode))
 		if pick == nil {
 			break
 		}
-		if err := mergeSegments(lb, mode, pick, alive()); err != nil {
-			return err
-		}
-		merged = true
+		err = merge(pick)
+	}
+	if errors.Is(err, ErrLexiconDamaged) {
+		return resetLexicon(tx, mode)
+	}
+	if err != nil {
+		return err
 	}
 	if !merged {
 		return nil
@@ -187,12 +195,12 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 	for i, k := range keys {
 		var err error
 		if segs[i], err = lexicon.Open(lb.Get(k)); err != nil {
-			return fmt.Errorf("%w: lexicon: %v", errLexiconDamaged, err)
+			return fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 		}
 	}
 	merged, err := lexicon.Merge(segs, func(d uint32) bool { _, ok := live[d]; return ok })
 	if err != nil {
-		return fmt.Errorf("%w: lexicon: %v", errLexiconDamaged, err)
+		return fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 	}
 	for _, k := range keys {
 		if err := lb.Delete(k); err != nil {
@@ -206,7 +214,52 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 	return lb.Put(segmentKey(mode, seq), merged)
 }
 
-var errLexiconDamaged = errors.New("index: lexicon damaged")
+// ErrLexiconDamaged is returned for a lexicon segment whose checksums or
+// shape are wrong. Nothing is answered from it: the caller opens the
+// digests instead, and ResetLexicon rebuilds it.
+var ErrLexiconDamaged = errors.New("index: lexicon damaged")
+
+// resetLexicon drops mode's lexicon and every cold record of mode with its
+// digest: the lexicon can only be rebuilt from the digests, and their
+// sessions are rebuilt from source by the next refresh (a damaged lexicon
+// is as rare as any damaged value). The epoch moves on, so that no reader
+// trusts what it read before.
+func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
+	lb := tx.Bucket(lexiconBucket)
+	if lb != nil {
+		for _, k := range segmentKeys(lb, mode) {
+			if err := lb.Delete(k); err != nil {
+				return err
+			}
+		}
+	}
+	if b := tx.Bucket(recordsBucket); b != nil {
+		var cold [][]byte
+		prefix := []byte(string(mode) + "\x00")
+		c := b.Cursor()
+		for k, v := c.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, v = c.Next() {
+			if r, err := decodeRecord(k, v); err != nil || r.Tier == Cold {
+				cold = append(cold, append([]byte(nil), k...))
+			}
+		}
+		for _, k := range cold {
+			if err := deleteSession(tx, k); err != nil {
+				return err
+			}
+		}
+	}
+	if lb == nil {
+		return nil
+	}
+	epoch, _ := binary.Uvarint(lb.Get(lexKey(mode, "epoch")))
+	return lb.Put(lexKey(mode, "epoch"), binary.AppendUvarint(nil, epoch+1))
+}
+
+// ResetLexicon drops a lexicon a query found damaged (see resetLexicon).
+// It reports whether it was dropped.
+func (ix *Index) ResetLexicon(ctx context.Context, mode lineage.Mode) bool {
+	return ix.store.Update(ctx, func(tx *bolt.Tx) error { return resetLexicon(tx, mode) }) == nil
+}
 
 // liveDocs are the docs of mode's cold records.
 func liveDocs(tx *bolt.Tx, mode lineage.Mode) map[uint32]struct{} {
@@ -257,7 +310,7 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	for _, k := range segmentKeys(lb, r.mode) {
 		s, err := lexicon.Open(lb.Get(k))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errLexiconDamaged, err)
+			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
 		}
 		l.segs = append(l.segs, s)
 	}
@@ -270,7 +323,7 @@ func (l *Lexicon) Docs(dst []uint32, key string) ([]uint32, error) {
 	for _, s := range l.segs {
 		var err error
 		if dst, err = s.AppendDocs(dst, key); err != nil {
-			return dst, fmt.Errorf("%w: %v", errLexiconDamaged, err)
+			return dst, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
 		}
 	}
 	return dst, nil
