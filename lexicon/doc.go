@@ -6,10 +6,12 @@
 // digests of sessions that can match.
 //
 // The lexicon is written as segments so that a refresh that re-reads k
-// sessions writes O(k): each write batch adds one segment of its sessions,
-// and a doc number is never reused, so the postings of a session that was
-// rebuilt or removed are masked by the caller (a doc is live only while a
-// record names it) until a merge drops them. Merge folds segments into one.
+// sessions writes O(k): each write batch adds one segment of its sessions
+// (BuildSorted merges their digests' sorted tables), and a doc number is
+// never reused, so the postings of a session that was rebuilt or removed
+// are masked by the caller (a doc is live only while a record names it)
+// until a merge drops them. Merge folds segments into one; the caller
+// (package index) merges segments of one size class at a time.
 //
 // A segment is a sealed termtab table (see package termtab and blocksum):
 // the keys in byte order, each with a payload of its postings: a uvarint
