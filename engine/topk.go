@@ -128,6 +128,8 @@ type termScan struct {
 	tfs   [][]uint32
 	seen  []bool
 	union []uint32
+	n     int // entries of the shard in hand
+	lists []hotbm25.Postings
 	want  int // terms an entry must hold: 1 (any) or all
 }
 
@@ -158,7 +160,8 @@ func (s *searcher) newTermScan() *termScan {
 // union into ts.union. It reports false, with nothing recorded, when a
 // damaged list holds a frequency of 0, which a column cannot tell from
 // absence: the cursor path (shardTop) takes that shard.
-func (s *searcher) fillColumns(src *hotSource, ts *termScan) bool {
+func (s *searcher) fillColumns(si int, ts *termScan) bool {
+	src := &s.hot[si]
 	n := src.shard.Len()
 	if cap(ts.seen) < n {
 		ts.seen = make([]bool, n)
@@ -166,29 +169,46 @@ func (s *searcher) fillColumns(src *hotSource, ts *termScan) bool {
 			ts.tfs[i] = make([]uint32, n)
 		}
 	}
-	ts.union = ts.union[:0]
-	lists := make([]hotbm25.Postings, len(s.plan.terms))
+	ts.n, ts.union = n, ts.union[:0]
+	ts.lists = ts.lists[:0]
 	damaged := false
 	for i, t := range s.plan.terms {
-		lists[i] = src.shard.Postings(t)
+		ts.lists = append(ts.lists, s.postings(si, i, t))
 		var zero bool
-		ts.union, zero = lists[i].Fill(ts.tfs[i][:n], ts.seen[:n], ts.union)
+		ts.union, zero = ts.lists[i].Fill(ts.tfs[i][:n], ts.seen[:n], ts.union)
 		damaged = damaged || zero
 	}
 	if damaged {
 		ts.reset()
 		return false
 	}
-	for i := range lists {
-		if lists[i].Err() != nil {
+	for i := range ts.lists {
+		if ts.lists[i].Err() != nil {
 			s.fail(src.rec)
 		}
 	}
 	return true
 }
 
-// reset clears the columns of the union's entries for the next shard.
+// postings returns hot source si's postings of term ti (t), from the
+// cursors stats looked up when it did.
+func (s *searcher) postings(si, ti int, t string) hotbm25.Postings {
+	if i := ti*len(s.hot) + si; len(s.hotLists) == len(s.hot)*len(s.plan.terms) {
+		return s.hotLists[i]
+	}
+	return s.hot[si].shard.Postings(t)
+}
+
+// reset clears the columns of the union's entries for the next shard:
+// whole when the union is a large share of them, which is faster.
 func (ts *termScan) reset() {
+	if len(ts.union)*16 >= ts.n {
+		clear(ts.seen[:ts.n])
+		for _, col := range ts.tfs {
+			clear(col[:ts.n])
+		}
+		return
+	}
 	for _, e := range ts.union {
 		ts.seen[e] = false
 		for _, col := range ts.tfs {
@@ -203,23 +223,22 @@ func (ts *termScan) reset() {
 // scored only when its bound can reach the heap.
 func (s *searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok bool) {
 	src := &s.hot[si]
-	if !s.fillColumns(src, ts) {
+	if !s.fillColumns(si, ts) {
 		return 0, false
 	}
 	defer ts.reset()
 	cand := s.candidates(src)
 	floor := ts.floor(h)
 	for _, e := range ts.union {
-		dl := src.shard.DocLen(int(e))
-		m, ub := ts.bound(e, dl)
-		if m < ts.want || (cand != nil && !cand[e]) {
+		// Every union entry holds a term: only all-queries count them.
+		if ts.want > 1 && ts.held(e) < ts.want || cand != nil && !cand[e] {
 			continue
 		}
 		count++
-		w := s.weight(src, int(e))
+		w, dl := s.weight(src, int(e)), src.shard.DocLen(int(e))
 		// An odd weight (not positive) has no bound: such an entry is
 		// scored.
-		if w > 0 && ub*w*(1+1e-9) < floor {
+		if w > 0 && ts.bound(e, dl)*w*(1+1e-9) < floor {
 			continue
 		}
 		h.offer(item{score: ts.score(s, e, dl, w), mtime: src.rec.Identity.MtimeNs, entry: true, src: si, index: int(e), file: src.rec.Path})
@@ -239,17 +258,25 @@ func (ts *termScan) floor(h *topHeap) float64 {
 	return h.it[0].score - 1e-6
 }
 
-// bound returns how many of the query's terms entry e (of length dl)
-// holds, and a bound of its unweighted score.
-func (ts *termScan) bound(e uint32, dl uint32) (m int, ub float64) {
-	l := int(min(dl/ubStep, ubLens-1))
-	for t, col := range ts.tfs {
-		if f := col[e]; f != 0 {
+// held returns how many of the query's terms entry e holds.
+func (ts *termScan) held(e uint32) (m int) {
+	for _, col := range ts.tfs {
+		if col[e] != 0 {
 			m++
-			ub += ts.ub[t][int(min(f, ubTfs))*ubLens+l]
 		}
 	}
-	return m, ub
+	return m
+}
+
+// bound bounds the unweighted score of entry e, of length dl. Row 0 of
+// the tables is 0, so a term the entry lacks adds nothing, without a
+// branch the processor could mispredict.
+func (ts *termScan) bound(e uint32, dl uint32) (ub float64) {
+	l := int(min(dl/ubStep, ubLens-1))
+	for t, col := range ts.tfs {
+		ub += ts.ub[t][int(min(col[e], ubTfs))*ubLens+l]
+	}
+	return ub
 }
 
 // score is entry e's rounded score, summed in query term order as

@@ -389,23 +389,29 @@ func (p *Postings) Next() (entry uint32, tf uint32, ok bool) {
 // reports a posting of frequency 0, which only a damaged list holds and a
 // column cannot tell from absence.
 func (p *Postings) Fill(tf []uint32, seen []bool, union []uint32) (_ []uint32, zero bool) {
-	for p.read < p.count && !p.bad {
+	// The cursor is kept in locals, which the stores to the columns
+	// cannot alias, and written back around Next and at the end.
+	b, cur, read, count, max := p.b, p.cur, p.read, p.count, uint64(p.max)
+	for read < count && !p.bad {
 		var e, f uint32
 		// A posting whose delta and frequency fit one byte each (most
 		// do) is decoded here, with Next's checks; any other by Next.
-		if b := p.b; len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
+		if len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
 			d := uint32(b[0])
-			if p.read > 0 && d == 0 || uint64(p.cur)+uint64(d) >= uint64(p.max) {
+			if read > 0 && d == 0 || uint64(cur)+uint64(d) >= max {
 				p.bad = true
 				break
 			}
-			p.b = b[2:]
-			p.cur += d
-			p.read++
-			e, f = p.cur, uint32(b[1])
+			cur += d
+			read++
+			e, f = cur, uint32(b[1])
+			b = b[2:]
 		} else {
 			var ok bool
-			if e, f, ok = p.Next(); !ok {
+			p.b, p.cur, p.read = b, cur, read
+			e, f, ok = p.Next()
+			b, cur, read = p.b, p.cur, p.read
+			if !ok {
 				break
 			}
 		}
@@ -416,6 +422,7 @@ func (p *Postings) Fill(tf []uint32, seen []bool, union []uint32) (_ []uint32, z
 			union = append(union, e)
 		}
 	}
+	p.b, p.cur, p.read = b, cur, read
 	return union, zero
 }
 
