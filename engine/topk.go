@@ -164,7 +164,7 @@ func (s *searcher) fillColumns(si int, ts *termScan) bool {
 	src := &s.hot[si]
 	n := src.shard.Len()
 	if cap(ts.seen) < n {
-		ts.seen = make([]bool, n)
+		ts.seen, ts.union = make([]bool, n), make([]uint32, 0, n)
 		for i := range ts.tfs {
 			ts.tfs[i] = make([]uint32, n)
 		}
@@ -235,7 +235,11 @@ func (s *searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok
 			continue
 		}
 		count++
-		w, dl := s.weight(src, int(e)), src.shard.DocLen(int(e))
+		dl, w32 := src.shard.LenWeight(int(e))
+		w := float64(w32)
+		if s.filt.operational {
+			w = 1 // as s.weight says
+		}
 		// An odd weight (not positive) has no bound: such an entry is
 		// scored.
 		if w > 0 && ts.bound(e, dl)*w*(1+1e-9) < floor {

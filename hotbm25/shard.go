@@ -294,6 +294,13 @@ func (s Shard) Weight(i int) float32 {
 	return math.Float32frombits(binary.LittleEndian.Uint32(s.cols[i*colWidth+4:]))
 }
 
+// LenWeight returns entry i's token count and provenance weight, read
+// together: a scan over many entries wants both.
+func (s Shard) LenWeight(i int) (uint32, float32) {
+	c := s.cols[i*colWidth : i*colWidth+8]
+	return binary.LittleEndian.Uint32(c), math.Float32frombits(binary.LittleEndian.Uint32(c[4:]))
+}
+
 // Timestamp returns the epoch-ms timestamp of entry i.
 func (s Shard) Timestamp(i int) (float64, bool) {
 	f := math.Float64frombits(binary.LittleEndian.Uint64(s.cols[i*colWidth+8:]))
@@ -392,7 +399,11 @@ func (p *Postings) Fill(tf []uint32, seen []bool, union []uint32) (_ []uint32, z
 	// The cursor is kept in locals, which the stores to the columns
 	// cannot alias, and written back around Next and at the end.
 	b, cur, read, count, max := p.b, p.cur, p.read, p.count, uint64(p.max)
-	for read < count && !p.bad {
+	if p.bad {
+		return union, false
+	}
+	// Every way the list can turn out damaged below leaves the loop.
+	for read < count {
 		var e, f uint32
 		// A posting whose delta and frequency fit one byte each (most
 		// do) is decoded here, with Next's checks; any other by Next.
