@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"sync"
 
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/hotbm25"
@@ -92,6 +93,7 @@ func (h *topHeap) down(i int) {
 func (s *searcher) searchHotTop(k int) ([]item, int) {
 	h := topHeap{k: k, it: make([]item, 0, k)}
 	ts := s.newTermScan()
+	defer ts.release()
 	count := 0
 	for si := range s.hot {
 		if c, ok := s.shardColumns(si, &h, ts); ok {
@@ -117,7 +119,10 @@ const (
 	ubLens = 64
 )
 
-// termScan is the per-query state of the column scan.
+// termScan is the per-query state of the column scan. Its scratch is
+// pooled: a broad query's columns are as large as the largest shard, and
+// allocating them on every call fed the collector, whose pauses showed in
+// the tail latency. Between uses the columns and seen are all zero.
 type termScan struct {
 	idf []float64
 	// ub[t][f*ubLens+l] bounds term t's BM25 part at frequency f in an
@@ -131,17 +136,30 @@ type termScan struct {
 	n     int // entries of the shard in hand
 	lists []hotbm25.Postings
 	want  int // terms an entry must hold: 1 (any) or all
+	// ubAll and cols back ub and tfs across queries of more terms.
+	ubAll [][]float64
+	cols  [][]uint32
 }
+
+var scanPool = sync.Pool{New: func() any { return new(termScan) }}
 
 func (s *searcher) newTermScan() *termScan {
 	terms := s.plan.terms
-	ts := &termScan{idf: make([]float64, len(terms)), ub: make([][]float64, len(terms)), tfs: make([][]uint32, len(terms)), want: 1}
+	ts := scanPool.Get().(*termScan)
+	for len(ts.ubAll) < len(terms) {
+		// Row 0 (frequency 0) stays 0: a term an entry lacks adds nothing.
+		ts.ubAll = append(ts.ubAll, make([]float64, (ubTfs+1)*ubLens))
+		ts.cols = append(ts.cols, nil)
+	}
+	ts.ub, ts.tfs = ts.ubAll[:len(terms)], ts.cols[:len(terms)]
+	ts.idf = append(ts.idf[:0], make([]float64, len(terms))...)
+	ts.want = 1
 	if s.plan.all {
 		ts.want = len(terms)
 	}
 	for i, t := range terms {
 		ts.idf[i] = s.idf(t)
-		ub := make([]float64, (ubTfs+1)*ubLens)
+		ub := ts.ub[i]
 		for f := 1; f <= ubTfs; f++ {
 			for l := range ubLens {
 				norm := k1 * (1 - b + b*float64(l*ubStep)/s.avgdl)
@@ -151,9 +169,16 @@ func (s *searcher) newTermScan() *termScan {
 				}
 			}
 		}
-		ts.ub[i] = ub
 	}
 	return ts
+}
+
+// release returns ts to the pool, its columns clean, without the
+// cursors, which point into the shards' bytes.
+func (ts *termScan) release() {
+	clear(ts.lists)
+	ts.lists = ts.lists[:0]
+	scanPool.Put(ts)
 }
 
 // fillColumns decodes the query's postings in src into ts.tfs, and their
@@ -165,7 +190,9 @@ func (s *searcher) fillColumns(si int, ts *termScan) bool {
 	n := src.shard.Len()
 	if cap(ts.seen) < n {
 		ts.seen, ts.union = make([]bool, n), make([]uint32, 0, n)
-		for i := range ts.tfs {
+	}
+	for i := range ts.tfs {
+		if cap(ts.tfs[i]) < n {
 			ts.tfs[i] = make([]uint32, n)
 		}
 	}
