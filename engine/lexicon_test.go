@@ -167,17 +167,18 @@ func TestLexiconDamageIsRepaired(t *testing.T) {
 	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
 		lb := tx.Bucket([]byte("lexicon"))
 		require.NotNil(t, lb)
-		var keys, vals [][]byte
-		require.NoError(t, lb.ForEach(func(k, v []byte) error {
+		var segs [][]byte
+		require.NoError(t, lb.ForEach(func(k, _ []byte) error {
 			if bytes.HasPrefix(k, []byte("active\x00s")) {
-				bad := slices.Clone(v)
-				bad[6] ^= 0x40 // a checksum of the first block
-				keys, vals = append(keys, slices.Clone(k)), append(vals, bad)
+				segs = append(segs, slices.Clone(k))
 			}
 			return nil
 		}))
-		for i := range keys {
-			require.NoError(t, lb.Put(keys[i], vals[i]))
+		for _, k := range segs {
+			sb := lb.Bucket(k)
+			bad := slices.Clone(sb.Get([]byte("v")))
+			bad[6] ^= 0x40 // a checksum of the first block
+			require.NoError(t, sb.Put([]byte("v"), bad))
 			flipped++
 		}
 		return nil

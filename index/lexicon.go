@@ -38,7 +38,7 @@ func sizeClass(n int) int { return bits.Len(uint(n)) / 3 }
 // maxMergeInput bounds the segments a tiered merge takes, so that no
 // merge holds more than about mergeFanIn of them in memory: past it a
 // segment only gets rewritten alone, to drop dead docs.
-const maxMergeInput = 8 << 20
+const maxMergeInput = 1 << 20
 
 func lexKey(mode lineage.Mode, name string) []byte {
 	return append(append([]byte(mode), 0), name...)
@@ -46,6 +46,28 @@ func lexKey(mode lineage.Mode, name string) []byte {
 
 func segmentKey(mode lineage.Mode, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(lexKey(mode, "s"), seq)
+}
+
+// A segment is the one value of a bucket of its own: bbolt rewrites a
+// whole leaf when any of its keys changes, so segments sharing a leaf
+// would be copied again by every write (as hot shards are kept apart too).
+var segmentValue = []byte("v")
+
+func putSegment(lb *bolt.Bucket, mode lineage.Mode, seq uint64, sealed []byte) error {
+	b, err := lb.CreateBucket(segmentKey(mode, seq))
+	if err != nil {
+		return err
+	}
+	b.FillPercent = 1
+	return b.Put(segmentValue, sealed)
+}
+
+// segmentAt returns the segment stored under key (nil when there is none).
+func segmentAt(lb *bolt.Bucket, key []byte) []byte {
+	if b := lb.Bucket(key); b != nil {
+		return b.Get(segmentValue)
+	}
+	return nil
 }
 
 // addToLexicon numbers every cold build of batch (setting its record's
@@ -85,7 +107,7 @@ func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	if err != nil {
 		return err
 	}
-	return lb.Put(segmentKey(mode, seq), sealed)
+	return putSegment(lb, mode, seq, sealed)
 }
 
 // digestSource lists what the lexicon keeps of a cold digest, in order:
@@ -176,7 +198,7 @@ func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
 func pickMerge(lb *bolt.Bucket, keys [][]byte) [][]byte {
 	byClass := map[int][][]byte{}
 	for _, k := range keys {
-		n := len(lb.Get(k))
+		n := len(segmentAt(lb, k))
 		if n >= maxMergeInput {
 			continue
 		}
@@ -194,7 +216,7 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 	segs := make([]lexicon.Segment, len(keys))
 	for i, k := range keys {
 		var err error
-		if segs[i], err = lexicon.Open(lb.Get(k)); err != nil {
+		if segs[i], err = lexicon.Open(segmentAt(lb, k)); err != nil {
 			return fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 		}
 	}
@@ -203,7 +225,7 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 		return fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 	}
 	for _, k := range keys {
-		if err := lb.Delete(k); err != nil {
+		if err := lb.DeleteBucket(k); err != nil {
 			return err
 		}
 	}
@@ -211,7 +233,7 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 	if err != nil {
 		return err
 	}
-	return lb.Put(segmentKey(mode, seq), merged)
+	return putSegment(lb, mode, seq, merged)
 }
 
 // ErrLexiconDamaged is returned for a lexicon segment whose checksums or
@@ -228,7 +250,7 @@ func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 	lb := tx.Bucket(lexiconBucket)
 	if lb != nil {
 		for _, k := range segmentKeys(lb, mode) {
-			if err := lb.Delete(k); err != nil {
+			if err := lb.DeleteBucket(k); err != nil {
 				return err
 			}
 		}
@@ -308,7 +330,7 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	}
 	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode)}
 	for _, k := range segmentKeys(lb, r.mode) {
-		s, err := lexicon.Open(lb.Get(k))
+		s, err := lexicon.Open(segmentAt(lb, k))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
 		}

@@ -193,7 +193,7 @@ func mergeSorted(n int, keyAt func(src, pos int) ([]byte, bool), add func(cursor
 	h := &cursors{}
 	for i := range n {
 		if k, ok := keyAt(i, 0); ok {
-			h.push(cursor{src: i, key: k})
+			h.push(newCursor(i, 0, k))
 		}
 	}
 	for h.Len() > 0 {
@@ -204,7 +204,7 @@ func mergeSorted(n int, keyAt func(src, pos int) ([]byte, bool), add func(cursor
 				return err
 			}
 			if k, ok := keyAt(c.src, c.pos+1); ok {
-				h.replaceTop(cursor{src: c.src, pos: c.pos + 1, key: k})
+				h.replaceTop(newCursor(c.src, c.pos+1, k))
 			} else {
 				h.pop()
 			}
@@ -216,10 +216,19 @@ func mergeSorted(n int, keyAt func(src, pos int) ([]byte, bool), add func(cursor
 	return nil
 }
 
-// cursor is a position in one sorted input of a merge.
+// cursor is a position in one sorted input of a merge. pre holds the
+// key's first 8 bytes, big-endian and zero-padded: most comparisons of
+// short words end there, without a call to bytes.Compare.
 type cursor struct {
 	src, pos int
 	key      []byte
+	pre      uint64
+}
+
+func newCursor(src, pos int, key []byte) cursor {
+	var b [8]byte
+	copy(b[:], key)
+	return cursor{src: src, pos: pos, key: key, pre: binary.BigEndian.Uint64(b[:])}
 }
 
 // cursors is a min-heap of cursors by key, then input.
@@ -229,10 +238,14 @@ func (h *cursors) Len() int    { return len(h.c) }
 func (h *cursors) top() cursor { return h.c[0] }
 
 func (h *cursors) less(i, j int) bool {
-	if c := bytes.Compare(h.c[i].key, h.c[j].key); c != 0 {
+	a, b := &h.c[i], &h.c[j]
+	if a.pre != b.pre {
+		return a.pre < b.pre
+	}
+	if c := bytes.Compare(a.key, b.key); c != 0 {
 		return c < 0
 	}
-	return h.c[i].src < h.c[j].src
+	return a.src < b.src
 }
 
 func (h *cursors) push(c cursor) {
