@@ -127,7 +127,7 @@ func diffFilters(rng *rand.Rand) filters {
 // pages and budgets: the page's items (scores, order, tie-breaks), the
 // total and the coverage reasons must be identical.
 func TestTopKMatchesExhaustive(t *testing.T) {
-	defer func(e, i int) { entryBudget, itemBudget = e, i }(entryBudget, itemBudget)
+	defer func(e, i int) { entryBudget, itemBudget, cursorOnly = e, i, false }(entryBudget, itemBudget)
 	rng := rand.New(rand.NewPCG(7, 11))
 	for round := 0; round < 400; round++ {
 		f := diffFilters(rng)
@@ -135,6 +135,8 @@ func TestTopKMatchesExhaustive(t *testing.T) {
 		// does not build: cold sources only without filters.
 		w := newDiffWorld(t, rng, !f.any())
 		entryBudget, itemBudget = MaxEntryCandidates, MaxRankedItems
+		// The cursor path is the column scan's fallback for damaged lists.
+		cursorOnly = rng.IntN(4) == 0
 		if rng.IntN(3) == 0 {
 			entryBudget = 1 + rng.IntN(60)
 		}
