@@ -271,6 +271,44 @@ func (s *searcher) bm25(idf float64, tf uint32, dl uint32) float64 {
 	return idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(dl)/s.avgdl))
 }
 
+// accumulate adds the BM25 of every posting of the plan's terms in src
+// that keep passes into the shard scratch: acc[e] sums the terms in query
+// order (so that every path's scores agree to the bit), hits[e] counts
+// them, and s.touched lists the entries met. The caller resets acc and
+// hits at the touched entries for the next shard.
+func (s *searcher) accumulate(src *hotSource, keep func(e int) bool) (acc []float64, hits []uint16) {
+	n := src.shard.Len()
+	if cap(s.acc) < n {
+		s.acc = make([]float64, n)
+		s.hits = make([]uint16, n)
+	}
+	acc, hits = s.acc[:n], s.hits[:n]
+	touched := s.touched[:0]
+	for _, t := range s.plan.terms {
+		idf := s.idf(t)
+		p := src.shard.Postings(t)
+		for {
+			e, tf, more := p.Next()
+			if !more {
+				break
+			}
+			if !keep(int(e)) {
+				continue
+			}
+			if hits[e] == 0 {
+				touched = append(touched, e)
+			}
+			acc[e] += s.bm25(idf, tf, src.shard.DocLen(int(e)))
+			hits[e]++
+		}
+		if p.Err() != nil {
+			s.fail(src.rec)
+		}
+	}
+	s.touched = touched
+	return acc, hits
+}
+
 // searchHot ranks the hot entries.
 func (s *searcher) searchHot() []item {
 	// One allocation for term and phrase queries, bounded by their hot
@@ -304,34 +342,8 @@ func (s *searcher) searchHot() []item {
 			}
 		case planTerms, planPhrase:
 			terms := s.plan.terms
-			n := src.shard.Len()
-			if cap(s.acc) < n {
-				s.acc = make([]float64, n)
-				s.hits = make([]uint16, n)
-			}
-			acc, hits := s.acc[:n], s.hits[:n]
-			touched := s.touched[:0]
-			for _, t := range terms {
-				idf := s.idf(t)
-				p := src.shard.Postings(t)
-				for {
-					e, tf, more := p.Next()
-					if !more {
-						break
-					}
-					if !pass(int(e)) {
-						continue
-					}
-					if hits[e] == 0 {
-						touched = append(touched, e)
-					}
-					acc[e] += s.bm25(idf, tf, src.shard.DocLen(int(e)))
-					hits[e]++
-				}
-				if p.Err() != nil {
-					s.fail(src.rec)
-				}
-			}
+			acc, hits := s.accumulate(src, pass)
+			touched := s.touched
 			items = slices.Grow(items, len(touched))
 			for _, e := range touched {
 				sc, m := acc[e], int(hits[e])
@@ -344,7 +356,6 @@ func (s *searcher) searchHot() []item {
 				}
 				items = append(items, item{score: sc * s.weight(src, int(e)), mtime: mtime, entry: true, src: si, index: int(e), file: file})
 			}
-			s.touched = touched
 		case planRegex:
 			items = append(items, s.regexHot(si, src, pass)...)
 		}

@@ -334,35 +334,7 @@ func (ts *termScan) score(s *searcher, e uint32, dl uint32, w float64) float64 {
 func (s *searcher) shardTop(si int, h *topHeap) int {
 	src := &s.hot[si]
 	cand := s.candidates(src)
-	n := src.shard.Len()
-	if cap(s.acc) < n {
-		s.acc = make([]float64, n)
-		s.hits = make([]uint16, n)
-	}
-	acc, hits := s.acc[:n], s.hits[:n]
-	touched := s.touched[:0]
-	for _, t := range s.plan.terms {
-		idf := s.idf(t)
-		p := src.shard.Postings(t)
-		for {
-			e, tf, more := p.Next()
-			if !more {
-				break
-			}
-			if cand != nil && !cand[e] {
-				continue
-			}
-			if hits[e] == 0 {
-				touched = append(touched, e)
-			}
-			acc[e] += s.bm25(idf, tf, src.shard.DocLen(int(e)))
-			hits[e]++
-		}
-		if p.Err() != nil {
-			s.fail(src.rec)
-		}
-	}
-	s.touched = touched
+	acc, hits := s.accumulate(src, func(e int) bool { return cand == nil || cand[e] })
 	return s.offerShard(si, h, acc, hits)
 }
 

@@ -23,7 +23,7 @@ import (
 // and expand's session with path tricks: parent escapes, /etc/passwd,
 // devices, a FIFO (which must not block), a directory, a symlink loop, a
 // dangling symlink, a path over PATH_MAX, and a symlink to a session
-// outside the agent directory (which is followed). Each answers within
+// outside the session roots (which is not followed). Each answers within
 // the timeout with a named code or, for the real session, its hits.
 func TestHostileSessionPaths(t *testing.T) {
 	t.Parallel()
