@@ -37,7 +37,10 @@ type IndexTotals struct {
 	CacheSourceRatio float64 `json:"cacheSourceRatio"`
 	ColdSourceRatio  float64 `json:"coldCacheSourceRatio"`
 	Incomplete       int     `json:"incomplete"`
-	IndexFileBytes   int64   `json:"indexFileBytes"`
+	// LexiconBytes are the archive lexicon's segments, counted in
+	// CacheBytes too (not in any record's cacheBytes).
+	LexiconBytes   int64 `json:"lexiconBytes"`
+	IndexFileBytes int64 `json:"indexFileBytes"`
 }
 
 // IndexReport is what the index holds.
@@ -65,6 +68,9 @@ func (e *Engine) InspectIndex(ctx context.Context) (*IndexReport, error) {
 			if err != nil {
 				return err
 			}
+			lex := r.LexiconBytes()
+			t.LexiconBytes += lex
+			t.CacheBytes += lex
 			for _, rec := range recs {
 				row := IndexRecord{
 					Path: rec.Path, SessionID: rec.SessionID, Branches: rec.Branches, Tier: rec.Tier,

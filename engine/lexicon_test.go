@@ -69,6 +69,11 @@ func TestLexiconAnswersEqualDigestProbing(t *testing.T) {
 		assert.Equal(t, before+1, engine.LexiconUses(), "the lexicon answered %s", mustJSON(req))
 	}
 	t.Logf("%d queries compared", len(reqs))
+	// The lexicon counts in the index's size.
+	ir, err := e.InspectIndex(ctx)
+	require.NoError(t, err)
+	assert.Positive(t, ir.Totals.LexiconBytes)
+	assert.Less(t, ir.Totals.LexiconBytes, ir.Totals.CacheBytes-ir.Totals.HotCacheBytes-ir.Totals.ColdCacheBytes+1)
 }
 
 // sameWithoutLexicon asks req with the lexicon, then opening every cold

@@ -367,3 +367,19 @@ func (r *Reader) Current(rec *Record) bool {
 	cur, err := decodeRecord(key, b.Get(key))
 	return err == nil && cur.Doc == rec.Doc && cur.DataStamp == rec.DataStamp
 }
+
+// LexiconBytes is the size of the reader's mode's lexicon segments.
+func (r *Reader) LexiconBytes() int64 {
+	if r.tx == nil {
+		return 0
+	}
+	lb := r.tx.Bucket(lexiconBucket)
+	if lb == nil {
+		return 0
+	}
+	var n int64
+	for _, k := range segmentKeys(lb, r.mode) {
+		n += int64(len(segmentAt(lb, k)))
+	}
+	return n
+}
