@@ -704,22 +704,28 @@ func (l *lister) listFlat(dir, bucket string) {
 			// The artifacts directory is next to the path OMP opened, which
 			// for a symlinked file may be the link or its target.
 			if p != ref.Path {
-				l.listNested(strings.TrimSuffix(ref.Path, l.suffix), ref.Path, ref.Bucket, 1)
+				l.listNestedAt(strings.TrimSuffix(ref.Path, l.suffix), ref.Path, ref.Bucket)
 			}
-			if artifactDirs[strings.TrimSuffix(name, l.suffix)] {
-				l.listNested(strings.TrimSuffix(p, l.suffix), ref.Path, ref.Bucket, 1)
+			if stem := strings.TrimSuffix(name, l.suffix); artifactDirs[stem] {
+				l.listNested(strings.TrimSuffix(p, l.suffix), filepath.Join(canonDir, stem), ref.Path, ref.Bucket, 1)
 			}
 		}
 	}
 }
 
-// listNested lists every session file below an artifacts directory. It
-// does not follow symlinked directories and stops at MaxNestedDepth.
-func (l *lister) listNested(dir, top, bucket string, depth int) {
-	st, err := os.Lstat(dir)
-	if err != nil || !st.IsDir() {
-		return
+// listNestedAt lists the artifacts directory at dir, found by path alone
+// (next to a symlinked session file): only a real directory is listed.
+func (l *lister) listNestedAt(dir, top, bucket string) {
+	if st, err := os.Lstat(dir); err == nil && st.IsDir() {
+		l.listNested(dir, realpath(dir), top, bucket, 1)
 	}
+}
+
+// listNested lists every session file below an artifacts directory dir,
+// a real directory whose canonical path is canonDir (its parent's
+// directory entries said so: no stat or realpath per directory). It does
+// not follow symlinked directories and stops at MaxNestedDepth.
+func (l *lister) listNested(dir, canonDir, top, bucket string, depth int) {
 	if depth > MaxNestedDepth {
 		l.skip(ReasonMaxListingDepth, dir)
 		return
@@ -729,13 +735,12 @@ func (l *lister) listNested(dir, top, bucket string, depth int) {
 		l.fail(err)
 		return
 	}
-	canonDir := realpath(dir)
 	for _, e := range ents {
 		name := e.Name()
 		p := filepath.Join(dir, name)
-		if e.IsDir() {
+		if e.IsDir() { // a real directory: a symlink's entry is no dir
 			if !strings.HasPrefix(name, ".") {
-				l.listNested(p, top, bucket, depth+1)
+				l.listNested(p, filepath.Join(canonDir, name), top, bucket, depth+1)
 			}
 			continue
 		}
