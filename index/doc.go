@@ -8,6 +8,13 @@
 //	         sourceHash, lineageFingerprint, policy, tier, counts, reasons
 //	hot      <branches>\x00<path> -> bucket {d: dict, c: cols, e: entries}
 //	cold     <branches>\x00<path> -> digest (msgpack)
+//	lexicon  <branches>\x00s<seq> -> bucket {v: segment}; <branches>\x00epoch
+//
+// The archive lexicon (package lexicon, lexicon.go) maps every term and
+// structural key of the cold digests to the docs of the records that hold
+// it: each write batch adds a segment, merges are log-structured, a record
+// names its doc, and a doc no record names is dead until a merge drops it.
+// A reader trusts the lexicon only at the epoch its records were read at.
 //
 // Active and all never share a record. A record whose key does not match
 // its path and mode, of another cache version, or that does not decode is
