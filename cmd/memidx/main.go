@@ -63,12 +63,15 @@ commands:
   sessions [JSON|-] [--scope S] [--limit N]
   call JSON|-       dispatch any follow or next token unchanged
   walk JSON|-       every complete entry of a selection, one JSON line each
+      (expand, sessions, call and walk take the --live-* flags too: the live
+      session is the host's; a request's own "live" is refused)
   catalog [--catalog FILE] [search QUERY | describe REF]
       capability heads (never memory evidence)
-  serve --stdio [--catalog FILE]
+  serve --stdio [--catalog FILE] [--live-session FILE --live-leaf ID --live-branch ID,…]
       JSON-RPC 2.0 over stdin/stdout, one message per line: memory.recall,
       memory.expand, memory.sessions, tools.call, tools.catalog, tools.search,
-      tools.describe
+      tools.describe; host.setLive {sessionFile, leafId, branchIds} sets the
+      connection's live session for every request read after it
   gen --out DIR [--sessions N] [--seed S] [--scale F]
       write a deterministic realistic corpus with a manifest of planted facts
   bench [--corpus DIR | --sessions N] [--runs N] [--json]
