@@ -212,3 +212,117 @@ func hitKeys(p *engine.RecallPage) []string {
 	}
 	return out
 }
+
+// lexiconWorldAt is lexiconWorld over a given config, sharing dir.
+func openAt(t *testing.T, dir string, cfg index.Config) *engine.Engine {
+	t.Helper()
+	env := session.DefaultEnv()
+	e, err := engine.Open(engine.Options{AgentDir: dir, Memory: &cfg, Env: &env})
+	require.NoError(t, err)
+	return e
+}
+
+// indexHas reports whether index.db's bytes hold word.
+func indexHas(t *testing.T, e *engine.Engine, word string) bool {
+	t.Helper()
+	db, err := os.ReadFile(filepath.Join(e.Config().IndexDir, "index.db"))
+	require.NoError(t, err)
+	return bytes.Contains(db, []byte(word))
+}
+
+// Another process replaces the index file between a recall's refresh and
+// its search (a reset after damage, or rm -r of the index directory and a
+// rebuild): the new file numbers its docs from 1 again, so the lexicon of
+// another file is never trusted with this call's records.
+func TestLexiconOfAnotherIndexFileIsNotTrusted(t *testing.T) {
+	e, m := lexiconWorld(t)
+	other := openAt(t, filepath.Dir(e.Dirs().SessionsRoot), e.Config())
+	restore := engine.SetBeforeSearch(func() {
+		require.NoError(t, os.RemoveAll(e.Config().IndexDir))
+		_, err := other.Rebuild(ctx, engine.RebuildRequest{Scope: "global"})
+		require.NoError(t, err)
+	})
+	defer restore()
+	n := 0
+	for _, f := range m.Facts {
+		if f.Kind != "term" || n == 8 {
+			continue
+		}
+		n++
+		p, err := e.Recall(ctx, engine.RecallRequest{Query: &f.Term, Scope: "global"})
+		require.NoError(t, err)
+		assert.Positive(t, p.Total, "%s: the planted fact is found", f.Term)
+	}
+}
+
+// What leaves the index leaves the lexicon's bytes too: a deleted
+// session's words from the lexicon of both branch modes, after a rebuild
+// of one; and what indexThinking no longer indexes, after the change.
+func TestLexiconForgetsWhatTheIndexDrops(t *testing.T) {
+	e, m := lexiconWorld(t)
+	dir := filepath.Dir(e.Dirs().SessionsRoot)
+	oldest := slices.Clone(m.Sessions)
+	slices.SortFunc(oldest, func(a, b corpus.SessionInfo) int { return a.Mtime.Compare(b.Mtime) })
+	path := filepath.Join(dir, oldest[0].Path)
+	appendTurn(t, path, "zqbothmodes")
+	for _, mode := range []string{"active", "all"} {
+		p, err := e.Recall(ctx, engine.RecallRequest{Query: str("zqbothmodes"), Scope: "global", Branches: mode})
+		require.NoError(t, err)
+		require.Equal(t, 1, p.Total, mode)
+	}
+	require.NoError(t, os.Remove(path))
+	_, err := e.Rebuild(ctx, engine.RebuildRequest{Scope: "global"})
+	require.NoError(t, err)
+	assert.False(t, indexHas(t, e, "zqbothmodes"), "the deleted session's word is still in index.db")
+
+	var thinking string
+	for _, f := range m.Facts {
+		if f.Kind == "thinking-term" {
+			thinking = f.Term
+			break
+		}
+	}
+	require.NotEmpty(t, thinking)
+	cfg := e.Config()
+	cfg.IndexThinking = true
+	_, err = openAt(t, dir, cfg).Rebuild(ctx, engine.RebuildRequest{Scope: "global"})
+	require.NoError(t, err)
+	require.True(t, indexHas(t, e, thinking))
+	cfg.IndexThinking = false
+	_, err = openAt(t, dir, cfg).Rebuild(ctx, engine.RebuildRequest{Scope: "global"})
+	require.NoError(t, err)
+	assert.False(t, indexHas(t, e, thinking), "a thinking term is still in index.db after indexThinking went off")
+}
+
+// A segment key that holds a plain value (a damaged file) is dropped like
+// any damaged segment; later writes keep working.
+func TestLexiconPlainValueSegment(t *testing.T) {
+	e, m := lexiconWorld(t)
+	db, err := bolt.Open(filepath.Join(e.Config().IndexDir, "index.db"), 0o600, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("lexicon")).Put([]byte("active\x00s\x00\x00\x00\x00\x00\x00\x00\x01"), []byte("not a segment"))
+	}))
+	require.NoError(t, db.Close())
+	var term string
+	for _, f := range m.Facts {
+		if f.Kind == "term" {
+			term = f.Term
+			break
+		}
+	}
+	// A removed session makes the next write rewrite every segment.
+	oldest := slices.Clone(m.Sessions)
+	slices.SortFunc(oldest, func(a, b corpus.SessionInfo) int { return a.Mtime.Compare(b.Mtime) })
+	require.NoError(t, os.Remove(filepath.Join(filepath.Dir(e.Dirs().SessionsRoot), oldest[0].Path)))
+	req := engine.RecallRequest{Query: &term, Scope: "global"}
+	for i := range 3 {
+		p, err := e.Recall(ctx, req)
+		require.NoError(t, err)
+		assert.Positive(t, p.Total)
+		assert.NotContains(t, p.Coverage.Reasons, "index_unwritable", "call %d", i)
+		if i > 0 {
+			assert.NotContains(t, p.Coverage.Reasons, "index_reset", "call %d: repaired", i)
+		}
+	}
+}

@@ -25,7 +25,7 @@ var (
 // lexicon cannot answer for them (none, damaged, merged since the records
 // were read, a regex query, a record without a doc): then every digest is
 // opened, as without a lexicon.
-func (s *searcher) lexiconCold(rd *index.Reader, epoch uint64, colds []*index.Record) (open []*index.Record, ok bool) {
+func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds []*index.Record) (open []*index.Record, ok bool) {
 	if len(colds) == 0 || s.plan.kind == planRegex || noLexicon {
 		return colds, false
 	}

@@ -1,7 +1,9 @@
 package index
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -62,6 +64,15 @@ func putSegment(lb *bolt.Bucket, mode lineage.Mode, seq uint64, sealed []byte) e
 	return b.Put(segmentValue, sealed)
 }
 
+// deleteSegment removes the segment under key, whatever is stored there
+// (a damaged file may hold a plain value in its place).
+func deleteSegment(lb *bolt.Bucket, key []byte) error {
+	if lb.Bucket(key) != nil {
+		return lb.DeleteBucket(key)
+	}
+	return lb.Delete(key)
+}
+
 // segmentAt returns the segment stored under key (nil when there is none).
 func segmentAt(lb *bolt.Bucket, key []byte) []byte {
 	if b := lb.Bucket(key); b != nil {
@@ -73,7 +84,7 @@ func segmentAt(lb *bolt.Bucket, key []byte) []byte {
 // addToLexicon numbers every cold build of batch (setting its record's
 // Doc) and writes their digests' keys as one new segment.
 func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
-	lb, err := tx.CreateBucketIfNotExists(lexiconBucket)
+	lb, err := lexiconBucketOf(tx)
 	if err != nil {
 		return err
 	}
@@ -225,7 +236,7 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 		return fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 	}
 	for _, k := range keys {
-		if err := lb.DeleteBucket(k); err != nil {
+		if err := deleteSegment(lb, k); err != nil {
 			return err
 		}
 	}
@@ -250,7 +261,7 @@ func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 	lb := tx.Bucket(lexiconBucket)
 	if lb != nil {
 		for _, k := range segmentKeys(lb, mode) {
-			if err := lb.DeleteBucket(k); err != nil {
+			if err := deleteSegment(lb, k); err != nil {
 				return err
 			}
 		}
@@ -300,22 +311,72 @@ func liveDocs(tx *bolt.Tx, mode lineage.Mode) map[uint32]struct{} {
 	return live
 }
 
-// lexiconEpoch reads mode's merge epoch.
-func lexiconEpoch(tx *bolt.Tx, mode lineage.Mode) uint64 {
+// LexiconEpoch says which lexicon a caller's records belong to: the
+// lexicon bucket's random id (a new index file, after a reset or an rm -r,
+// numbers its docs from 1 again) and mode's merge count.
+type LexiconEpoch struct {
+	ID    string
+	Merge uint64
+}
+
+// lexiconEpoch reads mode's epoch.
+func lexiconEpoch(tx *bolt.Tx, mode lineage.Mode) LexiconEpoch {
 	lb := tx.Bucket(lexiconBucket)
 	if lb == nil {
-		return 0
+		return LexiconEpoch{}
 	}
 	e, _ := binary.Uvarint(lb.Get(lexKey(mode, "epoch")))
-	return e
+	return LexiconEpoch{ID: string(lb.Get(lexiconIDKey)), Merge: e}
+}
+
+// lexiconIDKey holds the lexicon bucket's random id, set when the bucket
+// is created.
+var lexiconIDKey = []byte("id")
+
+// lexiconBucketOf returns the lexicon bucket, creating it with a fresh id.
+func lexiconBucketOf(tx *bolt.Tx) (*bolt.Bucket, error) {
+	if lb := tx.Bucket(lexiconBucket); lb != nil {
+		return lb, nil
+	}
+	lb, err := tx.CreateBucket(lexiconBucket)
+	if err != nil {
+		return nil, err
+	}
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, err
+	}
+	return lb, lb.Put(lexiconIDKey, id[:])
+}
+
+// mergeAfterWrite merges mode's lexicon after a write. When the write
+// removed sessions (of either mode) or replaced what a changed policy no
+// longer indexes (scrub), every mode that lost something has each of its
+// segments rewritten, so that those words leave the file.
+func mergeAfterWrite(tx *bolt.Tx, mode lineage.Mode, deletes [][]byte, scrub bool) error {
+	forced := map[lineage.Mode]bool{mode: scrub}
+	for _, k := range deletes {
+		if i := bytes.IndexByte(k, 0); i > 0 {
+			forced[lineage.Mode(k[:i])] = true
+		}
+	}
+	for m, force := range forced {
+		if m != mode && force {
+			if err := mergeLexicon(tx, m, true); err != nil {
+				return err
+			}
+		}
+	}
+	return mergeLexicon(tx, mode, forced[mode])
 }
 
 // Lexicon is the archive lexicon of one mode as one read transaction sees
 // it. Valid only inside that transaction.
 type Lexicon struct {
-	// Epoch counts the merges so far: a lexicon of another epoch than the
-	// records a caller holds may have dropped their docs.
-	Epoch uint64
+	// Epoch names the lexicon and counts its merges: a lexicon of another
+	// epoch than the records a caller holds may have dropped their docs,
+	// or be another file's.
+	Epoch LexiconEpoch
 	segs  []lexicon.Segment
 }
 

@@ -148,7 +148,7 @@ type Report struct {
 	Elapsed   time.Duration `json:"-"`
 	// LexEpoch is the archive lexicon's merge epoch when the records were
 	// read: a lexicon merged since may have dropped their docs.
-	LexEpoch uint64 `json:"-"`
+	LexEpoch LexiconEpoch `json:"-"`
 	// reasons are the refresh's own (budgets, a busy or reset index).
 	reasons coverage.Set
 	// indexErr is the index file's problem that coverage reports.
@@ -411,9 +411,10 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 			if err := writeBuilt(tx, mode, batch); err != nil {
 				return err
 			}
-			// A removed session's words leave the lexicon with it (and
-			// then the file, with the scrub).
-			return mergeLexicon(tx, mode, len(deletes) > 0)
+			// A removed session's words, and what a changed policy no
+			// longer indexes, leave the lexicon too (and then the file,
+			// with the scrub).
+			return mergeAfterWrite(tx, mode, deletes, scrub)
 		})
 		switch {
 		case err == nil:
@@ -629,10 +630,10 @@ func (ix *Index) loadRecords(ctx context.Context, mode lineage.Mode) (map[string
 
 // loadRecordsAt is loadRecords that also reads, in the same transaction,
 // the lexicon epoch the records belong to.
-func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (map[string]*Record, [][]byte, uint64, error) {
+func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (map[string]*Record, [][]byte, LexiconEpoch, error) {
 	out := map[string]*Record{}
 	var bad [][]byte
-	var epoch uint64
+	var epoch LexiconEpoch
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
 		epoch = lexiconEpoch(tx, mode)
 		b := tx.Bucket(recordsBucket)
@@ -652,7 +653,7 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (map[stri
 		return nil
 	})
 	if errors.Is(err, bucket.ErrMissing) {
-		return out, nil, 0, nil
+		return out, nil, LexiconEpoch{}, nil
 	}
 	return out, bad, epoch, err
 }
