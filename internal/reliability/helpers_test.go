@@ -644,9 +644,18 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// assertSameHits compares two recall answers hit by hit.
+// assertSameHits compares two recall answers hit by hit. A page that the
+// 30,000-unit envelope cut shorter (an answer around a foreign index file
+// carries an error naming its path, whose length varies) shows a prefix of
+// the same stream and a next call for the rest.
 func assertSameHits(t testing.TB, want, got recallOut, msgAndArgs ...any) bool {
 	t.Helper()
 	ok := assert.Equal(t, want.Total, got.Total, msgAndArgs...)
-	return assert.Equal(t, keysOf(want.Hits), keysOf(got.Hits), msgAndArgs...) && ok
+	w, g := keysOf(want.Hits), keysOf(got.Hits)
+	if len(g) < len(w) && got.Next != nil {
+		w = w[:len(g)]
+	} else if len(w) < len(g) && want.Next != nil {
+		g = g[:len(w)]
+	}
+	return assert.Equal(t, w, g, msgAndArgs...) && ok
 }
