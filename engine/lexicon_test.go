@@ -181,6 +181,9 @@ func TestLexiconDamageIsRepaired(t *testing.T) {
 		}))
 		for _, k := range segs {
 			sb := lb.Bucket(k)
+			if sb == nil {
+				continue // the segment list
+			}
 			bad := slices.Clone(sb.Get([]byte("v")))
 			bad[6] ^= 0x40 // a checksum of the first block
 			require.NoError(t, sb.Put([]byte("v"), bad))
@@ -323,6 +326,55 @@ func TestLexiconPlainValueSegment(t *testing.T) {
 		assert.NotContains(t, p.Coverage.Reasons, "index_unwritable", "call %d", i)
 		if i > 0 {
 			assert.NotContains(t, p.Coverage.Reasons, "index_reset", "call %d: repaired", i)
+		}
+	}
+}
+
+// A segment whose bucket name was damaged (so that it no longer looks like
+// one) is missed by a scan, and the sessions only it indexes would be too;
+// the sealed list of segments names it, so its absence is damage: the
+// answer comes from the digests and the lexicon is rebuilt.
+func TestLexiconHiddenSegmentIsDamage(t *testing.T) {
+	e, m := lexiconWorld(t)
+	var terms []string
+	for _, f := range m.Facts {
+		if f.Kind == "term" {
+			terms = append(terms, f.Term)
+		}
+	}
+	want := map[string]int{}
+	for _, term := range terms {
+		p, err := e.Recall(ctx, engine.RecallRequest{Query: &term, Scope: "global"})
+		require.NoError(t, err)
+		want[term] = p.Total
+	}
+	db, err := bolt.Open(filepath.Join(e.Config().IndexDir, "index.db"), 0o600, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		lb := tx.Bucket([]byte("lexicon"))
+		c := lb.Cursor()
+		for k, v := c.Seek([]byte("active\x00s")); k != nil; k, v = c.Next() {
+			if v == nil && bytes.HasPrefix(k, []byte("active\x00s")) {
+				// Rename it, as a flipped byte of its key would.
+				seg := slices.Clone(lb.Bucket(k).Get([]byte("v")))
+				name := slices.Clone(k)
+				require.NoError(t, lb.DeleteBucket(name))
+				name[len("active")] = 1
+				b, err := lb.CreateBucket(name)
+				require.NoError(t, err)
+				return b.Put([]byte("v"), seg)
+			}
+		}
+		t.Fatal("no segment")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	for i, term := range terms {
+		p, err := e.Recall(ctx, engine.RecallRequest{Query: &term, Scope: "global"})
+		require.NoError(t, err)
+		assert.Equal(t, want[term], p.Total, term)
+		if i == 0 {
+			assert.Contains(t, p.Coverage.Reasons, "index_reset")
 		}
 	}
 }

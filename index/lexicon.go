@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/lexicon"
 	"github.com/memidx/memidx/lineage"
@@ -114,11 +116,25 @@ func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	if err != nil {
 		return err
 	}
+	keys, err := segmentList(lb, mode)
+	if errors.Is(err, ErrLexiconDamaged) {
+		// Start over: the cold records the old lexicon indexed go too.
+		if err := resetLexicon(tx, mode); err != nil {
+			return err
+		}
+		keys, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
 	seq, err := lb.NextSequence()
 	if err != nil {
 		return err
 	}
-	return putSegment(lb, mode, seq, sealed)
+	if err := putSegment(lb, mode, seq, sealed); err != nil {
+		return err
+	}
+	return putSegmentList(lb, mode, append(keys, segmentKey(mode, seq)))
 }
 
 // digestSource lists what the lexicon keeps of a cold digest, in order:
@@ -142,13 +158,59 @@ func digestSource(doc uint32, blob []byte) (lexicon.Source, error) {
 	return lexicon.Source{Doc: doc, Len: nAddr + v.Vocabulary.Len(), Key: key}, v.Err()
 }
 
-// segmentKeys returns the keys of mode's segments in write order.
-func segmentKeys(lb *bolt.Bucket, mode lineage.Mode) [][]byte {
+// The segments of a mode are named by a sealed list (key <mode>\x00segs,
+// 8-byte big-endian seqs): a damaged bucket name or a lost key would
+// otherwise hide a segment, and the sessions only it indexes, without a
+// trace. A listed segment that is missing, or segments without a list,
+// are damage.
+
+// segmentList returns the keys of mode's segments, as listed.
+func segmentList(lb *bolt.Bucket, mode lineage.Mode) ([][]byte, error) {
+	v := lb.Get(lexKey(mode, "segs"))
+	if v == nil {
+		if len(segmentBuckets(lb, mode)) > 0 {
+			return nil, fmt.Errorf("%w: segments without a list", ErrLexiconDamaged)
+		}
+		return nil, nil
+	}
+	data, err := blocksum.Unseal(v)
+	if err != nil || len(data)%8 != 0 {
+		return nil, fmt.Errorf("%w: segment list: %v", ErrLexiconDamaged, err)
+	}
+	keys := make([][]byte, 0, len(data)/8)
+	for i := 0; i < len(data); i += 8 {
+		k := segmentKey(mode, binary.BigEndian.Uint64(data[i:]))
+		if lb.Bucket(k) == nil {
+			return nil, fmt.Errorf("%w: listed segment %x is missing", ErrLexiconDamaged, k)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// putSegmentList stores the list of mode's segment keys.
+func putSegmentList(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte) error {
+	data := make([]byte, 0, 8*len(keys))
+	for _, k := range keys {
+		data = append(data, k[len(k)-8:]...)
+	}
+	sealed, err := blocksum.Seal(data)
+	if err != nil {
+		return err
+	}
+	return lb.Put(lexKey(mode, "segs"), sealed)
+}
+
+// segmentBuckets returns every key under mode's segment prefix, listed or
+// not (for a reset, and to notice segments without a list).
+func segmentBuckets(lb *bolt.Bucket, mode lineage.Mode) [][]byte {
 	var keys [][]byte
 	prefix := lexKey(mode, "s")
 	c := lb.Cursor()
 	for k, _ := c.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, _ = c.Next() {
-		keys = append(keys, append([]byte(nil), k...))
+		if len(k) == len(prefix)+8 {
+			keys = append(keys, append([]byte(nil), k...))
+		}
 	}
 	return keys
 }
@@ -165,41 +227,49 @@ func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
 	if lb == nil {
 		return nil
 	}
-	var live map[uint32]struct{}
-	alive := func() map[uint32]struct{} {
-		if live == nil {
-			live = liveDocs(tx, mode)
-		}
-		return live
-	}
-	merged := false
-	merge := func(keys [][]byte) error {
-		merged = true
-		return mergeSegments(lb, mode, keys, alive())
-	}
-	var err error
-	if force {
-		for _, k := range segmentKeys(lb, mode) {
-			if err = merge([][]byte{k}); err != nil {
-				break
-			}
-		}
-	}
-	for err == nil {
-		pick := pickMerge(lb, segmentKeys(lb, mode))
-		if pick == nil {
-			break
-		}
-		err = merge(pick)
-	}
+	keys, err := segmentList(lb, mode)
 	if errors.Is(err, ErrLexiconDamaged) {
 		return resetLexicon(tx, mode)
 	}
 	if err != nil {
 		return err
 	}
-	if !merged {
-		return nil
+	var live map[uint32]struct{}
+	merged := false
+	merge := func(pick [][]byte) ([]byte, error) {
+		if live == nil {
+			live = liveDocs(tx, mode)
+		}
+		merged = true
+		return mergeSegments(lb, mode, pick, live)
+	}
+	if force {
+		for i, k := range keys {
+			if keys[i], err = merge([][]byte{k}); err != nil {
+				break
+			}
+		}
+	}
+	for err == nil {
+		pick := pickMerge(lb, keys)
+		if pick == nil {
+			break
+		}
+		var k []byte
+		if k, err = merge(pick); err == nil {
+			keys = append(slices.DeleteFunc(keys, func(x []byte) bool {
+				return slices.ContainsFunc(pick, func(p []byte) bool { return bytes.Equal(p, x) })
+			}), k)
+		}
+	}
+	if errors.Is(err, ErrLexiconDamaged) {
+		return resetLexicon(tx, mode)
+	}
+	if err != nil || !merged {
+		return err
+	}
+	if err := putSegmentList(lb, mode, keys); err != nil {
+		return err
 	}
 	epoch, _ := binary.Uvarint(lb.Get(lexKey(mode, "epoch")))
 	return lb.Put(lexKey(mode, "epoch"), binary.AppendUvarint(nil, epoch+1))
@@ -222,29 +292,30 @@ func pickMerge(lb *bolt.Bucket, keys [][]byte) [][]byte {
 	return nil
 }
 
-// mergeSegments replaces the segments at keys by their merge.
-func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[uint32]struct{}) error {
+// mergeSegments replaces the segments at keys by their merge and returns
+// its key (the caller lists it).
+func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[uint32]struct{}) ([]byte, error) {
 	segs := make([]lexicon.Segment, len(keys))
 	for i, k := range keys {
 		var err error
 		if segs[i], err = lexicon.Open(segmentAt(lb, k)); err != nil {
-			return fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
+			return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 		}
 	}
 	merged, err := lexicon.Merge(segs, func(d uint32) bool { _, ok := live[d]; return ok })
 	if err != nil {
-		return fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
+		return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 	}
 	for _, k := range keys {
 		if err := deleteSegment(lb, k); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	seq, err := lb.NextSequence()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return putSegment(lb, mode, seq, merged)
+	return segmentKey(mode, seq), putSegment(lb, mode, seq, merged)
 }
 
 // ErrLexiconDamaged is returned for a lexicon segment whose checksums or
@@ -260,10 +331,13 @@ var ErrLexiconDamaged = errors.New("index: lexicon damaged")
 func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 	lb := tx.Bucket(lexiconBucket)
 	if lb != nil {
-		for _, k := range segmentKeys(lb, mode) {
+		for _, k := range segmentBuckets(lb, mode) {
 			if err := deleteSegment(lb, k); err != nil {
 				return err
 			}
+		}
+		if err := lb.Delete(lexKey(mode, "segs")); err != nil {
+			return err
 		}
 	}
 	if b := tx.Bucket(recordsBucket); b != nil {
@@ -389,8 +463,12 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	if lb == nil {
 		return nil, nil
 	}
+	keys, err := segmentList(lb, r.mode)
+	if err != nil {
+		return nil, err
+	}
 	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode)}
-	for _, k := range segmentKeys(lb, r.mode) {
+	for _, k := range keys {
 		s, err := lexicon.Open(segmentAt(lb, k))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
@@ -439,7 +517,7 @@ func (r *Reader) LexiconBytes() int64 {
 		return 0
 	}
 	var n int64
-	for _, k := range segmentKeys(lb, r.mode) {
+	for _, k := range segmentBuckets(lb, r.mode) {
 		n += int64(len(segmentAt(lb, k)))
 	}
 	return n
