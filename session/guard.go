@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"unicode/utf8"
 )
@@ -142,25 +143,31 @@ func IsSessionData(data []byte) bool {
 // validName reports whether a path can travel in a JSON follow token.
 func validName(p string) bool { return utf8.ValidString(p) }
 
-// sessionRef is fileRef plus the whole check: a file a caller named (a
-// session:<path> scope, the host's current session).
+// sessionRef stats the file a caller named (a session:<path> scope, the
+// host's current session; relative to the project cwd) and returns its Ref
+// with the canonical Path, when it passes the whole check.
 func (r *Resolver) sessionRef(p string) (Ref, error) {
 	if !validName(p) {
 		return Ref{}, fmt.Errorf("%w: %q", ErrInvalidName, p)
 	}
-	ref, err := r.fileRef(p)
+	abs := r.abs(p)
+	st, err := os.Stat(abs)
 	if err != nil {
 		return Ref{}, err
 	}
-	canon, err := filepath.EvalSymlinks(ref.Path)
+	if !st.Mode().IsRegular() {
+		return Ref{}, fmt.Errorf("%w: %s", ErrNotRegular, abs)
+	}
+	canon, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return Ref{}, err
 	}
 	if !insideRoots(r.Dirs.AllowedRoots(), canon) {
 		return Ref{}, fmt.Errorf("%w: %s", ErrOutsideRoots, canon)
 	}
-	if err := checkSessionFile(ref.Path, ref.Size); err != nil {
+	path, bucket, nested := display(mapRoots(r.Dirs), canon)
+	if err := checkSessionFile(path, st.Size()); err != nil {
 		return Ref{}, err
 	}
-	return ref, nil
+	return Ref{Path: path, Size: st.Size(), ModTime: st.ModTime(), Bucket: bucket, Nested: nested}, nil
 }

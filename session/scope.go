@@ -462,25 +462,6 @@ func matchHeaders(refs []Ref, id string) []Ref {
 	return out
 }
 
-// fileRef stats the file at p (relative to the project cwd) and returns its
-// Ref with the canonical Path. Only regular files are accepted.
-func (r *Resolver) fileRef(p string) (Ref, error) {
-	abs := r.abs(p)
-	st, err := os.Stat(abs)
-	if err != nil {
-		return Ref{}, err
-	}
-	if !st.Mode().IsRegular() {
-		return Ref{}, fmt.Errorf("%w: %s", ErrNotRegular, abs)
-	}
-	canon, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return Ref{}, err
-	}
-	path, bucket, nested := display(mapRoots(r.Dirs), canon)
-	return Ref{Path: path, Size: st.Size(), ModTime: st.ModTime(), Bucket: bucket, Nested: nested}, nil
-}
-
 // listExplicit lists the explicit session dir alone (see ListSessions).
 func listExplicit(dirs Dirs, opts ListOptions) ([]Ref, error) {
 	l := newLister(dirs, opts)
