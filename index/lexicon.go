@@ -22,8 +22,10 @@ import (
 
 // The archive lexicon (package lexicon) lives in one bucket:
 //
-//	<mode>\x00s<seq, 8 bytes big-endian>  a sealed segment of that mode
-//	<mode>\x00epoch                        uvarint, bumped by every merge
+//	id                                     random, set when the bucket is made
+//	<mode>\x00s<seq, 8 bytes big-endian>  bucket {v: a sealed segment}
+//	<mode>\x00segs                         sealed list of the mode's segment seqs
+//	<mode>\x00epoch                        uvarint, bumped by every merge or reset
 //
 // The bucket's sequence numbers both the segments and the cold records'
 // docs, so a doc is never reused. A cold record is in the lexicon under
@@ -271,8 +273,7 @@ func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
 	if err := putSegmentList(lb, mode, keys); err != nil {
 		return err
 	}
-	epoch, _ := binary.Uvarint(lb.Get(lexKey(mode, "epoch")))
-	return lb.Put(lexKey(mode, "epoch"), binary.AppendUvarint(nil, epoch+1))
+	return bumpEpoch(lb, mode)
 }
 
 // pickMerge chooses the segments to merge next, or nil.
@@ -340,24 +341,25 @@ func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 			return err
 		}
 	}
-	if b := tx.Bucket(recordsBucket); b != nil {
-		var cold [][]byte
-		prefix := []byte(string(mode) + "\x00")
-		c := b.Cursor()
-		for k, v := c.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, v = c.Next() {
-			if r, err := decodeRecord(k, v); err != nil || r.Tier == Cold {
-				cold = append(cold, append([]byte(nil), k...))
-			}
+	var cold [][]byte
+	eachRecord(tx, mode, func(k []byte, r *Record, err error) {
+		if err != nil || r.Tier == Cold {
+			cold = append(cold, append([]byte(nil), k...))
 		}
-		for _, k := range cold {
-			if err := deleteSession(tx, k); err != nil {
-				return err
-			}
+	})
+	for _, k := range cold {
+		if err := deleteSession(tx, k); err != nil {
+			return err
 		}
 	}
 	if lb == nil {
 		return nil
 	}
+	return bumpEpoch(lb, mode)
+}
+
+// bumpEpoch counts one more merge (or reset) of mode's lexicon.
+func bumpEpoch(lb *bolt.Bucket, mode lineage.Mode) error {
 	epoch, _ := binary.Uvarint(lb.Get(lexKey(mode, "epoch")))
 	return lb.Put(lexKey(mode, "epoch"), binary.AppendUvarint(nil, epoch+1))
 }
@@ -371,17 +373,11 @@ func (ix *Index) ResetLexicon(ctx context.Context, mode lineage.Mode) bool {
 // liveDocs are the docs of mode's cold records.
 func liveDocs(tx *bolt.Tx, mode lineage.Mode) map[uint32]struct{} {
 	live := map[uint32]struct{}{}
-	b := tx.Bucket(recordsBucket)
-	if b == nil {
-		return live
-	}
-	prefix := []byte(string(mode) + "\x00")
-	c := b.Cursor()
-	for k, v := c.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, v = c.Next() {
-		if r, err := decodeRecord(k, v); err == nil && r.Tier == Cold && r.Doc != 0 {
+	eachRecord(tx, mode, func(_ []byte, r *Record, err error) {
+		if err == nil && r.Tier == Cold && r.Doc != 0 {
 			live[r.Doc] = struct{}{}
 		}
-	}
+	})
 	return live
 }
 

@@ -153,20 +153,12 @@ func (r *Reader) Records() ([]*Record, error) {
 	if r.tx == nil {
 		return nil, nil
 	}
-	b := r.tx.Bucket(recordsBucket)
-	if b == nil {
-		return nil, nil
-	}
 	var out []*Record
-	prefix := string(r.mode) + "\x00"
-	c := b.Cursor()
-	for k, v := c.Seek([]byte(prefix)); k != nil && len(k) >= len(prefix) && string(k[:len(prefix)]) == prefix; k, v = c.Next() {
-		rec, err := decodeRecord(k, v)
-		if err != nil {
-			continue
+	eachRecord(r.tx, r.mode, func(_ []byte, rec *Record, err error) {
+		if err == nil {
+			out = append(out, rec)
 		}
-		out = append(out, rec)
-	}
+	})
 	return out, nil
 }
 

@@ -1,10 +1,13 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/bucket"
@@ -178,4 +181,20 @@ func decodeRecord(key, sealed []byte) (*Record, error) {
 		return nil, fmt.Errorf("record tier %q", r.Tier)
 	}
 	return r, nil
+}
+
+// eachRecord calls fn with the key of every record of mode in tx, in key
+// order, and the record it decodes to, or why it does not. The key is
+// valid only inside the transaction.
+func eachRecord(tx *bolt.Tx, mode lineage.Mode, fn func(key []byte, r *Record, err error)) {
+	b := tx.Bucket(recordsBucket)
+	if b == nil {
+		return
+	}
+	prefix := []byte(string(mode) + "\x00")
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		r, err := decodeRecord(k, v)
+		fn(k, r, err)
+	}
 }

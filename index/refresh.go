@@ -636,20 +636,13 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (map[stri
 	var epoch LexiconEpoch
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
 		epoch = lexiconEpoch(tx, mode)
-		b := tx.Bucket(recordsBucket)
-		if b == nil {
-			return nil
-		}
-		prefix := []byte(string(mode) + "\x00")
-		c := b.Cursor()
-		for k, v := c.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, v = c.Next() {
-			r, err := decodeRecord(k, v)
+		eachRecord(tx, mode, func(k []byte, r *Record, err error) {
 			if err != nil {
 				bad = append(bad, append([]byte(nil), k...))
-				continue
+				return
 			}
 			out[r.Path] = r
-		}
+		})
 		return nil
 	})
 	if errors.Is(err, bucket.ErrMissing) {
