@@ -45,31 +45,32 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	if s.plan.kind == planBrowse {
 		terms = nil
 	}
-	// has[i*len(terms)+t]: cold record i holds term t.
-	has := make([]bool, len(colds)*len(terms))
+	// holders calls fn with the index of every cold record that holds key.
 	var docs []uint32
-	for t, term := range terms {
-		if docs, err = lex.Docs(docs[:0], term); err != nil {
+	holders := func(key string, fn func(i int)) bool {
+		if docs, err = lex.Docs(docs[:0], key); err != nil {
 			s.lexiconFailed(err)
-			return colds, false
+			return false
 		}
 		for _, d := range docs {
 			if i, in := at[d]; in {
-				has[i*len(terms)+t] = true
+				fn(i)
 			}
+		}
+		return true
+	}
+	// has[i*len(terms)+t]: cold record i holds term t.
+	has := make([]bool, len(colds)*len(terms))
+	for t, term := range terms {
+		if !holders(term, func(i int) { has[i*len(terms)+t] = true }) {
+			return colds, false
 		}
 	}
 	// keys[i]: how many structural filter keys record i carries somewhere.
 	keys := make([]int, len(colds))
 	for _, k := range s.filt.keys {
-		if docs, err = lex.Docs(docs[:0], k); err != nil {
-			s.lexiconFailed(err)
+		if !holders(k, func(i int) { keys[i]++ }) {
 			return colds, false
-		}
-		for _, d := range docs {
-			if i, in := at[d]; in {
-				keys[i]++
-			}
 		}
 	}
 	filtered := s.filt.any()
