@@ -226,8 +226,11 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	}
 	r.liveFile = liveFile
 	for _, ref := range res.Refs {
-		t := index.Target{Path: ref.Path, Info: ref.Info}
-		if live != nil && canonical(ref.Path) == liveFile {
+		t := index.Target{Path: ref.Path, Stat: ref.Stat}
+		// A listed path's last element is already canonical: compare it
+		// first, so that a host's live session costs one realpath, not
+		// one per session.
+		if live != nil && filepath.Base(ref.Path) == filepath.Base(liveFile) && canonical(ref.Path) == liveFile {
 			t.Live = live
 		}
 		r.targets = append(r.targets, t)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 	"sync/atomic"
 
 	"github.com/memidx/memidx/index"
@@ -74,6 +75,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		}
 	}
 	filtered := s.filt.any()
+	s.cold = slices.Grow(s.cold, len(colds))
 	for i, rec := range colds {
 		bits := has[i*len(terms) : (i+1)*len(terms)]
 		candidate := keys[i] == len(s.filt.keys) && s.termsMayMatch(bits)

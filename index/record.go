@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/session"
 )
 
 // Tiers.
@@ -41,9 +42,12 @@ func identityOf(st fs.FileInfo) (Identity, error) {
 	if !st.Mode().IsRegular() {
 		return Identity{}, fmt.Errorf("%s: not a regular file", st.Name())
 	}
-	id := Identity{Size: st.Size(), MtimeNs: st.ModTime().UnixNano()}
-	id.CtimeNs, id.Inode, id.Dev = statExtra(st)
-	return id, nil
+	return identityFrom(session.StatOf(st)), nil
+}
+
+// identityFrom is the identity of a stat a listing took.
+func identityFrom(s session.FileStat) Identity {
+	return Identity{Size: s.Size, MtimeNs: s.MtimeNs, CtimeNs: s.CtimeNs, Inode: s.Inode, Dev: s.Dev}
 }
 
 // Record is the stored description of one session file in one branch

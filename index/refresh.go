@@ -20,6 +20,7 @@ import (
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/session"
 )
 
 // Reasons of the index itself.
@@ -79,9 +80,9 @@ func (ix *Index) Config() Config { return ix.cfg }
 // Target is one session file in scope.
 type Target struct {
 	Path string
-	// Info, when set, is a stat of Path taken moments ago (by the listing);
+	// Stat, when set, is a stat of Path taken moments ago (by the listing);
 	// it saves stat-ing every file twice per call.
-	Info fs.FileInfo
+	Stat *session.FileStat
 	// Live is the host's live branch when this is its current session.
 	Live *lineage.Live
 }
@@ -239,8 +240,8 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	statErr := make([]error, len(targets))
 	for i, t := range targets {
 		rep.States[i].Path = t.Path
-		if t.Info != nil {
-			ids[i], statErr[i] = identityOf(t.Info)
+		if t.Stat != nil {
+			ids[i] = identityFrom(*t.Stat)
 		} else {
 			ids[i], statErr[i] = StatIdentity(t.Path)
 		}

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -481,9 +482,9 @@ type Ref struct {
 	Nested bool
 	// Archived marks a gzip file of the omp gc archive (ListArchived only).
 	Archived bool
-	// Info is the file's stat when it was listed (nil for a Ref made
-	// otherwise), so that a caller need not stat it again.
-	Info os.FileInfo
+	// Stat is the file's stat when it was listed or resolved (nil when
+	// unknown), so that a caller need not stat it again.
+	Stat *FileStat
 
 	top string // path of the top-level session whose artifacts hold it
 }
@@ -537,6 +538,7 @@ func ListSessions(dirs Dirs, opts ListOptions) ([]Ref, error) {
 // root (see ListSessions), and reports which bucket directories exist.
 func ListBuckets(dirs Dirs, buckets []string, opts ListOptions) (refs []Ref, existing []string, err error) {
 	l := newLister(dirs, opts)
+	var todo []bucketDir
 	for _, b := range buckets {
 		if b == "" || b == "." || b == ".." || strings.ContainsAny(b, `/\`) {
 			continue // not a single directory name
@@ -544,9 +546,10 @@ func ListBuckets(dirs Dirs, buckets []string, opts ListOptions) (refs []Ref, exi
 		dir := filepath.Join(dirs.SessionsRoot, b)
 		if st, err := os.Stat(dir); err == nil && st.IsDir() {
 			existing = append(existing, dir)
-			l.listFlat(dir, b)
+			todo = append(todo, bucketDir{dir, b})
 		}
 	}
+	l.listBuckets(todo)
 	refs, err = l.result()
 	return refs, existing, err
 }
@@ -650,6 +653,7 @@ func (l *lister) listRoot(root string) {
 		l.fail(err)
 		return
 	}
+	var buckets []bucketDir
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
@@ -662,20 +666,78 @@ func (l *lister) listRoot(root string) {
 		} else if !e.IsDir() {
 			continue
 		}
-		l.listFlat(dir, e.Name())
+		buckets = append(buckets, bucketDir{dir, e.Name()})
 	}
+	l.listBuckets(buckets)
+}
+
+// bucketDir is a directory of session files and its bucket name.
+type bucketDir struct{ dir, bucket string }
+
+// listBuckets lists directories in parallel (one stat per file is most of
+// a listing's cost, and the stats of two directories do not wait on each
+// other), then takes their refs in directory order, so that the result and
+// its errors do not depend on the schedule.
+func (l *lister) listBuckets(dirs []bucketDir) {
+	workers := min(runtime.GOMAXPROCS(0), len(dirs))
+	if workers <= 1 {
+		for _, d := range dirs {
+			l.listFlat(d.dir, d.bucket)
+		}
+		return
+	}
+	parts := make([]*lister, len(dirs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				part := l.fork()
+				part.listFlat(dirs[i].dir, dirs[i].bucket)
+				parts[i] = part
+			}
+		}()
+	}
+	for i := range dirs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	n := 0
+	for _, part := range parts {
+		n += len(part.refs)
+	}
+	if len(l.seen) == 0 {
+		l.seen = make(map[string]int, n)
+	}
+	l.refs = slices.Grow(l.refs, n)
+	for _, part := range parts {
+		for _, ref := range part.refs {
+			l.add(ref)
+		}
+		l.errs = append(l.errs, part.errs...)
+	}
+}
+
+// fork is an empty lister with l's settings, for one directory.
+func (l *lister) fork() *lister {
+	return &lister{opts: l.opts, suffix: l.suffix, archived: l.archived, roots: l.roots, allowed: l.allowed, seen: map[string]int{}}
 }
 
 // listFlat lists the session files directly in dir, and their nested
 // sessions.
 func (l *lister) listFlat(dir, bucket string) {
 	dir = filepath.Clean(dir)
-	ents, err := os.ReadDir(dir)
+	d, ents, err := openDir(dir)
 	if err != nil {
 		l.fail(err)
 		return
 	}
+	defer d.close()
 	canonDir := realpath(dir)
+	at := l.place(canonDir)
 	var artifactDirs map[string]bool
 	if !l.opts.TopLevelOnly {
 		artifactDirs = map[string]bool{}
@@ -691,7 +753,7 @@ func (l *lister) listFlat(dir, bucket string) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		ref, ok := l.stat(p, filepath.Join(canonDir, name), e)
+		ref, ok := l.stat(d, at, p, name, e)
 		if !ok {
 			continue
 		}
@@ -730,11 +792,13 @@ func (l *lister) listNested(dir, canonDir, top, bucket string, depth int) {
 		l.skip(ReasonMaxListingDepth, dir)
 		return
 	}
-	ents, err := os.ReadDir(dir)
+	d, ents, err := openDir(dir)
 	if err != nil {
 		l.fail(err)
 		return
 	}
+	defer d.close()
+	var at *dirPlace
 	for _, e := range ents {
 		name := e.Name()
 		p := filepath.Join(dir, name)
@@ -747,7 +811,11 @@ func (l *lister) listNested(dir, canonDir, top, bucket string, depth int) {
 		if !l.isSessionName(name) {
 			continue
 		}
-		ref, ok := l.stat(p, filepath.Join(canonDir, name), e)
+		if at == nil {
+			pl := l.place(canonDir)
+			at = &pl
+		}
+		ref, ok := l.stat(d, *at, p, name, e)
 		if !ok {
 			continue
 		}
@@ -764,32 +832,94 @@ func (l *lister) isSessionName(name string) bool {
 	return !strings.HasPrefix(name, ".") && strings.HasSuffix(name, l.suffix) && len(name) > len(l.suffix)
 }
 
-// stat builds the Ref of p; canon is its canonical path when p itself is
-// not a symlink.
-func (l *lister) stat(p, canon string, e fs.DirEntry) (Ref, bool) {
-	if e.Type()&fs.ModeSymlink != 0 {
-		c, err := filepath.EvalSymlinks(p)
+// stat builds the Ref of p, the entry e (named name) of d, a directory
+// at place at.
+func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, e fs.DirEntry) (Ref, bool) {
+	var path, bucket string
+	switch {
+	case e.Type()&fs.ModeSymlink != 0:
+		canon, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			return Ref{}, false
 		}
-		canon = c
-	} else if !e.Type().IsRegular() {
+		if !insideRoots(l.allowed, canon) {
+			l.skip(ReasonOutsideRoots, p)
+			return Ref{}, false
+		}
+		path, bucket, _ = display(l.roots, canon)
+	case !e.Type().IsRegular():
 		return Ref{}, false
-	}
-	if !insideRoots(l.allowed, canon) {
+	case !at.inside:
 		l.skip(ReasonOutsideRoots, p)
 		return Ref{}, false
+	default:
+		path, bucket = l.spell(at, name)
 	}
-	st, err := os.Stat(p)
-	if err != nil || !st.Mode().IsRegular() {
+	st, regular, err := d.stat(name)
+	if err != nil || !regular {
 		return Ref{}, false // vanished, dangling, or not a file
 	}
-	path, bucket, _ := display(l.roots, canon)
 	if !validName(path) {
 		l.skip(ReasonInvalidFileName, path)
 		return Ref{}, false
 	}
-	return Ref{Path: path, Size: st.Size(), ModTime: st.ModTime(), Bucket: bucket, Archived: l.archived, Info: st}, true
+	return Ref{Path: path, Size: st.Size, ModTime: st.ModTime(), Bucket: bucket, Archived: l.archived, Stat: &st}, true
+}
+
+// dirPlace is where a listed directory lies: what insideRoots and display
+// say of each file directly in it, worked out once for the directory
+// (a file's canonical path is its directory's plus its own name).
+type dirPlace struct {
+	canon  string
+	inside bool   // inside the allowed roots
+	root   int    // the first of l.roots holding it, -1 for none
+	rel    string // the directory relative to that root, "" at the root
+}
+
+func (l *lister) place(canonDir string) dirPlace {
+	at := dirPlace{canon: canonDir, root: -1}
+	// A session name never starts with "..", so a file lies within a root
+	// exactly when its directory does (or is the root).
+	for _, r := range l.allowed {
+		if _, ok := within(r, canonDir); ok {
+			at.inside = true
+			break
+		}
+	}
+	for i, r := range l.roots {
+		if rel, ok := within(r.canon, canonDir); ok {
+			at.root, at.rel = i, rel
+			break
+		}
+	}
+	return at
+}
+
+// spell is display for the file name of a directory at at, without
+// cleaning paths that are clean already.
+func (l *lister) spell(at dirPlace, name string) (path, bucket string) {
+	if at.root < 0 {
+		return joinClean(at.canon, name), ""
+	}
+	r := l.roots[at.root]
+	rel := name
+	if at.rel != "" {
+		rel = at.rel + string(filepath.Separator) + name
+	}
+	if r.sessions {
+		if i := strings.IndexByte(rel, filepath.Separator); i > 0 {
+			bucket = rel[:i]
+		}
+	}
+	return joinClean(r.given, rel), bucket
+}
+
+// joinClean is filepath.Join of a clean path and a clean relative one.
+func joinClean(dir, rel string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + rel
+	}
+	return dir + string(filepath.Separator) + rel
 }
 
 // add records ref unless its file is already listed; a top-level listing

@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -579,4 +581,38 @@ func requireSkipped(t *testing.T, err error, want ...string) {
 	for _, r := range reasons {
 		require.Contains(t, want, r, "%v", err)
 	}
+}
+
+// TestListedStatIsTheFilesStat: the listing's fstatat must give what a
+// stat of the path gives (the index compares one with the other), for
+// plain files, nested ones and symlinks alike; and the parallel listing
+// must equal a one-worker listing, errors included.
+func TestListedStatIsTheFilesStat(t *testing.T) {
+	lt := newListingTree(t)
+	alias := filepath.Join(lt.sessions, "-proj", "alias2.jsonl")
+	require.NoError(t, os.Symlink(filepath.Join(lt.sessions, "-proj", "T2_bbb.jsonl"), alias))
+	refs, err := ListSessions(lt.dirs, ListOptions{})
+	requireSkipped(t, err, ReasonOutsideRoots)
+	require.NotEmpty(t, refs)
+	for _, r := range refs {
+		require.NotNil(t, r.Stat, r.Path)
+		want, regular, err := statPath(r.Path)
+		require.NoError(t, err)
+		require.True(t, regular)
+		assert.Equal(t, want, *r.Stat, r.Path)
+		// The path spelled once per directory is display's spelling.
+		canon, err := filepath.EvalSymlinks(r.Path)
+		require.NoError(t, err)
+		path, _, _ := display(mapRoots(lt.dirs), canon)
+		assert.Equal(t, path, r.Path)
+		assert.Equal(t, r.Size, r.Stat.Size)
+		assert.True(t, r.ModTime.Equal(r.Stat.ModTime()))
+	}
+
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one, oneErr := ListSessions(lt.dirs, ListOptions{})
+	runtime.GOMAXPROCS(4)
+	many, manyErr := ListSessions(lt.dirs, ListOptions{})
+	assert.Equal(t, one, many)
+	assert.Equal(t, fmt.Sprint(oneErr), fmt.Sprint(manyErr))
 }

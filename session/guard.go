@@ -169,5 +169,6 @@ func (r *Resolver) sessionRef(p string) (Ref, error) {
 	if err := checkSessionFile(path, st.Size()); err != nil {
 		return Ref{}, err
 	}
-	return Ref{Path: path, Size: st.Size(), ModTime: st.ModTime(), Bucket: bucket, Nested: nested}, nil
+	fst := StatOf(st)
+	return Ref{Path: path, Size: st.Size(), ModTime: st.ModTime(), Bucket: bucket, Nested: nested, Stat: &fst}, nil
 }

@@ -1,0 +1,46 @@
+//go:build linux || darwin || freebsd
+
+package session
+
+import (
+	"io/fs"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// stat stats name in d, following symlinks, with one fstatat.
+func (d *dirHandle) stat(name string) (FileStat, bool, error) {
+	if d.fd < 0 {
+		d.fd = int(d.f.Fd())
+	}
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(d.fd, name, &st, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return FileStat{}, false, &fs.PathError{Op: "stat", Path: d.path + "/" + name, Err: err}
+		}
+		break
+	}
+	s := FileStat{
+		Size:    st.Size,
+		MtimeNs: st.Mtim.Nano(),
+		CtimeNs: st.Ctim.Nano(),
+		Inode:   uint64(st.Ino),
+		Dev:     uint64(st.Dev),
+	}
+	return s, uint32(st.Mode)&unix.S_IFMT == unix.S_IFREG, nil
+}
+
+// statExtra returns the change time, inode and device of a stat: the same
+// values (and conversions) as the index's stat gate takes from a file it
+// reads, so that a listed identity and a read one compare equal.
+func statExtra(st fs.FileInfo) (ctimeNs int64, inode, dev uint64) {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		return statTimes(sys)
+	}
+	return 0, 0, 0
+}
