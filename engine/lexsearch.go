@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"slices"
 	"sync/atomic"
 
 	"github.com/memidx/memidx/index"
@@ -35,12 +34,9 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		s.lexiconFailed(err)
 		return colds, false
 	}
-	at := make(map[uint32]int, len(colds))
-	for i, rec := range colds {
-		if rec.Doc == 0 {
-			return colds, false
-		}
-		at[rec.Doc] = i
+	at, ok := indexByDoc(colds)
+	if !ok {
+		return colds, false
 	}
 	terms := s.plan.terms
 	if s.plan.kind == planBrowse {
@@ -54,7 +50,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 			return false
 		}
 		for _, d := range docs {
-			if i, in := at[d]; in {
+			if i := at.of(d); i >= 0 {
 				fn(i)
 			}
 		}
@@ -68,28 +64,98 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		}
 	}
 	// keys[i]: how many structural filter keys record i carries somewhere.
-	keys := make([]int, len(colds))
+	var keys []int
+	if len(s.filt.keys) > 0 {
+		keys = make([]int, len(colds))
+	}
 	for _, k := range s.filt.keys {
 		if !holders(k, func(i int) { keys[i]++ }) {
 			return colds, false
 		}
 	}
 	filtered := s.filt.any()
-	s.cold = slices.Grow(s.cold, len(colds))
+	s.ruledOut.df = make([]float64, len(terms))
 	for i, rec := range colds {
-		bits := has[i*len(terms) : (i+1)*len(terms)]
-		candidate := keys[i] == len(s.filt.keys) && s.termsMayMatch(bits)
-		// Only its digest can count the entries that pass a filter; and a
-		// candidate another process rewrote since the refresh is opened
-		// too, so that its stamp sends it to be read from source.
-		if candidate && (filtered || !rd.Current(rec)) {
+		bits := has[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
+		candidate := (keys == nil || keys[i] == len(s.filt.keys)) && s.termsMayMatch(bits)
+		switch {
+		case !candidate:
+			s.ruledOut.add(rec, bits)
+		case filtered || !rd.Current(rec):
+			// Only its digest can count the entries that pass a filter;
+			// and a candidate another process rewrote since the refresh
+			// is opened too, so that its stamp sends it to be read from
+			// source.
 			open = append(open, rec)
-			continue
+		default:
+			s.cold = append(s.cold, coldSource{rec: rec, has: bits})
 		}
-		s.cold = append(s.cold, coldSource{rec: rec, has: bits})
 	}
 	lexiconUses.Add(1)
 	return open, true
+}
+
+// ruledOut sums what the corpus statistics need of the cold sessions the
+// lexicon ruled out: their entries, and per query term how many hold it.
+type ruledOut struct {
+	entries float64
+	df      []float64
+}
+
+func (r *ruledOut) add(rec *index.Record, has []bool) {
+	r.entries += float64(rec.EntryCount)
+	for t, h := range has {
+		if h {
+			r.df[t]++
+		}
+	}
+}
+
+// docIndex finds a cold record's position by its lexicon doc number: a
+// dense table when the numbers are (they are never reused, so they spread
+// out with rebuilds), a map otherwise.
+type docIndex struct {
+	dense  []int32
+	sparse map[uint32]int
+}
+
+func (x docIndex) of(doc uint32) int {
+	if x.sparse != nil {
+		if i, ok := x.sparse[doc]; ok {
+			return i
+		}
+		return -1
+	}
+	if int64(doc) < int64(len(x.dense)) {
+		return int(x.dense[doc])
+	}
+	return -1
+}
+
+// indexByDoc indexes colds by doc; ok is false when one has none.
+func indexByDoc(colds []*index.Record) (docIndex, bool) {
+	var top uint32
+	for _, rec := range colds {
+		if rec.Doc == 0 {
+			return docIndex{}, false
+		}
+		top = max(top, rec.Doc)
+	}
+	if int64(top) > 4*int64(len(colds))+4096 {
+		m := make(map[uint32]int, len(colds))
+		for i, rec := range colds {
+			m[rec.Doc] = i
+		}
+		return docIndex{sparse: m}, true
+	}
+	dense := make([]int32, int(top)+1)
+	for i := range dense {
+		dense[i] = -1
+	}
+	for i, rec := range colds {
+		dense[rec.Doc] = int32(i)
+	}
+	return docIndex{dense: dense}, true
 }
 
 // termsMayMatch reports whether a session holding the terms marked in has

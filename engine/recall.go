@@ -302,7 +302,6 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		// raced are the states whose data another process rewrote since
 		// this call's refresh: they are read from source instead.
 		var raced []int
-		stateOf := map[*index.Record]int{}
 		for i := range rep.States {
 			rec := rep.States[i].Record
 			if h, ok := mem[rec]; ok && rec != nil {
@@ -338,7 +337,6 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 				s.hot = append(s.hot, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1})
 			default:
 				colds = append(colds, rec)
-				stateOf[rec] = i
 			}
 		}
 		// The archive lexicon settles most cold sessions without their
@@ -348,7 +346,7 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		}
 		rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
 			if errors.Is(err, index.ErrNoData) {
-				raced = append(raced, stateOf[rec])
+				raced = append(raced, stateIndex(rep, rec))
 				return
 			}
 			if err != nil {
@@ -375,11 +373,7 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		}
 		// Keep the sources in scope order (newest first), whatever order
 		// the index walk found them in.
-		order := make(map[*index.Record]int, len(rep.States))
-		for i := range rep.States {
-			order[rep.States[i].Record] = i
-		}
-		sort.Slice(s.cold, func(a, b int) bool { return order[s.cold[a].rec] < order[s.cold[b].rec] })
+		sortByState(rep, s.cold)
 		if req.EntryRange != nil && len(s.hot) == 1 {
 			s.hot[0].first, s.hot[0].last = int(req.EntryRange.First), int(req.EntryRange.Last)
 		}
@@ -433,6 +427,34 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.reasons.Reasons()...), s.qerr)
 	fitEnvelope(page)
 	return page, nil
+}
+
+// stateIndex is the index of the state whose record is rec (rare: a
+// session another process rewrote during the search).
+func stateIndex(rep *index.Report, rec *index.Record) int {
+	for i := range rep.States {
+		if rep.States[i].Record == rec {
+			return i
+		}
+	}
+	panic("engine: a searched record has no state")
+}
+
+// sortByState orders cold sources as their states are ordered.
+func sortByState(rep *index.Report, cold []coldSource) {
+	if len(cold) < 2 {
+		return
+	}
+	order := make(map[*index.Record]int, len(cold))
+	for i := range cold {
+		order[cold[i].rec] = -1
+	}
+	for i := range rep.States {
+		if _, ok := order[rep.States[i].Record]; ok {
+			order[rep.States[i].Record] = i
+		}
+	}
+	sort.Slice(cold, func(a, b int) bool { return order[cold[a].rec] < order[cold[b].rec] })
 }
 
 // hydrateAll replaces every state's record with an in-memory build of its

@@ -167,6 +167,10 @@ type searcher struct {
 
 	// coldHas[i*len(terms)+t] records that cold source i holds term t.
 	coldHas []bool
+	// ruledOut are the cold sessions the archive lexicon proved cannot
+	// match: they are no sources, but count in the corpus statistics, so
+	// that a score does not depend on how a session was ruled out.
+	ruledOut ruledOut
 
 	n     float64 // entries in the corpus (hot entries + cold entry counts)
 	avgdl float64
@@ -197,6 +201,7 @@ func (s *searcher) stats(terms []string) {
 	for i := range s.cold {
 		entries += float64(s.cold[i].rec.EntryCount)
 	}
+	entries += s.ruledOut.entries
 	s.n = math.Max(entries, 1)
 	s.avgdl = 1
 	if hotEntries > 0 {
@@ -221,6 +226,9 @@ func (s *searcher) stats(terms []string) {
 				s.coldHas[i*len(terms)+ti] = true
 				df++
 			}
+		}
+		if ti < len(s.ruledOut.df) {
+			df += s.ruledOut.df[ti]
 		}
 		s.df[t] = df
 	}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -246,7 +244,8 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 			ids[i], statErr[i] = StatIdentity(t.Path)
 		}
 	}
-	hot := ix.hotSet(stored, targets, ids, statErr)
+	known := newKnownSessions(stored, targets)
+	hot := ix.hotSet(known, ids, statErr)
 
 	// current reports whether rec was built from a source of identity id,
 	// for this tier, policy and live view. The two policy strings are
@@ -273,7 +272,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 			st.Reason = coverage.SourceUnavailable
 			continue
 		}
-		rec := stored[t.Path]
+		rec := known.recs[i]
 		tier := Cold
 		if hot[t.Path] {
 			tier = Hot
@@ -318,7 +317,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 
 	// Orphans: records whose source is gone, and records that did not
 	// decode. They go with the first write, which then scrubs the file.
-	deletes := append(bad, ix.orphans(ctx, stored, mode, targets, opt, &reasons)...)
+	deletes := append(bad, ix.orphans(ctx, known, mode, opt, &reasons)...)
 	scrub := len(deletes) > 0
 
 	// Build in parallel, write in batches.
@@ -355,7 +354,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 				case src.Changed:
 					r.err = errChanged
 				default:
-					rec := stored[t.Path]
+					rec := known.recs[j.i]
 					if current(rec, src.Identity, j.tier, t) && rec.SourceHash == src.Hash {
 						// Racy but unchanged: vouch for it from now on.
 						c := *rec
@@ -449,7 +448,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 			rep.Unchanged++
 			batch = append(batch, &built{rec: r.fresh})
 		default:
-			if old := stored[st.Path]; old != nil && old.Tier == r.b.rec.Tier && old.Policy != r.b.rec.Policy {
+			if old := known.recs[r.i]; old != nil && old.Tier == r.b.rec.Tier && old.Policy != r.b.rec.Policy {
 				// The policy changed (thinking or tool output no longer
 				// indexed, say): what the old record held must leave the
 				// file as if deleted.
@@ -523,18 +522,14 @@ func (ix *Index) foreign(rep *Report, reasons *coverage.Set) {
 // root, which no listing sees; each stat-ed, within maxCacheCleanupFiles.
 // A rebuild (NoBudgets) checks the other branch mode's records too, so
 // that it leaves no record without a source.
-func (ix *Index) orphans(ctx context.Context, stored map[string]*Record, mode lineage.Mode, targets []Target, opt RefreshOptions, reasons *coverage.Set) [][]byte {
-	isTarget := make(map[string]bool, len(targets))
-	for _, t := range targets {
-		isTarget[t.Path] = true
-	}
+func (ix *Index) orphans(ctx context.Context, known *knownSessions, mode lineage.Mode, opt RefreshOptions, reasons *coverage.Set) [][]byte {
 	// A project's refresh must not stat every other project's records.
 	seenByNoListing := func(path string) bool { return len(opt.Roots) == 0 || !under(path, opt.Roots) }
 	var out [][]byte
 	inspected := 0
 	sweep := func(recs map[string]*Record, mode lineage.Mode) {
 		for path := range recs {
-			if isTarget[path] || !(under(path, opt.Searched) || seenByNoListing(path)) {
+			if known.isTarget(path) || !(under(path, opt.Searched) || seenByNoListing(path)) {
 				continue
 			}
 			if inspected >= ix.cfg.MaxCacheCleanupFiles {
@@ -547,7 +542,9 @@ func (ix *Index) orphans(ctx context.Context, stored map[string]*Record, mode li
 			}
 		}
 	}
-	sweep(stored, mode)
+	if !known.allTargets() {
+		sweep(known.stored, mode)
+	}
 	if opt.NoBudgets {
 		other := lineage.All
 		if mode == lineage.All {
@@ -580,45 +577,6 @@ func under(path string, dirs []string) bool {
 		}
 	}
 	return false
-}
-
-// hotSet ranks every known session by recency (the targets by their fresh
-// mtime, other indexed sessions by their recorded one, ties by path) and
-// returns the newest hotSessions: the hot tier.
-func (ix *Index) hotSet(stored map[string]*Record, targets []Target, ids []Identity, statErr []error) map[string]bool {
-	type session struct {
-		path  string
-		mtime int64
-	}
-	all := make([]session, 0, len(stored)+len(targets))
-	at := make(map[string]int, len(stored)+len(targets))
-	note := func(p string, mtime int64) {
-		if i, ok := at[p]; ok {
-			all[i].mtime = mtime
-			return
-		}
-		at[p] = len(all)
-		all = append(all, session{p, mtime})
-	}
-	for p, r := range stored {
-		note(p, r.Identity.MtimeNs)
-	}
-	for i, t := range targets {
-		if statErr[i] == nil {
-			note(t.Path, ids[i].MtimeNs) // the fresh stat wins
-		}
-	}
-	slices.SortFunc(all, func(a, b session) int {
-		if c := cmp.Compare(b.mtime, a.mtime); c != 0 {
-			return c
-		}
-		return strings.Compare(a.path, b.path)
-	})
-	hot := make(map[string]bool, ix.cfg.HotSessions)
-	for _, s := range all[:max(0, min(len(all), ix.cfg.HotSessions))] {
-		hot[s.path] = true
-	}
-	return hot
 }
 
 // loadRecords reads every record of mode. Records that do not decode, are

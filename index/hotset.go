@@ -1,0 +1,103 @@
+package index
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// knownSessions pairs a refresh's targets with the stored records: the
+// record of each target (one lookup each), and whether every stored
+// record is a target (a global refresh), in which case nothing needs the
+// set of target paths and it is never built.
+type knownSessions struct {
+	stored  map[string]*Record
+	targets []Target
+	recs    []*Record // recs[i] is the stored record of targets[i], or nil
+	listed  int       // stored records that are targets
+	paths   map[string]bool
+}
+
+func newKnownSessions(stored map[string]*Record, targets []Target) *knownSessions {
+	k := &knownSessions{stored: stored, targets: targets, recs: make([]*Record, len(targets))}
+	for i, t := range targets {
+		if rec := stored[t.Path]; rec != nil {
+			k.recs[i] = rec
+			k.listed++
+		}
+	}
+	return k
+}
+
+// allTargets reports whether every stored record is a target.
+func (k *knownSessions) allTargets() bool { return k.listed == len(k.stored) }
+
+// isTarget reports whether path is a target.
+func (k *knownSessions) isTarget(path string) bool {
+	if k.paths == nil {
+		k.paths = make(map[string]bool, len(k.targets))
+		for _, t := range k.targets {
+			k.paths[t.Path] = true
+		}
+	}
+	return k.paths[path]
+}
+
+// hotSet ranks every known session by recency (the targets by their fresh
+// mtime, other indexed sessions by their recorded one, ties by path) and
+// returns the newest hotSessions: the hot tier. It keeps only the best
+// hotSessions while it goes, so a large archive costs one pass.
+func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error) map[string]bool {
+	top := newestSessions{k: max(0, ix.cfg.HotSessions)}
+	for i, t := range known.targets {
+		switch {
+		case statErr[i] == nil:
+			top.offer(t.Path, ids[i].MtimeNs) // the fresh stat wins
+		case known.recs[i] != nil:
+			top.offer(t.Path, known.recs[i].Identity.MtimeNs)
+		}
+	}
+	if !known.allTargets() {
+		for p, r := range known.stored {
+			if !known.isTarget(p) {
+				top.offer(p, r.Identity.MtimeNs)
+			}
+		}
+	}
+	hot := make(map[string]bool, len(top.best))
+	for _, s := range top.best {
+		hot[s.path] = true
+	}
+	return hot
+}
+
+// newestSessions keeps the k newest sessions offered, newest first, ties
+// by path ascending.
+type newestSessions struct {
+	k    int
+	best []recentSession
+}
+
+type recentSession struct {
+	path  string
+	mtime int64
+}
+
+func newer(a, b recentSession) int {
+	if c := cmp.Compare(b.mtime, a.mtime); c != 0 {
+		return c
+	}
+	return strings.Compare(a.path, b.path)
+}
+
+func (n *newestSessions) offer(path string, mtime int64) {
+	s := recentSession{path, mtime}
+	if len(n.best) == n.k && (n.k == 0 || newer(s, n.best[n.k-1]) >= 0) {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(n.best, s, newer)
+	if len(n.best) == n.k {
+		n.best = n.best[:n.k-1]
+	}
+	n.best = slices.Insert(n.best, i, s)
+}

@@ -1,0 +1,60 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestHotSetIsTheNewestKnownSessions checks the one-pass hot set against
+// sorting every known session, on random archives: targets with fresh
+// stats, targets that failed to stat (their stored mtime counts), stored
+// sessions outside the targets, ties in mtime broken by path.
+func TestHotSetIsTheNewestKnownSessions(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := range 300 {
+		n := r.IntN(60)
+		k := r.IntN(12)
+		stored := map[string]*Record{}
+		var targets []Target
+		var ids []Identity
+		var statErr []error
+		want := map[string]int64{}
+		for i := range n {
+			p := fmt.Sprintf("/s/%02d.jsonl", i)
+			mtime := int64(r.IntN(20)) // many ties
+			if r.IntN(3) > 0 {
+				stored[p] = &Record{Path: p, Identity: Identity{MtimeNs: mtime}}
+				want[p] = mtime
+			}
+			if r.IntN(4) > 0 {
+				targets = append(targets, Target{Path: p})
+				fresh := int64(r.IntN(20))
+				if r.IntN(5) == 0 {
+					ids = append(ids, Identity{})
+					statErr = append(statErr, errors.New("gone"))
+				} else {
+					ids = append(ids, Identity{MtimeNs: fresh})
+					statErr = append(statErr, nil)
+					want[p] = fresh
+				}
+			}
+		}
+		var all []recentSession
+		for p, m := range want {
+			all = append(all, recentSession{p, m})
+		}
+		slices.SortFunc(all, newer)
+		expect := map[string]bool{}
+		for _, s := range all[:min(k, len(all))] {
+			expect[s.path] = true
+		}
+		ix := &Index{cfg: Config{HotSessions: k}}
+		got := ix.hotSet(newKnownSessions(stored, targets), ids, statErr)
+		assert.Equal(t, expect, got, "round %d", round)
+	}
+}
