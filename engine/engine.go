@@ -202,6 +202,9 @@ type resolved struct {
 	targets  []index.Target
 	mode     lineage.Mode
 	liveFile string
+	// pre, when set, is the stored records being read while the scope
+	// was listed.
+	pre *index.Preloaded
 }
 
 // resolve parses and resolves a scope. A domain error (invalid_scope,
@@ -253,6 +256,7 @@ func (e *Engine) refresh(ctx context.Context, r *resolved, noBudgets bool, progr
 		Roots:     []string{e.dirs.SessionsRoot, e.dirs.SessionDir},
 		NoBudgets: noBudgets,
 		Progress:  progress,
+		Preloaded: r.pre,
 	})
 }
 

@@ -237,6 +237,11 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 	if eo := e.checkLive(req.Live); eo != nil {
 		return failurePage(eo), nil
 	}
+	var pre *index.Preloaded
+	if !memoryOnly {
+		// The stored records are decoded while the files are listed.
+		pre = e.ix.Preload(ctx, q.mode)
+	}
 	r, err := e.resolve(q.scope, q.mode)
 	if err != nil {
 		if eo := errorObject(err); eo != nil {
@@ -244,6 +249,7 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		}
 		return nil, err
 	}
+	r.pre = pre
 	var rep *index.Report
 	if memoryOnly {
 		rep = index.EmptyReport(r.targets, index.IndexUnwritable)

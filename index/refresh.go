@@ -103,6 +103,46 @@ type RefreshOptions struct {
 	NoBudgets bool
 	// Progress, when set, is called after each session is handled.
 	Progress func(done, total int, bytesRead int64)
+	// Preloaded, when set, is the stored records of Mode, read while the
+	// caller listed the sessions (see Preload).
+	Preloaded *Preloaded
+}
+
+// Preloaded is the stored records of a branch mode, read ahead.
+type Preloaded struct {
+	mode   lineage.Mode
+	done   chan struct{}
+	stored map[string]*Record
+	bad    [][]byte
+	epoch  LexiconEpoch
+	err    error
+}
+
+// Preload starts reading the stored records of mode, so that a caller can
+// list and stat the session files meanwhile (the listing waits on the
+// kernel, the decoding on the processor). Records read before the listing
+// are at worst older than the files: the stat gate then re-reads more,
+// never less.
+func (ix *Index) Preload(ctx context.Context, mode lineage.Mode) *Preloaded {
+	p := &Preloaded{mode: mode, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.stored, p.bad, p.epoch, p.err = ix.loadRecordsAt(ctx, mode)
+	}()
+	return p
+}
+
+// records returns the stored records of mode: preloaded, or read now.
+func (ix *Index) records(ctx context.Context, mode lineage.Mode, pre *Preloaded) (map[string]*Record, [][]byte, LexiconEpoch, error) {
+	if pre == nil || pre.mode != mode {
+		return ix.loadRecordsAt(ctx, mode)
+	}
+	select {
+	case <-pre.done:
+		return pre.stored, pre.bad, pre.epoch, pre.err
+	case <-ctx.Done():
+		return nil, nil, LexiconEpoch{}, ctx.Err()
+	}
 }
 
 // State is what a refresh left for one target.
@@ -199,7 +239,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 		mode = lineage.Active
 	}
 
-	stored, bad, epoch, err := ix.loadRecordsAt(ctx, mode)
+	stored, bad, epoch, err := ix.records(ctx, mode, opt.Preloaded)
 	rep.LexEpoch = epoch
 	switch {
 	case errors.Is(err, bucket.ErrCorrupt):

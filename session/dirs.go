@@ -529,6 +529,7 @@ func ListSessions(dirs Dirs, opts ListOptions) ([]Ref, error) {
 	l := newLister(dirs, opts)
 	l.listRoot(dirs.SessionsRoot)
 	if dirs.SessionDir != "" {
+		l.linked = true // it may lie inside the sessions root
 		l.listFlat(dirs.SessionDir, "")
 	}
 	return l.result()
@@ -538,6 +539,7 @@ func ListSessions(dirs Dirs, opts ListOptions) ([]Ref, error) {
 // root (see ListSessions), and reports which bucket directories exist.
 func ListBuckets(dirs Dirs, buckets []string, opts ListOptions) (refs []Ref, existing []string, err error) {
 	l := newLister(dirs, opts)
+	l.linked = true // a bucket may be named twice
 	var todo []bucketDir
 	for _, b := range buckets {
 		if b == "" || b == "." || b == ".." || strings.ContainsAny(b, `/\`) {
@@ -574,7 +576,11 @@ type lister struct {
 	archived bool
 	roots    []mappedRoot
 	allowed  []string // canonical roots a listed file must lie in
-	seen     map[string]int
+	// linked turns true once a file may be reached twice: through a
+	// symlink, a directory that is not its canonical self, or a second
+	// root. Before that every listed path is new.
+	linked bool
+	seen   map[string]int // built when linked turns true
 	refs     []Ref
 	errs     []error
 }
@@ -591,7 +597,6 @@ func newLister(dirs Dirs, opts ListOptions) *lister {
 		suffix:  ".jsonl",
 		roots:   mapRoots(dirs),
 		allowed: dirs.AllowedRoots(),
-		seen:    map[string]int{},
 	}
 }
 
@@ -708,9 +713,9 @@ func (l *lister) listBuckets(dirs []bucketDir) {
 	n := 0
 	for _, part := range parts {
 		n += len(part.refs)
-	}
-	if len(l.seen) == 0 {
-		l.seen = make(map[string]int, n)
+		// Two directories may hold the same file only if one of them
+		// was reached through a link.
+		l.linked = l.linked || part.linked
 	}
 	l.refs = slices.Grow(l.refs, n)
 	for _, part := range parts {
@@ -723,7 +728,7 @@ func (l *lister) listBuckets(dirs []bucketDir) {
 
 // fork is an empty lister with l's settings, for one directory.
 func (l *lister) fork() *lister {
-	return &lister{opts: l.opts, suffix: l.suffix, archived: l.archived, roots: l.roots, allowed: l.allowed, seen: map[string]int{}}
+	return &lister{opts: l.opts, suffix: l.suffix, archived: l.archived, roots: l.roots, allowed: l.allowed}
 }
 
 // listFlat lists the session files directly in dir, and their nested
@@ -737,6 +742,9 @@ func (l *lister) listFlat(dir, bucket string) {
 	}
 	defer d.close()
 	canonDir := realpath(dir)
+	if canonDir != dir {
+		l.linked = true
+	}
 	at := l.place(canonDir)
 	var artifactDirs map[string]bool
 	if !l.opts.TopLevelOnly {
@@ -778,6 +786,7 @@ func (l *lister) listFlat(dir, bucket string) {
 // listNestedAt lists the artifacts directory at dir, found by path alone
 // (next to a symlinked session file): only a real directory is listed.
 func (l *lister) listNestedAt(dir, top, bucket string) {
+	l.linked = true
 	if st, err := os.Lstat(dir); err == nil && st.IsDir() {
 		l.listNested(dir, realpath(dir), top, bucket, 1)
 	}
@@ -838,6 +847,7 @@ func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, e fs.DirEntry) 
 	var path, bucket string
 	switch {
 	case e.Type()&fs.ModeSymlink != 0:
+		l.linked = true
 		canon, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			return Ref{}, false
@@ -923,8 +933,19 @@ func joinClean(dir, rel string) string {
 }
 
 // add records ref unless its file is already listed; a top-level listing
-// beats a nested one.
+// beats a nested one. Until a path can repeat (see linked), there is
+// nothing to look up.
 func (l *lister) add(ref Ref) {
+	if !l.linked {
+		l.refs = append(l.refs, ref)
+		return
+	}
+	if l.seen == nil {
+		l.seen = make(map[string]int, len(l.refs)+1)
+		for i, r := range l.refs {
+			l.seen[r.Path] = i
+		}
+	}
 	if i, ok := l.seen[ref.Path]; ok {
 		if l.refs[i].Nested && !ref.Nested {
 			l.refs[i] = ref
