@@ -581,8 +581,8 @@ type lister struct {
 	// root. Before that every listed path is new.
 	linked bool
 	seen   map[string]int // built when linked turns true
-	refs     []Ref
-	errs     []error
+	refs   []Ref
+	errs   []error
 }
 
 // mappedRoot spells canonical paths under a root as the caller gave it.
