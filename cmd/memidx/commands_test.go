@@ -127,7 +127,9 @@ func TestGlobal(t *testing.T) {
 		{name: "help-command", args: []string{"help", "sessions"}, exit: 0},
 		{name: "version", args: []string{"--version"}, exit: 0},
 		{name: "missing-agent-dir", args: []string{"--agent-dir", "$ROOT/nowhere", "recall", "x"}, exit: 2, bare: true},
-		{name: "missing-index-parent", args: []string{"--agent-dir", "$AGENT", "--index-dir", "$ROOT/a/b/index", "recall", "x"}, exit: 2, bare: true},
+		{name: "missing-session-dir", args: []string{"--agent-dir", "$AGENT", "--session-dir", "$ROOT/nowhere", "recall", "x"}, exit: 2, bare: true},
+		{name: "cwd-is-a-file", args: []string{"--agent-dir", "$AGENT", "--cwd", "$SESSION", "recall", "x"}, exit: 2, bare: true},
+		{name: "new-index-dir", args: []string{"--agent-dir", "$AGENT", "--cwd", "$PROJ", "--index-dir", "$ROOT/a/b/index", "recall", "x"}, exit: 0, bare: true},
 		{name: "global-flag-no-value", args: []string{"recall", "x", "--cwd"}, exit: 2},
 	})
 }

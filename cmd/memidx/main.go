@@ -251,20 +251,20 @@ func splitGlobals(args []string) (globals, []string, error) {
 
 // resolveDirs makes the directory flags absolute against the shell's
 // working directory (not --cwd: a shell user means the directory they
-// typed the command in) and refuses one that does not exist. The index
-// directory itself may be missing (the first call creates it); its parent
-// may not.
+// typed the command in) and refuses an input directory that does not
+// exist. The index directory is output: it is created on first use (and a
+// damaged one is answered around), so it is only made absolute.
 func (g *globals) resolveDirs() error {
 	for _, d := range []struct {
-		flag string
-		p    *string
-		need string // "dir", "parent" or "" (a file)
+		flag  string
+		p     *string
+		isDir bool // must exist as a directory
 	}{
-		{"--agent-dir", &g.agentDir, "dir"},
-		{"--session-dir", &g.sessionDir, "dir"},
-		{"--cwd", &g.cwd, "dir"},
-		{"--index-dir", &g.indexDir, "parent"},
-		{"--config", &g.config, ""},
+		{"--agent-dir", &g.agentDir, true},
+		{"--session-dir", &g.sessionDir, true},
+		{"--cwd", &g.cwd, true},
+		{"--index-dir", &g.indexDir, false},
+		{"--config", &g.config, false},
 	} {
 		if *d.p == "" {
 			continue
@@ -274,29 +274,17 @@ func (g *globals) resolveDirs() error {
 			return usageError("%s %s: %v", d.flag, *d.p, err)
 		}
 		*d.p = abs
-		check := abs
-		if d.need == "parent" {
-			if st, err := os.Stat(abs); err == nil {
-				if !st.IsDir() {
-					return usageError("%s %s is not a directory", d.flag, abs)
-				}
-				continue
-			}
-			check = filepath.Dir(abs)
-		}
-		if d.need == "" {
+		if !d.isDir {
 			continue
 		}
-		st, err := os.Stat(check)
+		st, err := os.Stat(abs)
 		switch {
-		case errors.Is(err, os.ErrNotExist) && check != abs:
-			return usageError("%s %s: its parent directory %s does not exist", d.flag, abs, check)
 		case errors.Is(err, os.ErrNotExist):
 			return usageError("%s %s: no such directory", d.flag, abs)
 		case err != nil:
 			return usageError("%s %s: %v", d.flag, abs, err)
 		case !st.IsDir():
-			return usageError("%s %s is not a directory", d.flag, check)
+			return usageError("%s %s is not a directory", d.flag, abs)
 		}
 	}
 	return nil
