@@ -21,7 +21,8 @@ const minPrefix = 4
 // sessions is ambiguous_session. Ids are read from file names
 // (<time>_<id>.jsonl), as OMP names its session files.
 func sessionPrefix(e *engine.Engine, x string) (string, error) {
-	if len(x) < minPrefix || strings.ContainsAny(x, `/\`) || strings.HasSuffix(x, ".jsonl") || x == "." || x == ".." {
+	// A full UUID (36 characters) is an id, not a prefix: no listing.
+	if len(x) < minPrefix || len(x) >= 36 || strings.ContainsAny(x, `/\`) || strings.HasSuffix(x, ".jsonl") || x == "." || x == ".." {
 		return x, nil
 	}
 	refs, _ := session.ListSessions(e.Dirs(), session.ListOptions{})
