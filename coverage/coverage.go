@@ -90,6 +90,19 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
+// Is reports whether target names e's code: any error with an
+// ErrorCode() string method (engine.ErrStalePointer and its kin), or
+// another *Error with the same code.
+func (e *Error) Is(target error) bool {
+	switch t := target.(type) {
+	case interface{ ErrorCode() string }:
+		return t.ErrorCode() == e.Code
+	case *Error:
+		return t != nil && t.Code == e.Code
+	}
+	return false
+}
+
 // Set is a sorted set of reasons. The zero value is empty and complete.
 type Set struct {
 	reasons []string

@@ -262,7 +262,7 @@ func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt)
 		// An invalid or oversized pattern: nothing was searched, and the
 		// empty answer says so.
 		cov := coverageFrom(rep.Coverage, append(scopeReasons, eo.Code), &coverage.Error{Code: eo.Code, Message: eo.Message})
-		return &RecallPage{Hits: []Hit{}, Coverage: cov}, nil
+		return &RecallPage{Hits: []Hit{}, Coverage: cov, Error: eo}, nil
 	}
 	single := (r.scope.Kind == session.ScopeSessionTarget || r.scope.Kind == session.ScopeSession) && len(r.targets) == 1
 

@@ -16,7 +16,7 @@ import (
 	"github.com/memidx/memidx/session"
 )
 
-func cmdInspect(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
+func cmdInspect(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError("inspect needs a subject: lineage, entries, tokens, index or session")
 	}
@@ -28,9 +28,9 @@ func cmdInspect(ctx context.Context, g globals, args []string, stdin io.Reader, 
 	case "tokens":
 		return inspectTokens(g, args[1:], stdin, stdout)
 	case "index":
-		return inspectIndex(ctx, g, args[1:], stdout)
+		return inspectIndex(ctx, g, args[1:], stdout, stderr)
 	case "session":
-		return inspectSession(ctx, g, args[1:], stdout)
+		return inspectSession(ctx, g, args[1:], stdout, stderr)
 	}
 	return usageError("unknown inspect subject %q", args[0])
 }
@@ -48,7 +48,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, usageError("%s: %v", fs.Name(), err)
+			return nil, usageError("%v", err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -245,7 +245,7 @@ func inspectTokens(g globals, args []string, stdin io.Reader, stdout io.Writer) 
 	return writeJSON(stdout, g.pretty, toks)
 }
 
-func inspectIndex(ctx context.Context, g globals, args []string, stdout io.Writer) error {
+func inspectIndex(ctx context.Context, g globals, args []string, stdout, stderr io.Writer) error {
 	fl := newFlags("inspect index")
 	fl.Bool("json", true, "print JSON (the default)")
 	pos, err := parseInterleaved(fl, args)
@@ -255,10 +255,10 @@ func inspectIndex(ctx context.Context, g globals, args []string, stdout io.Write
 	if len(pos) != 0 {
 		return usageError("inspect index takes no arguments")
 	}
-	return answer(g, stdout, func(e *engine.Engine) (*engine.IndexReport, error) { return e.InspectIndex(ctx) })
+	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.IndexReport, error) { return e.InspectIndex(ctx) })
 }
 
-func inspectSession(ctx context.Context, g globals, args []string, stdout io.Writer) error {
+func inspectSession(ctx context.Context, g globals, args []string, stdout, stderr io.Writer) error {
 	fl := newFlags("inspect session")
 	fl.Bool("json", true, "print JSON (the default)")
 	branches := fl.String("branches", "active", "active or all")
@@ -269,5 +269,11 @@ func inspectSession(ctx context.Context, g globals, args []string, stdout io.Wri
 	if len(pos) != 1 {
 		return usageError("inspect session takes one <id-or-path>")
 	}
-	return answer(g, stdout, func(e *engine.Engine) (*engine.SessionReport, error) { return e.InspectSession(ctx, pos[0], *branches) })
+	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.SessionReport, error) {
+		id, err := sessionPrefix(e, pos[0])
+		if err != nil {
+			return nil, err
+		}
+		return e.InspectSession(ctx, id, *branches)
+	})
 }

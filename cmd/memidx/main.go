@@ -8,11 +8,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/index"
 )
 
 func main() {
@@ -21,6 +25,19 @@ func main() {
 	stop()
 	os.Exit(code)
 }
+
+// Exit codes: one scheme for every command.
+const (
+	// exitOK: the request was answered, including an answer with no hits
+	// or an incomplete one (its coverage says so).
+	exitOK = 0
+	// exitFailed: the request was answered with an error (session_not_found,
+	// stale_pointer, invalid_regex, …) or memidx itself failed.
+	exitFailed = 1
+	// exitUsage: the command line is wrong (unknown flag, missing
+	// argument, a request that is not JSON or has an unknown field).
+	exitUsage = 2
+)
 
 // globals are the flags every command accepts, before or after its name.
 type globals struct {
@@ -31,6 +48,8 @@ type globals struct {
 	sessionDir   string
 	trustProject bool
 	pretty       bool
+	// json forces JSON output on a terminal.
+	json bool
 	// live is the host's live session from a command's --live-* flags:
 	// the engine's, never a request argument.
 	live *engine.StaticLive
@@ -40,117 +59,138 @@ type globals struct {
 type cliError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// usage marks a wrong command line: exit 2 and a pointer to the
+	// command's help.
+	usage bool
 }
 
 func (e *cliError) Error() string { return e.Code + ": " + e.Message }
 
 func usageError(format string, a ...any) error {
-	return &cliError{Code: "usage", Message: fmt.Sprintf(format, a...)}
+	return &cliError{Code: "usage", Message: fmt.Sprintf(format, a...), usage: true}
 }
 
-const usage = `memidx: fast, exact, branch-aware recall over OMP session files
+// requestError is a request the CLI could not read (not JSON, an unknown
+// field, a wrong type): a usage error that keeps the wire's code.
+func requestError(eo *engine.ErrorObject) error {
+	return &cliError{Code: eo.Code, Message: eo.Message, usage: true}
+}
 
-usage: memidx [--agent-dir DIR] [--index-dir DIR] [--cwd DIR] [--config FILE]
-              [--session-dir DIR] [--trust-project] [--pretty] COMMAND ...
+// answered is a request the engine answered with an error; the answer has
+// been written already. It exits 1.
+type answered struct{ err error }
 
-commands:
-  recall [JSON|-] [-q TEXT] [--mode literal|phrase|regex] [--match any|all] [--scope S]
-         [--branches active|all] [--role R] [--tool T] [--ref R] [--provider P] [--action A]
-         [--outcome O] [--since T] [--until T] [--page-size N] [--offset N] [--snippet-chars N]
-         [--live-session FILE --live-leaf ID --live-branch ID,ID,…]
-      ranked, bounded evidence; every hit carries a copy-ready follow call
-  expand JSON|-     full records behind a hit (follow its "follow" with call)
-  sessions [JSON|-] [--scope S] [--limit N]
-  call JSON|-       dispatch any follow or next token unchanged
-  walk JSON|-       every complete entry of a selection, one JSON line each
-      (expand, sessions, call and walk take the --live-* flags too: the live
-      session is the host's; a request's own "live" is refused)
-  catalog [--catalog FILE] [search QUERY | describe REF]
-      capability heads (never memory evidence)
-  serve --stdio [--catalog FILE] [--live-session FILE --live-leaf ID --live-branch ID,…]
-      JSON-RPC 2.0 over stdin/stdout, one message per line: memory.recall,
-      memory.expand, memory.sessions, tools.call, tools.catalog, tools.search,
-      tools.describe; host.setLive {sessionFile, leafId, branchIds} sets the
-      connection's live session for every request read after it
-  gen --out DIR [--sessions N] [--seed S] [--scale F]
-      write a deterministic realistic corpus with a manifest of planted facts
-  bench [--corpus DIR | --sessions N] [--runs N] [--json]
-      speed, size and correctness on a corpus; exits 1 when a check fails
-  rebuild [--scope session|project|global|session:<id-or-path>] [--branches active|all] [--json]
-      bring the index up to date (default scope: global)
-  inspect index [--json]
-      every record of the index, with totals
-  inspect session <id-or-path> [--branches active|all] [--json]
-      refresh one session and describe its record
-  inspect lineage FILE [--branches active|all]
-      records, leaf and active branch exactly as the OMP host sees them
-  inspect entries FILE [--branches active|all] [--index-thinking]
-                       [--no-index-tool-output] [--max-entry-chars N]
-      the normalized entries of a session
-  inspect tokens TEXT
-      the canonical tokens of TEXT
-
-Output is JSON on stdout. On failure: {"error":{"code":…,"message":…}} and exit 1.
-`
+func (a *answered) Error() string { return a.err.Error() }
+func (a *answered) Unwrap() error { return a.err }
 
 // run is the whole CLI; main only wires the process to it.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	cmd := ""
 	defer func() {
 		if r := recover(); r != nil {
 			writeError(stdout, &cliError{Code: "internal_error", Message: fmt.Sprintf("memidx failed: %v", r)})
 			fmt.Fprintf(stderr, "%s\n", debug.Stack())
-			code = 1
+			code = exitFailed
 		}
 	}()
 	g, rest, err := splitGlobals(args)
 	if err == nil && len(rest) == 0 {
-		err = usageError("no command given")
+		fmt.Fprint(stderr, usage)
+		return exitUsage
 	}
 	if err == nil {
-		switch rest[0] {
-		case "help", "-h", "--help":
-			fmt.Fprint(stdout, usage)
-			return 0
-		case "inspect":
-			err = cmdInspect(ctx, g, rest[1:], stdin, stdout)
-		case "rebuild":
-			err = cmdRebuild(ctx, g, rest[1:], stdout, stderr)
-		case "recall":
-			err = cmdRecall(ctx, g, rest[1:], stdin, stdout)
-		case "expand":
-			err = cmdExpand(ctx, g, rest[1:], stdin, stdout)
-		case "sessions":
-			err = cmdSessions(ctx, g, rest[1:], stdin, stdout)
-		case "call":
-			err = cmdCall(ctx, g, rest[1:], stdin, stdout)
-		case "walk":
-			err = cmdWalk(ctx, g, rest[1:], stdin, stdout)
-		case "serve":
-			err = cmdServe(ctx, g, rest[1:], stdin, stdout)
-		case "catalog":
-			err = cmdCatalog(ctx, g, rest[1:], stdout)
-		case "gen":
-			err = cmdGen(ctx, g, rest[1:], stdout)
-		case "bench":
-			err = cmdBench(ctx, g, rest[1:], stdout, stderr)
-		default:
+		cmd = rest[0]
+		switch {
+		case cmd == "--version" || cmd == "version":
+			fmt.Fprintln(stdout, versionString())
+			return exitOK
+		case cmd == "help" || cmd == "-h" || cmd == "--help" || cmd == "-help":
+			return cmdHelp(rest[1:], stdout, stderr)
+		case commandHelp(cmd) == "":
+			cmd = ""
 			err = usageError("unknown command %q", rest[0])
+		case wantsHelp(rest[1:]):
+			fmt.Fprint(stdout, helpFor(cmd, rest[1:]))
+			return exitOK
 		}
+	}
+	if err == nil {
+		err = g.resolveDirs()
+	}
+	if err == nil {
+		err = runCommand(ctx, g, cmd, rest[1:], stdin, stdout, stderr)
+	}
+	return report(err, g, cmd, rest, stdout, stderr)
+}
+
+func runCommand(ctx context.Context, g globals, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	switch cmd {
+	case "inspect":
+		return cmdInspect(ctx, g, args, stdin, stdout, stderr)
+	case "rebuild":
+		return cmdRebuild(ctx, g, args, stdout, stderr)
+	case "recall":
+		return cmdRecall(ctx, g, args, stdin, stdout, stderr)
+	case "expand":
+		return cmdExpand(ctx, g, args, stdin, stdout, stderr)
+	case "sessions":
+		return cmdSessions(ctx, g, args, stdin, stdout, stderr)
+	case "call":
+		return cmdCall(ctx, g, args, stdin, stdout, stderr)
+	case "walk":
+		return cmdWalk(ctx, g, args, stdin, stdout, stderr)
+	case "serve":
+		return cmdServe(ctx, g, args, stdin, stdout)
+	case "catalog":
+		return cmdCatalog(ctx, g, args, stdout)
+	case "gen":
+		return cmdGen(ctx, g, args, stdout)
+	case "bench":
+		return cmdBench(ctx, g, args, stdout, stderr)
+	}
+	return usageError("unknown command %q", cmd)
+}
+
+// report turns a command's outcome into its exit code and, for a failure
+// the command did not print itself, its message: JSON on stdout (unless it
+// is a terminal) and, for a usage error, one line and a pointer to the
+// help on stderr.
+func report(err error, g globals, cmd string, rest []string, stdout, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var a *answered
+	if errors.As(err, &a) {
+		return exitFailed
 	}
 	var sf *silentFailure
 	if errors.As(err, &sf) {
 		fmt.Fprintln(stderr, "memidx:", sf.msg)
-		return 1
+		return exitFailed
 	}
-	if err != nil {
-		writeError(stdout, err)
-		var ce *cliError
-		if errors.As(err, &ce) && ce.Code == "usage" {
-			fmt.Fprint(stderr, usage)
+	human := humanOutput(g, stdout)
+	var ce *cliError
+	if errors.As(err, &ce) && ce.usage {
+		if !human {
+			writeError(stdout, err)
 		}
-		return 1
+		name := "memidx"
+		if cmd != "" {
+			name += " " + cmd
+			if cmd == "inspect" && len(rest) > 1 && commandHelp("inspect "+rest[1]) != "" {
+				name += " " + rest[1]
+			}
+		}
+		fmt.Fprintf(stderr, "%s: %s\nsee '%s --help'\n", name, ce.Message, name)
+		return exitUsage
 	}
-	return 0
+	if human {
+		code, msg := errorParts(err)
+		fmt.Fprintf(stderr, "memidx: %s: %s\n", code, msg)
+	} else {
+		writeError(stdout, err)
+	}
+	return exitFailed
 }
 
 // splitGlobals takes the global flags out of args wherever they stand and
@@ -177,13 +217,16 @@ func splitGlobals(args []string) (globals, []string, error) {
 			dst = &g.config
 		case "--session-dir":
 			dst = &g.sessionDir
-		case "--pretty", "--trust-project":
+		case "--pretty", "--trust-project", "--json":
 			if hasVal {
 				return g, nil, usageError("%s takes no value", name)
 			}
-			if name == "--pretty" {
+			switch name {
+			case "--pretty":
 				g.pretty = true
-			} else {
+			case "--json":
+				g.json = true
+			default:
 				g.trustProject = true
 			}
 			continue
@@ -198,26 +241,81 @@ func splitGlobals(args []string) (globals, []string, error) {
 			i++
 			val = args[i]
 		}
+		if val == "" {
+			return g, nil, usageError("%s needs a value", name)
+		}
 		*dst = val
 	}
 	return g, rest, nil
 }
 
-// writeError prints err as {"error":{"code":…,"message":…}}; a domain
-// error keeps its code.
-func writeError(w io.Writer, err error) {
-	var ce *cliError
-	var eo *engine.ErrorObject
-	if !errors.As(err, &ce) {
-		if errors.As(err, &eo) {
-			ce = &cliError{Code: eo.Code, Message: eo.Message}
-		} else if de := engine.DomainError(err); de != nil {
-			ce = &cliError{Code: de.Code, Message: de.Message}
-		} else {
-			ce = &cliError{Code: "error", Message: err.Error()}
+// resolveDirs makes the directory flags absolute against the shell's
+// working directory (not --cwd: a shell user means the directory they
+// typed the command in) and refuses an input directory that does not
+// exist. The index directory is output: it is created on first use (and a
+// damaged one is answered around), so it is only made absolute.
+func (g *globals) resolveDirs() error {
+	for _, d := range []struct {
+		flag  string
+		p     *string
+		isDir bool // must exist as a directory
+	}{
+		{"--agent-dir", &g.agentDir, true},
+		{"--session-dir", &g.sessionDir, true},
+		{"--cwd", &g.cwd, true},
+		{"--index-dir", &g.indexDir, false},
+		{"--config", &g.config, false},
+	} {
+		if *d.p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*d.p)
+		if err != nil {
+			return usageError("%s %s: %v", d.flag, *d.p, err)
+		}
+		*d.p = abs
+		if !d.isDir {
+			continue
+		}
+		st, err := os.Stat(abs)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return usageError("%s %s: no such directory", d.flag, abs)
+		case err != nil:
+			return usageError("%s %s: %v", d.flag, abs, err)
+		case !st.IsDir():
+			return usageError("%s %s is not a directory", d.flag, abs)
 		}
 	}
-	writeJSON(w, false, map[string]any{"error": ce})
+	return nil
+}
+
+// errorParts is the code and message of any error.
+func errorParts(err error) (string, string) {
+	var ce *cliError
+	var eo *engine.ErrorObject
+	switch {
+	case errors.As(err, &ce):
+		return ce.Code, ce.Message
+	case errors.As(err, &eo):
+		return eo.Code, eo.Message
+	}
+	if de := engine.DomainError(err); de != nil {
+		return de.Code, de.Message
+	}
+	return "error", err.Error()
+}
+
+// writeError prints err as {"error":{"code":…,"message":…}}; a domain
+// error keeps its code and facts.
+func writeError(w io.Writer, err error) {
+	var eo *engine.ErrorObject
+	if errors.As(err, &eo) {
+		writeJSON(w, false, map[string]any{"error": eo})
+		return
+	}
+	code, msg := errorParts(err)
+	writeJSON(w, false, map[string]any{"error": &cliError{Code: code, Message: msg}})
 }
 
 func writeJSON(w io.Writer, pretty bool, v any) error {
@@ -233,17 +331,60 @@ func writeJSON(w io.Writer, pretty bool, v any) error {
 func openEngine(g globals) (*engine.Engine, error) { return openEngineWith(g, "", nil) }
 
 // answer opens the engine the global flags describe, asks it one question
-// and writes the answer as JSON.
-func answer[R any](g globals, stdout io.Writer, ask func(*engine.Engine) (R, error)) error {
+// and writes the answer as JSON; an answer that carries an error exits 1.
+// The configuration notices, which such an answer has no field for, go to
+// stderr.
+func answer[R any](g globals, stdout, stderr io.Writer, ask func(*engine.Engine) (R, error)) error {
 	e, err := openEngine(g)
 	if err != nil {
 		return err
 	}
+	showNotices(stderr, e.Notices())
 	res, err := ask(e)
 	if err != nil {
 		return err
 	}
-	return writeJSON(stdout, g.pretty, res)
+	return output(g, stdout, res, nil)
+}
+
+// output writes a result: JSON, or on a terminal the human form when
+// the command has one (it shows the error too). A result that carries an
+// error exits 1.
+func output(g globals, stdout io.Writer, res any, human func(io.Writer)) error {
+	var rerr error
+	if f, ok := res.(engine.Failure); ok {
+		rerr = f.Err()
+	}
+	if human != nil && humanOutput(g, stdout) {
+		human(stdout)
+	} else if err := writeJSON(stdout, g.pretty, res); err != nil {
+		return err
+	}
+	if rerr != nil {
+		return &answered{rerr}
+	}
+	return nil
+}
+
+// humanOutput reports whether w gets the human form: a terminal, unless
+// --json or --pretty asked for JSON.
+func humanOutput(g globals, w io.Writer) bool {
+	return !g.json && !g.pretty && isTerminal(w)
+}
+
+// showNotices writes notices to stderr on a terminal, one line each:
+// where a command's JSON has no notices field, or its human form is shown.
+func showNotices(w io.Writer, notices []index.Notice) {
+	for _, n := range notices {
+		fmt.Fprintf(w, "memidx: note: %s\n", noticeText(n))
+	}
+}
+
+func noticeText(n index.Notice) string {
+	if n.File != "" && n.Key != "" {
+		return fmt.Sprintf("%s (%s in %s)", n.Message, n.Key, n.File)
+	}
+	return n.Message
 }
 
 // openEngineWith also loads a capability catalog file.
@@ -272,12 +413,40 @@ func openEngineWith(g globals, catalogFile string, live engine.LiveSession) (*en
 	return engine.Open(opt)
 }
 
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal. /dev/null is a character
+// device but not a terminal; tests replace it.
+var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// versionString is the module version and VCS revision the binary was
+// built from.
+func versionString() string {
+	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return false
+		return "memidx (unknown version)"
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, modified, at string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		case "vcs.time":
+			at = ", " + s.Value
+		}
+	}
+	out := "memidx " + v
+	if rev != "" {
+		out += fmt.Sprintf(" (revision %s%s%s)", short(rev), at, modified)
+	}
+	return out + " " + info.GoVersion
 }

@@ -2,17 +2,18 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/normalize"
+	"github.com/memidx/memidx/index"
 )
 
 // liveFlags are the CLI's way to hand in a host's live session.
@@ -47,6 +48,12 @@ func (l liveFlags) live() *engine.StaticLive {
 	return s
 }
 
+// isJSONArg reports whether a positional argument is a request rather than
+// words or a session: a JSON object, or - for stdin.
+func isJSONArg(s string) bool {
+	return s == "-" || strings.HasPrefix(strings.TrimSpace(s), "{")
+}
+
 // requestJSON returns the JSON request of a command: the single positional
 // argument, or stdin for "-".
 func requestJSON(pos []string, stdin io.Reader) ([]byte, bool, error) {
@@ -63,21 +70,84 @@ func requestJSON(pos []string, stdin io.Reader) ([]byte, bool, error) {
 	return []byte(pos[0]), true, nil
 }
 
-func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
+// flagsSet names the flags given on the command line.
+func flagsSet(fl *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// bound clamps a flag value to [lo, hi] and says so in a notice.
+func bound(name string, v, lo, hi int, notices *[]index.Notice) int {
+	c := min(max(v, lo), hi)
+	if c != v {
+		*notices = append(*notices, index.Notice{Key: name, Message: fmt.Sprintf("--%s %d is outside %d..%d; using %d", name, v, lo, hi, c)})
+	}
+	return c
+}
+
+// wireBound reports what the engine makes of a request's number argument
+// (the reference's rule: absent, NaN or below lo is the default, above hi
+// is hi, fractions are floored) and says so in a notice when that is not
+// the number given.
+func wireBound(name string, v *float64, def, lo, hi int, notices *[]index.Notice) {
+	if v == nil {
+		return
+	}
+	var used int
+	switch f := math.Floor(*v); {
+	case math.IsNaN(*v) || *v < float64(lo):
+		used = def
+	case f > float64(hi):
+		used = hi
+	default:
+		used = int(f)
+	}
+	if float64(used) != *v {
+		*notices = append(*notices, index.Notice{Key: name, Message: fmt.Sprintf("%s %v is outside %d..%d or not an integer; the engine uses %d", name, *v, lo, hi, used)})
+	}
+}
+
+// Notices the CLI adds at a shell.
+const (
+	noticeScopeDefault = "no live session: searching the project's sessions (scope project); --scope session searches only the newest one"
+	noticeNoSessions   = "this project has no sessions; --scope global searches every project"
+)
+
+// defaultScope picks the scope of a request that names none: at a shell,
+// without a live session, the project (the session scope would search only
+// the project's newest session).
+func defaultScope(g globals, scope *string, notices *[]index.Notice) {
+	if *scope == "" && g.live == nil {
+		*scope = engine.ScopeProject
+		*notices = append(*notices, index.Notice{Key: "scope", Message: noticeScopeDefault})
+	}
+}
+
+// hintGlobal adds the --scope global hint to an answer over a project with
+// no sessions.
+func hintGlobal(scope string, eligible int, notices *[]index.Notice) {
+	if scope == engine.ScopeProject && eligible == 0 {
+		*notices = append(*notices, index.Notice{Key: "scope", Message: noticeNoSessions})
+	}
+}
+
+func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fl := newFlags("recall")
 	query := fl.String("q", "", "query text")
 	fl.StringVar(query, "query", "", "query text")
 	mode := fl.String("mode", "", "literal (default), phrase or regex")
 	match := fl.String("match", "", "any (default) or all")
-	scope := fl.String("scope", "", "session (default), project, global or session:<id-or-path>")
+	scope := fl.String("scope", "", "session, project, global or session:<id-or-path>")
 	branches := fl.String("branches", "", "active (default) or all")
 	filt := map[string]*string{}
 	for _, k := range []string{"role", "tool", "ref", "provider", "action", "outcome"} {
 		filt[k] = fl.String(k, "", "exact "+k+" filter")
 	}
-	since := fl.String("since", "", "epoch ms or ISO date (inclusive)")
-	until := fl.String("until", "", "epoch ms or ISO date (inclusive)")
+	since := fl.String("since", "", "epoch ms, ISO date or a relative time (inclusive)")
+	until := fl.String("until", "", "epoch ms, ISO date or a relative time (inclusive)")
 	pageSize := fl.Int("page-size", 0, "hits per page (1..50)")
+	fl.IntVar(pageSize, "limit", 0, "hits per page (1..50)")
 	offset := fl.Int("offset", 0, "skip this many ranked hits")
 	snippet := fl.Int("snippet-chars", 0, "snippet length (80..2000)")
 	lf := addLiveFlags(fl)
@@ -85,29 +155,38 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	if err != nil {
 		return err
 	}
+	set := flagsSet(fl)
 	lf.apply(&g)
-	e, err := openEngine(g)
-	if err != nil {
-		return err
-	}
 	var req engine.RecallRequest
-	raw, isJSON, err := requestJSON(pos, stdin)
-	if err != nil {
-		return err
-	}
-	if isJSON {
+	var notices []index.Notice
+	if len(pos) == 1 && isJSONArg(pos[0]) {
+		raw, _, err := requestJSON(pos, stdin)
+		if err != nil {
+			return err
+		}
 		var eo *engine.ErrorObject
 		if req, eo = engine.DecodeRecall(raw); eo != nil {
-			return eo
+			return requestError(eo)
 		}
+		wireBound("pageSize", req.PageSize, engine.DefaultPageSize, 1, engine.MaxPageSize, &notices)
+		wireBound("snippetChars", req.SnippetChars, engine.DefaultSnippetChars, engine.MinSnippetChars, engine.MaxSnippetChars, &notices)
+	} else if len(pos) > 0 {
+		// Words, as rg and grep take them.
+		if set["q"] || set["query"] {
+			return usageError("give the query once: as words or with -q")
+		}
+		words := strings.Join(pos, " ")
+		req.Query = &words
 	}
-	set := func(dst **string, v string) {
+	str := func(dst **string, v string) {
 		if v != "" {
 			s := v
 			*dst = &s
 		}
 	}
-	set(&req.Query, *query)
+	if set["q"] || set["query"] {
+		req.Query = query
+	}
 	if *mode != "" {
 		req.QueryMode = *mode
 	}
@@ -120,152 +199,221 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	if *branches != "" {
 		req.Branches = *branches
 	}
-	set(&req.Role, *filt["role"])
-	set(&req.Tool, *filt["tool"])
-	set(&req.Ref, *filt["ref"])
-	set(&req.Provider, *filt["provider"])
-	set(&req.Action, *filt["action"])
-	set(&req.Outcome, *filt["outcome"])
+	str(&req.Role, *filt["role"])
+	str(&req.Tool, *filt["tool"])
+	str(&req.Ref, *filt["ref"])
+	str(&req.Provider, *filt["provider"])
+	str(&req.Action, *filt["action"])
+	str(&req.Outcome, *filt["outcome"])
 	for _, t := range []struct {
-		v   string
-		dst **float64
-	}{{*since, &req.Since}, {*until, &req.Until}} {
+		name, v string
+		dst     **float64
+	}{{"since", *since, &req.Since}, {"until", *until, &req.Until}} {
 		if t.v == "" {
 			continue
 		}
-		ms, err := parseTime(t.v)
+		ms, err := parseTime(t.v, now())
 		if err != nil {
-			return err
+			return usageError("--%s: %v", t.name, err)
 		}
 		*t.dst = &ms
 	}
-	if *pageSize != 0 {
-		f := float64(*pageSize)
+	if set["page-size"] || set["limit"] {
+		f := float64(bound("page-size", *pageSize, 1, engine.MaxPageSize, &notices))
 		req.PageSize = &f
 	}
-	if *offset != 0 {
+	if set["offset"] {
+		if *offset < 0 {
+			return usageError("--offset must be 0 or more, not %d", *offset)
+		}
 		f := float64(*offset)
 		req.Offset = &f
 	}
-	if *snippet != 0 {
-		f := float64(*snippet)
+	if set["snippet-chars"] {
+		f := float64(bound("snippet-chars", *snippet, engine.MinSnippetChars, engine.MaxSnippetChars, &notices))
 		req.SnippetChars = &f
+	}
+	defaultScope(g, &req.Scope, &notices)
+	e, err := openEngine(g)
+	if err != nil {
+		return err
+	}
+	if req.Scope, err = scopePrefix(e, req.Scope); err != nil {
+		return err
 	}
 	page, err := e.Recall(ctx, req)
 	if err != nil {
 		return err
 	}
-	if !g.pretty && isTerminal(stdout) {
-		printRecall(stdout, page)
-		return nil
+	if page.Error == nil {
+		hintGlobal(req.Scope, page.Coverage.EligibleSessions, &notices)
 	}
-	return writeJSON(stdout, g.pretty, page)
+	page.Notices = append(page.Notices, notices...)
+	if page.Error == nil && page.Err() != nil {
+		// The reference keeps a regex compile error in coverage.error
+		// only; the CLI's one place for a request's error is "error".
+		page.Error = page.Err().(*engine.ErrorObject)
+	}
+	return output(g, stdout, page, func(w io.Writer) {
+		showNotices(stderr, page.Notices)
+		printRecall(w, page)
+	})
 }
 
-// parseTime reads epoch milliseconds or an ISO date.
-func parseTime(s string) (float64, error) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return f, nil
+// cmdExpand answers one expansion page.
+func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	req, e, err := expandRequest(ctx, "expand", args, stdin, &g)
+	if err != nil {
+		return err
 	}
-	if ms, ok := normalize.ParseDate(s); ok {
-		return ms, nil
+	res, err := e.Expand(ctx, req)
+	if err != nil {
+		return err
 	}
-	return 0, usageError("%q is neither epoch milliseconds nor an ISO date", s)
+	return output(g, stdout, res, func(w io.Writer) {
+		showNotices(stderr, res.Notices)
+		printExpand(w, res)
+	})
 }
 
-// printRecall is the short human form of a page.
-func printRecall(w io.Writer, p *engine.RecallPage) {
-	if p.Error != nil {
-		fmt.Fprintf(w, "error %s: %s\n", p.Error.Code, p.Error.Message)
-		return
-	}
-	for _, h := range p.Hits {
-		if e := h.Entry; e != nil {
-			role := ""
-			if e.Role != nil {
-				role = *e.Role
-			}
-			if e.Tool != nil {
-				role += "/" + *e.Tool
-			}
-			fmt.Fprintf(w, "%7.3f  %s #%d %s\n         %s\n", e.Score, short(e.SessionID), e.Index, role, oneLine(e.Snippet, 160))
-		} else if s := h.Session; s != nil {
-			fmt.Fprintf(w, "%7.3f  %s (cold session, %d terms)  %s\n", s.Score, short(s.SessionID), s.MatchedTerms, s.Cwd)
+// indexList is a repeatable flag of entry indices, comma-separated too.
+type indexList []int64
+
+func (l *indexList) String() string { return fmt.Sprint(*l) }
+func (l *indexList) Set(s string) error {
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%q is not an entry index (0, 1, 2, …)", p)
 		}
+		*l = append(*l, n)
 	}
-	for _, n := range p.Notices {
-		fmt.Fprintf(w, "note: %s\n", n.Message)
-	}
-	fmt.Fprintf(w, "%d of %d hits", len(p.Hits), p.Total)
-	if p.Next != nil {
-		fmt.Fprint(w, "; more with --offset")
-	}
-	if !p.Coverage.Complete {
-		fmt.Fprintf(w, "; coverage incomplete: %s", strings.Join(p.Coverage.Reasons, ", "))
-	}
-	fmt.Fprintln(w)
+	return nil
 }
 
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+// stringList is a repeatable string flag.
+type stringList []string
 
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
-}
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 
-// expandRequest parses what expand and walk share: live flags and one
-// JSON selector.
-func expandRequest(name, example string, args []string, stdin io.Reader, g *globals) (engine.ExpandRequest, error) {
+// expandRequest parses what expand and walk share: a JSON selector, or a
+// session with selector flags; and live flags. It opens the engine, which
+// resolves a session-id prefix.
+func expandRequest(ctx context.Context, name string, args []string, stdin io.Reader, g *globals) (engine.ExpandRequest, *engine.Engine, error) {
 	fl := newFlags(name)
 	lf := addLiveFlags(fl)
+	var indices indexList
+	var ids, addrs stringList
+	fl.Var(&indices, "n", "entry index; repeat or comma-separate")
+	fl.Var(&ids, "entry-id", "stable entry id; repeat")
+	fl.Var(&addrs, "address", "operation address; repeat")
+	rng := fl.String("range", "", "inclusive entry range A..B")
+	before := fl.Int("B", 0, "entries of context before")
+	after := fl.Int("A", 0, "entries of context after")
+	ctxN := fl.Int("C", 0, "entries of context before and after")
+	branches := fl.String("branches", "", "active (default) or all")
+	maxChars := fl.Int("max-chars", 0, "characters per response")
+	maxEntries := fl.Int("max-entries", 0, "entries per response")
 	var req engine.ExpandRequest
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
-		return req, err
+		return req, nil, err
 	}
-	raw, ok, err := requestJSON(pos, stdin)
-	if err != nil {
-		return req, err
-	}
-	if !ok {
-		return req, usageError("%s takes a JSON request, e.g. '%s'", name, example)
-	}
-	req, eo := engine.DecodeExpand(raw)
-	if eo != nil {
-		return req, eo
+	set := flagsSet(fl)
+	switch {
+	case len(pos) == 0:
+		return req, nil, usageError("%s takes a SESSION (id, id prefix or path) or a JSON request", name)
+	case len(pos) > 1:
+		return req, nil, usageError("%s takes one SESSION or one JSON request, not %d arguments", name, len(pos))
+	case isJSONArg(pos[0]):
+		for f := range set {
+			if !strings.HasPrefix(f, "live-") {
+				return req, nil, usageError("give either a JSON request or -%s and the other selector flags, not both", f)
+			}
+		}
+		raw, _, err := requestJSON(pos, stdin)
+		if err != nil {
+			return req, nil, err
+		}
+		var eo *engine.ErrorObject
+		if req, eo = engine.DecodeExpand(raw); eo != nil {
+			return req, nil, requestError(eo)
+		}
+	default:
+		req.Session = pos[0]
+		req.Indices = indices
+		req.EntryIDs = ids
+		req.OperationAddresses = addrs
+		req.Branches = *branches
+		if *rng != "" {
+			a, b, ok := strings.Cut(*rng, "..")
+			first, err1 := strconv.ParseInt(a, 10, 64)
+			last, err2 := strconv.ParseInt(b, 10, 64)
+			if !ok || err1 != nil || err2 != nil {
+				return req, nil, usageError("--range takes FIRST..LAST, e.g. 3..7, not %q", *rng)
+			}
+			req.EntryRange = &engine.Range{First: first, Last: last}
+		}
+		ctxFlag := func(flagName string, v int, dst **int64) error {
+			if v < 0 || v > engine.MaxContext {
+				return usageError("-%s takes 0..%d entries, not %d", flagName, engine.MaxContext, v)
+			}
+			n := int64(v)
+			*dst = &n
+			return nil
+		}
+		if set["C"] {
+			if err := ctxFlag("C", *ctxN, &req.Before); err != nil {
+				return req, nil, err
+			}
+			req.After = req.Before
+		}
+		if set["B"] {
+			if err := ctxFlag("B", *before, &req.Before); err != nil {
+				return req, nil, err
+			}
+		}
+		if set["A"] {
+			if err := ctxFlag("A", *after, &req.After); err != nil {
+				return req, nil, err
+			}
+		}
+		if set["max-chars"] {
+			n := int64(*maxChars)
+			req.MaxChars = &n
+		}
+		if set["max-entries"] {
+			n := int64(*maxEntries)
+			req.MaxEntries = &n
+		}
 	}
 	lf.apply(g)
-	return req, nil
-}
-
-func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
-	req, err := expandRequest("expand", `{"session":"<id-or-path>","indices":[0]}`, args, stdin, &g)
+	e, err := openEngine(*g)
 	if err != nil {
-		return err
+		return req, nil, err
 	}
-	return answer(g, stdout, func(e *engine.Engine) (*engine.ExpandResult, error) { return e.Expand(ctx, req) })
+	if req.Session, err = sessionPrefix(e, req.Session); err != nil {
+		return req, nil, err
+	}
+	return req, e, nil
 }
 
-func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
+func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fl := newFlags("sessions")
-	scope := fl.String("scope", "", "session (default), project, global or session:<id-or-path>")
+	scope := fl.String("scope", "", "session, project, global or session:<id-or-path>")
+	branches := fl.String("branches", "", "active (default) or all")
 	limit := fl.Int("limit", 0, "rows per page")
+	fl.IntVar(limit, "page-size", 0, "rows per page")
+	offset := fl.Int("offset", 0, "skip this many rows")
 	lf := addLiveFlags(fl)
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
+	}
+	set := flagsSet(fl)
+	if len(pos) > 0 && !isJSONArg(pos[0]) {
+		return usageError("sessions takes flags or one JSON request, not %q", pos[0])
 	}
 	raw, ok, err := requestJSON(pos, stdin)
 	if err != nil {
@@ -275,21 +423,48 @@ func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader,
 	if ok {
 		var eo *engine.ErrorObject
 		if req, eo = engine.DecodeSessions(raw); eo != nil {
-			return eo
+			return requestError(eo)
 		}
 	}
 	if *scope != "" {
 		req.Scope = *scope
 	}
-	if *limit != 0 {
+	if *branches != "" {
+		req.Branches = *branches
+	}
+	if set["limit"] || set["page-size"] {
 		l := int64(*limit)
 		req.Limit = &l
 	}
+	if set["offset"] {
+		o := int64(*offset)
+		req.Offset = &o
+	}
 	lf.apply(&g)
-	return answer(g, stdout, func(e *engine.Engine) (*engine.SessionsResult, error) { return e.Sessions(ctx, req) })
+	var notices []index.Notice
+	defaultScope(g, &req.Scope, &notices)
+	e, err := openEngine(g)
+	if err != nil {
+		return err
+	}
+	if req.Scope, err = scopePrefix(e, req.Scope); err != nil {
+		return err
+	}
+	res, err := e.Sessions(ctx, req)
+	if err != nil {
+		return err
+	}
+	if res.Error == nil {
+		hintGlobal(req.Scope, res.Coverage.EligibleSessions, &notices)
+	}
+	res.Notices = append(res.Notices, notices...)
+	return output(g, stdout, res, func(w io.Writer) {
+		showNotices(stderr, res.Notices)
+		printSessions(w, res)
+	})
 }
 
-func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
+func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fl := newFlags("call")
 	lf := addLiveFlags(fl)
 	pos, err := parseInterleaved(fl, args)
@@ -302,25 +477,62 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 		return err
 	}
 	if !ok {
-		return usageError("call takes a follow or next token: '{\"ref\":\"memory.expand\",\"args\":{…}}'")
+		return usageError(`call takes a follow or next token: '{"ref":"memory.expand","args":{…}}'`)
 	}
 	var call engine.FabricCall
-	if err := json.Unmarshal(raw, &call); err != nil || call.Ref == "" {
-		return &cliError{Code: "invalid_request", Message: "a call is {\"ref\":…,\"args\":{…}}"}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&call); err != nil || call.Ref == "" {
+		msg := `a call is {"ref":…,"args":{…}}`
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return &cliError{Code: "invalid_request", Message: msg, usage: true}
 	}
-	return answer(g, stdout, func(e *engine.Engine) (any, error) { return e.Call(ctx, call) })
-}
-
-// cmdWalk writes one complete entry per line.
-func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
-	req, err := expandRequest("walk", `{"session":"<id-or-path>"}`, args, stdin, &g)
-	if err != nil {
-		return err
+	// Arguments the engine could not even read are the command line's
+	// fault (exit 2), as for the other commands.
+	var eo *engine.ErrorObject
+	switch call.Ref {
+	case "memory.recall":
+		_, eo = engine.DecodeRecall(call.Args)
+	case "memory.expand":
+		_, eo = engine.DecodeExpand(call.Args)
+	case "memory.sessions":
+		_, eo = engine.DecodeSessions(call.Args)
+	}
+	if eo != nil {
+		return requestError(eo)
 	}
 	e, err := openEngine(g)
 	if err != nil {
 		return err
 	}
+	res, err := e.Call(ctx, call)
+	if err != nil {
+		return err
+	}
+	var human func(io.Writer)
+	switch r := res.(type) {
+	case *engine.RecallPage:
+		if r.Error == nil && r.Err() != nil {
+			r.Error = r.Err().(*engine.ErrorObject)
+		}
+		human = func(w io.Writer) { showNotices(stderr, r.Notices); printRecall(w, r) }
+	case *engine.ExpandResult:
+		human = func(w io.Writer) { showNotices(stderr, r.Notices); printExpand(w, r) }
+	case *engine.SessionsResult:
+		human = func(w io.Writer) { showNotices(stderr, r.Notices); printSessions(w, r) }
+	}
+	return output(g, stdout, res, human)
+}
+
+// cmdWalk writes one complete entry per line.
+func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	req, e, err := expandRequest(ctx, "walk", args, stdin, &g)
+	if err != nil {
+		return err
+	}
+	showNotices(stderr, e.Notices()) // walk's lines have no place for them
 	bw := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

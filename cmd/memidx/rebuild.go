@@ -27,6 +27,7 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	showNotices(stderr, e.Notices())
 	// A rebuild allocates and drops a file's worth of memory per session;
 	// collecting less often costs some peak memory (still far under the
 	// 256 MiB bound) and saves much CPU.
@@ -44,7 +45,7 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	if *asJSON || !isTerminal(stdout) {
+	if *asJSON || !humanOutput(g, stdout) {
 		return writeJSON(stdout, g.pretty, rep)
 	}
 	c := rep.Coverage

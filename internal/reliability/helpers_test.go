@@ -301,8 +301,9 @@ func parseMaxRSS(stderr []byte) int64 {
 }
 
 // problem returns what is wrong with a run that must end cleanly: a hang,
-// a crash, a panic, an exit code other than 0 or 1, output that is not one
-// JSON value, an exit 1 without a JSON error, or an internal_error.
+// a crash, a panic, an exit code other than 0, 1 (answered with an error)
+// or 2 (usage), output that is not one JSON value, an exit 1 or 2 without
+// a JSON error, or an internal_error.
 func (r result) problem() string {
 	switch {
 	case r.timedOut:
@@ -311,7 +312,7 @@ func (r result) problem() string {
 		return "data race (MEMIDX_CLI_RACE build)"
 	case bytes.Contains(r.stderr, []byte("panic:")) || bytes.Contains(r.stderr, []byte("goroutine ")):
 		return "panic in stderr"
-	case r.code != 0 && r.code != 1:
+	case r.code != 0 && r.code != 1 && r.code != 2:
 		return fmt.Sprintf("exit code %d", r.code)
 	case bytes.Contains(r.stdout, []byte(`"internal_error"`)):
 		return "internal_error"
@@ -324,7 +325,7 @@ func (r result) problem() string {
 	if dec.More() {
 		return "stdout holds more than one JSON value"
 	}
-	if r.code == 1 {
+	if r.code == 1 || r.code == 2 {
 		var e struct {
 			Error *struct {
 				Code    string `json:"code"`
@@ -332,7 +333,7 @@ func (r result) problem() string {
 			} `json:"error"`
 		}
 		if json.Unmarshal(r.stdout, &e) != nil || e.Error == nil || e.Error.Code == "" {
-			return "exit 1 without a JSON error"
+			return fmt.Sprintf("exit %d without a JSON error", r.code)
 		}
 	}
 	return ""

@@ -214,7 +214,7 @@ func TestPrivacyServeStdioOnly(t *testing.T) {
 	for _, args := range [][]string{{"serve"}, {"serve", "--stdio", "extra"}, {"serve", "--port", "8080"},
 		{"serve", "--listen", ":8080", "--stdio"}, {"serve", "--stdio=false"}, {"serve", "tcp://127.0.0.1:1"}} {
 		r := w.mustRun(t, runOpts{}, args...)
-		assert.Equal(t, 1, r.code, "%s", r)
+		assert.Equal(t, 2, r.code, "%s", r)
 		assert.Equal(t, "usage", r.errCode(), "%s", r)
 	}
 

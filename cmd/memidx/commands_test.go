@@ -1,0 +1,135 @@
+package main
+
+import "testing"
+
+const staleHash = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// Exit codes: 0 answered (also with no hits), 1 answered with an error,
+// 2 usage. Every command, with golden outputs.
+
+func TestRecall(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "recall-words", args: []string{"recall", "flaky", "worker"}, exit: 0},
+		{name: "recall-q-page", args: []string{"recall", "-q", "flaky", "--scope", "project", "--page-size", "1"}, exit: 0},
+		{name: "recall-stdin", args: []string{"recall", "-"}, stdin: `{"query":"compaction","scope":"project"}`, exit: 0},
+		{name: "recall-zero-hits", args: []string{"recall", "zebra"}, exit: 0},
+		{name: "recall-invalid-regex", args: []string{"recall", "--mode", "regex", "flaky("}, exit: 1},
+		{name: "recall-bad-mode", args: []string{"recall", "--mode", "fuzzy", "x"}, exit: 1},
+		{name: "recall-bad-role", args: []string{"recall", "--role", "robot", "x"}, exit: 1},
+		{name: "recall-invalid-scope", args: []string{"recall", "--scope", "all", "x"}, exit: 1},
+		{name: "recall-session-not-found", args: []string{"recall", "--scope", "session:nosuchsession", "x"}, exit: 1},
+		{name: "recall-stale-pointer", args: []string{"recall", `{"query":"flaky","scope":"session:$ID","expectedSourceHash":"` + staleHash + `"}`}, exit: 1},
+		{name: "recall-bad-json", args: []string{"recall", `{"query":`}, exit: 2},
+		{name: "recall-unknown-field", args: []string{"recall", `{"bogus":1}`}, exit: 2},
+		{name: "recall-bad-flag", args: []string{"recall", "--bogus", "x"}, exit: 2},
+		{name: "recall-query-twice", args: []string{"recall", "-q", "a", "b"}, exit: 2},
+		{name: "recall-help", args: []string{"recall", "--help"}, exit: 0},
+		{name: "recall-clamps", args: []string{"recall", "flaky", "--page-size", "0", "--snippet-chars", "10"}, exit: 0},
+		{name: "recall-wire-clamps", args: []string{"recall", `{"query":"flaky","pageSize":0,"snippetChars":10}`}, exit: 0},
+		{name: "recall-since-relative", args: []string{"recall", "flaky", "--since", "7d", "--until", "now"}, exit: 0},
+		{name: "recall-until-weeks-ago", args: []string{"recall", "flaky", "--until", "3 weeks ago"}, exit: 0},
+		{name: "recall-since-bad", args: []string{"recall", "flaky", "--since", "lastweek"}, exit: 2},
+		{name: "recall-no-project-sessions", args: []string{"recall", "flaky", "--cwd", "$ROOT/empty"}, exit: 0},
+		{name: "recall-live-session", args: []string{"recall", "flaky", "--live-session", "$SESSION", "--live-leaf", "e000001e"}, exit: 0},
+		{name: "recall-scope-prefix", args: []string{"recall", "flaky", "--scope", "session:0198f2a4-7c1"}, exit: 0},
+		{name: "recall-tty", args: []string{"recall", "flaky"}, tty: true, exit: 0},
+		{name: "recall-tty-invalid-regex", args: []string{"recall", "--mode", "regex", "flaky("}, tty: true, exit: 1},
+		{name: "recall-config-notices", args: []string{"recall", "flaky", "--page-size", "1"}, exit: 0, setup: func(t *testing.T, w *world) {
+			writeFile(t, w.agent+"/fabric.json", `{"memory":{"hotSessions":-1,"colour":"blue"}}`)
+		}},
+	})
+}
+
+func TestExpand(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "expand-flags", args: []string{"expand", "0198f2a4", "-n", "14", "-C", "1"}, exit: 0},
+		{name: "expand-entry-id", args: []string{"expand", "$ID", "--entry-id", "e0000006"}, exit: 0},
+		{name: "expand-json", args: []string{"expand", `{"session":"$ID","indices":[0]}`}, exit: 0},
+		{name: "expand-out-of-bounds", args: []string{"expand", "0198f2a4", "-n", "99"}, exit: 1},
+		{name: "expand-not-found", args: []string{"expand", "nosuchsession", "-n", "0"}, exit: 1},
+		{name: "expand-ambiguous-prefix", args: []string{"expand", "0198f2a4", "-n", "0"}, exit: 1, setup: func(t *testing.T, w *world) { w.addOther(t) }},
+		{name: "expand-longer-prefix", args: []string{"expand", "0198f2a4-7c", "-n", "0"}, exit: 0, setup: func(t *testing.T, w *world) { w.addOther(t) }},
+		{name: "expand-no-session", args: []string{"expand"}, exit: 2},
+		{name: "expand-json-and-flags", args: []string{"expand", `{"session":"$ID"}`, "-n", "1"}, exit: 2},
+		{name: "expand-bad-index", args: []string{"expand", "$ID", "-n", "x"}, exit: 2},
+		{name: "expand-unknown-field", args: []string{"expand", `{"session":"$ID","idx":[1]}`}, exit: 2},
+		{name: "expand-help", args: []string{"expand", "-h"}, exit: 0},
+		{name: "expand-tty", args: []string{"expand", "0198f2a4", "-n", "0,1"}, tty: true, exit: 0},
+	})
+}
+
+func TestWalk(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "walk-indices", args: []string{"walk", "0198f2a4", "-n", "0,1"}, exit: 0},
+		{name: "walk-json", args: []string{"walk", `{"session":"$ID","entryRange":{"first":0,"last":1}}`}, exit: 0},
+		{name: "walk-not-found", args: []string{"walk", "nosuchsession"}, exit: 1},
+		{name: "walk-bad-json", args: []string{"walk", `{"session":`}, exit: 2},
+		{name: "walk-help", args: []string{"walk", "--help"}, exit: 0},
+	})
+}
+
+func TestSessions(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "sessions-default", args: []string{"sessions"}, exit: 0},
+		{name: "sessions-global", args: []string{"sessions", "--scope", "global", "--branches", "all"}, exit: 0},
+		{name: "sessions-empty-project", args: []string{"sessions", "--cwd", "$ROOT/empty"}, exit: 0},
+		{name: "sessions-invalid-scope", args: []string{"sessions", "--scope", "everything"}, exit: 1},
+		{name: "sessions-bad-limit", args: []string{"sessions", "--limit", "0"}, exit: 1},
+		{name: "sessions-words", args: []string{"sessions", "foo"}, exit: 2},
+		{name: "sessions-tty", args: []string{"sessions"}, tty: true, exit: 0},
+	})
+}
+
+func TestCall(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "call-follow", args: []string{"call", `{"ref":"memory.expand","args":{"session":"$SESSION","indices":[0]}}`}, exit: 0},
+		{name: "call-unknown-ref", args: []string{"call", `{"ref":"memory.forget","args":{}}`}, exit: 1},
+		{name: "call-stale", args: []string{"call", `{"ref":"memory.expand","args":{"session":"$SESSION","indices":[0],"expectedSourceHash":"` + staleHash + `"}}`}, exit: 1},
+		{name: "call-bad-args", args: []string{"call", `{"ref":"memory.recall","args":{"bogus":1}}`}, exit: 2},
+		{name: "call-not-json", args: []string{"call", "hello"}, exit: 2},
+		{name: "call-none", args: []string{"call"}, exit: 2},
+	})
+}
+
+func TestInspect(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "inspect-lineage", args: []string{"inspect", "lineage", "$SESSION"}, exit: 0},
+		{name: "inspect-lineage-missing", args: []string{"inspect", "lineage", "$ROOT/nope.jsonl"}, exit: 1},
+		{name: "inspect-lineage-two-files", args: []string{"inspect", "lineage", "a", "b"}, exit: 2},
+		{name: "inspect-lineage-help", args: []string{"inspect", "lineage", "--help"}, exit: 0},
+		{name: "inspect-tokens", args: []string{"inspect", "tokens", "Flaky TestWorker!"}, exit: 0},
+		{name: "inspect-session-prefix", args: []string{"inspect", "session", "0198f2a4"}, exit: 0},
+		{name: "inspect-session-missing", args: []string{"inspect", "session", "nosuchsession"}, exit: 1},
+		{name: "inspect-unknown", args: []string{"inspect", "everything"}, exit: 2},
+	})
+}
+
+func TestRebuild(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "rebuild-json", args: []string{"rebuild", "--json"}, exit: 0},
+		{name: "rebuild-invalid-scope", args: []string{"rebuild", "--scope", "all"}, exit: 1},
+		{name: "rebuild-args", args: []string{"rebuild", "now"}, exit: 2},
+	})
+}
+
+func TestCatalog(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "catalog-describe-unknown", args: []string{"catalog", "describe", "memory.nothing"}, exit: 1},
+		{name: "catalog-bad", args: []string{"catalog", "list"}, exit: 2},
+	})
+}
+
+func TestGlobal(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "no-command", args: nil, exit: 2},
+		{name: "unknown-command", args: []string{"forget"}, exit: 2},
+		{name: "help", args: []string{"--help"}, exit: 0},
+		{name: "help-command", args: []string{"help", "sessions"}, exit: 0},
+		{name: "version", args: []string{"--version"}, exit: 0},
+		{name: "missing-agent-dir", args: []string{"--agent-dir", "$ROOT/nowhere", "recall", "x"}, exit: 2, bare: true},
+		{name: "missing-session-dir", args: []string{"--agent-dir", "$AGENT", "--session-dir", "$ROOT/nowhere", "recall", "x"}, exit: 2, bare: true},
+		{name: "cwd-is-a-file", args: []string{"--agent-dir", "$AGENT", "--cwd", "$SESSION", "recall", "x"}, exit: 2, bare: true},
+		{name: "new-index-dir", args: []string{"--agent-dir", "$AGENT", "--cwd", "$PROJ", "--index-dir", "$ROOT/a/b/index", "recall", "x"}, exit: 0, bare: true},
+		{name: "global-flag-no-value", args: []string{"recall", "x", "--cwd"}, exit: 2},
+	})
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseTime(t *testing.T) {
+	at := time.Date(2026, 9, 5, 12, 0, 0, 0, time.UTC)
+	ms := func(t time.Time) float64 { return float64(t.UnixMilli()) }
+	for in, want := range map[string]float64{
+		"1788256860000":        1788256860000,
+		"2026-09-01":           ms(time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)),
+		"2026-09-01T10:01:00Z": ms(time.Date(2026, 9, 1, 10, 1, 0, 0, time.UTC)),
+		"7d":                   ms(at.Add(-7 * 24 * time.Hour)),
+		"3h":                   ms(at.Add(-3 * time.Hour)),
+		"90 min":               ms(at.Add(-90 * time.Minute)),
+		"3 weeks ago":          ms(at.Add(-21 * 24 * time.Hour)),
+		"1 week ago":           ms(at.Add(-7 * 24 * time.Hour)),
+		"2 months":             ms(at.Add(-60 * 24 * time.Hour)),
+		"1y":                   ms(at.Add(-365 * 24 * time.Hour)),
+		"now":                  ms(at),
+		"today":                ms(time.Date(2026, 9, 5, 0, 0, 0, 0, time.UTC)),
+		"yesterday":            ms(time.Date(2026, 9, 4, 0, 0, 0, 0, time.UTC)),
+		" 7D ":                 ms(at.Add(-7 * 24 * time.Hour)),
+	} {
+		got, err := parseTime(in, at)
+		if err != nil || got != want {
+			t.Errorf("parseTime(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "lastweek", "7 fortnights", "3 weeks hence", "NaN", "99999999999999999999d", "-3d"} {
+		if _, err := parseTime(in, at); err == nil {
+			t.Errorf("parseTime(%q) took it", in)
+		}
+	}
+}
+
+// /dev/null is a character device, not a terminal: JSON goes there.
+func TestDevNullIsNotATerminal(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Fatal("/dev/null taken for a terminal")
+	}
+}
+
+// Every command's --help exits 0 with its own usage on stdout, short.
+func TestEveryCommandHelp(t *testing.T) {
+	for name := range helps {
+		for _, flag := range []string{"--help", "-h"} {
+			args := append(strings.Fields(name), flag)
+			r := runCLI(t, args, "", false)
+			if r.code != exitOK || !strings.HasPrefix(r.stdout, "usage: memidx "+name) || r.stderr != "" {
+				t.Errorf("memidx %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+			}
+			if len(r.stdout) > 1500 {
+				t.Errorf("memidx %s prints %d bytes of help", name, len(r.stdout))
+			}
+		}
+	}
+}
+
+// A usage error is one line and a pointer to the command's help, not the
+// whole help.
+func TestUsageErrorsAreShort(t *testing.T) {
+	w := newWorld(t)
+	for _, args := range [][]string{
+		{"recall", "--bogus"}, {"expand"}, {"sessions", "--limit", "x"}, {"inspect", "lineage"}, {"walk", "a", "b"}, {"forget"},
+	} {
+		r := runCLI(t, append([]string{"--agent-dir", w.agent, "--index-dir", w.index}, args...), "", false)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != exitUsage || len(lines) != 2 || !strings.HasPrefix(lines[1], "see 'memidx") {
+			t.Errorf("memidx %v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+		var e struct {
+			Error struct{ Code, Message string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &e); err != nil || e.Error.Code == "" {
+			t.Errorf("memidx %v: stdout %q is not a JSON error", args, r.stdout)
+		}
+	}
+}
+
+// Relative directory flags are taken from the shell's working directory,
+// not from --cwd.
+func TestRelativeDirsFromShell(t *testing.T) {
+	w := newWorld(t)
+	t.Chdir(w.root)
+	r := runCLI(t, []string{"--agent-dir", "agent", "--index-dir", "index", "--cwd", "proj", "recall", "flaky", "--page-size", "1"}, "", false)
+	if r.code != exitOK || !strings.Contains(r.stdout, `"total":3`) {
+		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(w.index + "/index.db"); err != nil {
+		t.Fatalf("the index is not under the shell's ./index: %v", err)
+	}
+	// Against --cwd, ./agent would be proj/agent, which does not exist.
+	t.Chdir(w.proj)
+	r = runCLI(t, []string{"--agent-dir", "agent", "--cwd", ".", "recall", "flaky"}, "", false)
+	if r.code != exitUsage || !strings.Contains(r.stderr, w.proj+"/agent: no such directory") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
