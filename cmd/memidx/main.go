@@ -68,10 +68,12 @@ commands:
   catalog [--catalog FILE] [search QUERY | describe REF]
       capability heads (never memory evidence)
   serve --stdio [--catalog FILE] [--live-session FILE --live-leaf ID --live-branch ID,…]
-      JSON-RPC 2.0 over stdin/stdout, one message per line: memory.recall,
-      memory.expand, memory.sessions, tools.call, tools.catalog, tools.search,
-      tools.describe; host.setLive {sessionFile, leafId, branchIds} sets the
-      connection's live session for every request read after it
+      JSON-RPC 2.0 over stdin/stdout, one message per line or Content-Length
+      framed, batches, $/cancelRequest, $/progress: initialize, memory.recall,
+      memory.expand, memory.sessions, memory.walk (pages), memory.rebuild,
+      tools.call, tools.catalog, tools.search, tools.describe; host.setLive
+      {sessionFile, leafId, branchIds} sets the connection's live session
+      for every request read after it
   gen --out DIR [--sessions N] [--seed S] [--scale F]
       write a deterministic realistic corpus with a manifest of planted facts
   bench [--corpus DIR | --sessions N] [--runs N] [--json]
