@@ -57,10 +57,14 @@ func (w *serveWorld) engine(conn *connLive) *engine.Engine {
 	return e
 }
 
-// server is a serve connection over the world, as cmdServe builds it.
+// server is a serve connection over the world, as cmdServe builds it,
+// without the wait progress notifications (a slow machine would send them
+// for any call; TestServeWaitProgress turns them on).
 func (w *serveWorld) server() *server {
 	conn := &connLive{}
-	return newServer(context.Background(), w.engine(conn), conn)
+	s := newServer(context.Background(), w.engine(conn), conn)
+	s.progressAfter = 0
+	return s
 }
 
 func jsString(s string) string { return string(jsjson.AppendString(nil, s)) }
@@ -100,7 +104,7 @@ type message struct {
 		Message string          `json:"message"`
 		Data    json.RawMessage `json:"data"`
 	} `json:"error"`
-	raw []byte
+	raw string
 }
 
 func (m message) id() string { return string(m.ID) }
@@ -133,7 +137,7 @@ func decodeMessage(t *testing.T, b []byte) message {
 	t.Helper()
 	var m message
 	require.NoError(t, json.Unmarshal(b, &m), "%s", b)
-	m.raw = b
+	m.raw = string(b)
 	return m
 }
 
@@ -173,7 +177,7 @@ func startLive(t *testing.T, s *server) *live {
 			if len(bytes.TrimSpace(line)) > 0 {
 				var m message
 				json.Unmarshal(line, &m) // a batch answer keeps only raw
-				m.raw = line
+				m.raw = string(line)
 				l.msgs <- m
 			}
 			if err != nil {

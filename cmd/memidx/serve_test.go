@@ -134,9 +134,9 @@ func TestServeCancel(t *testing.T) {
 	w := newServeWorld(t)
 	for _, tc := range []struct {
 		name string
-		run  func(t *testing.T, l *live)
+		run  func(t *testing.T, l *live, started <-chan struct{})
 	}{
-		{"a running call", func(t *testing.T, l *live) {
+		{"a running call", func(t *testing.T, l *live, started <-chan struct{}) {
 			l.send(req(7, "test.block", nil))
 			l.none(50 * time.Millisecond)
 			l.send(req(nil, "$/cancelRequest", map[string]any{"id": 7}))
@@ -145,24 +145,26 @@ func TestServeCancel(t *testing.T) {
 			require.NotNil(t, m.Error, "%s", m.raw)
 			assert.Equal(t, rpcRequestCancelled, m.Error.Code)
 		}},
-		{"a string id, answered when asked", func(t *testing.T, l *live) {
+		{"a string id, answered when asked", func(t *testing.T, l *live, started <-chan struct{}) {
 			l.send(req("a b", "test.block", nil), req("c", "$/cancelRequest", map[string]any{"id": "a b"}))
 			got := byID([]message{l.next(), l.next()})
 			assert.JSONEq(t, `{"cancelled":true}`, string(got[`"c"`].Result))
 			require.NotNil(t, got[`"a b"`].Error)
 			assert.Equal(t, rpcRequestCancelled, got[`"a b"`].Error.Code)
 		}},
-		{"an unknown id changes nothing", func(t *testing.T, l *live) {
+		{"an unknown id changes nothing", func(t *testing.T, l *live, started <-chan struct{}) {
 			l.send(req(1, "$/cancelRequest", map[string]any{"id": 99}), req(2, "tools.catalog", nil))
 			got := byID([]message{l.next(), l.next()})
 			assert.JSONEq(t, `{"cancelled":false}`, string(got["1"].Result))
 			assert.Nil(t, got["2"].Error)
 		}},
-		{"a queued call, while every slot is busy", func(t *testing.T, l *live) {
+		{"a queued call, while every slot is busy", func(t *testing.T, l *live, started <-chan struct{}) {
 			for i := 0; i < serveRunning; i++ {
 				l.send(req(fmt.Sprint("busy", i), "test.block", nil))
 			}
-			l.none(50 * time.Millisecond) // every busy call takes its slot
+			for i := 0; i < serveRunning; i++ {
+				<-started // every busy call holds its slot
+			}
 			l.send(req("queued", "tools.catalog", nil))
 			l.none(50 * time.Millisecond)
 			l.send(req(nil, "$/cancelRequest", map[string]any{"id": "queued"}))
@@ -177,17 +179,17 @@ func TestServeCancel(t *testing.T) {
 				assert.Equal(t, rpcRequestCancelled, l.next().Error.Code)
 			}
 		}},
-		{"one element of a batch", func(t *testing.T, l *live) {
+		{"one element of a batch", func(t *testing.T, l *live, started <-chan struct{}) {
 			l.send("[" + req(1, "test.block", nil) + "," + req(2, "tools.catalog", nil) + "]")
 			l.none(50 * time.Millisecond)
 			l.send(req(nil, "$/cancelRequest", map[string]any{"id": 1}))
 			var arr []message
-			require.NoError(t, json.Unmarshal(l.next().raw, &arr))
+			require.NoError(t, json.Unmarshal([]byte(l.next().raw), &arr))
 			require.Len(t, arr, 2)
 			assert.Equal(t, rpcRequestCancelled, arr[0].Error.Code)
 			assert.Nil(t, arr[1].Error)
 		}},
-		{"other calls answer while one blocks", func(t *testing.T, l *live) {
+		{"other calls answer while one blocks", func(t *testing.T, l *live, started <-chan struct{}) {
 			l.send(req(1, "test.block", nil), req(2, "tools.catalog", nil))
 			assert.Equal(t, "2", l.next().id())
 			l.send(req(nil, "$/cancelRequest", map[string]any{"id": 1}))
@@ -196,9 +198,13 @@ func TestServeCancel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := w.server()
-			s.extra = map[string]handler{"test.block": blockHandler}
+			started := make(chan struct{}, 100)
+			s.extra = map[string]handler{"test.block": func(ctx context.Context, s *server, c *call) (any, error) {
+				started <- struct{}{}
+				return blockHandler(ctx, s, c)
+			}}
 			l := startLive(t, s)
-			tc.run(t, l)
+			tc.run(t, l, started)
 			assert.Empty(t, l.close())
 		})
 	}
@@ -373,16 +379,16 @@ func TestServeInitialize(t *testing.T) {
 func TestServeWaitProgress(t *testing.T) {
 	w := newServeWorld(t)
 	for _, tc := range []struct {
-		name  string
-		sleep time.Duration
-		want  bool
+		name         string
+		after, sleep time.Duration
+		want         bool
 	}{
-		{"slow", 120 * time.Millisecond, true},
-		{"quick", 0, false},
+		{"slow", 30 * time.Millisecond, 150 * time.Millisecond, true},
+		{"quick", time.Second, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := w.server()
-			s.progressAfter, s.progressEvery = 30*time.Millisecond, 30*time.Millisecond
+			s.progressAfter, s.progressEvery = tc.after, 30*time.Millisecond
 			s.extra = map[string]handler{"test.sleep": func(ctx context.Context, s *server, c *call) (any, error) {
 				time.Sleep(tc.sleep)
 				return "slept", nil
