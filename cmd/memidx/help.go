@@ -108,10 +108,12 @@ one action's full description.
 `,
 	"serve": `usage: memidx serve --stdio [--catalog FILE] [--live-session FILE --live-leaf ID --live-branch ID,…]
 
-JSON-RPC 2.0 over stdin/stdout, one message per line: memory.recall,
-memory.expand, memory.sessions, tools.call, tools.catalog, tools.search,
-tools.describe; host.setLive {sessionFile, leafId, branchIds} sets the
-connection's live session for every request read after it.
+JSON-RPC 2.0 over stdin/stdout, one message per line or Content-Length
+framed, batches, $/cancelRequest, $/progress: initialize, memory.recall,
+memory.expand, memory.sessions, memory.walk (pages), memory.rebuild,
+tools.call, tools.catalog, tools.search, tools.describe; host.setLive
+{sessionFile, leafId, branchIds} sets the connection's live session for
+every request read after it. See "Serve protocol" in README.md.
 `,
 	"rebuild": `usage: memidx rebuild [--scope S] [--branches active|all] [--json]
 

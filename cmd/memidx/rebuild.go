@@ -32,13 +32,13 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 	// collecting less often costs some peak memory (still far under the
 	// 256 MiB bound) and saves much CPU.
 	debug.SetGCPercent(200)
-	req := engine.RebuildRequest{Scope: *scope, Branches: *branches}
 	var bar *progressBar
+	var progress func(done, total int, bytesRead int64)
 	if isTerminal(stderr) {
 		bar = &progressBar{w: stderr, start: time.Now()}
-		req.Progress = bar.update
+		progress = bar.update
 	}
-	rep, err := e.Rebuild(ctx, req)
+	rep, err := rebuildIndex(ctx, e, *scope, *branches, progress)
 	if bar != nil {
 		bar.finish()
 	}
@@ -55,6 +55,20 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 		fmt.Fprintf(stdout, "coverage incomplete: %d stale, %d incomplete; %s\n", c.StaleSessions, c.IncompleteSessions, strings.Join(c.Reasons, ", "))
 	}
 	return nil
+}
+
+// rebuildIndex is what `memidx rebuild` and serve's memory.rebuild do:
+// refresh every session of the scope (default global, active branches)
+// without the per-call budgets; progress, when set, is called after each
+// session read.
+func rebuildIndex(ctx context.Context, e *engine.Engine, scope, branches string, progress func(done, total int, bytesRead int64)) (*engine.RebuildReport, error) {
+	if scope == "" {
+		scope = "global"
+	}
+	if branches == "" {
+		branches = "active"
+	}
+	return e.Rebuild(ctx, engine.RebuildRequest{Scope: scope, Branches: branches, Progress: progress})
 }
 
 // progressBar draws one line on a terminal, at most ten times a second.

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/memidx/memidx/engine"
 )
@@ -20,10 +22,28 @@ const (
 	rpcMethodNotFound = -32601
 	rpcInvalidParams  = -32602
 	rpcInternalError  = -32603
+	// rpcRequestCancelled is LSP's RequestCancelled: the answer of a call
+	// that $/cancelRequest cancelled.
+	rpcRequestCancelled = -32800
 )
 
-// maxMessageBytes bounds one request line.
+// maxMessageBytes bounds one request message.
 const maxMessageBytes = 16 << 20
+
+// Concurrency bounds of a connection: calls running at once, and calls
+// read but not yet answered (past it the reader waits: back-pressure).
+const (
+	serveRunning = 8
+	serveQueued  = 1024
+)
+
+// Progress of a call that waits (on a refresh of a cold index, most often):
+// a first $/progress notification after progressAfter, then one every
+// progressEvery, and "done" before the answer.
+const (
+	progressAfter = 250 * time.Millisecond
+	progressEvery = time.Second
+)
 
 type rpcRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -45,9 +65,15 @@ type rpcResponse struct {
 	Error   *rpcError       `json:"error,omitempty"`
 }
 
+type rpcNotification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
 func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
 	fl := newFlags("serve")
-	stdio := fl.Bool("stdio", false, "serve JSON-RPC 2.0 on stdin/stdout, one message per line")
+	stdio := fl.Bool("stdio", false, "serve JSON-RPC 2.0 on stdin/stdout (one message a line, or Content-Length framing)")
 	catalogFile := fl.String("catalog", "", "capability catalog JSON file")
 	lf := addLiveFlags(fl)
 	pos, err := parseInterleaved(fl, args)
@@ -108,139 +134,478 @@ func setLive(conn *connLive, params json.RawMessage) rpcResponse {
 	return rpcResponse{Result: map[string]bool{"ok": true}}
 }
 
-// serve answers requests concurrently; responses are written whole, one per
-// line, in completion order. A malformed message gets an error and the
-// server keeps serving. It returns when stdin ends and every request has
-// been answered.
-func serve(ctx context.Context, e *engine.Engine, conn *connLive, in io.Reader, out io.Writer) error {
-	var mu sync.Mutex
-	w := bufio.NewWriter(out)
-	write := func(r rpcResponse) {
-		r.JSONRPC = "2.0"
-		if r.ID == nil {
-			r.ID = json.RawMessage("null")
-		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r); err != nil {
-			buf.Reset()
-			enc.Encode(rpcResponse{JSONRPC: "2.0", ID: r.ID, Error: &rpcError{Code: rpcInternalError, Message: err.Error()}})
-		}
-		mu.Lock()
-		w.Write(buf.Bytes())
-		w.Flush()
-		mu.Unlock()
+// handler answers one method; extra handlers (tests) sit beside the
+// built-in methods.
+type handler func(ctx context.Context, s *server, c *call) (any, error)
+
+// server is one serve connection. A reader (the caller of serveStream)
+// reads messages in order and handles the control methods (host.setLive,
+// $/cancelRequest) itself, at once; every other call runs on its own
+// goroutine, and the frameWriter writes whole answers and notifications
+// one at a time, in completion order.
+type server struct {
+	ctx   context.Context
+	e     *engine.Engine
+	conn  *connLive
+	out   *frameWriter
+	extra map[string]handler
+
+	progressAfter, progressEvery time.Duration
+
+	running chan struct{}
+	queued  chan struct{}
+	wg      sync.WaitGroup
+
+	mu       sync.Mutex
+	inflight map[string][]*call
+}
+
+func newServer(ctx context.Context, e *engine.Engine, conn *connLive) *server {
+	return &server{
+		ctx: ctx, e: e, conn: conn,
+		progressAfter: progressAfter, progressEvery: progressEvery,
+		running:  make(chan struct{}, serveRunning),
+		queued:   make(chan struct{}, serveQueued),
+		inflight: map[string][]*call{},
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8) // bounded concurrency
+}
+
+// serve answers JSON-RPC 2.0 requests on in until it ends, then waits for
+// every call read to be answered.
+func serve(ctx context.Context, e *engine.Engine, conn *connLive, in io.Reader, out io.Writer) error {
+	return newServer(ctx, e, conn).serveStream(in, out)
+}
+
+func (s *server) serveStream(in io.Reader, out io.Writer) error {
 	r := bufio.NewReaderSize(in, 64<<10)
+	f := detectFraming(r)
+	s.out = &frameWriter{w: bufio.NewWriter(out), f: f}
+	fr := &frameReader{r: r, f: f, max: maxMessageBytes}
 	for {
-		line, err := readLine(r, maxMessageBytes)
-		if errors.Is(err, errLineTooLong) {
-			write(rpcResponse{Error: &rpcError{Code: rpcParseError, Message: fmt.Sprintf("message over %d bytes", maxMessageBytes)}})
+		msg, err := fr.next()
+		var fe *errFrame
+		if errors.As(err, &fe) {
+			s.writeResponse(&rpcResponse{Error: &rpcError{Code: rpcParseError, Message: fe.msg}})
 			continue
 		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			var req rpcRequest
-			if jerr := json.Unmarshal(line, &req); jerr != nil {
-				write(rpcResponse{Error: &rpcError{Code: rpcParseError, Message: "parse error: " + jerr.Error()}})
-			} else if req.JSONRPC != "2.0" || req.Method == "" {
-				write(rpcResponse{ID: req.ID, Error: &rpcError{Code: rpcInvalidRequest, Message: `a request needs "jsonrpc":"2.0" and a method`}})
-			} else if req.Method == "host.setLive" {
-				// In line order: every request read after it sees it.
-				resp := setLive(conn, req.Params)
-				if req.ID != nil {
-					resp.ID = req.ID
-					write(resp)
-				}
-			} else {
-				wg.Add(1)
-				sem <- struct{}{}
-				go func(req rpcRequest) {
-					defer wg.Done()
-					defer func() { <-sem }()
-					resp := dispatch(ctx, e, req)
-					if req.ID != nil { // a notification gets no answer
-						resp.ID = req.ID
-						write(resp)
-					}
-				}(req)
-			}
+		if msg = bytes.TrimSpace(msg); len(msg) > 0 {
+			s.handle(msg)
 		}
 		if err != nil {
 			break
 		}
 	}
-	wg.Wait()
+	s.wg.Wait()
 	return nil
 }
 
-var errLineTooLong = errors.New("line too long")
-
-// readLine reads one line of at most max bytes; a longer line is skipped
-// to its end and reported. At the end of input it returns the last line
-// with io.EOF.
-func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	tooLong := false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > max {
-				tooLong = true
-				line = nil
-			} else {
-				line = append(line, chunk...)
+// handle takes one message: a request, a notification or a batch.
+func (s *server) handle(msg []byte) {
+	if !json.Valid(msg) {
+		var v any
+		err := json.Unmarshal(msg, &v)
+		s.writeResponse(&rpcResponse{Error: &rpcError{Code: rpcParseError, Message: "parse error: " + err.Error()}})
+		return
+	}
+	if msg[0] == '[' {
+		s.handleBatch(msg)
+		return
+	}
+	resp, c := s.accept(msg)
+	if resp != nil {
+		s.writeResponse(resp)
+	}
+	if c != nil {
+		s.start(c, func(r *rpcResponse) {
+			if r != nil {
+				s.writeResponse(r)
 			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if tooLong && err == nil {
-			return nil, errLineTooLong
-		}
-		return line, err
+		})
 	}
 }
 
-// dispatch runs one method. Domain failures are results with an error
-// field, as in the library; only malformed calls and engine failures are
-// JSON-RPC errors.
-func dispatch(ctx context.Context, e *engine.Engine, req rpcRequest) (resp rpcResponse) {
-	defer func() {
-		if r := recover(); r != nil {
-			resp = rpcResponse{Error: &rpcError{Code: rpcInternalError, Message: fmt.Sprintf("memidx failed: %v", r)}}
+// handleBatch answers a JSON-RPC batch with one array, in the order of the
+// batch, once every call in it is done. Notifications have no entry; a
+// batch of notifications only gets no answer; an empty batch is one
+// invalid-request error.
+func (s *server) handleBatch(msg []byte) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(msg, &elems); err != nil {
+		s.writeResponse(&rpcResponse{Error: &rpcError{Code: rpcParseError, Message: "parse error: " + err.Error()}})
+		return
+	}
+	if len(elems) == 0 {
+		s.writeResponse(&rpcResponse{Error: &rpcError{Code: rpcInvalidRequest, Message: "an empty batch"}})
+		return
+	}
+	resps := make([]*rpcResponse, len(elems))
+	var done sync.WaitGroup
+	for i, el := range elems {
+		resp, c := s.accept(el)
+		resps[i] = resp
+		if c != nil {
+			done.Add(1)
+			s.start(c, func(r *rpcResponse) {
+				resps[i] = r
+				done.Done()
+			})
+		}
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		done.Wait()
+		var out []*rpcResponse
+		for _, r := range resps {
+			if r != nil {
+				out = append(out, r)
+			}
+		}
+		if len(out) > 0 {
+			s.out.write(encodeBatch(out))
 		}
 	}()
-	params := req.Params
-	if len(params) == 0 {
-		params = json.RawMessage("{}")
+}
+
+// accept checks one request in reading order. It answers malformed
+// requests and the control methods itself (host.setLive takes effect
+// before the next message is read, so every request read after it sees
+// it); any other request becomes a call to run.
+func (s *server) accept(raw json.RawMessage) (*rpcResponse, *call) {
+	var req rpcRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return &rpcResponse{ID: idOf(raw), Error: &rpcError{Code: rpcInvalidRequest, Message: "a request is a JSON object: " + err.Error()}}, nil
 	}
+	if !validID(req.ID) {
+		return &rpcResponse{Error: &rpcError{Code: rpcInvalidRequest, Message: "a request id is a string, a number or null"}}, nil
+	}
+	if req.JSONRPC != "2.0" || req.Method == "" {
+		return &rpcResponse{ID: req.ID, Error: &rpcError{Code: rpcInvalidRequest, Message: `a request needs "jsonrpc":"2.0" and a method`}}, nil
+	}
+	answer := func(r rpcResponse) *rpcResponse {
+		if req.ID == nil {
+			return nil // a notification gets no answer
+		}
+		r.ID = req.ID
+		return &r
+	}
+	switch req.Method {
+	case "host.setLive":
+		return answer(setLive(s.conn, req.Params)), nil
+	case "$/cancelRequest":
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(orEmpty(req.Params), &p); err != nil || p.ID == nil || !validID(p.ID) {
+			return answer(rpcResponse{Error: &rpcError{Code: rpcInvalidParams, Message: `$/cancelRequest takes {"id":…}`}}), nil
+		}
+		n := s.cancel(p.ID)
+		return answer(rpcResponse{Result: map[string]bool{"cancelled": n > 0}}), nil
+	}
+	if req.ID == nil && len(req.Method) > 1 && req.Method[:2] == "$/" {
+		return nil, nil // LSP: an unknown $/ notification is ignored
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	return nil, &call{req: req, ctx: ctx, cancelFn: cancel}
+}
+
+// call is one request being answered.
+type call struct {
+	req       rpcRequest
+	ctx       context.Context
+	cancelFn  context.CancelFunc
+	cancelled atomic.Bool
+}
+
+func (c *call) key() string { return idKey(c.req.ID) }
+
+// start runs c on its own goroutine and hands its answer (nil for a
+// notification) to done.
+func (s *server) start(c *call, done func(*rpcResponse)) {
+	s.queued <- struct{}{}
+	s.wg.Add(1)
+	if c.req.ID != nil {
+		s.mu.Lock()
+		s.inflight[c.key()] = append(s.inflight[c.key()], c)
+		s.mu.Unlock()
+	}
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-s.queued }()
+		resp := s.run(c)
+		if c.req.ID != nil {
+			s.mu.Lock()
+			list := s.inflight[c.key()]
+			for i, x := range list {
+				if x == c {
+					list = append(list[:i:i], list[i+1:]...)
+					break
+				}
+			}
+			if len(list) == 0 {
+				delete(s.inflight, c.key())
+			} else {
+				s.inflight[c.key()] = list
+			}
+			s.mu.Unlock()
+		}
+		c.cancelFn()
+		if c.req.ID == nil {
+			resp = nil
+		} else if c.cancelled.Load() {
+			// Once cancelled, always cancelled: a host that gave up on a
+			// call gets one answer it can count on.
+			resp = &rpcResponse{Error: &rpcError{Code: rpcRequestCancelled, Message: "request cancelled"}}
+		}
+		if resp != nil {
+			resp.ID = c.req.ID
+		}
+		done(resp)
+	}()
+}
+
+// cancel cancels the calls in flight with this id and returns how many.
+func (s *server) cancel(id json.RawMessage) int {
+	s.mu.Lock()
+	list := s.inflight[idKey(id)]
+	s.mu.Unlock()
+	for _, c := range list {
+		c.cancelled.Store(true)
+		c.cancelFn()
+	}
+	return len(list)
+}
+
+// run waits for a running slot (or the call's cancellation), then
+// answers the call, with progress notifications while it takes long.
+func (s *server) run(c *call) *rpcResponse {
+	select {
+	case s.running <- struct{}{}:
+	case <-c.ctx.Done():
+		return &rpcResponse{Error: &rpcError{Code: rpcRequestCancelled, Message: "request cancelled"}}
+	}
+	defer func() { <-s.running }()
+	var p *waitProgress
+	if c.req.ID != nil && c.req.Method != "memory.rebuild" {
+		p = s.watch(c.req.ID)
+	}
+	resp := s.dispatch(c)
+	p.stop()
+	return resp
+}
+
+// notify writes a notification.
+func (s *server) notify(method string, params any) {
+	b, err := marshalJSON(rpcNotification{JSONRPC: "2.0", Method: method, Params: params})
+	if err == nil {
+		s.out.write(b)
+	}
+}
+
+// waitProgress sends $/progress notifications for a call that takes long:
+// {"id":…,"message":"indexing","elapsedMs":…} after progressAfter and
+// then every progressEvery, and {"id":…,"message":"done",…} when the call
+// is done, before its answer.
+type waitProgress struct {
+	s     *server
+	id    json.RawMessage
+	start time.Time
+
+	mu       sync.Mutex
+	t        *time.Timer
+	sent     bool
+	finished bool
+}
+
+func (s *server) watch(id json.RawMessage) *waitProgress {
+	if s.progressAfter <= 0 {
+		return nil
+	}
+	p := &waitProgress{s: s, id: id, start: time.Now()}
+	p.mu.Lock()
+	p.t = time.AfterFunc(s.progressAfter, p.tick)
+	p.mu.Unlock()
+	return p
+}
+
+type progressParams struct {
+	ID        json.RawMessage `json:"id"`
+	Message   string          `json:"message"`
+	ElapsedMs int64           `json:"elapsedMs"`
+	Done      *int            `json:"done,omitempty"`
+	Total     *int            `json:"total,omitempty"`
+	BytesRead *int64          `json:"bytesRead,omitempty"`
+}
+
+func (p *waitProgress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return
+	}
+	p.sent = true
+	p.s.notify("$/progress", progressParams{ID: p.id, Message: "indexing", ElapsedMs: time.Since(p.start).Milliseconds()})
+	p.t.Reset(p.s.progressEvery)
+}
+
+func (p *waitProgress) stop() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return
+	}
+	p.finished = true
+	p.t.Stop()
+	if p.sent {
+		p.s.notify("$/progress", progressParams{ID: p.id, Message: "done", ElapsedMs: time.Since(p.start).Milliseconds()})
+	}
+}
+
+func (s *server) writeResponse(r *rpcResponse) { s.out.write(encodeResponse(r)) }
+
+// encodeResponse encodes one answer; an answer that cannot be encoded
+// becomes an internal error.
+func encodeResponse(r *rpcResponse) []byte {
+	r.JSONRPC = "2.0"
+	if r.ID == nil {
+		r.ID = json.RawMessage("null")
+	}
+	if r.Error == nil && r.Result == nil {
+		r.Result = json.RawMessage("null")
+	}
+	b, err := marshalJSON(r)
+	if err != nil {
+		b, _ = marshalJSON(rpcResponse{JSONRPC: "2.0", ID: r.ID, Error: &rpcError{Code: rpcInternalError, Message: err.Error()}})
+	}
+	return b
+}
+
+func encodeBatch(rs []*rpcResponse) []byte {
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	for i, r := range rs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(bytes.TrimRight(encodeResponse(r), "\n"))
+	}
+	buf.WriteByte(']')
+	return buf.Bytes()
+}
+
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// validID: absent, a string, a number or null.
+func validID(id json.RawMessage) bool {
+	if id == nil {
+		return true
+	}
+	switch c := bytes.TrimSpace(id); {
+	case len(c) == 0:
+		return false
+	case c[0] == '"', c[0] == '-', '0' <= c[0] && c[0] <= '9', string(c) == "null":
+		return true
+	}
+	return false
+}
+
+// idKey is an id's compact JSON: the same id written twice gives one key.
+func idKey(id json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, id) != nil {
+		return string(id)
+	}
+	return buf.String()
+}
+
+// idOf digs the id out of a request that did not decode, when it can.
+func idOf(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) == nil && validID(m["id"]) {
+		return m["id"]
+	}
+	return nil
+}
+
+func orEmpty(params json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(params)) == 0 {
+		return json.RawMessage("{}")
+	}
+	return params
+}
+
+// dispatch runs one method.
+func (s *server) dispatch(c *call) (resp *rpcResponse) {
+	defer func() {
+		if r := recover(); r != nil {
+			resp = &rpcResponse{Error: &rpcError{Code: rpcInternalError, Message: fmt.Sprintf("memidx failed: %v", r)}}
+		}
+	}()
+	ctx, req := c.ctx, c.req
+	params := orEmpty(req.Params)
 	var (
 		result any
 		err    error
 	)
 	switch req.Method {
 	case "memory.recall", "memory.expand", "memory.sessions":
-		result, err = e.Call(ctx, engine.FabricCall{Ref: req.Method, Args: params})
+		result, err = s.e.Call(ctx, engine.FabricCall{Ref: req.Method, Args: params})
+	case "memory.walk":
+		result, err = s.walk(ctx, params)
+	case "memory.rebuild":
+		result, err = s.rebuild(ctx, req.ID, params)
 	case "tools.call":
-		var call engine.FabricCall
-		if jerr := json.Unmarshal(params, &call); jerr != nil || call.Ref == "" {
-			return rpcResponse{Error: &rpcError{Code: rpcInvalidParams, Message: `tools.call takes {"ref":…,"args":{…}}`}}
+		var fc engine.FabricCall
+		if jerr := json.Unmarshal(params, &fc); jerr != nil || fc.Ref == "" {
+			return &rpcResponse{Error: &rpcError{Code: rpcInvalidParams, Message: `tools.call takes {"ref":…,"args":{…}}`}}
 		}
-		result, err = e.Call(ctx, call)
+		result, err = s.e.Call(ctx, fc)
 	case "tools.catalog", "tools.search", "tools.describe":
-		result, err = e.Tools(req.Method, params)
+		result, err = s.e.Tools(req.Method, params)
+	case "initialize", "rpc.discover":
+		result = s.initialize()
 	default:
-		return rpcResponse{Error: &rpcError{Code: rpcMethodNotFound, Message: "unknown method " + req.Method}}
-	}
-	if err != nil {
-		var eo *engine.ErrorObject
-		if errors.As(err, &eo) {
-			return rpcResponse{Error: &rpcError{Code: rpcInvalidParams, Message: eo.Message, Data: eo}}
+		h, ok := s.extra[req.Method]
+		if !ok {
+			return &rpcResponse{Error: &rpcError{Code: rpcMethodNotFound, Message: "unknown method " + req.Method}}
 		}
-		return rpcResponse{Error: &rpcError{Code: rpcInternalError, Message: err.Error()}}
+		result, err = h(ctx, s, c)
 	}
-	return rpcResponse{Result: result}
+	return answerOf(result, err)
+}
+
+// answerOf turns a method's outcome into a JSON-RPC answer. Domain
+// outcomes are results, as in the library; a request the engine refused
+// as malformed (requestErrorCodes) is an invalid-params error carrying the
+// memidx error object in data; a cancelled context is RequestCancelled;
+// any other Go error means memidx failed.
+func answerOf(result any, err error) *rpcResponse {
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return &rpcResponse{Error: &rpcError{Code: rpcRequestCancelled, Message: "request cancelled"}}
+		}
+		eo := domainErrorObject(err)
+		if eo == nil {
+			return &rpcResponse{Error: &rpcError{Code: rpcInternalError, Message: err.Error()}}
+		}
+		if !requestErrorCodes[eo.Code] {
+			return &rpcResponse{Result: &engine.CallError{Error: eo}}
+		}
+		return &rpcResponse{Error: &rpcError{Code: rpcInvalidParams, Message: eo.Message, Data: eo}}
+	}
+	if eo := resultError(result); eo != nil && requestErrorCodes[eo.Code] {
+		return &rpcResponse{Error: &rpcError{Code: rpcInvalidParams, Message: eo.Message, Data: eo}}
+	}
+	return &rpcResponse{Result: result}
 }

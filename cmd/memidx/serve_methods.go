@@ -1,0 +1,400 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/memidx/memidx/catalog"
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/index"
+)
+
+// requestErrorCodes are the memidx error codes that say the request itself
+// was malformed: over serve they are JSON-RPC invalid-params errors
+// (-32602) with the memidx error object in error.data. Every other code
+// is a domain outcome the spec defines as a result (stale_pointer,
+// address_not_found, session_not_found, ambiguous_session,
+// index_out_of_bounds, regex_timeout, action_not_found, …) and stays one.
+var requestErrorCodes = map[string]bool{
+	coverage.InvalidRequest:       true, // unknown or mistyped arguments, bad values
+	coverage.InvalidScope:         true, // a scope that does not parse
+	coverage.InvalidRegex:         true, // a pattern that does not compile
+	coverage.RegexPatternTooLarge: true, // a pattern over the configured size
+	"unknown_ref":                 true, // tools.call with a ref memidx does not answer
+}
+
+// resultError is the error a result carries, in result.error or
+// result.coverage.error.
+func resultError(v any) *engine.ErrorObject {
+	fromCoverage := func(ce *coverage.Error) *engine.ErrorObject {
+		if ce == nil {
+			return nil
+		}
+		return &engine.ErrorObject{Code: ce.Code, Message: ce.Message}
+	}
+	switch r := v.(type) {
+	case *engine.RecallPage:
+		if r.Error != nil {
+			return r.Error
+		}
+		return fromCoverage(r.Coverage.Error)
+	case *engine.ExpandResult:
+		return r.Error
+	case *engine.SessionsResult:
+		if r.Error != nil {
+			return r.Error
+		}
+		return fromCoverage(r.Coverage.Error)
+	case *engine.CallError:
+		return r.Error
+	case *engine.ToolsError:
+		return r.Error
+	case *walkPage:
+		return r.Error
+	}
+	return nil
+}
+
+// domainErrorObject is the wire form of a Go error that carries a memidx
+// code, or nil.
+func domainErrorObject(err error) *engine.ErrorObject {
+	var eo *engine.ErrorObject
+	if errors.As(err, &eo) {
+		return eo
+	}
+	if de := engine.DomainError(err); de != nil {
+		return &engine.ErrorObject{Code: de.Code, Message: de.Message}
+	}
+	return nil
+}
+
+func invalidParams(format string, a ...any) *engine.ErrorObject {
+	return &engine.ErrorObject{Code: coverage.InvalidRequest, Message: fmt.Sprintf(format, a...)}
+}
+
+// decodeParams decodes a params object strictly: unknown fields are
+// invalid_request.
+func decodeParams(params json.RawMessage, v any, method, shape string) *engine.ErrorObject {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalidParams("%s takes %s: %v", method, shape, err)
+	}
+	return nil
+}
+
+// serverVersion is the module version the binary was built from, else
+// "devel" (with the VCS revision when the build recorded one).
+func serverVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "devel+" + s.Value[:12]
+		}
+	}
+	return "devel"
+}
+
+// methodInfo describes one method in the initialize answer.
+type methodInfo struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+}
+
+// initializeResult is the answer of initialize and rpc.discover.
+type initializeResult struct {
+	ServerInfo struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"serverInfo"`
+	// Framing is the framing this connection uses: "line" or
+	// "content-length".
+	Framing       string       `json:"framing"`
+	Methods       []methodInfo `json:"methods"`
+	Notifications []methodInfo `json:"notifications"`
+	// Errors are the JSON-RPC error codes serve answers with.
+	Errors map[string]string `json:"errors"`
+}
+
+// initialize lists the server's methods with the schemas tools.describe
+// gives for memory.recall, memory.expand and memory.sessions, and serve's
+// own for memory.walk and memory.rebuild.
+func (s *server) initialize() *initializeResult {
+	r := &initializeResult{Framing: s.out.f.String()}
+	r.ServerInfo.Name = "memidx"
+	r.ServerInfo.Version = serverVersion()
+	describe := func(name, desc string) methodInfo {
+		m := methodInfo{Name: name, Description: desc}
+		if d, err := s.e.Catalog().Describe(name, ""); err == nil {
+			m.Description, m.InputSchema, m.OutputSchema = d.Description, d.InputSchema, d.OutputSchema
+		}
+		return m
+	}
+	r.Methods = []methodInfo{
+		{Name: "initialize", Description: "This answer: server name and version, methods, notifications and error codes. Takes any params."},
+		{Name: "rpc.discover", Description: "The same as initialize."},
+		describe("memory.recall", "Ranked, bounded evidence from past sessions."),
+		describe("memory.expand", "Full records behind a hit."),
+		describe("memory.sessions", "The sessions of a scope."),
+		{Name: "memory.walk", Description: "Every complete entry of a selection, a bounded page at a time: send next (method and params) unchanged for the next page; null at the end. The walk is bound to the session's source hash and lineage of its first page (a change answers stale_pointer).",
+			InputSchema: walkInputSchema(), OutputSchema: json.RawMessage(walkOutputSchema)},
+		{Name: "memory.rebuild", Description: "Bring the index up to date (warm it), with $/progress notifications {id, message:\"rebuilding\", done, total, bytesRead}; the result is the summary `memidx rebuild --json` prints.",
+			InputSchema: json.RawMessage(rebuildInputSchema), OutputSchema: json.RawMessage(rebuildOutputSchema)},
+		{Name: "tools.call", Description: "Dispatch a follow or next token {ref, args} unchanged.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"ref":{"type":"string"},"args":{"type":"object"}},"required":["ref"]}`)},
+		{Name: "tools.catalog", Description: "Capability heads {limit?}."},
+		{Name: "tools.search", Description: "Capability search {query, limit?} or a bare string."},
+		{Name: "tools.describe", Description: "One capability's descriptor with its schemas {ref, descriptorHash?}."},
+		{Name: "host.setLive", Description: "Set the connection's live session; every request read after it sees it. {} or null clears it.",
+			InputSchema: json.RawMessage(`{"type":["object","null"],"properties":{"sessionFile":{"type":"string"},"leafId":{"type":"string"},"branchIds":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}`)},
+	}
+	r.Notifications = []methodInfo{
+		{Name: "$/cancelRequest", Description: "Client to server, {id}: cancel that call; it answers error -32800.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":["string","number"]}},"required":["id"]}`)},
+		{Name: "$/progress", Description: "Server to client, {id, message, elapsedMs, done?, total?, bytesRead?}: the call with that id is still working (\"indexing\", or \"rebuilding\" with counts); \"done\" comes before its answer.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":["string","number","null"]},"message":{"type":"string"},"elapsedMs":{"type":"integer"},"done":{"type":"integer"},"total":{"type":"integer"},"bytesRead":{"type":"integer"}},"required":["id","message"]}`)},
+	}
+	r.Errors = map[string]string{
+		fmt.Sprint(rpcParseError):       "parse error: the message is not JSON, or could not be framed",
+		fmt.Sprint(rpcInvalidRequest):   "invalid request: not a JSON-RPC 2.0 request object, or an empty batch",
+		fmt.Sprint(rpcMethodNotFound):   "method not found",
+		fmt.Sprint(rpcInvalidParams):    "invalid params: memidx refused the arguments; error.data is the memidx error object {code, message} (invalid_request, invalid_scope, invalid_regex, regex_pattern_too_large, unknown_ref)",
+		fmt.Sprint(rpcInternalError):    "internal error: memidx itself failed",
+		fmt.Sprint(rpcRequestCancelled): "request cancelled by $/cancelRequest",
+	}
+	return r
+}
+
+// walkInputSchema is memory.expand's input schema with the page fields.
+func walkInputSchema() json.RawMessage {
+	var s map[string]any
+	if json.Unmarshal([]byte(catalogExpandInput()), &s) != nil {
+		return nil
+	}
+	props, _ := s["properties"].(map[string]any)
+	if props == nil {
+		return nil
+	}
+	props["pageSize"] = map[string]any{"type": "integer", "minimum": 1, "maximum": maxWalkPage, "default": defaultWalkPage,
+		"description": "complete entries per page"}
+	props["offset"] = map[string]any{"type": "integer", "minimum": 0, "default": 0,
+		"description": "entries of the selection already returned (next carries it)"}
+	delete(props, "textOffset")
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func catalogExpandInput() json.RawMessage {
+	for _, a := range catalog.MemoryProvider().Actions {
+		if a.Name == "expand" {
+			return a.InputSchema
+		}
+	}
+	return nil
+}
+
+const walkOutputSchema = `{"type":"object","properties":{` +
+	`"session":{"type":"string"},"sourceHash":{"type":"string"},"lineageFingerprint":{"type":"string"},"branches":{"type":"string"},` +
+	`"entries":{"type":"array","items":{"type":"object","description":"a complete memory.expand entry: textRange covers the whole text"}},` +
+	`"next":{"type":["object","null"],"properties":{"method":{"const":"memory.walk"},"params":{"type":"object"}}},` +
+	`"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"}}}},` +
+	`"required":["session","entries","next"]}`
+
+const rebuildInputSchema = `{"type":"object","properties":{` +
+	`"scope":{"type":"string","default":"global","description":"session, project, global or session:<id-or-path>"},` +
+	`"branches":{"type":"string","enum":["active","all"],"default":"active"}},"additionalProperties":false}`
+
+const rebuildOutputSchema = `{"type":"object","properties":{` +
+	`"scope":{"type":"string"},"branches":{"type":"string"},"seen":{"type":"integer"},"indexed":{"type":"integer"},` +
+	`"unchanged":{"type":"integer"},"rebuilt":{"type":"integer"},"removed":{"type":"integer"},"bytesRead":{"type":"integer"},` +
+	`"seconds":{"type":"number"},"coverage":{"type":"object"},` +
+	`"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"}}}}}`
+
+// Walk page bounds: entries per page, and the text a page gathers before
+// it ends early (a page holds at least one entry, whatever its size).
+const (
+	defaultWalkPage = 100
+	maxWalkPage     = 1000
+	walkPageChars   = 4 << 20
+)
+
+// walkPage is memory.walk's result: complete entries in order and the call
+// for the next page.
+type walkPage struct {
+	Session            string                 `json:"session"`
+	SourceHash         string                 `json:"sourceHash,omitempty"`
+	LineageFingerprint string                 `json:"lineageFingerprint,omitempty"`
+	Branches           string                 `json:"branches,omitempty"`
+	Entries            []engine.ExpandedEntry `json:"entries"`
+	Next               *rpcCall               `json:"next"`
+	Error              *engine.ErrorObject    `json:"error,omitempty"`
+	Notices            []index.Notice         `json:"notices,omitempty"`
+}
+
+// rpcCall is a copy-ready JSON-RPC call: send it with an id of your own.
+type rpcCall struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// walk is memory.walk: the selection memidx walk takes (memory.expand's
+// arguments), plus pageSize and offset. The first page pins the session's
+// path, source hash and lineage fingerprint into next, so the walk reads
+// one version of the session or answers stale_pointer. A whole-session
+// or range walk continues with a narrower entryRange, any other selection
+// (bounded: at most 100 selectors and their context) with offset.
+func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(params, &fields); err != nil || fields == nil {
+		return nil, invalidParams("memory.walk takes an object: memory.expand's selection, pageSize and offset")
+	}
+	pageSize, offset := defaultWalkPage, 0
+	for _, f := range []struct {
+		name     string
+		dst      *int
+		min, max int
+	}{{"pageSize", &pageSize, 1, maxWalkPage}, {"offset", &offset, 0, 1 << 30}} {
+		raw, ok := fields[f.name]
+		if !ok {
+			continue
+		}
+		delete(fields, f.name)
+		var n int
+		if err := json.Unmarshal(raw, &n); err != nil || n < f.min || n > f.max {
+			return nil, invalidParams("memory.walk: %s must be an integer from %d to %d", f.name, f.min, f.max)
+		}
+		*f.dst = n
+	}
+	rest, _ := json.Marshal(fields)
+	sel, eo := engine.DecodeExpand(rest)
+	if eo != nil {
+		return nil, eo
+	}
+	if sel.TextOffset != nil && *sel.TextOffset != 0 {
+		return nil, invalidParams("walk starts from an original selection: textOffset must be 0")
+	}
+	meta, err := s.e.Expand(ctx, engine.ExpandRequest{Session: sel.Session, Branches: sel.Branches, Live: sel.Live,
+		ExpectedSourceHash: sel.ExpectedSourceHash, ExpectedLineageFingerprint: sel.ExpectedLineageFingerprint})
+	if err != nil {
+		return nil, err
+	}
+	page := &walkPage{Session: meta.Session, SourceHash: meta.SourceHash, LineageFingerprint: meta.LineageFingerprint,
+		Branches: meta.Branches, Entries: []engine.ExpandedEntry{}, Notices: meta.Notices}
+	if meta.Error != nil {
+		page.Error = meta.Error
+		return page, nil
+	}
+	sel.Session, sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint, sel.Branches = meta.Session, meta.SourceHash, meta.LineageFingerprint, meta.Branches
+	some := len(sel.Indices) > 0 || len(sel.EntryIDs) > 0 || len(sel.OperationAddresses) > 0
+	if !some && sel.EntryRange == nil && sel.EntryOffset == nil && sel.Before == nil && sel.After == nil {
+		n := 0
+		if meta.EntryCount != nil {
+			n = *meta.EntryCount
+		}
+		if n == 0 {
+			return page, nil
+		}
+		sel.EntryRange = &engine.Range{First: 0, Last: int64(n - 1)}
+	}
+	byRange := !some && sel.EntryRange != nil && sel.EntryOffset == nil && sel.Before == nil && sel.After == nil
+	skipped, chars, more := 0, 0, false
+	res, err := s.e.Walk(ctx, sel, func(en engine.ExpandedEntry) (bool, error) {
+		if skipped < offset {
+			skipped++
+			return true, nil
+		}
+		if len(page.Entries) >= pageSize || chars >= walkPageChars {
+			more = true
+			return false, nil
+		}
+		if n := len(page.Entries); n > 0 && en.Index <= page.Entries[n-1].Index {
+			byRange = false // not in index order: continue by offset
+		}
+		page.Entries = append(page.Entries, en)
+		chars += len(en.Text)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.Error != nil {
+		page.Entries, page.Error = []engine.ExpandedEntry{}, res.Error
+		return page, nil
+	}
+	if !more {
+		return page, nil
+	}
+	next := sel
+	nextOffset := offset + len(page.Entries)
+	if byRange {
+		r := *sel.EntryRange
+		r.First = int64(page.Entries[len(page.Entries)-1].Index) + 1
+		next.EntryRange, nextOffset = &r, 0
+	}
+	b, _ := json.Marshal(next)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	m["pageSize"] = pageSize
+	if nextOffset > 0 {
+		m["offset"] = nextOffset
+	}
+	b, _ = json.Marshal(m)
+	page.Next = &rpcCall{Method: "memory.walk", Params: b}
+	return page, nil
+}
+
+// rebuild is memory.rebuild {scope?, branches?}: what `memidx rebuild`
+// does, with $/progress notifications {id, message:"rebuilding", done,
+// total, bytesRead} at most ten a second (and the last one always).
+func (s *server) rebuild(ctx context.Context, id json.RawMessage, params json.RawMessage) (any, error) {
+	var p struct {
+		Scope    string `json:"scope"`
+		Branches string `json:"branches"`
+	}
+	if eo := decodeParams(params, &p, "memory.rebuild", `{"scope":…,"branches":…}`); eo != nil {
+		return nil, eo
+	}
+	var (
+		mu       sync.Mutex
+		last     time.Time
+		finished bool
+		start    = time.Now()
+	)
+	var progress func(done, total int, bytesRead int64)
+	if id != nil {
+		progress = func(done, total int, bytesRead int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			now := time.Now()
+			if finished || (done < total && now.Sub(last) < 100*time.Millisecond) {
+				return
+			}
+			last = now
+			s.notify("$/progress", progressParams{ID: id, Message: "rebuilding", ElapsedMs: now.Sub(start).Milliseconds(),
+				Done: &done, Total: &total, BytesRead: &bytesRead})
+		}
+	}
+	rep, err := rebuildIndex(ctx, s.e, p.Scope, p.Branches, progress)
+	mu.Lock()
+	finished = true
+	mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
