@@ -425,36 +425,77 @@ func chunkEntries(res *ExpandResult, req *ExpandRequest, snap *snapshot, sel []i
 		res.Next = nextAt(c.entry, c.text)
 	}
 	if len(res.Entries) == 1 && jsonLen(res) > MaxResponseChars {
-		r := &res.Entries[0]
-		c := cursors[0]
-		excess := jsonLen(res) - MaxResponseChars
-		keep := jsjson.UTF16Len(r.Text) - excess - 256
+		shrinkLone(res, cursors[0].entry, nextAt)
+	}
+}
+
+// shrinkLone keeps a response of one record within the envelope, measuring
+// the final response each time: the record's next call (which a cut adds
+// or lengthens) counts too. It cuts the text first (surrogate-safe, by at
+// least the excess), then drops the structured payloads and trims
+// filesTouched, and at last keeps only the record's core fields and one
+// character of text. entry is the record's position in the selection.
+func shrinkLone(res *ExpandResult, entry int, nextAt func(entry, text int) *FabricCall) {
+	r := &res.Entries[0]
+	setNext := func() {
+		if r.TextRange.Complete {
+			res.Next = nextAt(entry+1, 0)
+		} else {
+			res.Next = nextAt(entry, r.TextRange.End)
+		}
+	}
+	cut := func(keep int) {
 		if keep < 1 {
 			keep = 1
 		}
 		_, be := unitsToBytes(r.Text, 0, keep)
 		if be == 0 {
-			_, be = unitsToBytes(r.Text, 0, 2)
+			_, be = unitsToBytes(r.Text, 0, 2) // one astral character
 		}
 		r.Text = r.Text[:be]
 		r.TextRange.End = r.TextRange.Start + jsjson.UTF16Len(r.Text)
 		r.TextRange.Complete = r.TextRange.End == r.TextRange.Total
-		if jsonLen(res) > MaxResponseChars {
-			r.Operation, r.BranchFact = nil, nil
-			r.StructuredTruncated = true
-			if len(r.FilesTouched) > 4 {
-				r.FilesTouched = r.FilesTouched[:4]
-			}
-			for i := range r.FilesTouched {
-				r.FilesTouched[i] = boundString(r.FilesTouched[i], 256)
-			}
-		}
-		if r.TextRange.Complete {
-			res.Next = nextAt(c.entry+1, 0)
-		} else {
-			res.Next = nextAt(c.entry, r.TextRange.End)
-		}
+		setNext()
 	}
+	minText := func() bool {
+		_, be := unitsToBytes(r.Text, 0, 1)
+		if be == 0 {
+			_, be = unitsToBytes(r.Text, 0, 2)
+		}
+		return len(r.Text) <= be
+	}
+	// Each cut removes at least the excess in UTF-16 units of text, and a
+	// text's JSON is never shorter than its units, so this ends in a few
+	// rounds; the bound only guards against a mistake.
+	margin := 256
+	for i := 0; i < 64 && !minText(); i++ {
+		n := jsonLen(res)
+		if n <= MaxResponseChars {
+			return
+		}
+		cut(jsjson.UTF16Len(r.Text) - (n - MaxResponseChars) - margin)
+		margin = 16
+	}
+	if jsonLen(res) <= MaxResponseChars {
+		return
+	}
+	r.Operation, r.BranchFact = nil, nil
+	r.StructuredTruncated = true
+	if len(r.FilesTouched) > 4 {
+		r.FilesTouched = r.FilesTouched[:4]
+	}
+	for i := range r.FilesTouched {
+		r.FilesTouched[i] = boundString(r.FilesTouched[i], 256)
+	}
+	if jsonLen(res) <= MaxResponseChars {
+		return
+	}
+	// The core fields only, with one character of text.
+	core := ExpandedEntry{Index: r.Index, EntryID: r.EntryID, ParentID: r.ParentID, Type: r.Type, Role: r.Role,
+		Timestamp: r.Timestamp, IsError: r.IsError, Anchor: r.Anchor, Text: r.Text, TextRange: r.TextRange,
+		StructuredTruncated: true}
+	*r = core
+	cut(1)
 }
 
 func i64(v int64) *int64 { return &v }
