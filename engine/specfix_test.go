@@ -3,6 +3,8 @@ package engine_test
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,4 +56,126 @@ func TestExpandFinalResponseWithinEnvelope(t *testing.T) {
 		require.NoError(t, json.Unmarshal(x.Next.Args, &req))
 	}
 	require.Equal(t, total, jsjson.UTF16Len(got))
+}
+
+// nullArrays lists the paths of the slices and maps in v that encoding/json
+// writes as null: a nil slice or map in a field without omitempty, in a
+// slice element or in a map value. json.RawMessage is skipped (it is
+// written as it is).
+func nullArrays(v any) []string {
+	var out []string
+	raw := reflect.TypeOf(json.RawMessage(nil))
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if !v.IsNil() {
+				walk(path, v.Elem())
+			}
+		case reflect.Struct:
+			t := v.Type()
+			for i := 0; i < t.NumField(); i++ {
+				f := t.Field(i)
+				if !f.IsExported() {
+					continue
+				}
+				tag := f.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, opts, _ := strings.Cut(tag, ",")
+				if name == "" {
+					name = f.Name
+				}
+				fv := v.Field(i)
+				if (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.IsNil() && fv.Type() != raw {
+					if !strings.Contains(opts, "omitempty") {
+						out = append(out, path+"."+name)
+					}
+					continue
+				}
+				if f.Anonymous && tag == "" {
+					walk(path, fv)
+				} else {
+					walk(path+"."+name, fv)
+				}
+			}
+		case reflect.Slice:
+			if v.Type() == raw {
+				return
+			}
+			for i := 0; i < v.Len(); i++ {
+				e := v.Index(i)
+				if (e.Kind() == reflect.Slice || e.Kind() == reflect.Map) && e.IsNil() {
+					out = append(out, fmt.Sprintf("%s[%d]", path, i))
+					continue
+				}
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		case reflect.Map:
+			it := v.MapRange()
+			for it.Next() {
+				walk(fmt.Sprintf("%s[%v]", path, it.Key()), it.Value())
+			}
+		}
+	}
+	walk("", reflect.ValueOf(v))
+	return out
+}
+
+// Issue 14: an array field is [], never null, everywhere on the wire.
+func TestWireArraysAreNeverNull(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	empty := w.write("s-empty")
+	cold := w.write("s-cold", msgLine("u1", "", ts, user("a cold narwhal")))
+	hot := basicSession(w)
+	e := w.engine()
+	var outs []any
+	add := func(name string, v any, err error) {
+		require.NoError(t, err, name)
+		outs = append(outs, v)
+		for _, p := range nullArrays(v) {
+			t.Errorf("%s: %s is null on the wire", name, p)
+		}
+	}
+	for _, q := range []engine.RecallRequest{
+		{Query: str("narwhal deploy"), Scope: "project"},
+		{Query: str("nothing-matches-this"), Scope: "project"},
+		{Scope: "project", Tool: str("bash")},
+		{Query: str("(x"), QueryMode: "regex", Scope: "project"},
+		{Scope: "session:nope"},
+	} {
+		p, err := e.Recall(ctx, q)
+		add("recall", p, err)
+	}
+	for _, x := range []engine.ExpandRequest{
+		{Session: hot, Indices: []int64{1}},
+		{Session: hot},
+		{Session: empty},
+		{Session: hot, EntryIDs: []string{"nope"}},
+		{Session: "nope"},
+	} {
+		r, err := e.Expand(ctx, x)
+		add("expand", r, err)
+	}
+	s, err := e.Sessions(ctx, engine.SessionsRequest{Scope: "project"})
+	add("sessions", s, err)
+	ix, err := e.InspectIndex(ctx)
+	add("inspect index", ix, err)
+	for _, p := range []string{empty, cold, hot} {
+		r, err := e.InspectSession(ctx, p, "active")
+		add("inspect session "+filepath.Base(p), r, err)
+		r, err = e.InspectSession(ctx, p, "all")
+		add("inspect session all "+filepath.Base(p), r, err)
+	}
+	wr, err := e.Walk(ctx, engine.ExpandRequest{Session: empty}, func(engine.ExpandedEntry) (bool, error) { return true, nil })
+	add("walk", wr, err)
+	// The JSON itself: no null where the Go type is a slice.
+	for _, v := range outs {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		require.NotContains(t, string(b), `"reasons":null`)
+		require.NotContains(t, string(b), `"filesTouched":null`)
+	}
 }
