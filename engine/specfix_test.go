@@ -179,3 +179,25 @@ func TestWireArraysAreNeverNull(t *testing.T) {
 		require.NotContains(t, string(b), `"filesTouched":null`)
 	}
 }
+
+// Issue 14: a regex anchored at the end matched at the maxEntryChars cut
+// of an entry whose whole text does not match.
+func TestRegexEndAnchorNeverMatchesAtTheCut(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.MaxEntryChars = 40
+	w.write("s-cut",
+		msgLine("u1", "", ts, user(strings.Repeat("a", 60)+" and then some more words")),
+		msgLine("u2", "u1", ts, user("short text ending in aaaa")),
+	)
+	e := w.engine()
+	for _, pattern := range []string{`(a+)+$`, `a\z`, `(?m)a$`} {
+		p := recall(t, e, engine.RecallRequest{Query: str(pattern), QueryMode: "regex", Scope: "project"})
+		require.Nil(t, p.Error, pattern)
+		require.Equal(t, 1, p.Total, "%s: only the entry whose whole text ends in a: %v", pattern, texts(p))
+		require.Contains(t, p.Hits[0].Entry.Snippet, "short text")
+		require.Contains(t, p.Coverage.Reasons, "max_entry_chars", "the cut stays non-authoritative")
+	}
+	// A match inside the kept head still counts.
+	p := recall(t, e, engine.RecallRequest{Query: str(`a{10}`), QueryMode: "regex", Scope: "project"})
+	require.Equal(t, 1, p.Total)
+}
