@@ -37,8 +37,8 @@ func TestAddCutAnchorsNeverMatchAtTheCut(t *testing.T) {
 		{`foo\b`, "foo bar", true},
 		{`foo\B`, "a foo", false},
 		{`\bbar`, "foo bar", false}, // a miss, not a false match: "bar" may go on
-		{`a.`, "a", false},      // . must not take what follows the cut
-		{`(?s)a.`, "xa", false}, // nor (?s).
+		{`a.`, "a", false},          // . must not take what follows the cut
+		{`(?s)a.`, "xa", false},     // nor (?s).
 		{`a[^x]`, "a", false},
 		{`a\W*$`, "a ", false},
 		{`ab`, "ab", true},
