@@ -184,11 +184,11 @@ func TestWalkDeadlineEndsWithAReason(t *testing.T) {
 	require.Equal(t, 2000, res.Visited)
 
 	cfg := w.cfg
-	e, err = engine.Open(engine.Options{AgentDir: w.agent, Cwd: w.project, Env: &w.env, Memory: &cfg, WalkTimeout: 50 * time.Millisecond})
+	e, err = engine.Open(engine.Options{AgentDir: w.agent, Cwd: w.project, Env: &w.env, Memory: &cfg, WalkTimeout: 500 * time.Millisecond})
 	require.NoError(t, err)
 	res, err = e.Walk(ctx, engine.ExpandRequest{Session: path}, func(en engine.ExpandedEntry) (bool, error) {
 		if en.Index == 99 {
-			time.Sleep(60 * time.Millisecond)
+			time.Sleep(600 * time.Millisecond)
 		}
 		return true, nil
 	})
