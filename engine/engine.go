@@ -69,6 +69,10 @@ type Options struct {
 	// Catalog is the capability catalog for tools.catalog, tools.search and
 	// tools.describe; nil means the built-in one.
 	Catalog *catalog.Catalog
+	// WalkTimeout bounds each Walk; 0 means DefaultWalkTimeout and a
+	// negative value no bound but the context's. A walk that reaches it
+	// ends with the reason WalkDeadline.
+	WalkTimeout time.Duration
 }
 
 // Engine answers recall, expand, sessions and walk over one agent

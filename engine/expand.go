@@ -115,6 +115,8 @@ type snapshot struct {
 	fp      string
 	mode    lineage.Mode
 	entries []normalize.Entry
+	// id is the source's stat identity when it was read.
+	id index.Identity
 }
 
 // readSnapshot resolves and reads a session losslessly: every byte of
@@ -146,7 +148,7 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 	f := src.Parse()
 	sel := lineage.Select(f, mode, t.Live) // Select ignores live for branches "all"
 	res := normalize.Session(f, sel, normalize.Lossless())
-	snap := &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries}
+	snap := &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries, id: src.Identity}
 	if !src.Changed {
 		e.snaps.put(key, src.Identity, readAt, snap)
 	}
@@ -167,49 +169,71 @@ func (e *Engine) Expand(ctx context.Context, req ExpandRequest) (*ExpandResult, 
 
 // expand is Expand without the notices (Walk's pages never show them).
 func (e *Engine) expand(ctx context.Context, req ExpandRequest) (*ExpandResult, error) {
+	p, res, err := e.prepareExpand(ctx, &req)
+	if err != nil || p == nil {
+		return res, err
+	}
+	if p.opts.entryOffset > p.sel.Len() {
+		n := len(p.snap.entries)
+		res.Error = &ErrorObject{Code: coverage.IndexOutOfBounds,
+			Message: fmt.Sprintf("entryOffset %d is past the %d selected entries.", p.opts.entryOffset, p.sel.Len()), EntryCount: &n}
+		return res, nil
+	}
+	chunkEntries(res, &req, p.snap, p.sel, p.anchor, p.opts)
+	return res, nil
+}
+
+// preparedExpand is a validated expansion: the snapshot read, the options
+// and the selection.
+type preparedExpand struct {
+	snap   *snapshot
+	opts   expandOpts
+	sel    selection
+	anchor int
+}
+
+// prepareExpand validates req, reads the session and resolves the
+// selection. A nil prepared comes with the final result (an error, or the
+// metadata of a request without a selector); otherwise res holds the
+// response's metadata.
+func (e *Engine) prepareExpand(ctx context.Context, req *ExpandRequest) (*preparedExpand, *ExpandResult, error) {
 	if req.Session == "" {
-		return expandFailure("", badRequest("memory.expand needs a session (an id or a path)")), nil
+		return nil, expandFailure("", badRequest("memory.expand needs a session (an id or a path)")), nil
 	}
 	mode, err := lineage.ParseMode(req.Branches)
 	if err != nil {
-		return expandFailure(req.Session, badRequest("%v", err)), nil
+		return nil, expandFailure(req.Session, badRequest("%v", err)), nil
 	}
-	opts, eo := expandOptions(&req)
+	opts, eo := expandOptions(req)
 	if eo != nil {
-		return expandFailure(req.Session, eo), nil
+		return nil, expandFailure(req.Session, eo), nil
 	}
 	if eo := e.checkLive(req.Live); eo != nil {
-		return expandFailure(req.Session, eo), nil
+		return nil, expandFailure(req.Session, eo), nil
 	}
 	snap, eo, err := e.readSnapshot(req.Session, mode)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if eo != nil {
-		return expandFailure(req.Session, eo), nil
+		return nil, expandFailure(req.Session, eo), nil
 	}
 	rec := &index.Record{Path: snap.path, SourceHash: snap.hash, LineageFingerprint: snap.fp}
 	if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
-		return expandFailure(req.Session, eo), nil
+		return nil, expandFailure(req.Session, eo), nil
 	}
 	n := len(snap.entries)
 	res := &ExpandResult{Session: snap.path, SourceHash: snap.hash, Branches: string(mode),
 		LineageFingerprint: snap.fp, EntryCount: &n, Entries: []ExpandedEntry{}}
-	sel, anchor, eo := selectEntries(&req, snap.entries, opts)
+	sel, anchor, eo := selectEntries(req, snap.entries, opts)
 	if eo != nil {
 		res.Entries, res.Error = []ExpandedEntry{}, eo
-		return res, nil
+		return nil, res, nil
 	}
 	if sel == nil {
-		return res, nil // metadata only
+		return nil, res, nil // metadata only
 	}
-	if opts.entryOffset > len(sel) {
-		res.Error = &ErrorObject{Code: coverage.IndexOutOfBounds,
-			Message: fmt.Sprintf("entryOffset %d is past the %d selected entries.", opts.entryOffset, len(sel)), EntryCount: &n}
-		return res, nil
-	}
-	chunkEntries(res, &req, snap, sel, anchor, opts)
-	return res, nil
+	return &preparedExpand{snap: snap, opts: opts, sel: *sel, anchor: anchor}, res, nil
 }
 
 type expandOpts struct {
@@ -275,10 +299,54 @@ func expandOptions(req *ExpandRequest) (expandOpts, *ErrorObject) {
 	return o, nil
 }
 
+// selection is a sorted set of entry positions: the exact points (at most
+// MaxExactSelectors) outside an optional inclusive range. It is never
+// materialized, so that a page of a long range costs what the page holds.
+type selection struct {
+	pts    []int // sorted, unique, none inside [lo, hi]
+	lo, hi int   // the range; hi < lo when there is none
+	below  int   // the points before lo
+}
+
+func newSelection(pts []int, lo, hi int) *selection {
+	sort.Ints(pts)
+	s := &selection{lo: lo, hi: hi}
+	for i, p := range pts {
+		if i > 0 && p == pts[i-1] {
+			continue
+		}
+		if lo <= p && p <= hi {
+			continue
+		}
+		s.pts = append(s.pts, p)
+		if p < lo {
+			s.below++
+		}
+	}
+	return s
+}
+
+func (s *selection) rangeLen() int { return max(0, s.hi-s.lo+1) }
+
+// Len is the number of selected entries.
+func (s *selection) Len() int { return len(s.pts) + s.rangeLen() }
+
+// At is the k-th selected entry position, 0 <= k < Len.
+func (s *selection) At(k int) int {
+	if k < s.below {
+		return s.pts[k]
+	}
+	if r := s.rangeLen(); k < s.below+r {
+		return s.lo + k - s.below
+	} else {
+		return s.pts[k-r]
+	}
+}
+
 // selectEntries resolves the selectors to sorted entry positions; nil
 // means no selector (metadata only). anchor is the single anchor when
 // before/after context was asked for, else -1.
-func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) ([]int, int, *ErrorObject) {
+func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) (*selection, int, *ErrorObject) {
 	n := len(entries)
 	if !req.hasSelector() {
 		if o.before > 0 || o.after > 0 {
@@ -286,13 +354,13 @@ func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) 
 		}
 		return nil, -1, nil
 	}
-	set := map[int]bool{}
+	var pts []int
 	for _, i := range req.Indices {
 		if i >= int64(n) {
 			return nil, -1, &ErrorObject{Code: coverage.IndexOutOfBounds,
 				Message: fmt.Sprintf("Entry index %d is outside the session's %d entries.", i, n), EntryCount: &n}
 		}
-		set[int(i)] = true
+		pts = append(pts, int(i))
 	}
 	resolveAddr := func(kind, addr string, get func(*normalize.Entry) *string) *ErrorObject {
 		matches := 0
@@ -305,7 +373,7 @@ func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) 
 		}
 		switch matches {
 		case 1:
-			set[at] = true
+			pts = append(pts, at)
 			return nil
 		case 0:
 			return &ErrorObject{Code: coverage.AddressNotFound, Message: fmt.Sprintf("No entry has %s %q on this branch selection.", kind, addr),
@@ -324,36 +392,21 @@ func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) 
 			return nil, -1, eo
 		}
 	}
+	lo, hi := 0, -1
 	if r := req.EntryRange; r != nil {
 		if eo := r.within(n); eo != nil {
 			return nil, -1, eo
 		}
-		for i := r.First; i <= r.Last; i++ {
-			set[int(i)] = true
-		}
+		lo, hi = int(r.First), int(r.Last)
 	}
-	sel := make([]int, 0, len(set))
-	for i := range set {
-		sel = append(sel, i)
-	}
-	sort.Ints(sel)
+	sel := newSelection(pts, lo, hi)
 	anchor := -1
 	if o.before > 0 || o.after > 0 {
-		if len(sel) != 1 {
-			return nil, -1, badRequest("before and after need a selector with exactly one entry, not %d", len(sel))
+		if sel.Len() != 1 {
+			return nil, -1, badRequest("before and after need a selector with exactly one entry, not %d", sel.Len())
 		}
-		anchor = sel[0]
-		lo, hi := anchor-o.before, anchor+o.after
-		if lo < 0 {
-			lo = 0
-		}
-		if hi > n-1 {
-			hi = n - 1
-		}
-		sel = sel[:0]
-		for i := lo; i <= hi; i++ {
-			sel = append(sel, i)
-		}
+		anchor = sel.At(0)
+		sel = newSelection(nil, max(0, anchor-o.before), min(n-1, anchor+o.after))
 	}
 	return sel, anchor, nil
 }
@@ -361,13 +414,13 @@ func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) 
 // chunkEntries fills res with up to maxEntries records from the cursor,
 // spending at most maxChars of text, then keeps the response in the
 // envelope, and sets next when anything remains.
-func chunkEntries(res *ExpandResult, req *ExpandRequest, snap *snapshot, sel []int, anchor int, o expandOpts) {
+func chunkEntries(res *ExpandResult, req *ExpandRequest, snap *snapshot, sel selection, anchor int, o expandOpts) {
 	budget := o.maxChars
 	eoff, toff := o.entryOffset, o.textOffset
 	type cursor struct{ entry, text int }
 	var cursors []cursor // the cursor before each emitted record
-	for eoff < len(sel) && len(res.Entries) < o.maxEntries && budget > 0 {
-		e := &snap.entries[sel[eoff]]
+	for eoff < sel.Len() && len(res.Entries) < o.maxEntries && budget > 0 {
+		e := &snap.entries[sel.At(eoff)]
 		total := jsjson.UTF16Len(e.Text)
 		if toff > total {
 			n := total
@@ -403,7 +456,7 @@ func chunkEntries(res *ExpandResult, req *ExpandRequest, snap *snapshot, sel []i
 		toff = 0
 	}
 	nextAt := func(entry, text int) *FabricCall {
-		if entry >= len(sel) {
+		if entry >= sel.Len() {
 			return nil
 		}
 		a := canonicalSelection(req, snap, anchor)
@@ -425,36 +478,77 @@ func chunkEntries(res *ExpandResult, req *ExpandRequest, snap *snapshot, sel []i
 		res.Next = nextAt(c.entry, c.text)
 	}
 	if len(res.Entries) == 1 && jsonLen(res) > MaxResponseChars {
-		r := &res.Entries[0]
-		c := cursors[0]
-		excess := jsonLen(res) - MaxResponseChars
-		keep := jsjson.UTF16Len(r.Text) - excess - 256
+		shrinkLone(res, cursors[0].entry, nextAt)
+	}
+}
+
+// shrinkLone keeps a response of one record within the envelope, measuring
+// the final response each time: the record's next call (which a cut adds
+// or lengthens) counts too. It cuts the text first (surrogate-safe, by at
+// least the excess), then drops the structured payloads and trims
+// filesTouched, and at last keeps only the record's core fields and one
+// character of text. entry is the record's position in the selection.
+func shrinkLone(res *ExpandResult, entry int, nextAt func(entry, text int) *FabricCall) {
+	r := &res.Entries[0]
+	setNext := func() {
+		if r.TextRange.Complete {
+			res.Next = nextAt(entry+1, 0)
+		} else {
+			res.Next = nextAt(entry, r.TextRange.End)
+		}
+	}
+	cut := func(keep int) {
 		if keep < 1 {
 			keep = 1
 		}
 		_, be := unitsToBytes(r.Text, 0, keep)
 		if be == 0 {
-			_, be = unitsToBytes(r.Text, 0, 2)
+			_, be = unitsToBytes(r.Text, 0, 2) // one astral character
 		}
 		r.Text = r.Text[:be]
 		r.TextRange.End = r.TextRange.Start + jsjson.UTF16Len(r.Text)
 		r.TextRange.Complete = r.TextRange.End == r.TextRange.Total
-		if jsonLen(res) > MaxResponseChars {
-			r.Operation, r.BranchFact = nil, nil
-			r.StructuredTruncated = true
-			if len(r.FilesTouched) > 4 {
-				r.FilesTouched = r.FilesTouched[:4]
-			}
-			for i := range r.FilesTouched {
-				r.FilesTouched[i] = boundString(r.FilesTouched[i], 256)
-			}
-		}
-		if r.TextRange.Complete {
-			res.Next = nextAt(c.entry+1, 0)
-		} else {
-			res.Next = nextAt(c.entry, r.TextRange.End)
-		}
+		setNext()
 	}
+	minText := func() bool {
+		_, be := unitsToBytes(r.Text, 0, 1)
+		if be == 0 {
+			_, be = unitsToBytes(r.Text, 0, 2)
+		}
+		return len(r.Text) <= be
+	}
+	// Each cut removes at least the excess in UTF-16 units of text, and a
+	// text's JSON is never shorter than its units, so this ends in a few
+	// rounds; the bound only guards against a mistake.
+	margin := 256
+	for i := 0; i < 64 && !minText(); i++ {
+		n := jsonLen(res)
+		if n <= MaxResponseChars {
+			return
+		}
+		cut(jsjson.UTF16Len(r.Text) - (n - MaxResponseChars) - margin)
+		margin = 16
+	}
+	if jsonLen(res) <= MaxResponseChars {
+		return
+	}
+	r.Operation, r.BranchFact = nil, nil
+	r.StructuredTruncated = true
+	if len(r.FilesTouched) > 4 {
+		r.FilesTouched = r.FilesTouched[:4]
+	}
+	for i := range r.FilesTouched {
+		r.FilesTouched[i] = boundString(r.FilesTouched[i], 256)
+	}
+	if jsonLen(res) <= MaxResponseChars {
+		return
+	}
+	// The core fields only, with one character of text.
+	core := ExpandedEntry{Index: r.Index, EntryID: r.EntryID, ParentID: r.ParentID, Type: r.Type, Role: r.Role,
+		Timestamp: r.Timestamp, IsError: r.IsError, Anchor: r.Anchor, Text: r.Text, TextRange: r.TextRange,
+		StructuredTruncated: true}
+	*r = core
+	cut(1)
 }
 
 func i64(v int64) *int64 { return &v }

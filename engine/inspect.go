@@ -150,10 +150,14 @@ func (e *Engine) InspectSession(ctx context.Context, target, branches string) (*
 	}
 	st := rep.States[0]
 	out.Path = st.Path
-	out.Record = st.Record
 	if st.Record == nil {
 		return out, nil
 	}
+	rec := *st.Record // a copy: the wire form gets [] for no reasons
+	if rec.Reasons == nil {
+		rec.Reasons = []string{}
+	}
+	out.Record = &rec
 	out.Size = st.Record.Identity.Size
 	err = e.ix.View(ctx, mode, func(rd *index.Reader) error {
 		if st.Record.Tier == index.Hot {

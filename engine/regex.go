@@ -54,7 +54,15 @@ func (s *searcher) regexHot(si int, src *hotSource, pass func(int) bool) []item 
 			s.fail(src.rec)
 			continue
 		}
-		matched, ok := run.Add(st.IndexText()) // the text the terms came from
+		// The text the terms came from; a text cut at maxEntryChars is
+		// the head of a longer one, where $ and \z must not match at the
+		// cut.
+		var matched, ok bool
+		if st.Truncated {
+			matched, ok = run.AddCut(st.IndexText())
+		} else {
+			matched, ok = run.Add(st.IndexText())
+		}
 		if !ok {
 			break
 		}

@@ -2,128 +2,157 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"errors"
+	"time"
 
 	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/jsjson"
 )
 
 // WalkResult is what a walk did.
 type WalkResult struct {
-	Visited int          `json:"visited"`
-	Stopped bool         `json:"stopped"`
-	Error   *ErrorObject `json:"error,omitempty"`
+	Visited int  `json:"visited"`
+	Stopped bool `json:"stopped"`
+	// Complete is false when a budget ended the walk before the selection
+	// was visited; Reasons then names it (WalkDeadline).
+	Complete bool         `json:"complete"`
+	Reasons  []string     `json:"reasons"`
+	Error    *ErrorObject `json:"error,omitempty"`
 }
+
+// WalkDeadline is the reason of a walk that its time budget ended: the
+// context's deadline or Options.WalkTimeout, whichever comes first. The
+// entries visited before it are whole; the ones after were not visited.
+const WalkDeadline = "walk_deadline"
+
+// DefaultWalkTimeout bounds a walk when Options.WalkTimeout is 0. At the
+// walk's speed (well over 50,000 entries a second) it covers sessions of
+// millions of entries.
+const DefaultWalkTimeout = 5 * time.Minute
+
+// walkCheckEvery is how many entries a walk visits between two checks that
+// the source is still the version the walk is bound to.
+const walkCheckEvery = 1024
 
 // Walk visits complete normalized entries in order: every entry of the
 // session when sel selects nothing, otherwise the selection (with its
-// before/after context). It follows every expansion page, checks that the
-// chunks of each entry are contiguous, and reassembles the text before
-// calling visit, so the visitor always sees a whole entry. visit returning
-// false stops the walk; its error ends the walk and is returned as is. A
-// provider failure (stale_pointer, address_not_found, …) comes back in
+// before/after context). The visitor always sees a whole entry: its full
+// text, with the metadata expansion returns. visit returning false stops
+// the walk; its error ends the walk and is returned as is. A provider
+// failure (stale_pointer, address_not_found, …) comes back in
 // WalkResult.Error. The whole walk is bound to the source hash and lineage
-// of its first page, so a session that changes mid-walk answers
+// of its first read, so a session that changes mid-walk answers
 // stale_pointer instead of mixing two versions.
+//
+// A walk reads the session once and costs what it visits: it does not page
+// through expansion responses. The context is checked before every entry:
+// cancelling it stops the walk at once, with the entries visited so far and
+// ctx.Err(). A deadline (the context's, or Options.WalkTimeout) ends the
+// walk as a result, not an error: Complete false and the reason
+// WalkDeadline.
 func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(ExpandedEntry) (bool, error)) (*WalkResult, error) {
 	if sel.TextOffset != nil && *sel.TextOffset != 0 {
 		return nil, &ErrorObject{Code: coverage.InvalidRequest, Message: "walk starts from an original selection: textOffset must be 0"}
 	}
-	res := &WalkResult{}
+	res := &WalkResult{Complete: true, Reasons: []string{}}
 	none := !sel.hasSelector()
-	req := sel
-	if none {
-		if sel.EntryOffset != nil || sel.Before != nil || sel.After != nil {
-			return nil, &ErrorObject{Code: coverage.InvalidRequest, Message: "entryOffset, before and after need a selection"}
-		}
-		meta, err := e.expand(ctx, sel)
-		if err != nil {
-			return nil, err
-		}
-		if meta.Error != nil {
-			res.Error = meta.Error
+	if none && (sel.EntryOffset != nil || sel.Before != nil || sel.After != nil) {
+		return nil, &ErrorObject{Code: coverage.InvalidRequest, Message: "entryOffset, before and after need a selection"}
+	}
+	timeout := e.opt.WalkTimeout
+	if timeout == 0 {
+		timeout = DefaultWalkTimeout
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	ended := func(err error) (*WalkResult, error) {
+		if errors.Is(err, context.DeadlineExceeded) {
+			res.Complete = false
+			res.Reasons = []string{WalkDeadline}
 			return res, nil
 		}
-		if meta.EntryCount == nil || *meta.EntryCount == 0 {
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
+		return ended(err)
+	}
+	p, page, err := e.prepareExpand(ctx, &sel)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		res.Error = page.Error
+		if res.Error == nil && none && page.EntryCount != nil && *page.EntryCount > 0 {
+			// No selector: the whole session.
+			sel.EntryRange = &Range{First: 0, Last: int64(*page.EntryCount - 1)}
+			sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint = page.SourceHash, page.LineageFingerprint
+			sel.Session, sel.Branches = page.Session, page.Branches
+			p, page, err = e.prepareExpand(ctx, &sel)
+			if err != nil {
+				return nil, err
+			}
+			if p == nil {
+				res.Error = page.Error
+				return res, nil
+			}
+		} else {
 			return res, nil
-		}
-		req = ExpandRequest{
-			Session:                    meta.Session,
-			ExpectedSourceHash:         meta.SourceHash,
-			ExpectedLineageFingerprint: meta.LineageFingerprint,
-			Branches:                   meta.Branches,
-			EntryRange:                 &Range{First: 0, Last: int64(*meta.EntryCount - 1)},
-			MaxChars:                   sel.MaxChars,
-			MaxEntries:                 sel.MaxEntries,
-			Live:                       sel.Live,
 		}
 	}
-	seen := map[string]bool{}
-	var cur *ExpandedEntry
-	for {
+	if p.opts.entryOffset > p.sel.Len() {
+		n := len(p.snap.entries)
+		res.Error = &ErrorObject{Code: coverage.IndexOutOfBounds, EntryCount: &n,
+			Message: "entryOffset is past the selected entries."}
+		return res, nil
+	}
+	snap := p.snap
+	rec := &index.Record{Path: snap.path}
+	for k := p.opts.entryOffset; k < p.sel.Len(); k++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return ended(err)
 		}
-		page, err := e.expand(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		if page.Error != nil {
-			res.Error = page.Error
-			return res, nil
-		}
-		for i := range page.Entries {
-			ch := page.Entries[i]
-			tr := ch.TextRange
-			if tr.Start < 0 || tr.Start > tr.End || tr.End > tr.Total {
-				return nil, fmt.Errorf("engine: walk: bad textRange %+v for entry %d", tr, ch.Index)
-			}
-			if cur != nil {
-				if ch.Index != cur.Index || tr.Start != cur.TextRange.End || tr.Total != cur.TextRange.Total {
-					return nil, fmt.Errorf("engine: walk: entry %d continues at %d of %d, expected entry %d at %d",
-						ch.Index, tr.Start, tr.Total, cur.Index, cur.TextRange.End)
-				}
-				cur.Text += ch.Text
-				cur.TextRange.End = tr.End
-				cur.TextRange.Complete = tr.Complete
-			} else {
-				if tr.Start != 0 {
-					return nil, fmt.Errorf("engine: walk: entry %d starts at %d", ch.Index, tr.Start)
-				}
-				c := ch
-				cur = &c
-			}
-			if !cur.TextRange.Complete {
-				continue
-			}
-			whole := *cur
-			cur = nil
-			res.Visited++
-			more, err := visit(whole)
+		if k > p.opts.entryOffset && (k-p.opts.entryOffset)%walkCheckEvery == 0 && changed(snap) {
+			// The file changed since it was read: is it still the
+			// version the walk is bound to?
+			now, eo, err := e.readSnapshot(snap.path, snap.mode)
 			if err != nil {
 				return res, err
 			}
-			if !more {
-				res.Stopped = true
+			if eo != nil {
+				res.Error = eo
+				return res, nil
+			}
+			rec.SourceHash, rec.LineageFingerprint = now.hash, now.fp
+			if eo := checkExpectations(rec, snap.hash, snap.fp); eo != nil {
+				res.Error = eo
 				return res, nil
 			}
 		}
-		if page.Next == nil {
-			if cur != nil {
-				return nil, fmt.Errorf("engine: walk: the last page ends inside entry %d", cur.Index)
-			}
+		en := &snap.entries[p.sel.At(k)]
+		out := expandedEntry(en, p.anchor)
+		out.Text = en.Text
+		total := jsjson.UTF16Len(en.Text)
+		out.TextRange = TextRange{Start: 0, End: total, Total: total, Complete: true}
+		res.Visited++
+		more, err := visit(out)
+		if err != nil {
+			return res, err
+		}
+		if !more {
+			res.Stopped = true
 			return res, nil
 		}
-		key := string(page.Next.Args)
-		if seen[key] {
-			return nil, fmt.Errorf("engine: walk: expansion repeats a continuation")
-		}
-		seen[key] = true
-		var next ExpandRequest
-		if err := json.Unmarshal(page.Next.Args, &next); err != nil {
-			return nil, err
-		}
-		next.Live = req.Live
-		req = next
 	}
+	return res, nil
+}
+
+// changed reports whether snap's source no longer has the stat identity it
+// was read with (or cannot be stat'ed).
+func changed(snap *snapshot) bool {
+	id, err := index.StatIdentity(snap.path)
+	return err != nil || id != snap.id
 }

@@ -78,7 +78,8 @@ func Select(f *session.File, mode Mode, live *Live) *Selection {
 			byID[id.Key()] = i // the later record wins
 		}
 	}
-	s := &Selection{Branches: Active, LeafID: jsjson.MakeNull(), LeafIndex: -1}
+	// Indexes is never nil, so that an empty selection encodes as [].
+	s := &Selection{Branches: Active, LeafID: jsjson.MakeNull(), LeafIndex: -1, Indexes: []int{}}
 	if live != nil {
 		s.selectLive(f, byID, live)
 	} else {

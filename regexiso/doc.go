@@ -62,6 +62,15 @@
 //
 // Items are never split: a match may span any part of its item.
 //
+// # Cut items
+//
+// Run.AddCut searches an item that is the head of a longer text (a hot
+// entry cut at maxEntryChars). It reports a match only when the whole text
+// matches too: $ and \z never match at the cut, and a multi-line $, \b or
+// \B is not taken at the cut either, where it would read a character the
+// head does not have. A match it cannot prove is a miss, never a false
+// match; the caller reports the cut as incomplete coverage.
+//
 // # Limits
 //
 // Four limits, from the configuration, bound a query (zero means the

@@ -45,6 +45,9 @@ type Regexp struct {
 	cost int
 	// every is the number of runes between two clock checks.
 	every int
+	// cut matches the head of a cut text (nil: the plain program is
+	// exact there).
+	cut *cutMatcher
 }
 
 // Compile checks the pattern's size, translates and compiles it, within
@@ -135,6 +138,8 @@ type pollReader struct {
 	every   int
 	dl      *deadline
 	stopped bool
+	// sentinel: after s, one sentinel rune before the end of input.
+	sentinel bool
 }
 
 var errStopped = errors.New("regexiso: deadline")
@@ -151,6 +156,10 @@ func (p *pollReader) ReadRune() (rune, int, error) {
 		}
 	}
 	if p.i >= len(p.s) {
+		if p.sentinel {
+			p.sentinel = false
+			return sentinel, 1, nil
+		}
 		return 0, 0, io.EOF
 	}
 	if c := p.s[p.i]; c < utf8.RuneSelf {
@@ -232,7 +241,7 @@ func compile(dl deadline, pattern string, lim Limits) (*Regexp, *coverage.Error)
 	if c.err != nil {
 		return nil, c.err
 	}
-	re := &Regexp{re: c.re, pattern: pattern, lim: lim, cost: c.cost}
+	re := &Regexp{re: c.re, pattern: pattern, lim: lim, cost: c.cost, cut: c.cut}
 	re.every = max(1, pollUnits/c.cost)
 	return re, nil
 }
@@ -240,6 +249,7 @@ func compile(dl deadline, pattern string, lim Limits) (*Regexp, *coverage.Error)
 type compiled struct {
 	re   *regexp.Regexp
 	cost int
+	cut  *cutMatcher
 	err  *coverage.Error
 }
 
@@ -262,7 +272,11 @@ func compileExpr(expr string) (c compiled) {
 	if err != nil {
 		return compiled{err: goError(err)}
 	}
-	return compiled{re: re, cost: max(1, progCost(tree))}
+	cut, err := cutVariant(tree)
+	if err != nil {
+		return compiled{err: goError(err)}
+	}
+	return compiled{re: re, cost: max(1, progCost(tree)), cut: cut}
 }
 
 // goError turns a Go compile error into invalid_regex with Go's message,

@@ -96,7 +96,9 @@ func (run *Run) Regexp() *Regexp { return run.re }
 // run is over: the item count or byte limit would be exceeded by this item,
 // the deadline passed (also during this item), or the pattern failed. Every
 // later Add is not ok either. When ok is true, matched is the item's answer.
-func (run *Run) Add(item string) (matched, ok bool) {
+func (run *Run) Add(item string) (matched, ok bool) { return run.add(item, false) }
+
+func (run *Run) add(item string, cut bool) (matched, ok bool) {
 	switch {
 	case run.stopped:
 		return false, false
@@ -112,7 +114,12 @@ func (run *Run) Add(item string) (matched, ok bool) {
 		run.fail(run.dl.err())
 		return false, false
 	}
-	matched, stopped := run.re.match(item, &run.dl, remaining)
+	var stopped bool
+	if cut {
+		matched, stopped = run.re.matchCut(item, &run.dl)
+	} else {
+		matched, stopped = run.re.match(item, &run.dl, remaining)
+	}
 	if stopped {
 		run.fail(run.dl.err())
 		return false, false
@@ -123,6 +130,14 @@ func (run *Run) Add(item string) (matched, ok bool) {
 		run.matched++
 	}
 	return matched, true
+}
+
+// AddCut is Add for an item that is the head of a longer text, cut at its
+// end (a hot entry bounded by maxEntryChars): matched is true only for a
+// match of the whole text, so $ and \z never match at the cut, nor does
+// anything else that would depend on the characters after it.
+func (run *Run) AddCut(item string) (matched, ok bool) {
+	return run.add(item, true)
 }
 
 // Stopped reports whether the run is over, so that no more items are
