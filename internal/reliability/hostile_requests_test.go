@@ -427,6 +427,7 @@ func (w *world) rpcCodes(t *testing.T, calls []rpcCall) []string {
 // rpcResponse is one JSON-RPC answer.
 type rpcResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
+	Method  string          `json:"method"` // a notification ($/progress)
 	ID      json.RawMessage `json:"id"`
 	Result  json.RawMessage `json:"result"`
 	Error   *struct {
@@ -451,11 +452,26 @@ func (w *world) serve(t *testing.T, input []byte, timeout time.Duration) ([]rpcR
 	sc := bufio.NewScanner(bytes.NewReader(r.stdout))
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
+		// A batch is answered by one array of responses.
+		var batch []rpcResponse
+		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 && line[0] == '[' {
+			if assert.NoError(t, json.Unmarshal(line, &batch), "a batch answer is not JSON: %s", clip(line, 300)) {
+				assert.NotEmpty(t, batch, "an empty batch answer")
+				out = append(out, batch...)
+			}
+			continue
+		}
 		var resp rpcResponse
 		if !assert.NoError(t, json.Unmarshal(sc.Bytes(), &resp), "a response line is not JSON: %s", clip(sc.Bytes(), 300)) {
 			continue
 		}
 		assert.Equal(t, "2.0", resp.JSONRPC)
+		if resp.Method != "" {
+			// A notification from the server (progress of a slow call).
+			assert.Equal(t, "$/progress", resp.Method)
+			assert.Empty(t, resp.ID)
+			continue
+		}
 		assert.True(t, (resp.Result == nil) != (resp.Error == nil), "exactly one of result and error: %s", clip(sc.Bytes(), 300))
 		if resp.Error != nil {
 			assert.NotEqual(t, -32603, resp.Error.Code, "internal error: %s", clip(sc.Bytes(), 300))
@@ -498,10 +514,17 @@ func TestHostileServeStdio(t *testing.T) {
 		}
 	}
 	// Lines that cannot be read.
-	for _, l := range []string{"{", "[]", "null", `"str"`, "5", `{"jsonrpc":"2.0","method":5,"id":1}`,
-		`[{"jsonrpc":"2.0","method":"memory.recall","id":"batch"}]`, `{"jsonrpc":"2.0","method":"memory.recall","id":2} trailing`} {
+	for _, l := range []string{"{", "[]", "null", `"str"`, "5",
+		`{"jsonrpc":"2.0","method":"memory.recall","id":2} trailing`} {
 		raw(l, true)
 	}
+	// A request whose id can be read is answered with it, even when the
+	// rest is wrong.
+	raw(`{"jsonrpc":"2.0","method":5,"id":1}`, false)
+	want["1"] = "error"
+	// A batch answers each of its requests.
+	raw(`[{"jsonrpc":"2.0","method":"memory.recall","id":"batch"},{"jsonrpc":"2.0","method":"memory.nope","id":"batch2"}]`, false)
+	want[`"batch"`], want[`"batch2"`] = "result", "error"
 	// Invalid requests without an id answer with a null id.
 	for _, l := range []string{`{}`, `{"jsonrpc":"1.0","method":"memory.recall"}`, `{"jsonrpc":"2.0"}`} {
 		raw(l, true)
@@ -515,17 +538,21 @@ func TestHostileServeStdio(t *testing.T) {
 	// A 20 MB line, then a 15 MB one (a query far over its limit).
 	raw(`{"jsonrpc":"2.0","id":"huge","method":"memory.recall","params":{"query":"`+strings.Repeat("z", 20<<20)+`"}}`, true)
 	in.WriteString(`{"jsonrpc":"2.0","id":"big","method":"memory.recall","params":{"query":"` + strings.Repeat("z", 15<<20) + `"}}` + "\n")
-	want[`"big"`] = "result"
+	want[`"big"`] = "error" // invalid params: -32602
 	// Notifications get no answer.
 	raw(`{"jsonrpc":"2.0","method":"memory.recall","params":{"query":"x"}}`, false)
 	raw(`{"jsonrpc":"2.0","method":"nope"}`, false)
-	// Ids of every type.
+	// Ids of every type: a string, a number or null is an id; anything
+	// else makes the request invalid (answered with a null id).
 	for _, idv := range []string{`0`, `-1`, `1.5`, `1e308`, `""`, `"` + strings.Repeat("i", 100000) + `"`, `{"a":1}`, `[1]`, `true`} {
-		raw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"memory.sessions","params":{"scope":"global","limit":1}}`, idv), false)
-		want[idv] = "any"
+		valid := idv[0] != '{' && idv[0] != '[' && idv != "true"
+		raw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"memory.sessions","params":{"scope":"global","limit":1}}`, idv), !valid)
+		if valid {
+			want[idv] = "any"
+		}
 	}
 	// Unknown methods, bad params.
-	for _, m := range []string{"memory.nope", "rpc.discover", "__proto__", "tools.call.extra", "MEMORY.RECALL", " memory.recall"} {
+	for _, m := range []string{"memory.nope", "rpc.nope", "__proto__", "tools.call.extra", "MEMORY.RECALL", " memory.recall"} {
 		send(m, `{}`, "error")
 	}
 	for _, m := range []string{"memory.recall", "memory.expand", "memory.sessions", "tools.call", "tools.catalog", "tools.search", "tools.describe"} {
