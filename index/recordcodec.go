@@ -19,7 +19,10 @@ import (
 //
 //	1: first form.
 //	2: Doc, the lexicon number, after DataStamp.
-const recordFormat = 2
+//	3: the record's own bbolt key at the end (sealed with the rest), so
+//	   that a reader checks a value against its key with a comparison,
+//	   not a SHA-256 of the path per record.
+const recordFormat = 3
 
 // A record is stored sealed ([blocksum]), so that a damaged one (a reason
 // or a count changed by bit rot) is dropped and rebuilt, never trusted; and
@@ -32,9 +35,11 @@ const recordFormat = 2
 // Tier as uvarint-length-prefixed strings; varint Size, MtimeNs, CtimeNs,
 // EntryCount, SumLen, CacheBytes, IndexedAtNs; uvarint Inode, Dev; uint32
 // DataStamp; uvarint Doc; uvarint count of Reasons and each as a string; FirstTs and
-// LastTs each as a presence byte and, when present, float64 bits.
+// LastTs each as a presence byte and, when present, float64 bits; the
+// record's bbolt key, uvarint-length-prefixed.
 
 func encodeRecord(r *Record) ([]byte, error) {
+	key := recordKey(lineage.Mode(r.Branches), r.Path)
 	b := make([]byte, 0, 128+len(r.Path)+len(r.Cwd)+len(r.Policy)+16*len(r.Reasons))
 	b = append(b, recordFormat)
 	b = binary.AppendUvarint(b, uint64(r.CacheVersion))
@@ -61,6 +66,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 		}
 		b = binary.LittleEndian.AppendUint64(append(b, 1), math.Float64bits(*f))
 	}
+	b = append(binary.AppendUvarint(b, uint64(len(key))), key...)
 	return blocksum.Seal(b)
 }
 
@@ -168,13 +174,17 @@ func decodeRecord(key, sealed []byte) (*Record, error) {
 			d.ok = false
 		}
 	}
+	own := d.bytes(d.uvarint())
 	if !d.ok || d.pos != len(d.b) {
 		return nil, errRecordShape
 	}
 	if r.CacheVersion != bucket.CacheVersion {
 		return nil, fmt.Errorf("record of cache version %d", r.CacheVersion)
 	}
-	if string(key) != string(recordKey(lineage.Mode(r.Branches), r.Path)) {
+	// The value names the key it was written under (computed from its path
+	// when it was encoded, and sealed with it): a value under another key
+	// is not this session's record.
+	if !bytes.Equal(key, own) {
 		return nil, fmt.Errorf("record key %q does not match its source %q (%s)", key, r.Path, r.Branches)
 	}
 	if r.Tier != Hot && r.Tier != Cold {

@@ -395,6 +395,17 @@ func TestRefresh_CorruptRecordIsRebuilt(t *testing.T) {
 	rep = f.refresh(ix, lineage.Active)
 	assert.Equal(t, 1, rep.Rebuilt)
 	assert.True(t, rep.States[1].Rebuilt)
+	// A sound record of one session filed under another's key.
+	enc, _ = encodeRecord(rep.States[1].Record)
+	_, err := decodeRecord(key, enc)
+	assert.ErrorContains(t, err, "does not match")
+	require.NoError(t, ix.Store().Update(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(recordsBucket).Put(key, enc)
+	}))
+	rep = f.refresh(ix, lineage.Active)
+	assert.Equal(t, 1, rep.Rebuilt)
+	assert.True(t, rep.States[0].Rebuilt)
+	assert.Equal(t, f.paths[0], rep.States[0].Record.Path)
 	// One flipped bit anywhere in a stored record (a reason dropped, a
 	// count changed): the record fails its checksum and is rebuilt.
 	require.NoError(t, ix.Store().Update(ctx, func(tx *bolt.Tx) error {
