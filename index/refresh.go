@@ -53,6 +53,8 @@ type Index struct {
 	// Tests that rewrite files within one clock tick set it to a negative
 	// value to exercise the stat gate alone.
 	RacyWindow time.Duration
+	// decoded are the records last decoded, per mode.
+	decoded recordCache
 }
 
 // Open returns the index of cfg.IndexDir. It does not touch the disk.
