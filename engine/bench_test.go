@@ -50,11 +50,11 @@ func benchRecall(b *testing.B, e *engine.Engine, req engine.RecallRequest) {
 // BenchmarkRecallHot: 40 hot copies of the real files (~55 MB, ~40k entries).
 func BenchmarkRecallHot(b *testing.B) {
 	e := benchWorld(b, 8, 100)
-	benchRecall(b, e, engine.RecallRequest{Query: str("compaction summary tokens"), Scope: "project"})
+	benchRecall(b, e, engine.RecallRequest{Query: "compaction summary tokens", Scope: "project"})
 }
 
 // BenchmarkRecallCold: the same sessions, all cold.
 func BenchmarkRecallCold(b *testing.B) {
 	e := benchWorld(b, 8, 0)
-	benchRecall(b, e, engine.RecallRequest{Query: str("compaction summary tokens"), Scope: "project"})
+	benchRecall(b, e, engine.RecallRequest{Query: "compaction summary tokens", Scope: "project"})
 }

@@ -3,37 +3,140 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
+// CallResult is the answer of Call: exactly one field is set, the one of
+// the call's ref. Its JSON is that answer's own.
+type CallResult struct {
+	Recall   *RecallPage     // memory.recall
+	Expand   *ExpandResult   // memory.expand
+	Sessions *SessionsResult // memory.sessions
+	// Unknown answers a ref memidx does not serve (unknown_ref).
+	Unknown *CallError
+}
+
+// Value is the answer that is set, as its own type.
+func (r *CallResult) Value() Failure {
+	switch {
+	case r.Recall != nil:
+		return r.Recall
+	case r.Expand != nil:
+		return r.Expand
+	case r.Sessions != nil:
+		return r.Sessions
+	case r.Unknown != nil:
+		return r.Unknown
+	}
+	return nil
+}
+
+// Err is the answer's request error, or nil.
+func (r *CallResult) Err() error {
+	if v := r.Value(); v != nil {
+		return v.Err()
+	}
+	return nil
+}
+
+// MarshalJSON writes the answer that is set.
+func (r *CallResult) MarshalJSON() ([]byte, error) {
+	v := r.Value()
+	if v == nil {
+		return nil, fmt.Errorf("engine: empty call result")
+	}
+	return marshalAs(v)
+}
+
 // Call dispatches a follow or next token (or any call with a known ref)
-// unchanged: memory.recall, memory.expand or memory.sessions. The result is
-// a *RecallPage, *ExpandResult or *SessionsResult. A request the engine
-// cannot take (unknown ref, bad arguments) is answered by a result whose
-// error says so, as every domain failure is.
-func (e *Engine) Call(ctx context.Context, call FabricCall) (any, error) {
+// unchanged: memory.recall, memory.expand or memory.sessions. A request the
+// engine cannot take (unknown ref, bad arguments) is answered by a result
+// whose error says so, as every domain failure is. The call's arguments are
+// taken exactly as written: a token needs no Go round trip (to change one,
+// see FabricCall.RecallArgs and ExpandArgs).
+func (e *Engine) Call(ctx context.Context, call FabricCall) (*CallResult, error) {
 	args := []byte(call.Args)
+	var (
+		res CallResult
+		err error
+	)
 	switch call.Ref {
 	case "memory.recall":
-		req, eo := DecodeRecall(args)
-		if eo != nil {
-			return failurePage(eo), nil
+		var a recallArgs
+		if eo := decodeArgs(args, &a, recallAliases); eo != nil {
+			return &CallResult{Recall: failurePage(eo)}, nil
 		}
-		return e.Recall(ctx, req)
+		res.Recall, err = e.recall(ctx, a)
 	case "memory.expand":
-		req, eo := DecodeExpand(args)
-		if eo != nil {
-			return expandFailure("", eo), nil
+		var a expandArgs
+		if eo := decodeArgs(args, &a, expandAliases); eo != nil {
+			return &CallResult{Expand: expandFailure("", eo)}, nil
 		}
-		return e.Expand(ctx, req)
+		res.Expand, err = e.expandNoticed(ctx, a)
 	case "memory.sessions":
-		req, eo := DecodeSessions(args)
-		if eo != nil {
-			return &SessionsResult{Sessions: []SessionRow{}, Coverage: failureCoverage(eo.Code), Error: eo}, nil
+		var a sessionsArgs
+		if eo := decodeArgs(args, &a, sessionsAliases); eo != nil {
+			return &CallResult{Sessions: &SessionsResult{Sessions: []SessionRow{}, Coverage: failureCoverage(eo.Code), Error: eo}}, nil
 		}
-		return e.Sessions(ctx, req)
+		res.Sessions, err = e.sessions(ctx, a)
+	default:
+		res.Unknown = &CallError{Error: &ErrorObject{Code: "unknown_ref",
+			Message: "memidx answers memory.recall, memory.expand and memory.sessions, not " + quote(call.Ref)}}
 	}
-	return &CallError{Error: &ErrorObject{Code: "unknown_ref",
-		Message: "memidx answers memory.recall, memory.expand and memory.sessions, not " + quote(call.Ref)}}, nil
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// RecallArgs decodes a memory.recall call's arguments (a cold hit's follow,
+// a recall page's next) into a request a host can change and pass to
+// Recall. The bindings the call carries stay in it. A call of another ref,
+// or arguments the engine would refuse to read, are an *ErrorObject
+// (unknown_ref, invalid_request).
+func (c FabricCall) RecallArgs() (RecallRequest, error) {
+	if err := c.is("memory.recall"); err != nil {
+		return RecallRequest{}, err
+	}
+	r, eo := DecodeRecall(c.Args)
+	if eo != nil {
+		return r, eo
+	}
+	return r, nil
+}
+
+// ExpandArgs decodes a memory.expand call's arguments (an entry hit's
+// follow, an expansion's next), for instance to add Before and After
+// context before passing it to Expand (see RecallArgs).
+func (c FabricCall) ExpandArgs() (ExpandRequest, error) {
+	if err := c.is("memory.expand"); err != nil {
+		return ExpandRequest{}, err
+	}
+	r, eo := DecodeExpand(c.Args)
+	if eo != nil {
+		return r, eo
+	}
+	return r, nil
+}
+
+// SessionsArgs decodes a memory.sessions call's arguments (a listing's
+// next); see RecallArgs.
+func (c FabricCall) SessionsArgs() (SessionsRequest, error) {
+	if err := c.is("memory.sessions"); err != nil {
+		return SessionsRequest{}, err
+	}
+	r, eo := DecodeSessions(c.Args)
+	if eo != nil {
+		return r, eo
+	}
+	return r, nil
+}
+
+func (c FabricCall) is(ref string) error {
+	if c.Ref != ref {
+		return &ErrorObject{Code: string(ErrUnknownRef), Message: fmt.Sprintf("a %s call, not %s", ref, quote(c.Ref))}
+	}
+	return nil
 }
 
 // CallError is the result of a call with an unknown ref.
@@ -49,23 +152,34 @@ func quote(s string) string {
 // DecodeRecall, DecodeExpand and DecodeSessions parse a request object as
 // the wire format defines it, refusing unknown fields and wrong types.
 func DecodeRecall(b []byte) (RecallRequest, *ErrorObject) {
-	return decode[RecallRequest](b, recallAliases)
+	var a recallArgs
+	if eo := decodeArgs(b, &a, recallAliases); eo != nil {
+		return RecallRequest{}, eo
+	}
+	return a.request(), nil
 }
 
 // DecodeExpand parses memory.expand arguments.
 func DecodeExpand(b []byte) (ExpandRequest, *ErrorObject) {
-	return decode[ExpandRequest](b, expandAliases)
+	var a expandArgs
+	if eo := decodeArgs(b, &a, expandAliases); eo != nil {
+		return ExpandRequest{}, eo
+	}
+	return a.request(), nil
 }
 
 // DecodeSessions parses memory.sessions arguments.
 func DecodeSessions(b []byte) (SessionsRequest, *ErrorObject) {
-	return decode[SessionsRequest](b, sessionsAliases)
+	var a sessionsArgs
+	if eo := decodeArgs(b, &a, sessionsAliases); eo != nil {
+		return SessionsRequest{}, eo
+	}
+	return a.request(), nil
 }
 
-func decode[T any](b []byte, aliases map[string]string) (T, *ErrorObject) {
-	var r T
-	if err := decodeStrict(b, &r, aliases); err != nil {
-		return r, &ErrorObject{Code: err.Code, Message: err.Message}
+func decodeArgs(b []byte, v any, aliases map[string]string) *ErrorObject {
+	if err := decodeStrict(b, v, aliases); err != nil {
+		return &ErrorObject{Code: err.Code, Message: err.Message}
 	}
-	return r, nil
+	return nil
 }

@@ -2,9 +2,9 @@
 // call over the OMP sessions of one agent directory.
 //
 //	e, err := engine.Open(engine.Options{})           // OMP's own directories
-//	page, err := e.Recall(ctx, engine.RecallRequest{Query: &q, Scope: "project"})
-//	detail, err := e.Call(ctx, page.Hits[0].Follow()) // expand the hit
-//	for page.Next != nil { … e.Call(ctx, *page.Next) … }
+//	page, err := e.Recall(ctx, engine.RecallRequest{Query: "flaky test", Scope: engine.ScopeProject})
+//	res, err := e.Call(ctx, page.Hits[0].Follow())   // expand the hit: res.Expand
+//	for page.Next != nil { res, err = e.Call(ctx, *page.Next); page = res.Recall }
 //
 // Every call first refreshes what its scope needs (package index), so an
 // empty or stale index directory still answers correctly; no separate

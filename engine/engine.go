@@ -55,12 +55,14 @@ type Options struct {
 	TrustProject bool
 	// SessionDir is an explicit flat session directory (--session-dir).
 	SessionDir string
-	// Memory, when set, replaces the configuration files.
-	Memory *index.Config
+	// Memory, when set, replaces the configuration files (DefaultConfig
+	// is a start).
+	Memory *Config
 	// LockTimeout bounds each wait for the index file; 0 means 2s.
 	LockTimeout time.Duration
-	// Env replaces the process environment (tests).
-	Env *session.Env
+	// Env replaces the process environment (tests, sandboxed hosts); nil
+	// is ProcessEnv().
+	Env *Env
 	// Live is the host's live session, if it has one.
 	Live LiveSession
 	// CurrentSessionFile is the host's session file when it has no live
@@ -160,12 +162,12 @@ func absFrom(base, p string) string {
 }
 
 // Config returns the effective memory configuration.
-func (e *Engine) Config() index.Config { return e.cfg }
+func (e *Engine) Config() Config { return e.cfg }
 
 // Notices are what the user should know about the setup: configuration
 // keys that were not taken as written, an index directory others can read.
 // The first answer of an Engine (recall, expand, sessions) carries them too.
-func (e *Engine) Notices() []index.Notice { return e.notices }
+func (e *Engine) Notices() []Notice { return e.notices }
 
 // noticesOnce returns the notices the first time it is called, then nil.
 func (e *Engine) noticesOnce() []index.Notice {
@@ -176,9 +178,10 @@ func (e *Engine) noticesOnce() []index.Notice {
 }
 
 // Dirs are the OMP directories in use.
-func (e *Engine) Dirs() session.Dirs { return e.dirs }
+func (e *Engine) Dirs() Dirs { return e.dirs }
 
-// Index is the underlying index.
+// Index is the underlying index, for tools that read it directly (package
+// index); a host needs none of it: every answer refreshes what it reads.
 func (e *Engine) Index() *index.Index { return e.ix }
 
 // live returns the host's live session, if any.

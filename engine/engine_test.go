@@ -154,7 +154,7 @@ func TestRecallFollowExpand(t *testing.T) {
 	w := newWorld(t)
 	path := basicSession(w)
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("deploy timeout"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: "deploy timeout", Scope: "project"})
 	require.Nil(t, p.Error)
 	require.Equal(t, 4, p.Total, "any term: the call's arguments say deploy too")
 	assert.True(t, p.Coverage.Complete, p.Coverage.Reasons)
@@ -168,7 +168,7 @@ func TestRecallFollowExpand(t *testing.T) {
 
 	res, err := e.Call(ctx, first.Follow)
 	require.NoError(t, err)
-	x := res.(*engine.ExpandResult)
+	x := res.Expand
 	require.Nil(t, x.Error)
 	require.Len(t, x.Entries, 1)
 	assert.Equal(t, "The deploy timeout comes from the load balancer health check.", x.Entries[0].Text)
@@ -177,7 +177,7 @@ func TestRecallFollowExpand(t *testing.T) {
 
 	// Paging: pageSize 1 walks the stream with next until null.
 	var seen []string
-	page := recall(t, e, engine.RecallRequest{Query: str("deploy timeout"), Scope: "project", PageSize: ptrF(1)})
+	page := recall(t, e, engine.RecallRequest{Query: "deploy timeout", Scope: "project", PageSize: 1})
 	for {
 		seen = append(seen, texts(page)...)
 		if page.Next == nil {
@@ -185,13 +185,11 @@ func TestRecallFollowExpand(t *testing.T) {
 		}
 		r, err := e.Call(ctx, *page.Next)
 		require.NoError(t, err)
-		page = r.(*engine.RecallPage)
+		page = r.Recall
 		require.Nil(t, page.Error)
 	}
 	assert.Equal(t, texts(p), seen)
 }
-
-func ptrF(f float64) *float64 { return &f }
 
 func TestRecallPrefersNothingFromAbandonedBranch(t *testing.T) {
 	w := newWorld(t)
@@ -201,15 +199,15 @@ func TestRecallPrefersNothingFromAbandonedBranch(t *testing.T) {
 		msgLine("a2", "u1", ts, assistant("chosen idea giraffe")),
 	)
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("zebrafish"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: "zebrafish", Scope: "project"})
 	assert.Equal(t, 0, p.Total)
 	assert.True(t, p.Coverage.Complete, "an empty answer over a complete index is authoritative")
-	p = recall(t, e, engine.RecallRequest{Query: str("zebrafish"), Scope: "project", Branches: "all"})
+	p = recall(t, e, engine.RecallRequest{Query: "zebrafish", Scope: "project", Branches: "all"})
 	require.Equal(t, 1, p.Total)
 	var args engine.ExpandRequest
 	require.NoError(t, json.Unmarshal(p.Hits[0].Entry.Follow.Args, &args))
 	assert.Equal(t, "all", args.Branches, "follow calls keep the branch mode")
-	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: str("giraffe"), Scope: "project"}).Total)
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "giraffe", Scope: "project"}).Total)
 }
 
 func TestLiveSessionOverridesPersistedLeaf(t *testing.T) {
@@ -221,34 +219,34 @@ func TestLiveSessionOverridesPersistedLeaf(t *testing.T) {
 	)
 	live := engine.StaticLive{File: path, Leaf: "a1", Branch: []string{"u1", "a1"}}
 	e := w.engine(func(o *engine.Options) { o.Live = live })
-	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: str("zebrafish")}).Total, "the host navigated to a1")
-	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: str("giraffe")}).Total)
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "zebrafish"}).Total, "the host navigated to a1")
+	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: "giraffe"}).Total)
 	// Without the live view, the persisted leaf (a2) wins again.
-	assert.Equal(t, 0, recall(t, w.engine(), engine.RecallRequest{Query: str("zebrafish"), Scope: "project"}).Total)
+	assert.Equal(t, 0, recall(t, w.engine(), engine.RecallRequest{Query: "zebrafish", Scope: "project"}).Total)
 }
 
 func TestStalePointer(t *testing.T) {
 	w := newWorld(t)
 	path := basicSession(w)
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("balancer"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: "balancer", Scope: "project"})
 	require.Equal(t, 1, p.Total)
 	follow := p.Hits[0].Entry.Follow
 	w.appendTo(path, msgLine("u2", "a2", ts, user("and now?")))
 	res, err := e.Call(ctx, follow)
 	require.NoError(t, err)
-	x := res.(*engine.ExpandResult)
+	x := res.Expand
 	require.NotNil(t, x.Error)
 	assert.Equal(t, coverage.StalePointer, x.Error.Code)
 	assert.Empty(t, x.Entries, "a stale pointer returns no source content")
 
 	// A single-session continuation is bound too.
-	p = recall(t, e, engine.RecallRequest{Query: str("deploy"), Scope: "session:" + path, PageSize: ptrF(1)})
+	p = recall(t, e, engine.RecallRequest{Query: "deploy", Scope: "session:" + path, PageSize: 1})
 	require.NotNil(t, p.Next)
 	w.appendTo(path, msgLine("u3", "u2", ts, user("more")))
 	r, err := e.Call(ctx, *p.Next)
 	require.NoError(t, err)
-	assert.Equal(t, coverage.StalePointer, r.(*engine.RecallPage).Error.Code)
+	assert.Equal(t, coverage.StalePointer, r.Recall.Error.Code)
 }
 
 func TestColdSessionsAndHydration(t *testing.T) {
@@ -261,7 +259,7 @@ func TestColdSessionsAndHydration(t *testing.T) {
 	)
 	w.write("s-new", msgLine("u1", "", ts, user("unrelated pelican work")))
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("flamingo"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: "flamingo", Scope: "project"})
 	require.Equal(t, 1, p.Total)
 	sh := p.Hits[0].Session
 	require.NotNil(t, sh, "a cold session is a session candidate")
@@ -273,7 +271,7 @@ func TestColdSessionsAndHydration(t *testing.T) {
 	// Following it resolves exact entries, bound to the source.
 	r, err := e.Call(ctx, sh.Follow)
 	require.NoError(t, err)
-	rp := r.(*engine.RecallPage)
+	rp := r.Recall
 	require.Nil(t, rp.Error)
 	require.Equal(t, 3, rp.Total)
 	for _, h := range rp.Hits {
@@ -282,16 +280,16 @@ func TestColdSessionsAndHydration(t *testing.T) {
 	}
 
 	// What the cold tier cannot prove is said.
-	p = recall(t, e, engine.RecallRequest{Query: str("flamingo migration"), QueryMatch: "all", Scope: "project"})
+	p = recall(t, e, engine.RecallRequest{Query: "flamingo migration", QueryMatch: "all", Scope: "project"})
 	assert.Contains(t, p.Coverage.Reasons, coverage.ColdAllTermsRequiresHydration)
-	p = recall(t, e, engine.RecallRequest{Query: str("flamingo migration"), QueryMode: "phrase", Scope: "project"})
+	p = recall(t, e, engine.RecallRequest{Query: "flamingo migration", QueryMode: "phrase", Scope: "project"})
 	assert.Contains(t, p.Coverage.Reasons, coverage.ColdPhraseRequiresHydration)
-	p = recall(t, e, engine.RecallRequest{Query: str("flamingo"), Outcome: str("failed"), Scope: "project"})
+	p = recall(t, e, engine.RecallRequest{Query: "flamingo", Outcome: "failed", Scope: "project"})
 	require.Equal(t, 1, p.Total)
 	assert.Equal(t, 1, p.Hits[0].Session.MatchedStructuralEntries)
 	assert.Contains(t, p.Coverage.Reasons, coverage.ColdStructuralFilterRequiresHydration)
 	// A structural filter alone is proved by the cold postings.
-	p = recall(t, e, engine.RecallRequest{Ref: str("omp.bash"), Outcome: str("failed"), Scope: "project"})
+	p = recall(t, e, engine.RecallRequest{Ref: "omp.bash", Outcome: "failed", Scope: "project"})
 	require.Equal(t, 1, p.Total)
 	assert.NotContains(t, p.Coverage.Reasons, coverage.ColdStructuralFilterRequiresHydration)
 
@@ -299,7 +297,7 @@ func TestColdSessionsAndHydration(t *testing.T) {
 	w.appendTo(old, msgLine("u2", "r1", ts, user("again")))
 	r, err = e.Call(ctx, sh.Follow)
 	require.NoError(t, err)
-	assert.Equal(t, coverage.StalePointer, r.(*engine.RecallPage).Error.Code)
+	assert.Equal(t, coverage.StalePointer, r.Recall.Error.Code)
 }
 
 func TestStructuralFilters(t *testing.T) {
@@ -315,16 +313,16 @@ func TestStructuralFilters(t *testing.T) {
 		req.Scope = "project"
 		return recall(t, e, req).Total
 	}
-	assert.Equal(t, 2, count(engine.RecallRequest{Tool: str("grep")}), "the second tool call of a message is searchable")
-	assert.Equal(t, 2, count(engine.RecallRequest{Ref: str("omp.read")}))
-	assert.Equal(t, 1, count(engine.RecallRequest{Ref: str("omp.grep"), Outcome: str("failed")}))
-	assert.Equal(t, 1, count(engine.RecallRequest{Role: str("user")}))
-	assert.Equal(t, 0, count(engine.RecallRequest{Ref: str("omp.nothing")}), "a nonexistent ref returns nothing")
+	assert.Equal(t, 2, count(engine.RecallRequest{Tool: "grep"}), "the second tool call of a message is searchable")
+	assert.Equal(t, 2, count(engine.RecallRequest{Ref: "omp.read"}))
+	assert.Equal(t, 1, count(engine.RecallRequest{Ref: "omp.grep", Outcome: "failed"}))
+	assert.Equal(t, 1, count(engine.RecallRequest{Role: "user"}))
+	assert.Equal(t, 0, count(engine.RecallRequest{Ref: "omp.nothing"}), "a nonexistent ref returns nothing")
 	assert.Equal(t, 4, count(engine.RecallRequest{}), "browse")
-	p := recall(t, e, engine.RecallRequest{Tool: str("grep"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Tool: "grep", Scope: "project"})
 	assert.Equal(t, "read", *p.Hits[0].Entry.Tool, "the hit's tool stays the first call's")
-	assert.Equal(t, 0, count(engine.RecallRequest{Since: ptrF(2e12)}))
-	assert.Equal(t, 4, count(engine.RecallRequest{Since: ptrF(1.7e12), Until: ptrF(1.9e12)}))
+	assert.Equal(t, 0, count(engine.RecallRequest{Since: time.UnixMilli(2e12)}))
+	assert.Equal(t, 4, count(engine.RecallRequest{Since: time.UnixMilli(1.7e12), Until: time.UnixMilli(1.9e12)}))
 }
 
 func TestLiteralQueriesAreNeverRegexes(t *testing.T) {
@@ -334,15 +332,15 @@ func TestLiteralQueriesAreNeverRegexes(t *testing.T) {
 		msgLine("a1", "u1", ts, assistant("the cat sat on the concatenated mat")),
 	)
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("src/foo.ts"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: "src/foo.ts", Scope: "project"})
 	require.GreaterOrEqual(t, p.Total, 1)
 	assert.Contains(t, p.Hits[0].Entry.Snippet, "src/foo.ts")
-	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: str("s.c/f.*"), Scope: "project"}).Total)
-	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: str(`"cat" "mat"`), QueryMatch: "all", Scope: "project"}).Total)
+	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: "s.c/f.*", Scope: "project"}).Total)
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: `"cat" "mat"`, QueryMatch: "all", Scope: "project"}).Total)
 	// Phrases match whole tokens in order: "cat sat" yes, "cat concatenated" no.
-	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: str("Cat  SAT"), QueryMode: "phrase", Scope: "project"}).Total)
-	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: str("sat cat"), QueryMode: "phrase", Scope: "project"}).Total)
-	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: str("cat"), QueryMode: "phrase", Scope: "session:s-lit", Role: str("user")}).Total)
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "Cat  SAT", QueryMode: "phrase", Scope: "project"}).Total)
+	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: "sat cat", QueryMode: "phrase", Scope: "project"}).Total)
+	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: "cat", QueryMode: "phrase", Scope: "session:s-lit", Role: "user"}).Total)
 }
 
 func TestTruncatedHotTextIsNotAuthoritative(t *testing.T) {
@@ -350,7 +348,7 @@ func TestTruncatedHotTextIsNotAuthoritative(t *testing.T) {
 	w.cfg.MaxEntryChars = 100
 	w.write("s-long", msgLine("u1", "", ts, user(strings.Repeat("filler ", 30)+"needleword")))
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("needleword"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: "needleword", Scope: "project"})
 	assert.Equal(t, 0, p.Total)
 	assert.False(t, p.Coverage.Complete)
 	assert.Contains(t, p.Coverage.Reasons, coverage.MaxEntryChars)
@@ -371,7 +369,7 @@ func TestScopeErrors(t *testing.T) {
 		"session:s-basic":   coverage.AmbiguousSession,
 		"session:/dev/null": coverage.SessionNotFound,
 	} {
-		p := recall(t, e, engine.RecallRequest{Query: str("deploy"), Scope: scope})
+		p := recall(t, e, engine.RecallRequest{Query: "deploy", Scope: scope})
 		require.NotNil(t, p.Error, scope)
 		assert.Equal(t, code, p.Error.Code, scope)
 		assert.False(t, p.Coverage.Complete, "%s: a failure is never an authoritative empty result", scope)
@@ -396,7 +394,7 @@ func TestRequestValidation(t *testing.T) {
 	} {
 		r, err := e.Call(ctx, engine.FabricCall{Ref: "memory.recall", Args: json.RawMessage(raw)})
 		require.NoError(t, err)
-		p := r.(*engine.RecallPage)
+		p := r.Recall
 		require.NotNil(t, p.Error, name)
 		assert.Equal(t, coverage.InvalidRequest, p.Error.Code, name)
 	}
@@ -419,7 +417,7 @@ func TestEnvelopeBound(t *testing.T) {
 	}
 	w.write("s-big", lines...)
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("common"), Scope: "project", PageSize: ptrF(50), SnippetChars: ptrF(2000)})
+	p := recall(t, e, engine.RecallRequest{Query: "common", Scope: "project", PageSize: 50, SnippetChars: 2000})
 	b, err := json.Marshal(p)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, jsjson.UTF16Len(string(b)), engine.MaxResponseChars)
@@ -427,7 +425,7 @@ func TestEnvelopeBound(t *testing.T) {
 	require.NotNil(t, p.Next)
 	var next engine.RecallRequest
 	require.NoError(t, json.Unmarshal(p.Next.Args, &next))
-	assert.Equal(t, float64(len(p.Hits)), *next.Offset, "next starts at the first dropped hit")
+	assert.Equal(t, len(p.Hits), next.Offset, "next starts at the first dropped hit")
 }
 
 func TestExpandChunksReconstructText(t *testing.T) {
@@ -440,7 +438,7 @@ func TestExpandChunksReconstructText(t *testing.T) {
 	)
 	e := w.engine()
 	got := ""
-	req := engine.ExpandRequest{Session: path, EntryIDs: []string{"a1"}, MaxChars: i64(7001)}
+	req := engine.ExpandRequest{Session: path, EntryIDs: []string{"a1"}, MaxChars: 7001}
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 100)
 		x, err := e.Expand(ctx, req)
@@ -459,7 +457,7 @@ func TestExpandChunksReconstructText(t *testing.T) {
 	assert.Equal(t, long, got)
 
 	// Context around one anchor.
-	x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int64{1}, Before: i64(1), After: i64(1), MaxChars: i64(24000)})
+	x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{1}, Before: 1, After: 1, MaxChars: 24000})
 	require.NoError(t, err)
 	require.Nil(t, x.Error)
 	assert.Equal(t, 0, x.Entries[0].Index)
@@ -480,8 +478,6 @@ func TestExpandChunksReconstructText(t *testing.T) {
 	assert.True(t, res.Stopped)
 	assert.Equal(t, 1, res.Visited)
 }
-
-func i64(v int64) *int64 { return &v }
 
 func TestExpandAddresses(t *testing.T) {
 	w := newWorld(t)
@@ -506,10 +502,10 @@ func TestExpandAddresses(t *testing.T) {
 	assert.Equal(t, coverage.AddressNotFound, code(engine.ExpandRequest{Session: path, EntryIDs: []string{"a1"}}), "off the active lineage")
 	assert.Equal(t, "", code(engine.ExpandRequest{Session: path, EntryIDs: []string{"a1"}, Branches: "all"}))
 	assert.Equal(t, coverage.AmbiguousAddress, code(engine.ExpandRequest{Session: path, EntryIDs: []string{"dup"}, Branches: "all"}))
-	assert.Equal(t, coverage.IndexOutOfBounds, code(engine.ExpandRequest{Session: path, Indices: []int64{50}}))
-	assert.Equal(t, coverage.InvalidRequest, code(engine.ExpandRequest{Session: path, MaxChars: i64(0)}))
-	assert.Equal(t, coverage.InvalidRequest, code(engine.ExpandRequest{Session: path, Indices: []int64{0, 1}, Before: i64(1)}))
-	assert.Equal(t, coverage.TextOffsetOutOfBounds, code(engine.ExpandRequest{Session: path, Indices: []int64{0}, TextOffset: i64(99)}))
+	assert.Equal(t, coverage.IndexOutOfBounds, code(engine.ExpandRequest{Session: path, Indices: []int{50}}))
+	assert.Equal(t, coverage.InvalidRequest, code(engine.ExpandRequest{Session: path, MaxChars: -1}))
+	assert.Equal(t, coverage.InvalidRequest, code(engine.ExpandRequest{Session: path, Indices: []int{0, 1}, Before: 1}))
+	assert.Equal(t, coverage.TextOffsetOutOfBounds, code(engine.ExpandRequest{Session: path, Indices: []int{0}, TextOffset: 99}))
 	assert.Equal(t, coverage.SessionNotFound, code(engine.ExpandRequest{Session: "nope"}))
 	x, err := e.Expand(ctx, engine.ExpandRequest{Session: path})
 	require.NoError(t, err)
@@ -523,7 +519,7 @@ func TestSessionsListing(t *testing.T) {
 		w.write(fmt.Sprintf("s%d", i), msgLine("u1", "", ts, user("hello")))
 	}
 	e := w.engine()
-	r, err := e.Sessions(ctx, engine.SessionsRequest{Scope: "project", Limit: i64(2)})
+	r, err := e.Sessions(ctx, engine.SessionsRequest{Scope: "project", Limit: 2})
 	require.NoError(t, err)
 	assert.Equal(t, 5, r.Total)
 	assert.True(t, r.Truncated)
@@ -540,7 +536,7 @@ func TestSessionsListing(t *testing.T) {
 		}
 		res, err := e.Call(ctx, *r.Next)
 		require.NoError(t, err)
-		r = res.(*engine.SessionsResult)
+		r = res.Sessions
 	}
 	assert.Equal(t, []string{"s4", "s3", "s2", "s1", "s0"}, all)
 }
@@ -558,7 +554,7 @@ func TestCandidateItemBudget(t *testing.T) {
 		parent = id
 	}
 	w.write("s-many", lines...)
-	p := recall(t, w.engine(), engine.RecallRequest{Query: str("item"), Scope: "project"})
+	p := recall(t, w.engine(), engine.RecallRequest{Query: "item", Scope: "project"})
 	assert.Equal(t, engine.MaxRankedItems, p.Total)
 	assert.Contains(t, p.Coverage.Reasons, coverage.CandidateItemBudget)
 	assert.False(t, p.Coverage.Complete)
@@ -573,7 +569,7 @@ func TestRegexMode(t *testing.T) {
 		msgLine("a1", "u1", ts, assistant("no codes here")),
 	)
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str(`e\d{4}`), QueryMode: "regex", Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: `e\d{4}`, QueryMode: "regex", Scope: "project"})
 	require.Nil(t, p.Error)
 	require.Equal(t, 2, p.Total)
 	assert.NotNil(t, p.Hits[0].Entry, "case-insensitive hot match")
@@ -587,7 +583,7 @@ func TestRegexMode(t *testing.T) {
 		`(a)\1`:                   coverage.InvalidRegex,
 		strings.Repeat("a", 2000): coverage.RegexPatternTooLarge,
 	} {
-		p := recall(t, e, engine.RecallRequest{Query: str(pattern), QueryMode: "regex", Scope: "project"})
+		p := recall(t, e, engine.RecallRequest{Query: pattern, QueryMode: "regex", Scope: "project"})
 		assert.Equal(t, 0, p.Total)
 		assert.False(t, p.Coverage.Complete, "an invalid regex is never an authoritative no-match")
 		require.NotNil(t, p.Coverage.Error, pattern)
@@ -596,7 +592,7 @@ func TestRegexMode(t *testing.T) {
 	}
 
 	w.cfg.RegexMaxHaystackTerms = 1
-	p = recall(t, w.engine(), engine.RecallRequest{Query: str(`e\d{4}`), QueryMode: "regex", Scope: "project"})
+	p = recall(t, w.engine(), engine.RecallRequest{Query: `e\d{4}`, QueryMode: "regex", Scope: "project"})
 	assert.Contains(t, p.Coverage.Reasons, coverage.RegexMaxHaystackTerms)
 	assert.False(t, p.Coverage.Complete)
 }
@@ -612,7 +608,7 @@ func TestRecallWhileAnotherProcessRewrites(t *testing.T) {
 	cold := w.write("s-cold", msgLine("u1", "", ts, user("the narwhal left the cold harbour")))
 	hot := w.write("s-hot", msgLine("u1", "", ts, user("the narwhal swam by the hot spring")))
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("narwhal"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: "narwhal", Scope: "project"})
 	require.Equal(t, 2, p.Total)
 
 	other := w.engine() // another process, sharing the index file
@@ -637,7 +633,7 @@ func TestRecallWhileAnotherProcessRewrites(t *testing.T) {
 		require.NoError(t, err)
 	})()
 
-	p = recall(t, e, engine.RecallRequest{Query: str("narwhal"), Scope: "project"})
+	p = recall(t, e, engine.RecallRequest{Query: "narwhal", Scope: "project"})
 	require.True(t, once)
 	require.Equal(t, 2, p.Total)
 	assert.True(t, p.Coverage.Complete, p.Coverage.Reasons)
@@ -666,7 +662,7 @@ func TestRecallWhileIndexBusy(t *testing.T) {
 	w.cfg.HotSessions = 1
 	w.write("s-a", msgLine("u1", "", ts, user("the okapi crossed the river")))
 	w.write("s-b", msgLine("u1", "", ts, user("an okapi rested in the shade")))
-	want := recall(t, w.engine(), engine.RecallRequest{Query: str("okapi"), Scope: "project"})
+	want := recall(t, w.engine(), engine.RecallRequest{Query: "okapi", Scope: "project"})
 	require.Equal(t, 2, want.Total)
 	require.NoError(t, os.RemoveAll(w.cfg.IndexDir)) // every session must be built again
 
@@ -681,7 +677,7 @@ func TestRecallWhileIndexBusy(t *testing.T) {
 	}()
 	<-inside
 	e := w.engine(func(o *engine.Options) { o.LockTimeout = 50 * time.Millisecond })
-	p := recall(t, e, engine.RecallRequest{Query: str("okapi"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: "okapi", Scope: "project"})
 	close(release)
 	require.NoError(t, <-done)
 	require.Nil(t, p.Error)
@@ -720,12 +716,12 @@ func TestRecallRewriteKeepsCoverageAndBindings(t *testing.T) {
 	w.cfg.MaxEntryChars = 100
 	p := w.write("s-hot", msgLine("u1", "", ts, user("the axolotl waved")))
 	e := w.engine()
-	first := recall(t, e, engine.RecallRequest{Query: str("axolotl"), Scope: "project"})
+	first := recall(t, e, engine.RecallRequest{Query: "axolotl", Scope: "project"})
 	require.Equal(t, 1, first.Total)
 	require.True(t, first.Coverage.Complete)
 
 	restore := rewriteBetween(t, w, p, "the axolotl waved again "+strings.Repeat("and again ", 30))
-	got := recall(t, e, engine.RecallRequest{Query: str("axolotl"), Scope: "project"})
+	got := recall(t, e, engine.RecallRequest{Query: "axolotl", Scope: "project"})
 	restore()
 	require.Equal(t, 1, got.Total)
 	assert.False(t, got.Coverage.Complete)
@@ -738,7 +734,7 @@ func TestRecallRewriteKeepsCoverageAndBindings(t *testing.T) {
 	bound, _ := args["expectedSourceHash"].(string)
 	require.NotEmpty(t, bound)
 	restore = rewriteBetween(t, w, p, "the axolotl slept")
-	stale := recall(t, e, engine.RecallRequest{Query: str("axolotl"), Scope: "session:" + p, ExpectedSourceHash: bound})
+	stale := recall(t, e, engine.RecallRequest{Query: "axolotl", Scope: "session:" + p, ExpectedSourceHash: bound})
 	restore()
 	require.NotNil(t, stale.Error, "answered from the rewritten session: %+v", stale.Hits)
 	assert.Equal(t, coverage.StalePointer, stale.Error.Code)

@@ -31,7 +31,7 @@ func TestResultErr(t *testing.T) {
 	w := newWorld(t)
 	w.write("s1", msgLine("a", "", "2026-09-01T10:00:01.000Z", user("hello world")))
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("hello("), QueryMode: engine.ModeRegex, Scope: engine.ScopeProject})
+	p := recall(t, e, engine.RecallRequest{Query: "hello(", QueryMode: engine.ModeRegex, Scope: engine.ScopeProject})
 	require.Error(t, p.Err())
 	assert.True(t, errors.Is(p.Err(), engine.ErrInvalidRegex))
 	assert.Contains(t, p.Err().Error(), "missing closing )")
@@ -39,7 +39,7 @@ func TestResultErr(t *testing.T) {
 	require.NotNil(t, p.Coverage.Error, "the reference's field stays")
 	assert.Equal(t, p.Coverage.Error.Message, p.Error.Message)
 
-	p = recall(t, e, engine.RecallRequest{Query: str("hello"), Scope: engine.ScopeProject})
+	p = recall(t, e, engine.RecallRequest{Query: "hello", Scope: engine.ScopeProject})
 	assert.NoError(t, p.Err())
 
 	x, err := e.Expand(ctx, engine.ExpandRequest{Session: "nope"})
@@ -48,9 +48,8 @@ func TestResultErr(t *testing.T) {
 
 	res, err := e.Call(ctx, engine.FabricCall{Ref: "memory.forget"})
 	require.NoError(t, err)
-	f, ok := res.(engine.Failure)
-	require.True(t, ok)
-	assert.True(t, errors.Is(f.Err(), engine.ErrUnknownRef))
+	require.NotNil(t, res.Unknown)
+	assert.True(t, errors.Is(res.Err(), engine.ErrUnknownRef))
 
 	s, err := e.Sessions(ctx, engine.SessionsRequest{Scope: "everything"})
 	require.NoError(t, err)

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/session"
 )
 
 // exampleEngine opens an engine over a throwaway agent directory holding
@@ -20,9 +18,9 @@ func exampleEngine() (*engine.Engine, func()) {
 	os.MkdirAll(bucket, 0o700)
 	src, _ := os.ReadFile("../testdata/sessions/example-v3.jsonl")
 	os.WriteFile(filepath.Join(bucket, "2026-09-01T10-00-00-000Z_0198f2a4.jsonl"), src, 0o600)
-	cfg := index.DefaultConfig()
+	cfg := engine.DefaultConfig()
 	cfg.IndexDir = filepath.Join(root, "index")
-	env := session.Env{Home: root, Cwd: root, TmpDir: root, LookupEnv: session.EnvMap(nil)}
+	env := engine.Env{Home: root, Cwd: root, TmpDir: root} // no variables
 	e, err := engine.Open(engine.Options{AgentDir: agent, Memory: &cfg, Env: &env})
 	if err != nil {
 		panic(err)
@@ -35,7 +33,7 @@ func ExampleEngine_Recall() {
 	e, done := exampleEngine()
 	defer done()
 	ctx := context.Background()
-	page, _ := e.Recall(ctx, engine.RecallRequest{Query: ptr("done channel"), Scope: "global", PageSize: ptrF(2)})
+	page, _ := e.Recall(ctx, engine.RecallRequest{Query: "done channel", Scope: "global", PageSize: 2})
 	fmt.Println("total:", page.Total, "complete:", page.Coverage.Complete)
 	for _, h := range page.Hits {
 		fmt.Printf("%s #%d %s: %s\n", h.Kind(), h.Entry.Index, *h.Entry.Role, h.Entry.Snippet)
@@ -52,9 +50,9 @@ func ExampleEngine_Call_follow() {
 	e, done := exampleEngine()
 	defer done()
 	ctx := context.Background()
-	page, _ := e.Recall(ctx, engine.RecallRequest{Query: ptr("flaky"), Scope: "global"})
+	page, _ := e.Recall(ctx, engine.RecallRequest{Query: "flaky", Scope: "global"})
 	res, _ := e.Call(ctx, page.Hits[0].Follow())
-	x := res.(*engine.ExpandResult)
+	x := res.Expand // the follow of an entry hit is memory.expand
 	fmt.Println(x.Entries[0].Text)
 	fmt.Println(x.Entries[0].TextRange.Complete)
 	// Output:
@@ -67,16 +65,37 @@ func ExampleEngine_Call_next() {
 	e, done := exampleEngine()
 	defer done()
 	ctx := context.Background()
-	page, _ := e.Recall(ctx, engine.RecallRequest{Query: ptr("worker"), Scope: "global", PageSize: ptrF(3)})
+	page, _ := e.Recall(ctx, engine.RecallRequest{Query: "worker", Scope: "global", PageSize: 3})
 	seen := len(page.Hits)
 	for page.Next != nil {
 		res, _ := e.Call(ctx, *page.Next)
-		page = res.(*engine.RecallPage)
+		page = res.Recall
 		seen += len(page.Hits)
 	}
 	fmt.Println(seen == page.Total, page.Total)
 	// Output:
 	// true 4
+}
+
+// Add context to a hit: a follow's arguments are a request like any other,
+// still bound to the source the hit came from.
+func ExampleFabricCall_ExpandArgs() {
+	e, done := exampleEngine()
+	defer done()
+	ctx := context.Background()
+	page, _ := e.Recall(ctx, engine.RecallRequest{Query: "flaky", Scope: "global", PageSize: 1})
+	req, err := page.Hits[0].Follow().ExpandArgs()
+	if err != nil {
+		panic(err)
+	}
+	req.Before, req.After = 1, 1 // entry 14 is the last of its branch
+	x, _ := e.Expand(ctx, req)
+	for _, en := range x.Entries {
+		fmt.Println(en.Index, *en.Anchor, *en.Role)
+	}
+	// Output:
+	// 13 false user
+	// 14 true assistant
 }
 
 // Walk visits every complete normalized entry; the callback decides what
@@ -97,5 +116,3 @@ func ExampleEngine_Walk() {
 	// Output:
 	// 18 false map[omp.bash:true]
 }
-
-func ptr(s string) *string { return &s }

@@ -13,26 +13,6 @@ import (
 	"github.com/memidx/memidx/normalize"
 )
 
-// ExpandRequest is memory.expand's argument object.
-type ExpandRequest struct {
-	Session                    string   `json:"session"`
-	ExpectedSourceHash         string   `json:"expectedSourceHash,omitempty"`
-	ExpectedLineageFingerprint string   `json:"expectedLineageFingerprint,omitempty"`
-	Branches                   string   `json:"branches,omitempty"`
-	Indices                    []int64  `json:"indices,omitempty"`
-	EntryIDs                   []string `json:"entryIds,omitempty"`
-	OperationAddresses         []string `json:"operationAddresses,omitempty"`
-	EntryRange                 *Range   `json:"entryRange,omitempty"`
-	Before                     *int64   `json:"before,omitempty"`
-	After                      *int64   `json:"after,omitempty"`
-	EntryOffset                *int64   `json:"entryOffset,omitempty"`
-	TextOffset                 *int64   `json:"textOffset,omitempty"`
-	MaxChars                   *int64   `json:"maxChars,omitempty"`
-	MaxEntries                 *int64   `json:"maxEntries,omitempty"`
-	// Live may only repeat the host's live session (see RecallRequest).
-	Live *StaticLive `json:"live,omitempty"`
-}
-
 // Expansion bounds.
 const (
 	DefaultMaxChars     = 20000
@@ -86,7 +66,7 @@ type ExpandedEntry struct {
 }
 
 // hasSelector reports whether the request names any entries.
-func (r *ExpandRequest) hasSelector() bool {
+func (r *expandArgs) hasSelector() bool {
 	return len(r.Indices) > 0 || len(r.EntryIDs) > 0 || len(r.OperationAddresses) > 0 || r.EntryRange != nil
 }
 
@@ -160,6 +140,10 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 // context around exactly one anchor, in chunks that reconstruct every text
 // exactly by following next.
 func (e *Engine) Expand(ctx context.Context, req ExpandRequest) (*ExpandResult, error) {
+	return e.expandNoticed(ctx, req.args())
+}
+
+func (e *Engine) expandNoticed(ctx context.Context, req expandArgs) (*ExpandResult, error) {
 	res, err := e.expand(ctx, req)
 	if res != nil {
 		res.Notices = e.noticesOnce()
@@ -168,7 +152,7 @@ func (e *Engine) Expand(ctx context.Context, req ExpandRequest) (*ExpandResult, 
 }
 
 // expand is Expand without the notices (Walk's pages never show them).
-func (e *Engine) expand(ctx context.Context, req ExpandRequest) (*ExpandResult, error) {
+func (e *Engine) expand(ctx context.Context, req expandArgs) (*ExpandResult, error) {
 	p, res, err := e.prepareExpand(ctx, &req)
 	if err != nil || p == nil {
 		return res, err
@@ -196,7 +180,7 @@ type preparedExpand struct {
 // selection. A nil prepared comes with the final result (an error, or the
 // metadata of a request without a selector); otherwise res holds the
 // response's metadata.
-func (e *Engine) prepareExpand(ctx context.Context, req *ExpandRequest) (*preparedExpand, *ExpandResult, error) {
+func (e *Engine) prepareExpand(ctx context.Context, req *expandArgs) (*preparedExpand, *ExpandResult, error) {
 	if req.Session == "" {
 		return nil, expandFailure("", badRequest("memory.expand needs a session (an id or a path)")), nil
 	}
@@ -252,7 +236,7 @@ func intIn(p *int64, def, min, max int, name string) (int, *ErrorObject) {
 
 // expandOptions validates the numbers of a request and refuses what is out
 // of range instead of repairing it.
-func expandOptions(req *ExpandRequest) (expandOpts, *ErrorObject) {
+func expandOptions(req *expandArgs) (expandOpts, *ErrorObject) {
 	var o expandOpts
 	var eo *ErrorObject
 	if o.before, eo = intIn(req.Before, 0, 0, MaxContext, "before"); eo != nil {
@@ -346,7 +330,7 @@ func (s *selection) At(k int) int {
 // selectEntries resolves the selectors to sorted entry positions; nil
 // means no selector (metadata only). anchor is the single anchor when
 // before/after context was asked for, else -1.
-func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) (*selection, int, *ErrorObject) {
+func selectEntries(req *expandArgs, entries []normalize.Entry, o expandOpts) (*selection, int, *ErrorObject) {
 	n := len(entries)
 	if !req.hasSelector() {
 		if o.before > 0 || o.after > 0 {
@@ -414,7 +398,7 @@ func selectEntries(req *ExpandRequest, entries []normalize.Entry, o expandOpts) 
 // chunkEntries fills res with up to maxEntries records from the cursor,
 // spending at most maxChars of text, then keeps the response in the
 // envelope, and sets next when anything remains.
-func chunkEntries(res *ExpandResult, req *ExpandRequest, snap *snapshot, sel selection, anchor int, o expandOpts) {
+func chunkEntries(res *ExpandResult, req *expandArgs, snap *snapshot, sel selection, anchor int, o expandOpts) {
 	budget := o.maxChars
 	eoff, toff := o.entryOffset, o.textOffset
 	type cursor struct{ entry, text int }
@@ -554,8 +538,8 @@ func shrinkLone(res *ExpandResult, entry int, nextAt func(entry, text int) *Fabr
 func i64(v int64) *int64 { return &v }
 
 // canonicalSelection repeats a request's selection, bound to the snapshot.
-func canonicalSelection(req *ExpandRequest, snap *snapshot, anchor int) ExpandRequest {
-	a := ExpandRequest{
+func canonicalSelection(req *expandArgs, snap *snapshot, anchor int) expandArgs {
+	a := expandArgs{
 		Session:                    snap.path,
 		ExpectedSourceHash:         snap.hash,
 		ExpectedLineageFingerprint: snap.fp,

@@ -32,7 +32,7 @@ func TestRecallOverForeignIndexFile(t *testing.T) {
 		cfg := w.cfg
 		cfg.IndexDir = filepath.Join(w.root, "fresh")
 		o.Memory = &cfg
-	}), engine.RecallRequest{Query: str("deploy timeout"), Scope: "project"})
+	}), engine.RecallRequest{Query: "deploy timeout", Scope: "project"})
 	require.NotEmpty(t, want.Hits)
 
 	path := filepath.Join(w.cfg.IndexDir, "index.db")
@@ -53,7 +53,7 @@ func TestRecallOverForeignIndexFile(t *testing.T) {
 
 	e := w.engine()
 	for i := 0; i < 2; i++ {
-		got := recall(t, e, engine.RecallRequest{Query: str("deploy timeout"), Scope: "project"})
+		got := recall(t, e, engine.RecallRequest{Query: "deploy timeout", Scope: "project"})
 		assert.Equal(t, texts(want), texts(got))
 		assert.Equal(t, want.Total, got.Total)
 		assert.Contains(t, got.Coverage.Reasons, index.IndexForeignFile)

@@ -44,23 +44,21 @@ func lexiconWorld(t *testing.T) (*engine.Engine, *corpus.Manifest) {
 // structural filters with and without terms, time bounds, pages.
 func TestLexiconAnswersEqualDigestProbing(t *testing.T) {
 	e, m := lexiconWorld(t)
-	s := func(v string) *string { return &v }
-	f := func(v float64) *float64 { return &v }
 	reqs := []engine.RecallRequest{
-		{Query: s("the"), Scope: "global"},
-		{Query: s("the error"), Scope: "global", QueryMatch: "all"},
-		{Query: s("error timeout deploy"), Scope: "global", PageSize: f(50)},
-		{Query: s("nosuchtermanywhere"), Scope: "global"},
-		{Query: s("failed to"), Scope: "global", QueryMode: "phrase"},
-		{Scope: "global", Role: s("user")},
-		{Scope: "global", Tool: s("bash"), Outcome: s("failed")},
-		{Query: s("error"), Scope: "global", Tool: s("bash")},
-		{Query: s("the"), Scope: "global", Since: f(0), Until: f(2e12)},
-		{Scope: "global", PageSize: f(50), Offset: f(10)},
+		{Query: "the", Scope: "global"},
+		{Query: "the error", Scope: "global", QueryMatch: "all"},
+		{Query: "error timeout deploy", Scope: "global", PageSize: 50},
+		{Query: "nosuchtermanywhere", Scope: "global"},
+		{Query: "failed to", Scope: "global", QueryMode: "phrase"},
+		{Scope: "global", Role: "user"},
+		{Scope: "global", Tool: "bash", Outcome: "failed"},
+		{Query: "error", Scope: "global", Tool: "bash"},
+		{Query: "the", Scope: "global", Since: time.UnixMilli(0), Until: time.UnixMilli(2e12)},
+		{Scope: "global", PageSize: 50, Offset: 10},
 	}
 	for i, fact := range m.Facts {
 		if i%5 == 0 {
-			reqs = append(reqs, engine.RecallRequest{Query: s(fact.Term), Scope: "global"})
+			reqs = append(reqs, engine.RecallRequest{Query: fact.Term, Scope: "global"})
 		}
 	}
 	for _, req := range reqs {
@@ -104,10 +102,9 @@ func mustJSON(v any) string {
 func TestLexiconFollowsChanges(t *testing.T) {
 	e, m := lexiconWorld(t)
 	dir := filepath.Dir(e.Dirs().SessionsRoot)
-	s := func(v string) *string { return &v }
 	compare := func(q string) *engine.RecallPage {
 		t.Helper()
-		return sameWithoutLexicon(t, e, engine.RecallRequest{Query: s(q), Scope: "global"})
+		return sameWithoutLexicon(t, e, engine.RecallRequest{Query: q, Scope: "global"})
 	}
 	oldest := slices.Clone(m.Sessions)
 	slices.SortFunc(oldest, func(a, b corpus.SessionInfo) int { return a.Mtime.Compare(b.Mtime) })
@@ -161,7 +158,7 @@ func appendTurn(t *testing.T, path, word string) {
 // records it indexed, and the next recall rebuilds them and uses it again.
 func TestLexiconDamageIsRepaired(t *testing.T) {
 	e, m := lexiconWorld(t)
-	req := engine.RecallRequest{Query: &m.Facts[len(m.Facts)-1].Term, Scope: "global"}
+	req := engine.RecallRequest{Query: m.Facts[len(m.Facts)-1].Term, Scope: "global"}
 	want, err := e.Recall(ctx, req)
 	require.NoError(t, err)
 	require.NotZero(t, want.Total)
@@ -252,7 +249,7 @@ func TestLexiconOfAnotherIndexFileIsNotTrusted(t *testing.T) {
 			continue
 		}
 		n++
-		p, err := e.Recall(ctx, engine.RecallRequest{Query: &f.Term, Scope: "global"})
+		p, err := e.Recall(ctx, engine.RecallRequest{Query: f.Term, Scope: "global"})
 		require.NoError(t, err)
 		assert.Positive(t, p.Total, "%s: the planted fact is found", f.Term)
 	}
@@ -269,7 +266,7 @@ func TestLexiconForgetsWhatTheIndexDrops(t *testing.T) {
 	path := filepath.Join(dir, oldest[0].Path)
 	appendTurn(t, path, "zqbothmodes")
 	for _, mode := range []string{"active", "all"} {
-		p, err := e.Recall(ctx, engine.RecallRequest{Query: str("zqbothmodes"), Scope: "global", Branches: mode})
+		p, err := e.Recall(ctx, engine.RecallRequest{Query: "zqbothmodes", Scope: "global", Branches: mode})
 		require.NoError(t, err)
 		require.Equal(t, 1, p.Total, mode)
 	}
@@ -318,7 +315,7 @@ func TestLexiconPlainValueSegment(t *testing.T) {
 	oldest := slices.Clone(m.Sessions)
 	slices.SortFunc(oldest, func(a, b corpus.SessionInfo) int { return a.Mtime.Compare(b.Mtime) })
 	require.NoError(t, os.Remove(filepath.Join(filepath.Dir(e.Dirs().SessionsRoot), oldest[0].Path)))
-	req := engine.RecallRequest{Query: &term, Scope: "global"}
+	req := engine.RecallRequest{Query: term, Scope: "global"}
 	for i := range 3 {
 		p, err := e.Recall(ctx, req)
 		require.NoError(t, err)
@@ -344,7 +341,7 @@ func TestLexiconHiddenSegmentIsDamage(t *testing.T) {
 	}
 	want := map[string]int{}
 	for _, term := range terms {
-		p, err := e.Recall(ctx, engine.RecallRequest{Query: &term, Scope: "global"})
+		p, err := e.Recall(ctx, engine.RecallRequest{Query: term, Scope: "global"})
 		require.NoError(t, err)
 		want[term] = p.Total
 	}
@@ -370,7 +367,7 @@ func TestLexiconHiddenSegmentIsDamage(t *testing.T) {
 	}))
 	require.NoError(t, db.Close())
 	for i, term := range terms {
-		p, err := e.Recall(ctx, engine.RecallRequest{Query: &term, Scope: "global"})
+		p, err := e.Recall(ctx, engine.RecallRequest{Query: term, Scope: "global"})
 		require.NoError(t, err)
 		assert.Equal(t, want[term], p.Total, term)
 		if i == 0 {

@@ -134,7 +134,7 @@ func BenchmarkExpandOneLong(b *testing.B) {
 		e := openLong(b, w)
 		b.StartTimer()
 		p := peakHeap(func() {
-			x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int64{123_455}})
+			x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{123_455}})
 			if err != nil || x.Error != nil || len(x.Entries) != 1 || x.Entries[0].Text != "entry 123455 says hi" {
 				b.Fatal(err, x)
 			}
@@ -222,7 +222,7 @@ func TestWalkLongSession(t *testing.T) {
 
 	// A range and an index: the selection only.
 	var got []int
-	res, err = e.Walk(ctx, engine.ExpandRequest{Session: path, Indices: []int64{5, 2000}, EntryRange: &engine.Range{First: 10, Last: 12}},
+	res, err = e.Walk(ctx, engine.ExpandRequest{Session: path, Indices: []int{5, 2000}, EntryRange: &engine.Range{First: 10, Last: 12}},
 		func(en engine.ExpandedEntry) (bool, error) { got = append(got, en.Index); return true, nil })
 	require.NoError(t, err)
 	require.Nil(t, res.Error)

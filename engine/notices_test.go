@@ -21,12 +21,12 @@ func TestNoticeForReadableIndexDirectory(t *testing.T) {
 	require.NoError(t, os.Chmod(w.cfg.IndexDir, os.ModeSticky|0o777))
 
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("shared"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: "shared", Scope: "project"})
 	require.Len(t, p.Notices, 1)
 	assert.Equal(t, "indexDir", p.Notices[0].Key)
 	assert.Contains(t, p.Notices[0].Message, "can be read by other users")
 	assert.Equal(t, 1, p.Total)
-	again := recall(t, e, engine.RecallRequest{Query: str("shared"), Scope: "project"})
+	again := recall(t, e, engine.RecallRequest{Query: "shared", Scope: "project"})
 	assert.Empty(t, again.Notices, "once per Engine")
 
 	st, err := os.Stat(w.cfg.IndexDir)

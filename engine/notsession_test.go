@@ -22,7 +22,7 @@ func TestHeaderlessFileIsOnlyNamed(t *testing.T) {
 	require.NoError(t, os.WriteFile(stray, []byte(msgLine("x", "", ts, user("zqstraytext"))+"\n"), 0o600))
 	e := w.engine()
 
-	p := recall(t, e, engine.RecallRequest{Query: str("zqstraytext"), Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: "zqstraytext", Scope: "project"})
 	assert.Zero(t, p.Total)
 	assert.Contains(t, p.Coverage.Reasons, coverage.InvalidHeader)
 

@@ -24,7 +24,7 @@ import (
 
 // recallQuery is a validated request.
 type recallQuery struct {
-	req          RecallRequest
+	req          recallArgs
 	mode         lineage.Mode
 	scope        string
 	plan         plan
@@ -44,7 +44,7 @@ var validRoles = map[string]bool{
 
 // prepareRecall validates a request. Every caller mistake is an
 // invalid_request (or index_out_of_bounds) error, never a silent default.
-func (e *Engine) prepareRecall(req RecallRequest) (*recallQuery, *ErrorObject) {
+func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	q := &recallQuery{req: req}
 	mode, err := lineage.ParseMode(req.Branches)
 	if err != nil {
@@ -175,6 +175,10 @@ func badRequest(format string, a ...any) *ErrorObject {
 // or a session's tier data, found damaged while answering is dropped and
 // the call answers again from a rebuilt index (reason index_reset).
 func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, error) {
+	return e.recall(ctx, req.args())
+}
+
+func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error) {
 	page, err := e.recallOnce(ctx, req, fromIndex)
 	if err == nil && page.dropped {
 		// Damaged tier data was dropped; asking again rebuilds it (an
@@ -228,7 +232,7 @@ const (
 	fromMemory                // the sources read into memory (the index cannot be used)
 )
 
-func (e *Engine) recallOnce(ctx context.Context, req RecallRequest, how attempt) (*RecallPage, error) {
+func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*RecallPage, error) {
 	memoryOnly := how == fromMemory
 	q, eo := e.prepareRecall(req)
 	if eo != nil && eo.Code != coverage.InvalidRegex && eo.Code != coverage.RegexPatternTooLarge {
@@ -504,7 +508,7 @@ func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, f
 
 // checkSingle checks a single-session request's bindings and entry range
 // against the session's record.
-func checkSingle(rec *index.Record, req RecallRequest) *ErrorObject {
+func checkSingle(rec *index.Record, req recallArgs) *ErrorObject {
 	if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
 		return eo
 	}
@@ -632,7 +636,7 @@ func (e *Engine) sameLive(l StaticLive) bool {
 }
 
 // canonicalArgs is the request as next and cold follow calls repeat it.
-func canonicalArgs(q *recallQuery) RecallRequest {
+func canonicalArgs(q *recallQuery) recallArgs {
 	a := q.req
 	a.Offset = nil
 	a.Live = nil
@@ -745,7 +749,7 @@ func (e *Engine) entryHit(q *recallQuery, s *searcher, it *item, terms []string)
 	}
 	h.Snippet, h.Truncated = makeSnippet(st.Text, anchor, q.snippetChars)
 	h.Truncated = h.Truncated || st.Truncated
-	h.Follow = FabricCall{Ref: "memory.expand", Args: marshalArgs(ExpandRequest{
+	h.Follow = FabricCall{Ref: "memory.expand", Args: marshalArgs(expandArgs{
 		Session:                    src.rec.Path,
 		ExpectedSourceHash:         src.rec.SourceHash,
 		ExpectedLineageFingerprint: src.rec.LineageFingerprint,

@@ -13,8 +13,8 @@ import (
 
 // Range is an inclusive range of entry indices.
 type Range struct {
-	First int64 `json:"first"`
-	Last  int64 `json:"last"`
+	First int `json:"first"`
+	Last  int `json:"last"`
 }
 
 // check refuses a range that is not 0 <= first <= last in safe integers.
@@ -27,7 +27,7 @@ func (r *Range) check() *ErrorObject {
 
 // within refuses a range that reaches past a session of n entries.
 func (r *Range) within(n int) *ErrorObject {
-	if r.Last >= int64(n) {
+	if r.Last >= n {
 		return &ErrorObject{Code: coverage.IndexOutOfBounds,
 			Message:    fmt.Sprintf("Entry range %d..%d is outside the session's %d entries.", r.First, r.Last, n),
 			EntryCount: &n}
@@ -35,9 +35,11 @@ func (r *Range) within(n int) *ErrorObject {
 	return nil
 }
 
-// RecallRequest is memory.recall's argument object. Optional fields are
-// pointers: absent and zero differ.
-type RecallRequest struct {
+// recallArgs is memory.recall's argument object as the wire spells it:
+// optional fields are pointers, so that absent and given differ (a given
+// empty tool filter matches nothing; pageSize is a JavaScript number). The
+// engine works on it; RecallRequest is its Go face.
+type recallArgs struct {
 	Query      *string `json:"query,omitempty"`
 	QueryMode  string  `json:"queryMode,omitempty"`
 	QueryMatch string  `json:"queryMatch,omitempty"`
@@ -62,6 +64,38 @@ type RecallRequest struct {
 	EntryRange                 *Range   `json:"entryRange,omitempty"`
 	// Live may only repeat the host's live session (Options.Live); any
 	// other value is refused with invalid_request. A request never sets it.
+	Live *StaticLive `json:"live,omitempty"`
+}
+
+// expandArgs is memory.expand's argument object as the wire spells it
+// (see recallArgs); ExpandRequest is its Go face.
+type expandArgs struct {
+	Session                    string   `json:"session"`
+	ExpectedSourceHash         string   `json:"expectedSourceHash,omitempty"`
+	ExpectedLineageFingerprint string   `json:"expectedLineageFingerprint,omitempty"`
+	Branches                   string   `json:"branches,omitempty"`
+	Indices                    []int64  `json:"indices,omitempty"`
+	EntryIDs                   []string `json:"entryIds,omitempty"`
+	OperationAddresses         []string `json:"operationAddresses,omitempty"`
+	EntryRange                 *Range   `json:"entryRange,omitempty"`
+	Before                     *int64   `json:"before,omitempty"`
+	After                      *int64   `json:"after,omitempty"`
+	EntryOffset                *int64   `json:"entryOffset,omitempty"`
+	TextOffset                 *int64   `json:"textOffset,omitempty"`
+	MaxChars                   *int64   `json:"maxChars,omitempty"`
+	MaxEntries                 *int64   `json:"maxEntries,omitempty"`
+	// Live may only repeat the host's live session (see recallArgs).
+	Live *StaticLive `json:"live,omitempty"`
+}
+
+// sessionsArgs is memory.sessions' argument object as the wire spells it
+// (see recallArgs); SessionsRequest is its Go face.
+type sessionsArgs struct {
+	Scope    string `json:"scope,omitempty"`
+	Branches string `json:"branches,omitempty"`
+	Limit    *int64 `json:"limit,omitempty"`
+	Offset   *int64 `json:"offset,omitempty"`
+	// Live may only repeat the host's live session (see recallArgs).
 	Live *StaticLive `json:"live,omitempty"`
 }
 

@@ -10,16 +10,6 @@ import (
 	"github.com/memidx/memidx/lineage"
 )
 
-// SessionsRequest is memory.sessions' argument object.
-type SessionsRequest struct {
-	Scope    string `json:"scope,omitempty"`
-	Branches string `json:"branches,omitempty"`
-	Limit    *int64 `json:"limit,omitempty"`
-	Offset   *int64 `json:"offset,omitempty"`
-	// Live may only repeat the host's live session (see RecallRequest).
-	Live *StaticLive `json:"live,omitempty"`
-}
-
 // SessionRow describes one session.
 type SessionRow struct {
 	ID                 string   `json:"id"`
@@ -57,6 +47,10 @@ type SessionsResult struct {
 // mode, tier, counts and coverage. A session a budget kept from being
 // indexed has a null entryCount and a reason, never a fake 0.
 func (e *Engine) Sessions(ctx context.Context, req SessionsRequest) (*SessionsResult, error) {
+	return e.sessions(ctx, req.args())
+}
+
+func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResult, error) {
 	fail := func(eo *ErrorObject) *SessionsResult {
 		return &SessionsResult{Scope: req.Scope, Branches: req.Branches, Sessions: []SessionRow{},
 			Coverage: failureCoverage(eo.Code), Error: eo}

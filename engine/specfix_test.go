@@ -35,7 +35,7 @@ func TestExpandFinalResponseWithinEnvelope(t *testing.T) {
 		msgLine("a1", "u1", ts, assistantWithRead(prose, "c1", string(args))),
 	)
 	e := w.engine()
-	req := engine.ExpandRequest{Session: path, Indices: []int64{1}, MaxChars: i64(24000)}
+	req := engine.ExpandRequest{Session: path, Indices: []int{1}, MaxChars: 24000}
 	got := ""
 	total := -1
 	for pages := 0; ; pages++ {
@@ -140,17 +140,17 @@ func TestWireArraysAreNeverNull(t *testing.T) {
 		}
 	}
 	for _, q := range []engine.RecallRequest{
-		{Query: str("narwhal deploy"), Scope: "project"},
-		{Query: str("nothing-matches-this"), Scope: "project"},
-		{Scope: "project", Tool: str("bash")},
-		{Query: str("(x"), QueryMode: "regex", Scope: "project"},
+		{Query: "narwhal deploy", Scope: "project"},
+		{Query: "nothing-matches-this", Scope: "project"},
+		{Scope: "project", Tool: "bash"},
+		{Query: "(x", QueryMode: "regex", Scope: "project"},
 		{Scope: "session:nope"},
 	} {
 		p, err := e.Recall(ctx, q)
 		add("recall", p, err)
 	}
 	for _, x := range []engine.ExpandRequest{
-		{Session: hot, Indices: []int64{1}},
+		{Session: hot, Indices: []int{1}},
 		{Session: hot},
 		{Session: empty},
 		{Session: hot, EntryIDs: []string{"nope"}},
@@ -191,14 +191,14 @@ func TestRegexEndAnchorNeverMatchesAtTheCut(t *testing.T) {
 	)
 	e := w.engine()
 	for _, pattern := range []string{`(a+)+$`, `a\z`, `(?m)a$`} {
-		p := recall(t, e, engine.RecallRequest{Query: str(pattern), QueryMode: "regex", Scope: "project"})
+		p := recall(t, e, engine.RecallRequest{Query: pattern, QueryMode: "regex", Scope: "project"})
 		require.Nil(t, p.Error, pattern)
 		require.Equal(t, 1, p.Total, "%s: only the entry whose whole text ends in a: %v", pattern, texts(p))
 		require.Contains(t, p.Hits[0].Entry.Snippet, "short text")
 		require.Contains(t, p.Coverage.Reasons, "max_entry_chars", "the cut stays non-authoritative")
 	}
 	// A match inside the kept head still counts.
-	p := recall(t, e, engine.RecallRequest{Query: str(`a{10}`), QueryMode: "regex", Scope: "project"})
+	p := recall(t, e, engine.RecallRequest{Query: `a{10}`, QueryMode: "regex", Scope: "project"})
 	require.Equal(t, 1, p.Total)
 }
 
@@ -218,7 +218,7 @@ func TestTierDoesNotDependOnCallOrder(t *testing.T) {
 	first, err := e.InspectSession(ctx, older, "active")
 	require.NoError(t, err)
 	require.NotNil(t, first.Record)
-	recall(t, e, engine.RecallRequest{Query: str("narwhal"), Scope: "project"})
+	recall(t, e, engine.RecallRequest{Query: "narwhal", Scope: "project"})
 	after, err := e.InspectSession(ctx, older, "active")
 	require.NoError(t, err)
 	require.Equal(t, "cold", after.Record.Tier)

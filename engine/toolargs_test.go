@@ -59,37 +59,37 @@ func TestToolArgsPastTheDisplayCutAreSearchable(t *testing.T) {
 	e := w.engine()
 
 	for _, req := range []engine.RecallRequest{
-		{Query: str("zebraquokka")},
-		{Query: str("purple zebraquokka"), QueryMode: "phrase"},
-		{Query: str(`zebra\w+`), QueryMode: "regex"},
+		{Query: "zebraquokka"},
+		{Query: "purple zebraquokka", QueryMode: "phrase"},
+		{Query: `zebra\w+`, QueryMode: "regex"},
 	} {
 		req.Scope = "project"
 		p := recall(t, e, req)
 		require.Nil(t, p.Error)
-		require.Len(t, p.Hits, 2, "%s: %v", *req.Query, texts(p))
+		require.Len(t, p.Hits, 2, "%s: %v", req.Query, texts(p))
 		hot, cold := hitsOf(p)
-		require.NotNil(t, hot, *req.Query)
+		require.NotNil(t, hot, req.Query)
 		assert.Equal(t, "bash", *hot.Tool)
 		assert.Contains(t, hot.Snippet, "Tool: bash(")
 		assert.NotContains(t, hot.Snippet, "zebraquokka", "the snippet is the display form")
-		require.NotNil(t, cold, *req.Query)
+		require.NotNil(t, cold, req.Query)
 		assert.Equal(t, "s-cold", cold.SessionID)
 		if req.QueryMode == "phrase" {
 			assert.Contains(t, p.Coverage.Reasons, coverage.ColdPhraseRequiresHydration)
 		} else {
-			assert.True(t, p.Coverage.Complete, "%s: %v", *req.Query, p.Coverage.Reasons)
+			assert.True(t, p.Coverage.Complete, "%s: %v", req.Query, p.Coverage.Reasons)
 		}
 
 		// Following the cold candidate finds the entry itself.
 		r, err := e.Call(ctx, cold.Follow)
 		require.NoError(t, err)
-		rp := r.(*engine.RecallPage)
+		rp := r.Recall
 		require.Nil(t, rp.Error)
-		require.Len(t, rp.Hits, 1, *req.Query)
+		require.Len(t, rp.Hits, 1, req.Query)
 		assert.Equal(t, "bash", *rp.Hits[0].Entry.Tool)
 	}
 	// Adjacency is still checked across the whole arguments.
-	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: str("zebraquokka purple"), QueryMode: "phrase", Scope: "session:s-hot"}).Total)
+	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: "zebraquokka purple", QueryMode: "phrase", Scope: "session:s-hot"}).Total)
 }
 
 // hitsOf returns the entry hit and the session hit of a page.
@@ -109,13 +109,13 @@ func hitsOf(p *engine.RecallPage) (entry *engine.EntryHit, session *engine.Sessi
 func TestToolArgsExpandWhole(t *testing.T) {
 	w, args := toolArgsWorld(t, 1000)
 	e := w.engine()
-	p := recall(t, e, engine.RecallRequest{Query: str("zebraquokka"), Scope: "session:s-hot"})
+	p := recall(t, e, engine.RecallRequest{Query: "zebraquokka", Scope: "session:s-hot"})
 	require.Len(t, p.Hits, 1)
 	follow := p.Hits[0].Entry.Follow
 
 	r, err := e.Call(ctx, follow)
 	require.NoError(t, err)
-	x := r.(*engine.ExpandResult)
+	x := r.Expand
 	require.Nil(t, x.Error)
 	require.Len(t, x.Entries, 1)
 	whole := "Tool: bash(" + args + ")"
@@ -125,7 +125,7 @@ func TestToolArgsExpandWhole(t *testing.T) {
 
 	var req engine.ExpandRequest
 	require.NoError(t, json.Unmarshal(follow.Args, &req))
-	req.MaxChars = i64(300)
+	req.MaxChars = 300
 	var got strings.Builder
 	for i := 0; ; i++ {
 		require.Less(t, i, 20)
@@ -149,7 +149,7 @@ func TestToolArgsExpandWhole(t *testing.T) {
 func TestToolArgsPastTheEntryBudgetAreNotAuthoritative(t *testing.T) {
 	w, args := toolArgsWorld(t, 2500)
 	require.Greater(t, strings.Index(args, "zebraquokka"), index2000(w))
-	p := recall(t, w.engine(), engine.RecallRequest{Query: str("zebraquokka"), Scope: "session:s-hot"})
+	p := recall(t, w.engine(), engine.RecallRequest{Query: "zebraquokka", Scope: "session:s-hot"})
 	assert.Equal(t, 0, p.Total)
 	assert.False(t, p.Coverage.Complete)
 	assert.Contains(t, p.Coverage.Reasons, coverage.MaxEntryChars)

@@ -14,8 +14,9 @@ import (
 type WalkResult struct {
 	Visited int  `json:"visited"`
 	Stopped bool `json:"stopped"`
-	// Complete is false when a budget ended the walk before the selection
-	// was visited; Reasons then names it (WalkDeadline).
+	// Complete is false when the selection was not all visited: a budget
+	// ended the walk (Reasons names it: WalkDeadline) or it failed
+	// (Reasons holds Error's code).
 	Complete bool         `json:"complete"`
 	Reasons  []string     `json:"reasons"`
 	Error    *ErrorObject `json:"error,omitempty"`
@@ -39,9 +40,11 @@ const walkCheckEvery = 1024
 // session when sel selects nothing, otherwise the selection (with its
 // before/after context). The visitor always sees a whole entry: its full
 // text, with the metadata expansion returns. visit returning false stops
-// the walk; its error ends the walk and is returned as is. A provider
-// failure (stale_pointer, address_not_found, …) comes back in
-// WalkResult.Error. The whole walk is bound to the source hash and lineage
+// the walk; its error ends the walk and is returned as is. Domain failures
+// are results, as everywhere in engine: a request the walk cannot take
+// (invalid_request, index_out_of_bounds) or a provider failure
+// (stale_pointer, address_not_found, …) comes back in WalkResult.Error,
+// with Complete false and the code as its reason. The whole walk is bound to the source hash and lineage
 // of its first read, so a session that changes mid-walk answers
 // stale_pointer instead of mixing two versions.
 //
@@ -51,14 +54,19 @@ const walkCheckEvery = 1024
 // ctx.Err(). A deadline (the context's, or Options.WalkTimeout) ends the
 // walk as a result, not an error: Complete false and the reason
 // WalkDeadline.
-func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(ExpandedEntry) (bool, error)) (*WalkResult, error) {
-	if sel.TextOffset != nil && *sel.TextOffset != 0 {
-		return nil, &ErrorObject{Code: coverage.InvalidRequest, Message: "walk starts from an original selection: textOffset must be 0"}
-	}
+func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(ExpandedEntry) (bool, error)) (*WalkResult, error) {
+	sel := req.args()
 	res := &WalkResult{Complete: true, Reasons: []string{}}
+	fail := func(eo *ErrorObject) (*WalkResult, error) {
+		res.Error, res.Complete, res.Reasons = eo, false, []string{eo.Code}
+		return res, nil
+	}
+	if sel.TextOffset != nil && *sel.TextOffset != 0 {
+		return fail(badRequest("walk starts from an original selection: textOffset must be 0"))
+	}
 	none := !sel.hasSelector()
 	if none && (sel.EntryOffset != nil || sel.Before != nil || sel.After != nil) {
-		return nil, &ErrorObject{Code: coverage.InvalidRequest, Message: "entryOffset, before and after need a selection"}
+		return fail(badRequest("entryOffset, before and after need a selection"))
 	}
 	timeout := e.opt.WalkTimeout
 	if timeout == 0 {
@@ -85,10 +93,12 @@ func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(Expande
 		return nil, err
 	}
 	if p == nil {
-		res.Error = page.Error
-		if res.Error == nil && none && page.EntryCount != nil && *page.EntryCount > 0 {
+		if page.Error != nil {
+			return fail(page.Error)
+		}
+		if none && page.EntryCount != nil && *page.EntryCount > 0 {
 			// No selector: the whole session.
-			sel.EntryRange = &Range{First: 0, Last: int64(*page.EntryCount - 1)}
+			sel.EntryRange = &Range{First: 0, Last: *page.EntryCount - 1}
 			sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint = page.SourceHash, page.LineageFingerprint
 			sel.Session, sel.Branches = page.Session, page.Branches
 			p, page, err = e.prepareExpand(ctx, &sel)
@@ -96,7 +106,9 @@ func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(Expande
 				return nil, err
 			}
 			if p == nil {
-				res.Error = page.Error
+				if page.Error != nil {
+					return fail(page.Error)
+				}
 				return res, nil
 			}
 		} else {
@@ -105,9 +117,8 @@ func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(Expande
 	}
 	if p.opts.entryOffset > p.sel.Len() {
 		n := len(p.snap.entries)
-		res.Error = &ErrorObject{Code: coverage.IndexOutOfBounds, EntryCount: &n,
-			Message: "entryOffset is past the selected entries."}
-		return res, nil
+		return fail(&ErrorObject{Code: coverage.IndexOutOfBounds, EntryCount: &n,
+			Message: "entryOffset is past the selected entries."})
 	}
 	snap := p.snap
 	rec := &index.Record{Path: snap.path}
@@ -123,13 +134,11 @@ func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(Expande
 				return res, err
 			}
 			if eo != nil {
-				res.Error = eo
-				return res, nil
+				return fail(eo)
 			}
 			rec.SourceHash, rec.LineageFingerprint = now.hash, now.fp
 			if eo := checkExpectations(rec, snap.hash, snap.fp); eo != nil {
-				res.Error = eo
-				return res, nil
+				return fail(eo)
 			}
 		}
 		en := &snap.entries[p.sel.At(k)]

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,6 +85,52 @@ func bound(name string, v, lo, hi int, notices *[]index.Notice) int {
 		*notices = append(*notices, index.Notice{Key: name, Message: fmt.Sprintf("--%s %d is outside %d..%d; using %d", name, v, lo, hi, c)})
 	}
 	return c
+}
+
+// wireNumber is a number argument of a JSON request as written (the first
+// of its spellings given), or nil when it is absent or null.
+func wireNumber(raw []byte, names ...string) *float64 {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	for _, n := range names {
+		var f *float64
+		if v, ok := obj[n]; ok && json.Unmarshal(v, &f) == nil && f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// setArg gives one argument of a request as the wire spells it: given, even
+// with the value its Go field reads as the default (--limit 0 is refused as
+// {"limit":0} is, -C 0 is repeated in next as "before":0).
+func setArg[T any](req *T, name string, v any) error {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	if obj[name], err = json.Marshal(v); err != nil {
+		return err
+	}
+	if b, err = json.Marshal(obj); err != nil {
+		return err
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		var eo *engine.ErrorObject
+		if errors.As(err, &eo) {
+			return requestError(eo)
+		}
+		return err
+	}
+	*req = out
+	return nil
 }
 
 // wireBound reports what the engine makes of a request's number argument
@@ -168,24 +215,26 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 		if req, eo = engine.DecodeRecall(raw); eo != nil {
 			return requestError(eo)
 		}
-		wireBound("pageSize", req.PageSize, engine.DefaultPageSize, 1, engine.MaxPageSize, &notices)
-		wireBound("snippetChars", req.SnippetChars, engine.DefaultSnippetChars, engine.MinSnippetChars, engine.MaxSnippetChars, &notices)
+		wireBound("pageSize", wireNumber(raw, "pageSize", "page_size"), engine.DefaultPageSize, 1, engine.MaxPageSize, &notices)
+		wireBound("snippetChars", wireNumber(raw, "snippetChars", "snippet_chars"), engine.DefaultSnippetChars, engine.MinSnippetChars, engine.MaxSnippetChars, &notices)
 	} else if len(pos) > 0 {
 		// Words, as rg and grep take them.
 		if set["q"] || set["query"] {
 			return usageError("give the query once: as words or with -q")
 		}
-		words := strings.Join(pos, " ")
-		req.Query = &words
+		if err := setArg(&req, "query", strings.Join(pos, " ")); err != nil {
+			return err
+		}
 	}
-	str := func(dst **string, v string) {
+	str := func(dst *string, v string) {
 		if v != "" {
-			s := v
-			*dst = &s
+			*dst = v
 		}
 	}
 	if set["q"] || set["query"] {
-		req.Query = query
+		if err := setArg(&req, "query", *query); err != nil {
+			return err
+		}
 	}
 	if *mode != "" {
 		req.QueryMode = *mode
@@ -205,10 +254,7 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	str(&req.Provider, *filt["provider"])
 	str(&req.Action, *filt["action"])
 	str(&req.Outcome, *filt["outcome"])
-	for _, t := range []struct {
-		name, v string
-		dst     **float64
-	}{{"since", *since, &req.Since}, {"until", *until, &req.Until}} {
+	for _, t := range []struct{ name, v string }{{"since", *since}, {"until", *until}} {
 		if t.v == "" {
 			continue
 		}
@@ -216,22 +262,22 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 		if err != nil {
 			return usageError("--%s: %v", t.name, err)
 		}
-		*t.dst = &ms
+		// Epoch milliseconds exactly as given: the wire's number.
+		if err := setArg(&req, t.name, ms); err != nil {
+			return err
+		}
 	}
 	if set["page-size"] || set["limit"] {
-		f := float64(bound("page-size", *pageSize, 1, engine.MaxPageSize, &notices))
-		req.PageSize = &f
+		req.PageSize = bound("page-size", *pageSize, 1, engine.MaxPageSize, &notices)
 	}
 	if set["offset"] {
 		if *offset < 0 {
 			return usageError("--offset must be 0 or more, not %d", *offset)
 		}
-		f := float64(*offset)
-		req.Offset = &f
+		req.Offset = *offset
 	}
 	if set["snippet-chars"] {
-		f := float64(bound("snippet-chars", *snippet, engine.MinSnippetChars, engine.MaxSnippetChars, &notices))
-		req.SnippetChars = &f
+		req.SnippetChars = bound("snippet-chars", *snippet, engine.MinSnippetChars, engine.MaxSnippetChars, &notices)
 	}
 	defaultScope(g, &req.Scope, &notices)
 	e, err := openEngine(g)
@@ -277,12 +323,12 @@ func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, s
 }
 
 // indexList is a repeatable flag of entry indices, comma-separated too.
-type indexList []int64
+type indexList []int
 
 func (l *indexList) String() string { return fmt.Sprint(*l) }
 func (l *indexList) Set(s string) error {
 	for _, p := range strings.Split(s, ",") {
-		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || n < 0 {
 			return fmt.Errorf("%q is not an entry index (0, 1, 2, …)", p)
 		}
@@ -348,44 +394,43 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 		req.Branches = *branches
 		if *rng != "" {
 			a, b, ok := strings.Cut(*rng, "..")
-			first, err1 := strconv.ParseInt(a, 10, 64)
-			last, err2 := strconv.ParseInt(b, 10, 64)
+			first, err1 := strconv.Atoi(a)
+			last, err2 := strconv.Atoi(b)
 			if !ok || err1 != nil || err2 != nil {
 				return req, nil, usageError("--range takes FIRST..LAST, e.g. 3..7, not %q", *rng)
 			}
 			req.EntryRange = &engine.Range{First: first, Last: last}
 		}
-		ctxFlag := func(flagName string, v int, dst **int64) error {
+		ctxFlag := func(flagName, arg string, v int) error {
 			if v < 0 || v > engine.MaxContext {
 				return usageError("-%s takes 0..%d entries, not %d", flagName, engine.MaxContext, v)
 			}
-			n := int64(v)
-			*dst = &n
-			return nil
+			return setArg(&req, arg, v)
 		}
-		if set["C"] {
-			if err := ctxFlag("C", *ctxN, &req.Before); err != nil {
-				return req, nil, err
+		for _, f := range []struct {
+			flag string
+			v    int
+			args []string
+		}{{"C", *ctxN, []string{"before", "after"}}, {"B", *before, []string{"before"}}, {"A", *after, []string{"after"}}} {
+			if !set[f.flag] {
+				continue
 			}
-			req.After = req.Before
-		}
-		if set["B"] {
-			if err := ctxFlag("B", *before, &req.Before); err != nil {
-				return req, nil, err
-			}
-		}
-		if set["A"] {
-			if err := ctxFlag("A", *after, &req.After); err != nil {
-				return req, nil, err
+			for _, a := range f.args {
+				if err := ctxFlag(f.flag, a, f.v); err != nil {
+					return req, nil, err
+				}
 			}
 		}
+		// Given, even as 0: the engine refuses what is out of range.
 		if set["max-chars"] {
-			n := int64(*maxChars)
-			req.MaxChars = &n
+			if err := setArg(&req, "maxChars", *maxChars); err != nil {
+				return req, nil, err
+			}
 		}
 		if set["max-entries"] {
-			n := int64(*maxEntries)
-			req.MaxEntries = &n
+			if err := setArg(&req, "maxEntries", *maxEntries); err != nil {
+				return req, nil, err
+			}
 		}
 	}
 	lf.apply(g)
@@ -432,13 +477,14 @@ func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader,
 	if *branches != "" {
 		req.Branches = *branches
 	}
+	// Given, even as 0: the engine refuses what is out of range.
 	if set["limit"] || set["page-size"] {
-		l := int64(*limit)
-		req.Limit = &l
+		if err := setArg(&req, "limit", *limit); err != nil {
+			return err
+		}
 	}
 	if set["offset"] {
-		o := int64(*offset)
-		req.Offset = &o
+		req.Offset = *offset
 	}
 	lf.apply(&g)
 	var notices []index.Notice
@@ -512,15 +558,18 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 		return err
 	}
 	var human func(io.Writer)
-	switch r := res.(type) {
-	case *engine.RecallPage:
+	switch {
+	case res.Recall != nil:
+		r := res.Recall
 		if r.Error == nil && r.Err() != nil {
 			r.Error = r.Err().(*engine.ErrorObject)
 		}
 		human = func(w io.Writer) { showNotices(stderr, r.Notices); printRecall(w, r) }
-	case *engine.ExpandResult:
+	case res.Expand != nil:
+		r := res.Expand
 		human = func(w io.Writer) { showNotices(stderr, r.Notices); printExpand(w, r) }
-	case *engine.SessionsResult:
+	case res.Sessions != nil:
+		r := res.Sessions
 		human = func(w io.Writer) { showNotices(stderr, r.Notices); printSessions(w, r) }
 	}
 	return output(g, stdout, res, human)

@@ -58,6 +58,8 @@ func resultError(v any) *engine.ErrorObject {
 		return r.Error
 	case *walkPage:
 		return r.Error
+	case *engine.CallResult:
+		return resultError(r.Value())
 	}
 	return nil
 }
@@ -285,7 +287,7 @@ func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) 
 	if eo != nil {
 		return nil, eo
 	}
-	if sel.TextOffset != nil && *sel.TextOffset != 0 {
+	if sel.TextOffset != 0 {
 		return nil, invalidParams("walk starts from an original selection: textOffset must be 0")
 	}
 	meta, err := s.e.Expand(ctx, engine.ExpandRequest{Session: sel.Session, Branches: sel.Branches, Live: sel.Live,
@@ -301,7 +303,17 @@ func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) 
 	}
 	sel.Session, sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint, sel.Branches = meta.Session, meta.SourceHash, meta.LineageFingerprint, meta.Branches
 	some := len(sel.Indices) > 0 || len(sel.EntryIDs) > 0 || len(sel.OperationAddresses) > 0
-	if !some && sel.EntryRange == nil && sel.EntryOffset == nil && sel.Before == nil && sel.After == nil {
+	// Given, even as 0 (the wire tells them from absent).
+	given := func(names ...string) bool {
+		for _, n := range names {
+			if raw, ok := fields[n]; ok && string(bytes.TrimSpace(raw)) != "null" {
+				return true
+			}
+		}
+		return false
+	}
+	plain := !given("entryOffset", "entry_offset") && !given("before") && !given("after")
+	if !some && sel.EntryRange == nil && plain {
 		n := 0
 		if meta.EntryCount != nil {
 			n = *meta.EntryCount
@@ -309,9 +321,9 @@ func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) 
 		if n == 0 {
 			return page, nil
 		}
-		sel.EntryRange = &engine.Range{First: 0, Last: int64(n - 1)}
+		sel.EntryRange = &engine.Range{First: 0, Last: n - 1}
 	}
-	byRange := !some && sel.EntryRange != nil && sel.EntryOffset == nil && sel.Before == nil && sel.After == nil
+	byRange := !some && sel.EntryRange != nil && plain
 	skipped, chars, more := 0, 0, false
 	res, err := s.e.Walk(ctx, sel, func(en engine.ExpandedEntry) (bool, error) {
 		if skipped < offset {
@@ -343,7 +355,7 @@ func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) 
 	nextOffset := offset + len(page.Entries)
 	if byRange {
 		r := *sel.EntryRange
-		r.First = int64(page.Entries[len(page.Entries)-1].Index) + 1
+		r.First = page.Entries[len(page.Entries)-1].Index + 1
 		next.EntryRange, nextOffset = &r, 0
 	}
 	b, _ := json.Marshal(next)

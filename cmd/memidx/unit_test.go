@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memidx/memidx/engine"
 )
 
 func TestParseTime(t *testing.T) {
@@ -105,5 +107,41 @@ func TestRelativeDirsFromShell(t *testing.T) {
 	r = runCLI(t, []string{"--agent-dir", "agent", "--cwd", ".", "recall", "flaky"}, "", false)
 	if r.code != exitUsage || !strings.Contains(r.stderr, w.proj+"/agent: no such directory") {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// A flag given with the value its Go field reads as the default is given
+// on the wire: refused (--limit 0, --max-chars 0) or repeated (-C 0) as
+// its JSON is.
+func TestSetArgGivesZero(t *testing.T) {
+	x := engine.ExpandRequest{Session: "s", Indices: []int{3}}
+	for _, name := range []string{"before", "after", "maxChars"} {
+		if err := setArg(&x, name, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := json.Marshal(x)
+	if want := `{"session":"s","indices":[3],"before":0,"after":0,"maxChars":0}`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+	var r engine.RecallRequest
+	if err := setArg(&r, "since", 1.5); err != nil {
+		t.Fatal(err)
+	}
+	if err := setArg(&r, "query", ""); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(r)
+	if want := `{"query":"","since":1.5}`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+	if err := setArg(&r, "pageSize", "x"); err == nil {
+		t.Error("a wrong type is refused")
+	}
+	if got := wireNumber([]byte(`{"page_size":7.5}`), "pageSize", "page_size"); got == nil || *got != 7.5 {
+		t.Errorf("wireNumber: %v", got)
+	}
+	if got := wireNumber([]byte(`{"pageSize":null}`), "pageSize"); got != nil {
+		t.Errorf("null is absent: %v", *got)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/internal/corpus"
 	"github.com/memidx/memidx/jsjson"
-	"github.com/memidx/memidx/session"
 )
 
 // Options configure a run.
@@ -306,10 +305,9 @@ func (r *runner) rebuild() error {
 
 // openEngine opens an in-process engine over the corpus and its index.
 func (r *runner) openEngine() (*engine.Engine, error) {
-	cfg := index.DefaultConfig()
+	cfg := engine.DefaultConfig()
 	cfg.IndexDir = r.idx
-	env := session.DefaultEnv()
-	return engine.Open(engine.Options{AgentDir: r.dir, Memory: &cfg, Env: &env})
+	return engine.Open(engine.Options{AgentDir: r.dir, Memory: &cfg})
 }
 
 func (r *runner) open() error {
@@ -398,8 +396,6 @@ func (r *runner) recall(req engine.RecallRequest) (*engine.RecallPage, time.Dura
 	return p, d
 }
 
-func str(s string) *string { return &s }
-
 // rankOf returns the 1-based rank of the fact's entry (or, for a cold
 // session, the session) in page, 0 when absent.
 func rankOf(p *engine.RecallPage, f corpus.Fact) int {
@@ -470,7 +466,7 @@ func (r *runner) queries() error {
 		}
 		switch f.Kind {
 		case "term", "subagent-term", "deep-term":
-			p, d := r.recall(engine.RecallRequest{Query: str(f.Term), Scope: global})
+			p, d := r.recall(engine.RecallRequest{Query: f.Term, Scope: global})
 			if tier == "hot" {
 				hotLat = append(hotLat, d)
 			} else {
@@ -485,12 +481,12 @@ func (r *runner) queries() error {
 			}
 			addQ(f.Kind+" ("+tier+")", rank)
 		case "thinking-term":
-			p, _ := r.recall(engine.RecallRequest{Query: str(f.Term), Scope: global})
+			p, _ := r.recall(engine.RecallRequest{Query: f.Term, Scope: global})
 			r.checkOnce("thinking text is not indexed by default", p.Total == 0, "%s found %d times", f.Term, p.Total)
 		case "abandoned-term":
 			// A branch summary on the active branch may carry the
 			// abandoned branch's typed facts: those hits are right.
-			p, _ := r.recall(engine.RecallRequest{Query: str(f.Term), Scope: global})
+			p, _ := r.recall(engine.RecallRequest{Query: f.Term, Scope: global})
 			leaked := 0
 			for _, h := range p.Hits {
 				if h.Session != nil && h.Session.SessionID == f.SessionID || h.Entry != nil && h.Entry.Type != "fabric_branch_fact" {
@@ -498,10 +494,10 @@ func (r *runner) queries() error {
 				}
 			}
 			r.checkOnce("abandoned-branch terms are not returned by default", leaked == 0, "%s found %d times", f.Term, leaked)
-			pa, _ := r.recall(engine.RecallRequest{Query: str(f.Term), Scope: global, Branches: "all"})
+			pa, _ := r.recall(engine.RecallRequest{Query: f.Term, Scope: global, Branches: "all"})
 			r.checkOnce("abandoned-branch terms are returned with branches all", pa.Total >= 1, "%s found %d times", f.Term, pa.Total)
 		case "operation":
-			p, d := r.recall(engine.RecallRequest{Query: str(f.Term), Ref: str(f.Ref), Outcome: str(f.Outcome), Scope: global})
+			p, d := r.recall(engine.RecallRequest{Query: f.Term, Ref: f.Ref, Outcome: f.Outcome, Scope: global})
 			if tier == "hot" {
 				r.addLatency("hot operation-address recall", d)
 				found := false
@@ -531,10 +527,10 @@ func (r *runner) queries() error {
 	}
 
 	// Negative controls.
-	p, _ := r.recall(engine.RecallRequest{Ref: str("omp.no_such_action"), Scope: global})
+	p, _ := r.recall(engine.RecallRequest{Ref: "omp.no_such_action", Scope: global})
 	r.check("a nonexistent ref returns nothing", p.Total == 0 && p.Error == nil, "total %d", p.Total)
 	desc := catalog.MemoryProvider().Actions[0].Description
-	p, _ = r.recall(engine.RecallRequest{Query: str(desc), QueryMode: "phrase", Scope: global})
+	p, _ = r.recall(engine.RecallRequest{Query: desc, QueryMode: "phrase", Scope: global})
 	r.check("catalog text never matches memory", p.Total == 0, "the memory provider's description matched %d entries", p.Total)
 	// Catalog head selection, separately from source retrieval.
 	var catLat []time.Duration
@@ -548,15 +544,13 @@ func (r *runner) queries() error {
 	}
 	r.rep.Latency["catalog head selection"] = summarize(catLat)
 	// Envelope bound on a broad page.
-	p, _ = r.recall(engine.RecallRequest{Query: str("error test file"), Scope: global, PageSize: ptrF(50), SnippetChars: ptrF(2000)})
+	p, _ = r.recall(engine.RecallRequest{Query: "error test file", Scope: global, PageSize: 50, SnippetChars: 2000})
 	b, _ := json.Marshal(p)
 	r.target("largest response (UTF-16 units)", float64(jsjson.UTF16Len(string(b))), engine.MaxResponseChars, "units", true, true)
 	r.logf("queries: hot p50 %.2f ms p99 %.2f ms; cold p50 %.2f ms p99 %.2f ms",
 		summarize(hotLat).P50, summarize(hotLat).P99, summarize(coldLat).P50, summarize(coldLat).P99)
 	return nil
 }
-
-func ptrF(f float64) *float64 { return &f }
 
 // addLatency adds one timing to a named latency.
 func (r *runner) addLatency(name string, d time.Duration) {

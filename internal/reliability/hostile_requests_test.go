@@ -223,6 +223,59 @@ func TestHostileAbsurdNumbers(t *testing.T) {
 	t.Logf("absurd number requests: %d, answered %v", len(reqs), codes)
 }
 
+// recallWire, expandWire and sessionsWire are the argument objects as the
+// wire spells them (the fields and JSON types of the reference), whose
+// fields wrongValues gives wrong types. engine's request types are their
+// Go face (plain Go types), so they do not say the wire's types.
+type recallWire struct {
+	Query                      *string            `json:"query"`
+	QueryMode                  string             `json:"queryMode"`
+	QueryMatch                 string             `json:"queryMatch"`
+	ExpectedSourceHash         string             `json:"expectedSourceHash"`
+	ExpectedLineageFingerprint string             `json:"expectedLineageFingerprint"`
+	Branches                   string             `json:"branches"`
+	Scope                      string             `json:"scope"`
+	Offset                     *float64           `json:"offset"`
+	PageSize                   *float64           `json:"pageSize"`
+	SnippetChars               *float64           `json:"snippetChars"`
+	Role                       *string            `json:"role"`
+	Tool                       *string            `json:"tool"`
+	Ref                        *string            `json:"ref"`
+	Provider                   *string            `json:"provider"`
+	Action                     *string            `json:"action"`
+	Outcome                    *string            `json:"outcome"`
+	Since                      *float64           `json:"since"`
+	Until                      *float64           `json:"until"`
+	EntryRange                 *engine.Range      `json:"entryRange"`
+	Live                       *engine.StaticLive `json:"live"`
+}
+
+type expandWire struct {
+	Session                    string             `json:"session"`
+	ExpectedSourceHash         string             `json:"expectedSourceHash"`
+	ExpectedLineageFingerprint string             `json:"expectedLineageFingerprint"`
+	Branches                   string             `json:"branches"`
+	Indices                    []int64            `json:"indices"`
+	EntryIDs                   []string           `json:"entryIds"`
+	OperationAddresses         []string           `json:"operationAddresses"`
+	EntryRange                 *engine.Range      `json:"entryRange"`
+	Before                     *int64             `json:"before"`
+	After                      *int64             `json:"after"`
+	EntryOffset                *int64             `json:"entryOffset"`
+	TextOffset                 *int64             `json:"textOffset"`
+	MaxChars                   *int64             `json:"maxChars"`
+	MaxEntries                 *int64             `json:"maxEntries"`
+	Live                       *engine.StaticLive `json:"live"`
+}
+
+type sessionsWire struct {
+	Scope    string             `json:"scope"`
+	Branches string             `json:"branches"`
+	Limit    *int64             `json:"limit"`
+	Offset   *int64             `json:"offset"`
+	Live     *engine.StaticLive `json:"live"`
+}
+
 // fieldNames lists the JSON names of a request type's fields and a wrong
 // value for each.
 func wrongValues(v any) map[string][]string {
@@ -265,9 +318,21 @@ func TestHostileUnknownFieldsAndWrongTypes(t *testing.T) {
 		req      any
 		base     map[string]string
 	}{
-		{"recall", "memory.recall", engine.RecallRequest{}, map[string]string{"query": `"x"`, "scope": `"global"`}},
-		{"expand", "memory.expand", engine.ExpandRequest{}, map[string]string{"session": jsString(rw.path)}},
-		{"sessions", "memory.sessions", engine.SessionsRequest{}, map[string]string{"scope": `"global"`}},
+		{"recall", "memory.recall", recallWire{}, map[string]string{"query": `"x"`, "scope": `"global"`}},
+		{"expand", "memory.expand", expandWire{}, map[string]string{"session": jsString(rw.path)}},
+		{"sessions", "memory.sessions", sessionsWire{}, map[string]string{"scope": `"global"`}},
+	}
+	// The mirrors name the engine's arguments: each is known (a null is
+	// absent; an unknown name is refused).
+	decoders := map[string]func([]byte) *engine.ErrorObject{
+		"recall":   func(b []byte) *engine.ErrorObject { _, eo := engine.DecodeRecall(b); return eo },
+		"expand":   func(b []byte) *engine.ErrorObject { _, eo := engine.DecodeExpand(b); return eo },
+		"sessions": func(b []byte) *engine.ErrorObject { _, eo := engine.DecodeSessions(b); return eo },
+	}
+	for _, k := range kinds {
+		for field := range wrongValues(k.req) {
+			assert.Nil(t, decoders[k.cmd]([]byte(`{"`+field+`":null}`)), "%s: %s", k.cmd, field)
+		}
 	}
 	obj := func(m map[string]string) string {
 		var parts []string
