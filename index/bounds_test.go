@@ -263,3 +263,46 @@ func TestBuildGate(t *testing.T) {
 		t.Fatal("a cancelled waiter's turn was never given away")
 	}
 }
+
+// probeSource on real sparse files: holes are passed over without changing
+// the answer.
+func TestProbeSourceHoles(t *testing.T) {
+	dir := t.TempDir()
+	probe := func(name string, write func(f *os.File)) (int64, bool) {
+		p := filepath.Join(dir, name)
+		fh, err := os.Create(p)
+		require.NoError(t, err)
+		write(fh)
+		require.NoError(t, fh.Close())
+		fh, err = os.Open(p)
+		require.NoError(t, err)
+		defer fh.Close()
+		st, err := fh.Stat()
+		require.NoError(t, err)
+		lines, not, err := probeSource(fh, st.Size(), true)
+		require.NoError(t, err)
+		return lines, not
+	}
+	lines, not := probe("hole-then-header", func(f *os.File) {
+		_, err := f.WriteAt([]byte("\n"+sessionText("h", "x")), 4<<20)
+		require.NoError(t, err)
+	})
+	assert.False(t, not, "a line after the hole can start a value")
+	assert.Equal(t, int64(3), lines)
+	lines, not = probe("header-then-hole", func(f *os.File) {
+		_, err := f.WriteString(sessionText("h", "x"))
+		require.NoError(t, err)
+		require.NoError(t, f.Truncate(4<<20))
+	})
+	assert.False(t, not)
+	assert.Equal(t, int64(2), lines)
+	lines, not = probe("all-hole", func(f *os.File) { require.NoError(t, f.Truncate(4<<20)) })
+	assert.True(t, not)
+	assert.Zero(t, lines)
+	lines, not = probe("blank", func(f *os.File) {
+		_, err := f.WriteString(" \n\n")
+		require.NoError(t, err)
+	})
+	assert.False(t, not, "a blank file is a fresh session")
+	assert.Equal(t, int64(2), lines)
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -244,8 +245,29 @@ func probeSource(f io.Reader, size int64, countLines bool) (lines int64, notSess
 	dead := false     // a line that cannot start a value was seen
 	deciding := true  // every line so far could not start a value
 	lineStart := true // at the start of a line (after white space only)
+	file, _ := f.(*os.File)
+	var pos int64
 	for {
+		// A hole reads as NUL bytes and holds no line break: it is passed
+		// over (a sparse file costs no read of its holes). A hole at the
+		// start of a line makes that line one that cannot start a value.
+		if file != nil {
+			next, ok := nextData(file, pos)
+			if !ok && pos >= size {
+				break // the end
+			}
+			if next > pos || !ok {
+				if deciding && lineStart {
+					dead, lineStart = true, false
+				}
+				pos = next
+			}
+			if !ok {
+				break
+			}
+		}
 		n, rerr := f.Read(chunk)
+		pos += int64(n)
 		b := chunk[:n]
 		lines += int64(bytes.Count(b, []byte{'\n'}))
 		for i := 0; deciding && i < len(b); i++ {
