@@ -451,7 +451,8 @@ func (ix *Index) HydrateSource(t Target, mode lineage.Mode) (*Built, error) {
 }
 
 func (ix *Index) buildSource(t Target, mode lineage.Mode, tier string, full bool) (*Built, error) {
-	src, err := ReadSource(t.Path)
+	src, release, err := readSourceInto(context.Background(), t.Path, nil, newBuildGate(int64(ix.cfg.MaxBuildBytes)))
+	defer release()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
 	}
