@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
 )
 
@@ -57,6 +58,12 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 		return err
 	}
 	rep := sum.RebuildReport
+	if sum.Failed > 0 {
+		// A batch job must see that sessions are missing from the index:
+		// exit 1, with the error every such answer carries.
+		sum.Error = &coverage.Error{Code: "sessions_failed", Message: fmt.Sprintf(
+			"%d of %d sessions are not indexed (see failures; each has its reason)", sum.Failed, rep.Seen)}
+	}
 	if *asJSON || !humanOutput(g, stdout) {
 		if err := writeJSON(stdout, g.pretty, sum); err != nil {
 			return err
@@ -73,9 +80,8 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 			fmt.Fprintf(stdout, "failed: %s (%s)\n", f.Path, f.Reason)
 		}
 	}
-	if sum.Failed > 0 {
-		// A batch job must see that sessions are missing from the index.
-		return &answered{fmt.Errorf("%d of %d sessions failed", sum.Failed, rep.Seen)}
+	if sum.Error != nil {
+		return &answered{sum.Error}
 	}
 	return nil
 }
@@ -97,6 +103,9 @@ type rebuildSummary struct {
 	Failed int `json:"failed"`
 	// Failures names them, at most maxFailures.
 	Failures []rebuildFailure `json:"failures,omitempty"`
+	// Error is set by the CLI when any session failed (code
+	// sessions_failed): the exit status is then 1.
+	Error *coverage.Error `json:"error,omitempty"`
 }
 
 type rebuildFailure struct {
