@@ -306,3 +306,14 @@ func TestProbeSourceHoles(t *testing.T) {
 	assert.False(t, not, "a blank file is a fresh session")
 	assert.Equal(t, int64(2), lines)
 }
+
+func TestConfigMaxBuildBytes(t *testing.T) {
+	assert.Equal(t, 1<<30, DefaultConfig().MaxBuildBytes)
+	p := filepath.Join(t.TempDir(), "fabric.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"memory":{"maxBuildBytes":1000}}`), 0o600))
+	cfg, notes, err := LoadConfig(ConfigFiles{Global: p})
+	require.NoError(t, err)
+	assert.Equal(t, 1<<20, cfg.MaxBuildBytes, "clamped to 1 MiB")
+	require.Len(t, notes, 1)
+	assert.Equal(t, "maxBuildBytes", notes[0].Key)
+}
