@@ -1,11 +1,15 @@
 package index
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"sync"
 	"time"
 
 	"github.com/memidx/memidx/blocksum"
@@ -35,32 +39,182 @@ type Source struct {
 func (s *Source) Parse() *session.File { return session.ParseHashed(s.Path, s.Data, s.Hash) }
 
 // ReadSource reads path, checking its identity before and after so that a
-// read racing a writer is detected rather than indexed.
-func ReadSource(path string) (*Source, error) { return readSourceInto(path, nil) }
+// read racing a writer is detected rather than indexed. A source whose
+// BuildCost exceeds DefaultMaxBuildBytes is refused with
+// ErrOverBuildBudget.
+func ReadSource(path string) (*Source, error) {
+	src, release, err := readSourceInto(context.Background(), path, nil, newBuildGate(DefaultMaxBuildBytes))
+	release()
+	return src, err
+}
 
-// readSourceInto is ReadSource reusing buf's memory when it is large
-// enough. The caller must not reuse buf while anything parsed from the
-// source is still in use.
-func readSourceInto(path string, buf []byte) (*Source, error) {
+// MaxBuildBytes is the reason of a session whose estimated build memory
+// (BuildCost) alone exceeds the configured maxBuildBytes: it is skipped,
+// never allocated, and the other sessions are built.
+const MaxBuildBytes = "max_build_bytes"
+
+// ErrOverBuildBudget is returned for a source whose BuildCost exceeds the
+// build memory bound (maxBuildBytes).
+var ErrOverBuildBudget = errors.New("source over the build memory bound (maxBuildBytes)")
+
+// BuildCost estimates the memory that reading, parsing and building a
+// source of size bytes and lines lines holds at its peak: the bytes
+// themselves and what parsing, normalizing and tokenizing make of them
+// (measured: about 4.2 bytes a byte on ordinary sessions, plus about 2 KiB a
+// record, which dominates a session of tiny records).
+func BuildCost(size, lines int64) int64 {
+	return 5*size + 2048*lines + 64<<10
+}
+
+// buildGate bounds the estimated memory of the sources being read and
+// built at once, across workers. Waiters are served in order, so that a
+// large source is not starved by small ones.
+type buildGate struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	limit   int64
+	used    int64
+	next    uint64 // the next ticket to hand out
+	serving uint64 // the ticket allowed to take its charge
+	// abandoned are tickets whose waiters gave up (a cancelled context).
+	abandoned map[uint64]bool
+}
+
+func newBuildGate(limit int64) *buildGate {
+	if limit <= 0 {
+		limit = DefaultMaxBuildBytes
+	}
+	g := &buildGate{limit: limit}
+	g.cond = sync.NewCond(&g.mu)
+	return g
+}
+
+// acquire takes n bytes of the bound, waiting in turn until they fit. n
+// must be at most the limit.
+func (g *buildGate) acquire(ctx context.Context, n int64) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t := g.next
+	g.next++
+	stop := context.AfterFunc(ctx, func() {
+		g.mu.Lock()
+		g.cond.Broadcast()
+		g.mu.Unlock()
+	})
+	defer stop()
+	for g.serving != t || g.used+n > g.limit {
+		if err := ctx.Err(); err != nil {
+			// Give the turn away: the next waiter must not wait on a
+			// ticket that will never be served.
+			g.skipTicket(t)
+			return err
+		}
+		g.cond.Wait()
+	}
+	g.used += n
+	g.serving++
+	g.advance()
+	g.cond.Broadcast()
+	return nil
+}
+
+// skipTicket and advance manage abandoned tickets: a cancelled waiter's
+// ticket is remembered and passed over when its turn comes.
+func (g *buildGate) skipTicket(t uint64) {
+	if g.abandoned == nil {
+		g.abandoned = map[uint64]bool{}
+	}
+	g.abandoned[t] = true
+	g.advance()
+	g.cond.Broadcast()
+}
+
+func (g *buildGate) advance() {
+	for g.abandoned[g.serving] {
+		delete(g.abandoned, g.serving)
+		g.serving++
+	}
+}
+
+func (g *buildGate) release(n int64) {
+	g.mu.Lock()
+	g.used -= n
+	g.cond.Broadcast()
+	g.mu.Unlock()
+}
+
+// probeChunk is the read size of the streaming passes over a source.
+const probeChunk = 256 << 10
+
+// reuseMax bounds the read buffer a worker keeps between sources: larger
+// ones go back to the collector, so that what a worker holds between
+// charges stays small.
+const reuseMax = 4 << 20
+
+// readSourceInto is ReadSource under gate, reusing buf's memory when it is
+// large enough. Before allocating anything of the file's size it streams
+// the file once (checking that it can hold a session at all, and counting
+// its lines), then waits for the file's BuildCost to fit the gate. release
+// gives the charge back; the caller calls it, even on error, once the
+// source and what was built from it are no longer needed, and must not
+// reuse buf before then.
+func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGate) (_ *Source, release func(), _ error) {
+	release = func() {}
 	f, st, err := session.OpenRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, release, err
 	}
 	defer f.Close()
 	before, err := identityOf(st)
 	if err != nil {
-		return nil, err
+		return nil, release, err
 	}
 	if before.Size > session.MaxFileBytes {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, before.Size, int64(session.MaxFileBytes))
+		return nil, release, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, before.Size, int64(session.MaxFileBytes))
 	}
-	want := int(before.Size) + 512
-	if cap(buf) < want {
-		buf = make([]byte, 0, want+want/4)
-	}
-	data, err := session.AppendAll(f, buf[:0])
+	// The header check comes first: a file that is no session says so,
+	// whatever its size.
+	tooLarge := BuildCost(before.Size, 0) > gate.limit
+	lines, notSession, err := probeSource(f, before.Size, !tooLarge)
 	if err != nil {
-		return nil, err
+		return nil, release, err
+	}
+	if notSession {
+		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path)
+	}
+	if tooLarge {
+		return nil, release, fmt.Errorf("%w: %s is %d bytes, at least %d to build, over %d", ErrOverBuildBudget, path, before.Size, BuildCost(before.Size, 0), gate.limit)
+	}
+	cost := BuildCost(before.Size, lines)
+	if cost > gate.limit {
+		return nil, release, fmt.Errorf("%w: %s is %d bytes in %d lines, about %d to build, over %d", ErrOverBuildBudget, path, before.Size, lines, cost, gate.limit)
+	}
+	if err := gate.acquire(ctx, cost); err != nil {
+		return nil, release, err
+	}
+	var once sync.Once
+	release = func() { once.Do(func() { gate.release(cost) }) }
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, release, err
+	}
+	// One byte more than the file: a file that grew meanwhile is seen to
+	// have changed without reading (or allocating) what it grew by.
+	want := int(before.Size) + 1
+	if cap(buf) < want {
+		buf = make([]byte, 0, want)
+	}
+	data := buf[:0]
+	h := sha256.New()
+	for len(data) < want {
+		n, err := f.Read(data[len(data):min(len(data)+probeChunk, want)])
+		h.Write(data[len(data) : len(data)+n])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, release, err
+		}
 	}
 	after, err := StatIdentity(path)
 	src := &Source{Path: path, Identity: before}
@@ -72,11 +226,77 @@ func readSourceInto(path string, buf []byte) (*Source, error) {
 	// holds no session header (a stray *.jsonl, a swapped-in file) stops
 	// here.
 	if !session.IsSessionData(data) {
-		return nil, fmt.Errorf("%w: %s", ErrNotSession, path)
+		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path)
 	}
-	sum := sha256.Sum256(src.Data)
-	src.Hash = hex.EncodeToString(sum[:])
-	return src, nil
+	src.Hash = hex.EncodeToString(h.Sum(nil))
+	return src, release, nil
+}
+
+// probeSource streams the file from its start with a small buffer and
+// returns its line count, or notSession when no line of it can start a
+// JSON value: every line that is not blank starts (after white space) with
+// a control byte that neither OMP loader takes for white space or a value,
+// a NUL above all. Such a file (a sparse file, a zeroed one) holds no
+// value, is not blank, and OMP refuses it: it is rejected without reading
+// it into memory. The scan for that stops at the first line that could
+// start a value; the line count, when countLines, reads on.
+func probeSource(f io.Reader, size int64, countLines bool) (lines int64, notSession bool, err error) {
+	chunk := make([]byte, min(probeChunk, max(size, 1)))
+	dead := false     // a line that cannot start a value was seen
+	deciding := true  // every line so far could not start a value
+	lineStart := true // at the start of a line (after white space only)
+	file, _ := f.(*os.File)
+	var pos int64
+	for {
+		// A hole reads as NUL bytes and holds no line break: it is passed
+		// over (a sparse file costs no read of its holes). A hole at the
+		// start of a line makes that line one that cannot start a value.
+		if file != nil {
+			next, ok := nextData(file, pos)
+			if !ok && pos >= size {
+				break // the end
+			}
+			if next > pos || !ok {
+				if deciding && lineStart {
+					dead, lineStart = true, false
+				}
+				pos = next
+			}
+			if !ok {
+				break
+			}
+		}
+		n, rerr := f.Read(chunk)
+		pos += int64(n)
+		b := chunk[:n]
+		lines += int64(bytes.Count(b, []byte{'\n'}))
+		for i := 0; deciding && i < len(b); i++ {
+			c := b[i]
+			switch {
+			case c == '\n':
+				lineStart = true
+			case !lineStart:
+				// Skip to the end of a dead line.
+				if j := bytes.IndexByte(b[i:], '\n'); j >= 0 {
+					i += j - 1
+				} else {
+					i = len(b)
+				}
+			case c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f':
+			case c < 0x20:
+				dead, lineStart = true, false
+			default:
+				deciding = false
+			}
+		}
+		if rerr == io.EOF || (!deciding && !countLines) {
+			break
+		}
+		if rerr != nil {
+			return 0, false, rerr
+		}
+	}
+	return lines, deciding && dead, nil
 }
 
 // ErrNotSession is returned for a file that OMP would not open as a
@@ -231,7 +451,8 @@ func (ix *Index) HydrateSource(t Target, mode lineage.Mode) (*Built, error) {
 }
 
 func (ix *Index) buildSource(t Target, mode lineage.Mode, tier string, full bool) (*Built, error) {
-	src, err := ReadSource(t.Path)
+	src, release, err := readSourceInto(context.Background(), t.Path, nil, newBuildGate(int64(ix.cfg.MaxBuildBytes)))
+	defer release()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
 	}

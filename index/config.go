@@ -32,6 +32,15 @@ type Config struct {
 	RegexMaxHaystackTerms  int    `json:"regexMaxHaystackTerms"`
 	RegexMaxHaystackBytes  int    `json:"regexMaxHaystackBytes"`
 	RegexTimeoutMs         int    `json:"regexTimeoutMs"`
+	// MaxBuildBytes is memidx's own key (not the reference's): the memory
+	// that the sessions being read and built at once may hold, across all
+	// workers. Each source is charged an estimate made before its bytes are
+	// allocated (BuildCost: about 4 bytes a source byte plus 2 KiB a
+	// record); a worker waits until its charge fits, and a source whose
+	// charge alone exceeds the bound is skipped with the reason
+	// max_build_bytes instead of being allocated. Default 1 GiB, which
+	// builds a session of about 200 MB of ordinary records.
+	MaxBuildBytes int `json:"maxBuildBytes"`
 }
 
 // DefaultConfig returns the spec's defaults; IndexDir is filled from the
@@ -53,8 +62,12 @@ func DefaultConfig() Config {
 		RegexMaxHaystackTerms:  20000,
 		RegexMaxHaystackBytes:  2097152,
 		RegexTimeoutMs:         250,
+		MaxBuildBytes:          DefaultMaxBuildBytes,
 	}
 }
+
+// DefaultMaxBuildBytes is the default of maxBuildBytes.
+const DefaultMaxBuildBytes = 1 << 30
 
 // DefaultIndexDir is <agentDir>/fabric/memory-index.
 func DefaultIndexDir(agentDir string) string {
@@ -76,6 +89,7 @@ var bounds = map[string][2]float64{
 	"regexMaxHaystackTerms":  {1, 1e6},
 	"regexMaxHaystackBytes":  {1024, 128 << 20},
 	"regexTimeoutMs":         {10, 10000},
+	"maxBuildBytes":          {1 << 20, 1 << 40},
 }
 
 // Notice is something a configuration file said that was not taken as is.
@@ -235,6 +249,7 @@ func (c *Config) intFields() map[string]*int {
 		"regexMaxHaystackTerms":  &c.RegexMaxHaystackTerms,
 		"regexMaxHaystackBytes":  &c.RegexMaxHaystackBytes,
 		"regexTimeoutMs":         &c.RegexTimeoutMs,
+		"maxBuildBytes":          &c.MaxBuildBytes,
 	}
 }
 

@@ -320,23 +320,26 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	// Newest first, so that budgets spend themselves on what matters most.
 	sort.SliceStable(jobs, func(a, b int) bool { return ids[jobs[a].i].MtimeNs > ids[jobs[b].i].MtimeNs })
 
-	// Budgets: only real reads are charged.
+	// Budgets: only real reads are charged. The session budget stops the
+	// work; a session whose bytes do not fit what is left of the byte
+	// budget is skipped with its reason and the older ones still get
+	// their turn, so that one oversized session (the newest, say) never
+	// keeps every other one from being indexed.
 	if !opt.NoBudgets {
 		var n int
 		var bytes int64
 		kept := jobs[:0]
-		stop := ""
 		for _, j := range jobs {
+			skip := ""
 			switch {
-			case stop != "":
 			case n >= ix.cfg.MaxSyncSessions:
-				stop = coverage.MaxSyncSessions
+				skip = coverage.MaxSyncSessions
 			case bytes+ids[j.i].Size > int64(ix.cfg.MaxSyncSourceBytes):
-				stop = coverage.MaxSyncSourceBytes
+				skip = coverage.MaxSyncSourceBytes
 			}
-			if stop != "" {
-				rep.States[j.i].Reason = stop
-				reasons.Add(stop)
+			if skip != "" {
+				rep.States[j.i].Reason = skip
+				reasons.Add(skip)
 				// A stale record still answers for what it had; it is
 				// counted stale below.
 				continue
@@ -367,18 +370,21 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	jobCh := make(chan job)
 	resCh := make(chan result)
 	var wg sync.WaitGroup
+	// What the workers read and build at once is bounded by maxBuildBytes,
+	// whatever the sources: each waits for its source's charge.
+	gate := newBuildGate(int64(ix.cfg.MaxBuildBytes))
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// One read buffer per worker: a build copies what it keeps, so
-			// the next source can reuse the memory.
+			// One small read buffer per worker: a build copies what it
+			// keeps, so the next source can reuse the memory.
 			var buf []byte
 			for j := range jobCh {
 				t := targets[j.i]
 				r := result{i: j.i}
-				src, err := readSourceInto(t.Path, buf)
-				if err == nil {
+				src, release, err := readSourceInto(ctx, t.Path, buf, gate)
+				if err == nil && cap(src.Data) <= reuseMax {
 					buf = src.Data
 				}
 				switch {
@@ -397,6 +403,8 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 						r.b, r.err = ix.build(src, mode, j.tier, t.Live, false)
 					}
 				}
+				src = nil
+				release()
 				select {
 				case resCh <- r:
 				case <-ctx.Done():
@@ -471,6 +479,8 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 				st.Reason = coverage.SourceChangedDuringIndex
 			} else if errors.Is(r.err, ErrNotSession) {
 				st.Reason = coverage.InvalidHeader
+			} else if errors.Is(r.err, ErrOverBuildBudget) {
+				st.Reason = MaxBuildBytes
 			} else if errors.Is(r.err, fs.ErrNotExist) || errors.Is(r.err, fs.ErrPermission) {
 				st.Reason = coverage.SourceUnavailable
 			} else {

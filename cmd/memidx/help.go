@@ -115,10 +115,12 @@ tools.call, tools.catalog, tools.search, tools.describe; host.setLive
 {sessionFile, leafId, branchIds} sets the connection's live session for
 every request read after it. See "Serve protocol" in README.md.
 `,
-	"rebuild": `usage: memidx rebuild [--scope S] [--branches active|all] [--json]
+	"rebuild": `usage: memidx rebuild [--scope S] [--branches active|all] [--jobs N] [--json]
 
 Bring the index up to date (default scope: global), with a progress bar on
-a terminal.
+a terminal. --jobs N reads and builds N sessions at once (default
+GOMAXPROCS). The summary adds jobs, bytesPerSecond, peakRSSBytes and the
+failed sessions; the exit status is 1 when any session failed.
 `,
 	"inspect": `usage: memidx inspect SUBJECT ...
 

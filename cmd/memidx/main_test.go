@@ -123,7 +123,7 @@ func runCLI(t *testing.T, args []string, stdin string, tty bool) result {
 
 // volatile are JSON fields whose values depend on the clock or the
 // machine: they are masked in golden files.
-var volatile = regexp.MustCompile(`"(mtime|seconds|mbPerSecond|bytesPerSecond|indexBytes|fileBytes|lexiconBytes|hotBytes|coldBytes|size|sizeBytes|dbBytes|checkedAt|refreshedAt|indexedAt|builtAt|modTime|elapsedMs)":\s*[0-9.e+-]+`)
+var volatile = regexp.MustCompile(`"(mtime|seconds|mbPerSecond|bytesPerSecond|peakRSSBytes|jobs|indexBytes|fileBytes|lexiconBytes|hotBytes|coldBytes|size|sizeBytes|dbBytes|checkedAt|refreshedAt|indexedAt|builtAt|modTime|elapsedMs)":\s*[0-9.e+-]+`)
 
 // mask makes an output deterministic: the temporary root becomes $ROOT,
 // clock- and machine-dependent numbers become 0.

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
 )
 
@@ -16,6 +19,7 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 	scope := fl.String("scope", "global", "session, project, global or session:<id-or-path>")
 	branches := fl.String("branches", "active", "active or all")
 	asJSON := fl.Bool("json", false, "print one JSON summary")
+	jobs := fl.Int("jobs", 0, "sessions read and built at once (default GOMAXPROCS)")
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
@@ -23,11 +27,19 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 	if len(pos) != 0 {
 		return usageError("rebuild takes no arguments, only flags")
 	}
+	if *jobs < 0 || (*jobs == 0 && flagSet(fl, "jobs")) {
+		return usageError("--jobs takes a number of sessions at once, 1 or more")
+	}
 	e, err := openEngine(g)
 	if err != nil {
 		return err
 	}
 	showNotices(stderr, e.Notices())
+	workers := *jobs
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	e.Index().Workers = workers
 	// A rebuild allocates and drops a file's worth of memory per session;
 	// collecting less often costs some peak memory (still far under the
 	// 256 MiB bound) and saves much CPU.
@@ -38,37 +50,116 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 		bar = &progressBar{w: stderr, start: time.Now()}
 		progress = bar.update
 	}
-	rep, err := rebuildIndex(ctx, e, *scope, *branches, progress)
+	sum, err := rebuildIndex(ctx, e, *scope, *branches, progress)
 	if bar != nil {
 		bar.finish()
 	}
 	if err != nil {
 		return err
 	}
-	if *asJSON || !humanOutput(g, stdout) {
-		return writeJSON(stdout, g.pretty, rep)
+	rep := sum.RebuildReport
+	if sum.Failed > 0 {
+		// A batch job must see that sessions are missing from the index:
+		// exit 1, with the error every such answer carries.
+		sum.Error = &coverage.Error{Code: "sessions_failed", Message: fmt.Sprintf(
+			"%d of %d sessions are not indexed (see failures; each has its reason)", sum.Failed, rep.Seen)}
 	}
-	c := rep.Coverage
-	fmt.Fprintf(stdout, "%d sessions: %d indexed (%d rebuilt, %d unchanged), %d removed, %.1f MB read in %.2fs\n",
-		rep.Seen, rep.Indexed, rep.Rebuilt, rep.Unchanged, rep.Removed, float64(rep.BytesRead)/1e6, rep.Seconds)
-	if !c.Complete {
-		fmt.Fprintf(stdout, "coverage incomplete: %d stale, %d incomplete; %s\n", c.StaleSessions, c.IncompleteSessions, strings.Join(c.Reasons, ", "))
+	if *asJSON || !humanOutput(g, stdout) {
+		if err := writeJSON(stdout, g.pretty, sum); err != nil {
+			return err
+		}
+	} else {
+		c := rep.Coverage
+		fmt.Fprintf(stdout, "%d sessions: %d indexed (%d rebuilt, %d unchanged), %d removed, %.1f MB read in %.2fs (%.1f MB/s, %d jobs, peak memory %.0f MiB)\n",
+			rep.Seen, rep.Indexed, rep.Rebuilt, rep.Unchanged, rep.Removed, float64(rep.BytesRead)/1e6, rep.Seconds,
+			sum.BytesPerSecond/1e6, workers, float64(sum.PeakRSSBytes)/(1<<20))
+		if !c.Complete {
+			fmt.Fprintf(stdout, "coverage incomplete: %d stale, %d incomplete; %s\n", c.StaleSessions, c.IncompleteSessions, strings.Join(c.Reasons, ", "))
+		}
+		for _, f := range sum.Failures {
+			fmt.Fprintf(stdout, "failed: %s (%s)\n", f.Path, f.Reason)
+		}
+	}
+	if sum.Error != nil {
+		return &answered{sum.Error}
 	}
 	return nil
+}
+
+// rebuildSummary is what `memidx rebuild --json` prints: the engine's
+// report and what a batch scheduler wants besides.
+type rebuildSummary struct {
+	*engine.RebuildReport
+	// Jobs is how many sessions were read and built at once.
+	Jobs int `json:"jobs"`
+	// BytesPerSecond is source bytes read per second of the rebuild.
+	BytesPerSecond float64 `json:"bytesPerSecond"`
+	// PeakRSSBytes is the process's peak resident memory so far (0 where
+	// the system does not say).
+	PeakRSSBytes int64 `json:"peakRSSBytes"`
+	// Failed counts the sessions left without a current record (not
+	// indexed: unreadable, no session header, over a bound, a failed
+	// build); any makes the exit status 1.
+	Failed int `json:"failed"`
+	// Failures names them, at most maxFailures.
+	Failures []rebuildFailure `json:"failures,omitempty"`
+	// Error is set by the CLI when any session failed (code
+	// sessions_failed): the exit status is then 1.
+	Error *coverage.Error `json:"error,omitempty"`
+}
+
+type rebuildFailure struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// maxFailures bounds the failures a summary names.
+const maxFailures = 100
+
+func summarize(rep *engine.RebuildReport, workers int) *rebuildSummary {
+	s := &rebuildSummary{RebuildReport: rep, Jobs: workers, PeakRSSBytes: peakRSS()}
+	if rep.Seconds > 0 {
+		s.BytesPerSecond = float64(rep.BytesRead) / rep.Seconds
+	}
+	for _, st := range rep.States {
+		if st.Record != nil {
+			continue
+		}
+		s.Failed++
+		if len(s.Failures) < maxFailures {
+			s.Failures = append(s.Failures, rebuildFailure{Path: st.Path, Reason: st.Reason})
+		}
+	}
+	return s
+}
+
+// flagSet reports whether name was given on the command line.
+func flagSet(fl *flag.FlagSet, name string) bool {
+	set := false
+	fl.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // rebuildIndex is what `memidx rebuild` and serve's memory.rebuild do:
 // refresh every session of the scope (default global, active branches)
 // without the per-call budgets; progress, when set, is called after each
-// session read.
-func rebuildIndex(ctx context.Context, e *engine.Engine, scope, branches string, progress func(done, total int, bytesRead int64)) (*engine.RebuildReport, error) {
+// session read. Its summary adds what a batch job wants (rebuildSummary).
+func rebuildIndex(ctx context.Context, e *engine.Engine, scope, branches string, progress func(done, total int, bytesRead int64)) (*rebuildSummary, error) {
 	if scope == "" {
 		scope = "global"
 	}
 	if branches == "" {
 		branches = "active"
 	}
-	return e.Rebuild(ctx, engine.RebuildRequest{Scope: scope, Branches: branches, Progress: progress})
+	rep, err := e.Rebuild(ctx, engine.RebuildRequest{Scope: scope, Branches: branches, Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	workers := e.Index().Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return summarize(rep, workers), nil
 }
 
 // progressBar draws one line on a terminal, at most ten times a second.

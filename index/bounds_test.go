@@ -1,0 +1,319 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/lineage"
+)
+
+// peakHeap runs fn and returns how far the heap in use rose above what it
+// was before, sampled every millisecond.
+func peakHeap(t *testing.T, fn func()) uint64 {
+	t.Helper()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	fn()
+	close(done)
+	wg.Wait()
+	if p := peak.Load(); p > base {
+		return p - base
+	}
+	return 0
+}
+
+// sparse makes a file of size bytes that holds prefix and then NUL bytes
+// (a hole on file systems that have them: nothing is written).
+func sparse(t *testing.T, path, prefix string, size int64) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(prefix), 0o600))
+	require.NoError(t, os.Truncate(path, size))
+}
+
+func (f *fixture) rebuild(ix *Index) *Report {
+	f.t.Helper()
+	var targets []Target
+	for _, p := range f.paths {
+		targets = append(targets, Target{Path: p})
+	}
+	rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, NoBudgets: true})
+	require.NoError(f.t, err)
+	return rep
+}
+
+// Sparse *.jsonl files (truncate -s) are files like any other: the issue's
+// 4 × 1 GiB took 2.1 GB of memory, a file-sized buffer per worker. Scaled
+// down: 4 × 64 MiB, 4 workers. Files of NUL bytes hold no session and are
+// refused without being read into memory (invalid_header); one with a valid
+// header before its hole is too large for a 32 MiB build bound and skipped
+// with max_build_bytes, never allocated. The real sessions are indexed.
+func TestRebuild_SparseFilesStayWithinTheBound(t *testing.T) {
+	f := newFixture(t, 2)
+	const size = 64 << 20
+	for i := 0; i < 4; i++ {
+		p := filepath.Join(f.dir, fmt.Sprintf("sparse%d.jsonl", i))
+		prefix := ""
+		if i == 3 {
+			prefix = sessionText("sparse3", "hello") // a header, then the hole
+		}
+		sparse(t, p, prefix, size)
+		f.paths = append(f.paths, p)
+	}
+	f.cfg.MaxBuildBytes = 32 << 20
+	ix := f.index()
+	ix.Workers = 4
+	var rep *Report
+	peak := peakHeap(t, func() { rep = f.rebuild(ix) })
+	t.Logf("peak heap above base: %d MiB", peak>>20)
+	assert.Less(t, peak, uint64(32<<20), "peak heap stays under the 32 MiB build bound")
+	assert.Equal(t, []string{Cold, Cold, "-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader, "-" + MaxBuildBytes}, tiersOf(rep))
+	assert.Contains(t, rep.Coverage.Reasons, MaxBuildBytes)
+	assert.Equal(t, 2, rep.Coverage.IndexedSessions)
+
+	// Under the default bound (1 GiB) the NUL files are still refused
+	// before anything of their size is allocated.
+	f.cfg.MaxBuildBytes = 0
+	f.paths = f.paths[2:5]
+	ix = f.index()
+	ix.Workers = 4
+	peak = peakHeap(t, func() { rep = f.rebuild(ix) })
+	t.Logf("default bound: peak heap above base: %d MiB", peak>>20)
+	assert.Less(t, peak, uint64(16<<20))
+	assert.Equal(t, []string{"-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader}, tiersOf(rep))
+}
+
+// tinySession writes a session of n tiny message records, the shape that
+// costs the most memory per source byte (the issue's 1,000,000 records,
+// 137 MB, took 3.0 GB).
+func tinySession(t *testing.T, path string, n int) {
+	t.Helper()
+	fh, err := os.Create(path)
+	require.NoError(t, err)
+	w := bufio.NewWriter(fh)
+	fmt.Fprintln(w, `{"type":"session","version":3,"id":"tiny","timestamp":"2026-09-01T10:00:00.000Z","cwd":"/p"}`)
+	parent := "null"
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("%08x", i+1)
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		fmt.Fprintf(w, `{"type":"message","id":"%s","parentId":%s,"timestamp":"2026-09-01T10:00:00.000Z","message":{"role":"%s","content":"word%d ok"}}`+"\n", id, parent, role, i)
+		parent = `"` + id + `"`
+	}
+	require.NoError(t, w.Flush())
+	require.NoError(t, fh.Close())
+}
+
+// A session of 100,000 tiny records (scaled down from the issue's
+// 1,000,000): its build cost is estimated from its lines before its bytes
+// are read, so under a 64 MiB bound it is skipped (max_build_bytes) without
+// the memory a build would take, and under a larger bound it is built
+// within the estimate.
+func TestRebuild_TinyRecordsStayWithinTheBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 100,000-record session")
+	}
+	f := newFixture(t, 1)
+	p := filepath.Join(f.dir, "tiny.jsonl")
+	tinySession(t, p, 100_000)
+	f.paths = append(f.paths, p)
+	st, err := os.Stat(p)
+	require.NoError(t, err)
+	est := BuildCost(st.Size(), 100_001)
+
+	f.cfg.MaxBuildBytes = 64 << 20
+	ix := f.index()
+	var rep *Report
+	peak := peakHeap(t, func() { rep = f.rebuild(ix) })
+	t.Logf("%d bytes, estimate %d MiB; skipped: peak heap above base %d MiB", st.Size(), est>>20, peak>>20)
+	assert.Less(t, peak, uint64(32<<20))
+	assert.Equal(t, []string{Hot, "-" + MaxBuildBytes}, tiersOf(rep))
+
+	f.cfg.MaxBuildBytes = int(est)
+	ix = f.index()
+	peak = peakHeap(t, func() { rep = f.rebuild(ix) })
+	t.Logf("built: peak heap above base %d MiB", peak>>20)
+	require.NotNil(t, rep.States[1].Record)
+	assert.Equal(t, 100_000, rep.States[1].Record.EntryCount)
+	// Heap in use counts garbage not yet collected too (GOGC): the live
+	// part is what the estimate covers.
+	assert.Less(t, peak, uint64(2*est), "the estimate bounds the build")
+}
+
+// The newest session is larger than maxSyncSourceBytes: it is skipped with
+// its reason and every other session is still indexed (it used to stop
+// the whole refresh, leaving indexedSessions: 0).
+func TestRefresh_OversizedSessionDoesNotBlockTheOthers(t *testing.T) {
+	f := newFixture(t, 3)
+	newest := f.paths[2]
+	words := make([]string, 200)
+	for i := range words {
+		words[i] = strings.Repeat("big ", 50)
+	}
+	require.NoError(t, os.WriteFile(newest, []byte(sessionText("s2", words...)), 0o600))
+	now := time.Now()
+	require.NoError(t, os.Chtimes(newest, now, now))
+	var small int64
+	for _, p := range f.paths[:2] {
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		small += st.Size()
+	}
+	f.cfg.MaxSyncSourceBytes = int(small + 100)
+	rep := f.refresh(f.index(), lineage.Active)
+	assert.Equal(t, []string{Cold, Hot, "-" + coverage.MaxSyncSourceBytes}, tiersOf(rep))
+	assert.Equal(t, 2, rep.Coverage.IndexedSessions)
+	assert.Equal(t, 1, rep.Coverage.StaleSessions)
+	assert.Equal(t, []string{coverage.MaxSyncSourceBytes}, rep.Coverage.Reasons)
+	assert.False(t, rep.Coverage.Complete)
+}
+
+func TestProbeSource(t *testing.T) {
+	for _, c := range []struct {
+		name, data string
+		lines      int64
+		not        bool
+	}{
+		{"nul", strings.Repeat("\x00", 1<<20), 0, true},
+		{"nul lines", "\x00\x00\n \t\x00x\n\n\x01", 3, true},
+		{"header after nul line", "\x00\n" + `{"type":"session"}` + "\n", 2, false},
+		{"blank", " \n\t\n", 2, false},
+		{"empty", "", 0, false},
+		{"json", sessionText("a", "b"), 2, false},
+		{"garbage text", "hello\n", 1, false},
+	} {
+		lines, not, err := probeSource(strings.NewReader(c.data), int64(len(c.data)), true)
+		require.NoError(t, err)
+		assert.Equal(t, c.lines, lines, c.name)
+		assert.Equal(t, c.not, not, c.name)
+	}
+}
+
+// The gate never lets more than its limit in, serves waiters in order, and
+// gives a cancelled waiter's turn away.
+func TestBuildGate(t *testing.T) {
+	g := newBuildGate(100)
+	var in, most atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func(n int64) {
+			defer wg.Done()
+			require.NoError(t, g.acquire(ctx, n))
+			if v := in.Add(n); v > most.Load() {
+				most.Store(v)
+			}
+			time.Sleep(time.Millisecond)
+			in.Add(-n)
+			g.release(n)
+		}(int64(10 + i*4))
+	}
+	wg.Wait()
+	assert.LessOrEqual(t, most.Load(), int64(100))
+
+	require.NoError(t, g.acquire(ctx, 90))
+	cctx, cancel := context.WithCancel(ctx)
+	errc := make(chan error)
+	go func() { errc <- g.acquire(cctx, 50) }()
+	time.Sleep(5 * time.Millisecond)
+	cancel()
+	assert.ErrorIs(t, <-errc, context.Canceled)
+	g.release(90)
+	done := make(chan error)
+	go func() { done <- g.acquire(ctx, 100) }()
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a cancelled waiter's turn was never given away")
+	}
+}
+
+// probeSource on real sparse files: holes are passed over without changing
+// the answer.
+func TestProbeSourceHoles(t *testing.T) {
+	dir := t.TempDir()
+	probe := func(name string, write func(f *os.File)) (int64, bool) {
+		p := filepath.Join(dir, name)
+		fh, err := os.Create(p)
+		require.NoError(t, err)
+		write(fh)
+		require.NoError(t, fh.Close())
+		fh, err = os.Open(p)
+		require.NoError(t, err)
+		defer fh.Close()
+		st, err := fh.Stat()
+		require.NoError(t, err)
+		lines, not, err := probeSource(fh, st.Size(), true)
+		require.NoError(t, err)
+		return lines, not
+	}
+	lines, not := probe("hole-then-header", func(f *os.File) {
+		_, err := f.WriteAt([]byte("\n"+sessionText("h", "x")), 4<<20)
+		require.NoError(t, err)
+	})
+	assert.False(t, not, "a line after the hole can start a value")
+	assert.Equal(t, int64(3), lines)
+	lines, not = probe("header-then-hole", func(f *os.File) {
+		_, err := f.WriteString(sessionText("h", "x"))
+		require.NoError(t, err)
+		require.NoError(t, f.Truncate(4<<20))
+	})
+	assert.False(t, not)
+	assert.Equal(t, int64(2), lines)
+	lines, not = probe("all-hole", func(f *os.File) { require.NoError(t, f.Truncate(4<<20)) })
+	assert.True(t, not)
+	assert.Zero(t, lines)
+	lines, not = probe("blank", func(f *os.File) {
+		_, err := f.WriteString(" \n\n")
+		require.NoError(t, err)
+	})
+	assert.False(t, not, "a blank file is a fresh session")
+	assert.Equal(t, int64(2), lines)
+}
+
+func TestConfigMaxBuildBytes(t *testing.T) {
+	assert.Equal(t, 1<<30, DefaultConfig().MaxBuildBytes)
+	p := filepath.Join(t.TempDir(), "fabric.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"memory":{"maxBuildBytes":1000}}`), 0o600))
+	cfg, notes, err := LoadConfig(ConfigFiles{Global: p})
+	require.NoError(t, err)
+	assert.Equal(t, 1<<20, cfg.MaxBuildBytes, "clamped to 1 MiB")
+	require.Len(t, notes, 1)
+	assert.Equal(t, "maxBuildBytes", notes[0].Key)
+}
