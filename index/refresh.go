@@ -7,13 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
-	"sync"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coverage"
@@ -225,329 +220,35 @@ func (rep *Report) Recount() {
 // It returns the state of every target, in order.
 func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptions) (*Report, error) {
 	start := time.Now()
-	rep := &Report{Seen: len(targets), States: make([]State, len(targets))}
-	var reasons coverage.Set
-	mode := opt.Mode
-	if mode == "" {
-		mode = lineage.Active
-	}
-
-	stored, bad, epoch, err := ix.records(ctx, mode, opt.Preloaded)
-	rep.LexEpoch = epoch
-	switch {
-	case errors.Is(err, bucket.ErrCorrupt):
-		// Derived data: drop it and rebuild from the sources. A file that
-		// cannot even be removed leaves the index unusable, which coverage
-		// says; the call still answers.
-		switch rerr := ix.store.Reset(); {
-		case rerr == nil:
-			reasons.Add(IndexReset)
-		case errors.Is(rerr, bucket.ErrForeign):
-			ix.foreign(rep, &reasons) // replaced meanwhile
-		default:
-			reasons.Add(IndexUnwritable)
-		}
-		stored, bad = map[string]*Record{}, nil
-	case errors.Is(err, bucket.ErrForeign):
-		// Not memidx's file: never written nor deleted. Build from the
-		// sources as for an unreadable index; the writes fail the same
-		// way and the caller answers from what was built.
-		ix.foreign(rep, &reasons)
-		stored = map[string]*Record{}
-	case errors.Is(err, bucket.ErrLocked):
-		reasons.Add(IndexBusy)
-		stored = map[string]*Record{}
-	case errors.Is(err, bucket.ErrUnreadable):
-		// Not ours to delete: build from the sources; the write will fail
-		// too (index_unwritable) and the caller answers from memory.
-		reasons.Add(IndexUnreadable)
-		stored = map[string]*Record{}
-	case err != nil:
+	r := ix.newRun(ctx, targets, opt)
+	stored, bad, err := r.load()
+	if err != nil {
 		return nil, err
 	}
-
-	// Fresh identities of the targets.
-	ids := make([]Identity, len(targets))
-	statErr := make([]error, len(targets))
-	for i, t := range targets {
-		rep.States[i].Path = t.Path
-		if t.Stat != nil {
-			ids[i] = identityFrom(*t.Stat)
-		} else {
-			ids[i], statErr[i] = StatIdentity(t.Path)
-		}
-	}
-	known := newKnownSessions(stored, targets)
-	hot := ix.hotSet(known, ids, statErr)
-
-	// current reports whether rec was built from a source of identity id,
-	// for this tier, policy and live view. The two policy strings are
-	// built once, not once a target.
-	hotPolicy, coldPolicy := ix.policy.String(Hot, mode), ix.policy.String(Cold, mode)
-	current := func(rec *Record, id Identity, tier string, t Target) bool {
-		policy := coldPolicy
-		if tier == Hot {
-			policy = hotPolicy
-		}
-		return rec != nil && rec.Identity == id && rec.Tier == tier && rec.Policy == policy &&
-			rec.LiveSignature == liveSignature(liveFor(mode, t.Live))
-	}
-
-	// Decide what is fresh; collect the work.
-	type job struct {
-		i    int
-		tier string
-	}
-	var jobs []job
-	for i, t := range targets {
-		st := &rep.States[i]
-		if statErr[i] != nil {
-			st.Reason = coverage.SourceUnavailable
-			continue
-		}
-		rec := known.recs[i]
-		tier := Cold
-		if hot[t.Path] {
-			tier = Hot
-		}
-		if current(rec, ids[i], tier, t) && !rec.racy(ix.racyWindow()) {
-			st.Record = rec
-			rep.Unchanged++
-			continue
-		}
-		jobs = append(jobs, job{i, tier})
-	}
-	// Newest first, so that budgets spend themselves on what matters most.
-	sort.SliceStable(jobs, func(a, b int) bool { return ids[jobs[a].i].MtimeNs > ids[jobs[b].i].MtimeNs })
-
-	// Budgets: only real reads are charged. The session budget stops the
-	// work; a session whose bytes do not fit what is left of the byte
-	// budget is skipped with its reason and the older ones still get
-	// their turn, so that one oversized session (the newest, say) never
-	// keeps every other one from being indexed.
-	if !opt.NoBudgets {
-		var n int
-		var bytes int64
-		kept := jobs[:0]
-		for _, j := range jobs {
-			skip := ""
-			switch {
-			case n >= ix.cfg.MaxSyncSessions:
-				skip = coverage.MaxSyncSessions
-			case bytes+ids[j.i].Size > int64(ix.cfg.MaxSyncSourceBytes):
-				skip = coverage.MaxSyncSourceBytes
-			}
-			if skip != "" {
-				rep.States[j.i].Reason = skip
-				reasons.Add(skip)
-				// A stale record still answers for what it had; it is
-				// counted stale below.
-				continue
-			}
-			n++
-			bytes += ids[j.i].Size
-			kept = append(kept, j)
-		}
-		jobs = kept
-	}
-
+	r.stat(stored)
+	jobs := r.budget(r.decide())
 	// Orphans: records whose source is gone, and records that did not
 	// decode. They go with the first write, which then scrubs the file.
-	deletes := append(bad, ix.orphans(ctx, known, mode, opt, &reasons)...)
-	scrub := len(deletes) > 0
-
-	// Build in parallel, write in batches.
-	workers := ix.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	type result struct {
-		i     int
-		b     *built
-		fresh *Record // a racy record whose hash still matched
-		err   error
-	}
-	jobCh := make(chan job)
-	resCh := make(chan result)
-	var wg sync.WaitGroup
-	// What the workers read and build at once is bounded by maxBuildBytes,
-	// whatever the sources: each waits for its source's charge.
-	gate := newBuildGate(int64(ix.cfg.MaxBuildBytes))
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// One small read buffer per worker: a build copies what it
-			// keeps, so the next source can reuse the memory.
-			var buf []byte
-			for j := range jobCh {
-				t := targets[j.i]
-				r := result{i: j.i}
-				src, release, err := readSourceInto(ctx, t.Path, buf, gate)
-				if err == nil && cap(src.Data) <= reuseMax {
-					buf = src.Data
-				}
-				switch {
-				case err != nil:
-					r.err = err
-				case src.Changed:
-					r.err = errChanged
-				default:
-					rec := known.recs[j.i]
-					if current(rec, src.Identity, j.tier, t) && rec.SourceHash == src.Hash {
-						// Racy but unchanged: vouch for it from now on.
-						c := *rec
-						c.IndexedAtNs = time.Now().UnixNano()
-						r.fresh = &c
-					} else {
-						r.b, r.err = ix.build(src, mode, j.tier, t.Live, false)
-					}
-				}
-				src = nil
-				release()
-				select {
-				case resCh <- r:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobCh)
-		for _, j := range jobs {
-			select {
-			case jobCh <- j:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(resCh) }()
-
-	var batch []*built
-	var batchBytes int64
-	var writeErr error
-	// keepUnwritten: builds the index cannot take still answer this call;
-	// a rebuild (no budgets, no answer) must not hold a whole scope in
-	// memory for nothing.
-	keepUnwritten := !opt.NoBudgets
-	flush := func() {
-		if writeErr != nil && !keepUnwritten {
-			batch, batchBytes, deletes = batch[:0], 0, nil
-		}
-		if (len(batch) == 0 && len(deletes) == 0) || writeErr != nil {
-			return
-		}
-		update := ix.store.Update
-		if scrub {
-			update = ix.store.UpdateScrub
-		}
-		err := update(ctx, func(tx *bolt.Tx) error {
-			for _, k := range deletes {
-				if err := deleteSession(tx, k); err != nil {
-					return err
-				}
-			}
-			if err := writeBuilt(tx, mode, batch); err != nil {
-				return err
-			}
-			// A removed session's words, and what a changed policy no
-			// longer indexes, leave the lexicon too (and then the file,
-			// with the scrub).
-			return mergeAfterWrite(tx, mode, deletes, scrub)
-		})
-		switch {
-		case err == nil:
-			rep.Removed += len(deletes)
-			scrub = false
-		case keepUnwritten:
-			writeErr = err
-			return // the batch stays: its builds still answer this call
-		default:
-			writeErr = err
-		}
-		batch, batchBytes, deletes = batch[:0], 0, nil
-	}
+	w := r.newWriter(append(bad, ix.orphans(ctx, r.known, r.mode, opt, &r.reasons)...))
 	done := 0
-	for r := range resCh {
+	for res := range r.build(jobs) {
 		done++
-		st := &rep.States[r.i]
-		switch {
-		case r.err != nil:
-			if errors.Is(r.err, errChanged) {
-				st.Reason = coverage.SourceChangedDuringIndex
-			} else if errors.Is(r.err, ErrNotSession) {
-				st.Reason = coverage.InvalidHeader
-			} else if errors.Is(r.err, ErrOverBuildBudget) {
-				st.Reason = MaxBuildBytes
-			} else if errors.Is(r.err, fs.ErrNotExist) || errors.Is(r.err, fs.ErrPermission) {
-				st.Reason = coverage.SourceUnavailable
-			} else {
-				st.Reason = coverage.IndexError
-			}
-		case r.fresh != nil:
-			st.Record = r.fresh
-			rep.Unchanged++
-			batch = append(batch, &built{rec: r.fresh})
-		default:
-			if old := known.recs[r.i]; old != nil && old.Tier == r.b.rec.Tier && old.Policy != r.b.rec.Policy {
-				// The policy changed (thinking or tool output no longer
-				// indexed, say): what the old record held must leave the
-				// file as if deleted.
-				scrub = true
-			}
-			st.Record = r.b.rec
-			st.Rebuilt = true
-			rep.Rebuilt++
-			rep.BytesRead += r.b.bytes
-			batch = append(batch, r.b)
-			batchBytes += r.b.rec.CacheBytes
-		}
-		if len(batch) >= 64 || batchBytes >= 64<<20 {
-			flush()
-		}
+		w.take(res)
 		if opt.Progress != nil {
-			opt.Progress(done, len(jobs), rep.BytesRead)
+			opt.Progress(done, len(jobs), r.rep.BytesRead)
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	flush()
-	if writeErr != nil {
-		switch {
-		case errors.Is(writeErr, bucket.ErrLocked):
-			reasons.Add(IndexBusy)
-		case errors.Is(writeErr, bucket.ErrForeign):
-			ix.foreign(rep, &reasons) // replaced since it was read
-		case errors.Is(writeErr, bucket.ErrCorrupt):
-			// Damage found while writing (a panic opening a damaged
-			// freelist): the caller resets the file and tries again.
-			return nil, writeErr
-		default:
-			// Read-only, damaged past repair, not a file: the index cannot
-			// take what was built. Later calls try again.
-			reasons.Add(IndexUnwritable)
-		}
-		// What was built is still good for this call (the states keep
-		// it); later calls redo it.
-		at := make(map[*Record]int, len(rep.States))
-		for i := range rep.States {
-			at[rep.States[i].Record] = i
-		}
-		for _, b := range batch {
-			if i, ok := at[b.rec]; ok && (b.hot != nil || b.cold != nil) {
-				rep.States[i].Built = &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}
-			}
-		}
+	if err := w.finish(); err != nil {
+		return nil, err
 	}
-
-	rep.reasons = reasons
-	rep.Recount()
-	rep.Elapsed = time.Since(start)
-	rep.Seconds = rep.Elapsed.Seconds()
-	return rep, nil
+	r.rep.reasons = r.reasons
+	r.rep.Recount()
+	r.rep.Elapsed = time.Since(start)
+	r.rep.Seconds = r.rep.Elapsed.Seconds()
+	return r.rep, nil
 }
 
 var errChanged = errors.New("source changed while it was read")

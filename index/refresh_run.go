@@ -1,0 +1,411 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/bucket"
+	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/lineage"
+)
+
+// The phases of one Refresh, in order: load the stored records (load),
+// take the targets' identities and the hot tier (stat), decide what is
+// stale (decide), spend the budgets (budget), read and build in parallel
+// (build), and write in batches (writer).
+
+// refreshRun is one Refresh call: what it was asked, what it found, and
+// the report it fills.
+type refreshRun struct {
+	ix      *Index
+	ctx     context.Context
+	opt     RefreshOptions
+	mode    lineage.Mode
+	targets []Target
+	rep     *Report
+	reasons coverage.Set
+
+	known   *knownSessions
+	ids     []Identity // fresh identities of the targets
+	statErr []error
+	hot     map[string]bool
+	// The two policy strings, built once, not once a target.
+	hotPolicy, coldPolicy string
+}
+
+// job is a target to read, for a tier.
+type job struct {
+	i    int
+	tier string
+}
+
+// result is what building a job gave.
+type result struct {
+	i     int
+	b     *built
+	fresh *Record // a racy record whose hash still matched
+	err   error
+}
+
+func (ix *Index) newRun(ctx context.Context, targets []Target, opt RefreshOptions) *refreshRun {
+	mode := opt.Mode
+	if mode == "" {
+		mode = lineage.Active
+	}
+	return &refreshRun{
+		ix: ix, ctx: ctx, opt: opt, mode: mode, targets: targets,
+		rep:       &Report{Seen: len(targets), States: make([]State, len(targets))},
+		hotPolicy: ix.policy.String(Hot, mode), coldPolicy: ix.policy.String(Cold, mode),
+	}
+}
+
+// load returns the stored records of the mode and the keys of those that
+// did not decode. An index that cannot be read is no error: the run builds
+// from the sources, and coverage says why.
+func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
+	ix := r.ix
+	stored, bad, epoch, err := ix.records(r.ctx, r.mode, r.opt.Preloaded)
+	r.rep.LexEpoch = epoch
+	switch {
+	case errors.Is(err, bucket.ErrCorrupt):
+		// Derived data: drop it and rebuild from the sources. A file that
+		// cannot even be removed leaves the index unusable, which coverage
+		// says; the call still answers.
+		switch rerr := ix.store.Reset(); {
+		case rerr == nil:
+			r.reasons.Add(IndexReset)
+		case errors.Is(rerr, bucket.ErrForeign):
+			ix.foreign(r.rep, &r.reasons) // replaced meanwhile
+		default:
+			r.reasons.Add(IndexUnwritable)
+		}
+		return map[string]*Record{}, nil, nil
+	case errors.Is(err, bucket.ErrForeign):
+		// Not memidx's file: never written nor deleted. Build from the
+		// sources as for an unreadable index; the writes fail the same
+		// way and the caller answers from what was built.
+		ix.foreign(r.rep, &r.reasons)
+		return map[string]*Record{}, bad, nil
+	case errors.Is(err, bucket.ErrLocked):
+		r.reasons.Add(IndexBusy)
+		return map[string]*Record{}, bad, nil
+	case errors.Is(err, bucket.ErrUnreadable):
+		// Not ours to delete: build from the sources; the write will fail
+		// too (index_unwritable) and the caller answers from memory.
+		r.reasons.Add(IndexUnreadable)
+		return map[string]*Record{}, bad, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return stored, bad, nil
+}
+
+// stat takes the targets' fresh identities (the listing's, or a stat) and
+// ranks the hot tier.
+func (r *refreshRun) stat(stored map[string]*Record) {
+	r.ids = make([]Identity, len(r.targets))
+	r.statErr = make([]error, len(r.targets))
+	for i, t := range r.targets {
+		r.rep.States[i].Path = t.Path
+		if t.Stat != nil {
+			r.ids[i] = identityFrom(*t.Stat)
+		} else {
+			r.ids[i], r.statErr[i] = StatIdentity(t.Path)
+		}
+	}
+	r.known = newKnownSessions(stored, r.targets)
+	r.hot = r.ix.hotSet(r.known, r.ids, r.statErr)
+}
+
+// current reports whether rec was built from a source of identity id, for
+// this tier, policy and live view.
+func (r *refreshRun) current(rec *Record, id Identity, tier string, t Target) bool {
+	policy := r.coldPolicy
+	if tier == Hot {
+		policy = r.hotPolicy
+	}
+	return rec != nil && rec.Identity == id && rec.Tier == tier && rec.Policy == policy &&
+		rec.LiveSignature == liveSignature(liveFor(r.mode, t.Live))
+}
+
+// decide keeps the records that are fresh and returns the work, newest
+// first, so that budgets spend themselves on what matters most.
+func (r *refreshRun) decide() []job {
+	var jobs []job
+	for i, t := range r.targets {
+		st := &r.rep.States[i]
+		if r.statErr[i] != nil {
+			st.Reason = coverage.SourceUnavailable
+			continue
+		}
+		rec := r.known.recs[i]
+		tier := Cold
+		if r.hot[t.Path] {
+			tier = Hot
+		}
+		if r.current(rec, r.ids[i], tier, t) && !rec.racy(r.ix.racyWindow()) {
+			st.Record = rec
+			r.rep.Unchanged++
+			continue
+		}
+		jobs = append(jobs, job{i, tier})
+	}
+	sort.SliceStable(jobs, func(a, b int) bool { return r.ids[jobs[a].i].MtimeNs > r.ids[jobs[b].i].MtimeNs })
+	return jobs
+}
+
+// budget charges the jobs against the sync budgets (only real reads are
+// charged; a rebuild has none). The session budget stops the work; a
+// session whose bytes do not fit what is left of the byte budget is
+// skipped with its reason and the older ones still get their turn, so that
+// one oversized session (the newest, say) never keeps every other one
+// from being indexed.
+func (r *refreshRun) budget(jobs []job) []job {
+	if r.opt.NoBudgets {
+		return jobs
+	}
+	cfg := r.ix.cfg
+	var n int
+	var bytes int64
+	kept := jobs[:0]
+	for _, j := range jobs {
+		skip := ""
+		switch {
+		case n >= cfg.MaxSyncSessions:
+			skip = coverage.MaxSyncSessions
+		case bytes+r.ids[j.i].Size > int64(cfg.MaxSyncSourceBytes):
+			skip = coverage.MaxSyncSourceBytes
+		}
+		if skip != "" {
+			r.rep.States[j.i].Reason = skip
+			r.reasons.Add(skip)
+			// A stale record still answers for what it had; it is
+			// counted stale by Recount.
+			continue
+		}
+		n++
+		bytes += r.ids[j.i].Size
+		kept = append(kept, j)
+	}
+	return kept
+}
+
+// build reads and builds the jobs in parallel and sends each result; the
+// channel closes when all are done or the context ends.
+func (r *refreshRun) build(jobs []job) <-chan result {
+	ix, ctx := r.ix, r.ctx
+	workers := ix.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobCh := make(chan job)
+	resCh := make(chan result)
+	var wg sync.WaitGroup
+	// What the workers read and build at once is bounded by maxBuildBytes,
+	// whatever the sources: each waits for its source's charge.
+	gate := newBuildGate(int64(ix.cfg.MaxBuildBytes))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// One small read buffer per worker: a build copies what it
+			// keeps, so the next source can reuse the memory.
+			var buf []byte
+			for j := range jobCh {
+				res := r.buildOne(j, &buf, gate)
+				select {
+				case resCh <- res:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobCh)
+		for _, j := range jobs {
+			select {
+			case jobCh <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(resCh) }()
+	return resCh
+}
+
+// buildOne reads one job's source and builds it, or vouches for its
+// record when a racy source turns out unchanged.
+func (r *refreshRun) buildOne(j job, buf *[]byte, gate *buildGate) result {
+	t := r.targets[j.i]
+	res := result{i: j.i}
+	src, release, err := readSourceInto(r.ctx, t.Path, *buf, gate)
+	defer release()
+	if err == nil && cap(src.Data) <= reuseMax {
+		*buf = src.Data
+	}
+	switch {
+	case err != nil:
+		res.err = err
+	case src.Changed:
+		res.err = errChanged
+	default:
+		rec := r.known.recs[j.i]
+		if r.current(rec, src.Identity, j.tier, t) && rec.SourceHash == src.Hash {
+			// Racy but unchanged: vouch for it from now on.
+			c := *rec
+			c.IndexedAtNs = time.Now().UnixNano()
+			res.fresh = &c
+		} else {
+			res.b, res.err = r.ix.build(src, r.mode, j.tier, t.Live, false)
+		}
+	}
+	return res
+}
+
+// writer takes the results into the report and writes them in batches,
+// with the deletes in the first write.
+type writer struct {
+	r          *refreshRun
+	batch      []*built
+	batchBytes int64
+	deletes    [][]byte
+	// scrub: the next write removes what must leave the file.
+	scrub    bool
+	writeErr error
+	// keepUnwritten: builds the index cannot take still answer this call;
+	// a rebuild (no budgets, no answer) must not hold a whole scope in
+	// memory for nothing.
+	keepUnwritten bool
+}
+
+func (r *refreshRun) newWriter(deletes [][]byte) *writer {
+	return &writer{r: r, deletes: deletes, scrub: len(deletes) > 0, keepUnwritten: !r.opt.NoBudgets}
+}
+
+// take records one result in its target's state and queues what it built.
+func (w *writer) take(res result) {
+	rep := w.r.rep
+	st := &rep.States[res.i]
+	switch {
+	case res.err != nil:
+		st.Reason = buildReason(res.err)
+	case res.fresh != nil:
+		st.Record = res.fresh
+		rep.Unchanged++
+		w.batch = append(w.batch, &built{rec: res.fresh})
+	default:
+		if old := w.r.known.recs[res.i]; old != nil && old.Tier == res.b.rec.Tier && old.Policy != res.b.rec.Policy {
+			// The policy changed (thinking or tool output no longer
+			// indexed, say): what the old record held must leave the
+			// file as if deleted.
+			w.scrub = true
+		}
+		st.Record = res.b.rec
+		st.Rebuilt = true
+		rep.Rebuilt++
+		rep.BytesRead += res.b.bytes
+		w.batch = append(w.batch, res.b)
+		w.batchBytes += res.b.rec.CacheBytes
+	}
+	if len(w.batch) >= 64 || w.batchBytes >= 64<<20 {
+		w.flush()
+	}
+}
+
+// buildReason is the coverage reason of a source that could not be built.
+func buildReason(err error) string {
+	switch {
+	case errors.Is(err, errChanged):
+		return coverage.SourceChangedDuringIndex
+	case errors.Is(err, ErrNotSession):
+		return coverage.InvalidHeader
+	case errors.Is(err, ErrOverBuildBudget):
+		return MaxBuildBytes
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		return coverage.SourceUnavailable
+	}
+	return coverage.IndexError
+}
+
+// flush writes the queued batch and deletes in one transaction.
+func (w *writer) flush() {
+	if w.writeErr != nil && !w.keepUnwritten {
+		w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
+	}
+	if (len(w.batch) == 0 && len(w.deletes) == 0) || w.writeErr != nil {
+		return
+	}
+	ix, mode := w.r.ix, w.r.mode
+	update := ix.store.Update
+	if w.scrub {
+		update = ix.store.UpdateScrub
+	}
+	err := update(w.r.ctx, func(tx *bolt.Tx) error {
+		for _, k := range w.deletes {
+			if err := deleteSession(tx, k); err != nil {
+				return err
+			}
+		}
+		if err := writeBuilt(tx, mode, w.batch); err != nil {
+			return err
+		}
+		// A removed session's words, and what a changed policy no longer
+		// indexes, leave the lexicon too (and then the file, with the
+		// scrub).
+		return mergeAfterWrite(tx, mode, w.deletes, w.scrub)
+	})
+	switch {
+	case err == nil:
+		w.r.rep.Removed += len(w.deletes)
+		w.scrub = false
+	case w.keepUnwritten:
+		w.writeErr = err
+		return // the batch stays: its builds still answer this call
+	default:
+		w.writeErr = err
+	}
+	w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
+}
+
+// finish writes what is left. When the index could not take the writes,
+// coverage says why and the states keep what was built, for this call to
+// answer from; later calls redo it. Damage found while writing is the
+// caller's to handle (it resets the file and tries again).
+func (w *writer) finish() error {
+	w.flush()
+	if w.writeErr == nil {
+		return nil
+	}
+	r := w.r
+	switch err := w.writeErr; {
+	case errors.Is(err, bucket.ErrLocked):
+		r.reasons.Add(IndexBusy)
+	case errors.Is(err, bucket.ErrForeign):
+		r.ix.foreign(r.rep, &r.reasons) // replaced since it was read
+	case errors.Is(err, bucket.ErrCorrupt):
+		// A panic opening a damaged freelist, say.
+		return err
+	default:
+		// Read-only, damaged past repair, not a file.
+		r.reasons.Add(IndexUnwritable)
+	}
+	at := make(map[*Record]int, len(r.rep.States))
+	for i := range r.rep.States {
+		at[r.rep.States[i].Record] = i
+	}
+	for _, b := range w.batch {
+		if i, ok := at[b.rec]; ok && (b.hot != nil || b.cold != nil) {
+			r.rep.States[i].Built = &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}
+		}
+	}
+	return nil
+}
