@@ -110,7 +110,11 @@ type part struct {
 	refs    []Ref
 	buckets []bucketDir
 	dirs    []string
-	rootID  FileStat // the root's identity (roots only)
+	// id is the directory's identity when it was listed: a rename of an
+	// ancestor (or a mount over it) raises no event in a watched
+	// directory, so a kept listing is used only while its path still
+	// names the same directory.
+	id FileStat
 }
 
 // watchSupported reports whether the platform's watcher sees writes to
@@ -527,14 +531,14 @@ func (v *listView) listRoot(l *lister, root string) {
 	root = filepath.Clean(root)
 	key := "R\x00" + root
 	if p := v.cached(key); p != nil {
-		if st, err := os.Stat(root); err == nil && sameFile(StatOf(st), p.rootID) {
+		if sameDir(root, p.id) {
 			v.listDirs(l, p.buckets)
 			return
 		}
 	}
 	m := v.c.mark()
+	st, serr := os.Stat(root) // before the watch and the read
 	watched := v.c.addWatch(root)
-	st, serr := os.Stat(root)
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		l.fail(err)
@@ -558,12 +562,20 @@ func (v *listView) listRoot(l *lister, root string) {
 		buckets = append(buckets, bucketDir{dir, e.Name()})
 	}
 	if keep {
-		v.c.store(m, &part{key: key, buckets: buckets, dirs: []string{root}, rootID: StatOf(st)})
+		v.c.store(m, &part{key: key, buckets: buckets, dirs: []string{root}, id: StatOf(st)})
 	}
 	v.listDirs(l, buckets)
 }
 
-func sameFile(a, b FileStat) bool { return a.Inode == b.Inode && a.Dev == b.Dev }
+// sameDir reports whether dir is still the directory of identity id.
+func sameDir(dir string, id FileStat) bool {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	now := StatOf(st)
+	return now.Inode == id.Inode && now.Dev == id.Dev
+}
 
 // listDirs is lister.listBuckets through the cache: kept listings for the
 // directories that did not change, the others read (in parallel) and
@@ -572,7 +584,7 @@ func (v *listView) listDirs(l *lister, dirs []bucketDir) {
 	parts := make([]*lister, len(dirs))
 	var todo []int
 	for i, d := range dirs {
-		if p := v.cached(flatKey(d, l.opts)); p != nil {
+		if p := v.cached(flatKey(d, l.opts)); p != nil && sameDir(d.dir, p.id) {
 			parts[i] = &lister{refs: p.refs}
 		} else {
 			todo = append(todo, i)
@@ -581,12 +593,13 @@ func (v *listView) listDirs(l *lister, dirs []bucketDir) {
 	if len(todo) > 0 {
 		m := v.c.mark()
 		list := func(i int) {
+			st, serr := os.Stat(dirs[i].dir) // before the watch and the read
 			pl := l.fork()
 			pl.listFlat(dirs[i].dir, dirs[i].bucket)
 			parts[i] = pl
-			if !pl.linked && !pl.unwatched && len(pl.errs) == 0 {
+			if serr == nil && !pl.linked && !pl.unwatched && len(pl.errs) == 0 {
 				// The kept refs are shared: nobody writes a Ref's Stat.
-				v.c.store(m, &part{key: flatKey(dirs[i], l.opts), refs: pl.refs, dirs: pl.read})
+				v.c.store(m, &part{key: flatKey(dirs[i], l.opts), refs: pl.refs, dirs: pl.read, id: StatOf(st)})
 			}
 		}
 		workers := min(runtime.GOMAXPROCS(0), len(todo))

@@ -261,3 +261,22 @@ func TestListCacheConcurrent(t *testing.T) {
 	}
 	<-done
 }
+
+// TestListCacheAncestorRenamed: renaming an ancestor of a listed
+// directory raises no event in it; the kept listing must not outlive it.
+func TestListCacheAncestorRenamed(t *testing.T) {
+	f := newWatchFixture(t)
+	f.dirs.SessionDir = filepath.Join(f.root, "x", "custom")
+	f.write(t, filepath.Join(f.dirs.SessionDir, "T10_id10.jsonl"), "id10", f.app, 95)
+	f.check(t, "warm")
+	require.NoError(t, os.Rename(filepath.Join(f.root, "x"), filepath.Join(f.root, "y")))
+	f.check(t, "ancestor renamed")
+	f.write(t, filepath.Join(f.dirs.SessionDir, "T11_id11.jsonl"), "id11", f.app, 96)
+	f.check(t, "ancestor recreated")
+	// The same for the sessions root's parent.
+	agent := filepath.Dir(f.sessions)
+	require.NoError(t, os.Rename(agent, agent+".old"))
+	f.check(t, "agent dir renamed")
+	require.NoError(t, os.Rename(agent+".old", agent))
+	f.check(t, "agent dir back")
+}
