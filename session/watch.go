@@ -89,7 +89,12 @@ type ListCache struct {
 	inject   chan error   // tests: an error as if from the watcher
 	testDrop atomic.Int32 // tests: lose events (1: but the sentinel's, 2: all)
 	stats    WatchStats
+	timeouts int // barriers not seen in a row
 }
+
+// maxTimeouts is how many barriers in a row may go unseen before the
+// cache gives up watching: each costs a call SyncTimeout.
+const maxTimeouts = 3
 
 // WatchStats count what a ListCache did.
 type WatchStats struct {
@@ -187,6 +192,11 @@ func (c *ListCache) startLocked() bool {
 	if c.sentinel == "" {
 		d, err := os.MkdirTemp("", "memidx-watch-")
 		if err != nil {
+			return false
+		}
+		if !localFS(d) {
+			os.RemoveAll(d)
+			c.disabled = true // its events may never come
 			return false
 		}
 		if err := os.WriteFile(filepath.Join(d, c.barrierName(c.seq)), nil, 0o600); err != nil {
@@ -364,6 +374,7 @@ func (c *ListCache) sync() bool {
 			return false
 		case c.seen >= want:
 			c.stats.Syncs++
+			c.timeouts = 0
 			c.mu.Unlock()
 			return true
 		}
@@ -374,6 +385,11 @@ func (c *ListCache) sync() bool {
 		case <-timer.C:
 			c.mu.Lock()
 			c.stats.Fallbacks++
+			c.needNew = true
+			if c.timeouts++; c.timeouts >= maxTimeouts {
+				c.disabled = true // a watcher that does not deliver
+				c.stopLocked()
+			}
 			c.mu.Unlock()
 			return false
 		}

@@ -56,8 +56,10 @@ func (f *watchFixture) check(t *testing.T, what string) {
 		require.Equal(t, want, got, "%s: scope %s", what, sc)
 	}
 	wantRefs, wantErr := ListSessions(f.dirs, ListOptions{})
-	v := f.cache.begin()
-	gotRefs, gotErr := v.listSessions(f.dirs, ListOptions{})
+	gotRefs, gotErr := ListSessions(f.dirs, ListOptions{})
+	if v := f.cache.begin(); v != nil {
+		gotRefs, gotErr = v.listSessions(f.dirs, ListOptions{})
+	}
 	require.Equal(t, wantRefs, gotRefs, what)
 	require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), what)
 }
@@ -224,6 +226,20 @@ func TestListCacheNoSentinel(t *testing.T) {
 	require.Equal(t, 1, f.cache.Stats().Fallbacks)
 	f.cache.testDrop.Store(0)
 	f.check(t, "after")
+	require.True(t, f.cache.begin().fresh)
+
+	// A watcher that never delivers is given up after maxTimeouts.
+	f.cache.testDrop.Store(2)
+	for i := 0; i < maxTimeouts; i++ {
+		require.False(t, f.cache.begin().fresh)
+	}
+	require.Nil(t, f.cache.begin(), "still watching")
+	f.check(t, "given up")
+	f.cache = NewListCache()
+	f.cache.inject = make(chan error)
+	t.Cleanup(func() { f.cache.Close() })
+	f.cache.SyncTimeout = 50 * time.Millisecond
+	f.check(t, "new cache")
 
 	// A sentinel directory removed under the cache (a tmp cleaner)
 	// replaces the watcher.
