@@ -75,6 +75,15 @@ type Options struct {
 	// negative value no bound but the context's. A walk that reaches it
 	// ends with the reason WalkDeadline.
 	WalkTimeout time.Duration
+	// Watch makes a long-lived Engine watch the session directories of
+	// the scopes it serves (inotify, on Linux) and list again only those
+	// that changed since its last call, instead of listing and stat-ing
+	// every session file of the scope on every call. Answers are the
+	// same: a write that completed before a call began is seen by it, and
+	// whenever that cannot be proved (queue overflow, watch limits,
+	// other platforms) the call lists everything as without Watch. Close
+	// the Engine to release the watches. See session.ListCache.
+	Watch bool
 }
 
 // Engine answers recall, expand, sessions and walk over one agent
@@ -89,6 +98,7 @@ type Engine struct {
 	resolver *session.Resolver
 	catalog  *catalog.Catalog
 	snaps    *snapCache
+	watch    *session.ListCache // Options.Watch
 	// told is set once an answer has carried the notices.
 	told atomic.Bool
 }
@@ -151,6 +161,7 @@ func Open(opt Options) (*Engine, error) {
 	}
 	e.ix = index.Open(e.cfg, opt.LockTimeout)
 	e.resolver = &session.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
+	e.openWatch()
 	return e, nil
 }
 

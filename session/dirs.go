@@ -583,6 +583,12 @@ type lister struct {
 	seen   map[string]int // built when linked turns true
 	refs   []Ref
 	errs   []error
+	// watch, when set, is called with each directory before it is read
+	// (see ListCache); read records those directories, and unwatched
+	// that a watch could not be set on one of them.
+	watch     func(dir string) bool
+	read      []string
+	unwatched bool
 }
 
 // mappedRoot spells canonical paths under a root as the caller gave it.
@@ -728,13 +734,26 @@ func (l *lister) listBuckets(dirs []bucketDir) {
 
 // fork is an empty lister with l's settings, for one directory.
 func (l *lister) fork() *lister {
-	return &lister{opts: l.opts, suffix: l.suffix, archived: l.archived, roots: l.roots, allowed: l.allowed}
+	return &lister{opts: l.opts, suffix: l.suffix, archived: l.archived, roots: l.roots, allowed: l.allowed, watch: l.watch}
+}
+
+// watchDir watches dir, when the lister watches, before it is read: a
+// change made after the read then always raises an event.
+func (l *lister) watchDir(dir string) {
+	if l.watch == nil {
+		return
+	}
+	l.read = append(l.read, dir)
+	if !l.watch(dir) {
+		l.unwatched = true
+	}
 }
 
 // listFlat lists the session files directly in dir, and their nested
 // sessions.
 func (l *lister) listFlat(dir, bucket string) {
 	dir = filepath.Clean(dir)
+	l.watchDir(dir)
 	d, ents, err := openDir(dir)
 	if err != nil {
 		l.fail(err)
@@ -801,6 +820,7 @@ func (l *lister) listNested(dir, canonDir, top, bucket string, depth int) {
 		l.skip(ReasonMaxListingDepth, dir)
 		return
 	}
+	l.watchDir(dir)
 	d, ents, err := openDir(dir)
 	if err != nil {
 		l.fail(err)

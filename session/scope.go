@@ -104,6 +104,12 @@ type Resolver struct {
 	// even when file names already identify matching sessions, so that a
 	// duplicate id under an unrelated file name is reported as ambiguous.
 	ScanAllHeaders bool
+	// Watch, when set, keeps the listings of the directories this
+	// Resolver lists and re-reads only those that changed (see
+	// ListCache). The answers are the same.
+	Watch *ListCache
+
+	view *listView // the Watch of one Resolve
 }
 
 // NewResolver resolves the agent directory of env and returns a Resolver
@@ -181,6 +187,11 @@ func (e *AmbiguousError) Coverage() *coverage.Error {
 // failures of memidx itself and is currently always nil. Directories that
 // cannot be read give the reason source_unavailable.
 func (r *Resolver) Resolve(s Scope) (Resolution, error) {
+	if r.Watch != nil && r.view == nil {
+		rr := *r
+		rr.view = r.Watch.begin()
+		r = &rr
+	}
 	res := Resolution{Scope: s}
 	var reasons coverage.Set
 	switch s.Kind {
@@ -250,7 +261,7 @@ func (r *Resolver) resolveSession(res *Resolution, reasons *coverage.Set) {
 func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref, []string) {
 	cwd := r.cwd()
 	opts := r.opts(topLevelOnly)
-	refs, searched, err := ListBuckets(r.Dirs, BucketNames(cwd, r.Env), opts)
+	refs, searched, err := r.listBuckets(BucketNames(cwd, r.Env), opts)
 	addListReasons(reasons, err)
 	missing := len(searched) == 0
 	var extra []Ref
@@ -259,7 +270,7 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 			missing = false
 			searched = append(searched, filepath.Clean(d))
 		}
-		explicit, err := listExplicit(r.Dirs, opts)
+		explicit, err := r.listExplicit(opts)
 		addListReasons(reasons, err)
 		extra = append(extra, explicit...)
 	}
@@ -307,7 +318,7 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 }
 
 func (r *Resolver) resolveGlobal(res *Resolution, reasons *coverage.Set) {
-	refs, err := ListSessions(r.Dirs, r.opts(r.TopLevelOnly))
+	refs, err := r.listSessions(r.opts(r.TopLevelOnly))
 	addListReasons(reasons, err)
 	for _, d := range []string{r.Dirs.SessionsRoot, r.Dirs.SessionDir} {
 		if d == "" {
@@ -378,7 +389,7 @@ func (r *Resolver) resolveTarget(res *Resolution, reasons *coverage.Set) {
 		name = strings.TrimSuffix(x, ".jsonl")
 	}
 
-	all, err := ListSessions(r.Dirs, ListOptions{})
+	all, err := r.listSessions(ListOptions{})
 	addListReasons(reasons, err)
 	if ref, ok := r.currentRef(reasons); ok {
 		all = dedupe(append(all, ref))
@@ -471,6 +482,29 @@ func listExplicit(dirs Dirs, opts ListOptions) ([]Ref, error) {
 		err = nil
 	}
 	return refs, err
+}
+
+// listSessions, listBuckets and listExplicit list through the Resolve's
+// watch, if any.
+func (r *Resolver) listSessions(opts ListOptions) ([]Ref, error) {
+	if r.view != nil {
+		return r.view.listSessions(r.Dirs, opts)
+	}
+	return ListSessions(r.Dirs, opts)
+}
+
+func (r *Resolver) listBuckets(buckets []string, opts ListOptions) ([]Ref, []string, error) {
+	if r.view != nil {
+		return r.view.listBuckets(r.Dirs, buckets, opts)
+	}
+	return ListBuckets(r.Dirs, buckets, opts)
+}
+
+func (r *Resolver) listExplicit(opts ListOptions) ([]Ref, error) {
+	if r.view != nil {
+		return r.view.listExplicit(r.Dirs, opts)
+	}
+	return listExplicit(r.Dirs, opts)
 }
 
 // dedupe drops refs whose Path repeats, keeping the first, and sorts.

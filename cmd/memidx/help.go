@@ -106,7 +106,7 @@ memory.recall, memory.expand or memory.sessions.
 Capability heads (never memory evidence): the catalog, a search of it, or
 one action's full description.
 `,
-	"serve": `usage: memidx serve --stdio [--catalog FILE] [--live-session FILE --live-leaf ID --live-branch ID,…]
+	"serve": `usage: memidx serve --stdio [--catalog FILE] [--no-watch] [--live-session FILE --live-leaf ID --live-branch ID,…]
 
 JSON-RPC 2.0 over stdin/stdout, one message per line or Content-Length
 framed, batches, $/cancelRequest, $/progress: initialize, memory.recall,
@@ -114,6 +114,10 @@ memory.expand, memory.sessions, memory.walk (pages), memory.rebuild,
 tools.call, tools.catalog, tools.search, tools.describe; host.setLive
 {sessionFile, leafId, branchIds} sets the connection's live session for
 every request read after it. See "Serve protocol" in README.md.
+
+The server watches the session directories it has listed (inotify, on
+Linux) and lists again only what changed; --no-watch lists and stats every
+session file on each call instead. Answers are the same either way.
 `,
 	"rebuild": `usage: memidx rebuild [--scope S] [--branches active|all] [--jobs N] [--json]
 

@@ -388,7 +388,7 @@ func noticeText(n index.Notice) string {
 }
 
 // openEngineWith also loads a capability catalog file.
-func openEngineWith(g globals, catalogFile string, live engine.LiveSession) (*engine.Engine, error) {
+func openEngineWith(g globals, catalogFile string, live engine.LiveSession, set ...func(*engine.Options)) (*engine.Engine, error) {
 	opt := engine.Options{
 		AgentDir:     g.agentDir,
 		IndexDir:     g.indexDir,
@@ -409,6 +409,9 @@ func openEngineWith(g globals, catalogFile string, live engine.LiveSession) (*en
 			return nil, &cliError{Code: "invalid_catalog", Message: err.Error()}
 		}
 		opt.Catalog = c
+	}
+	for _, f := range set {
+		f(&opt)
 	}
 	return engine.Open(opt)
 }

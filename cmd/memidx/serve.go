@@ -75,6 +75,7 @@ func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, st
 	fl := newFlags("serve")
 	stdio := fl.Bool("stdio", false, "serve JSON-RPC 2.0 on stdin/stdout (one message a line, or Content-Length framing)")
 	catalogFile := fl.String("catalog", "", "capability catalog JSON file")
+	noWatch := fl.Bool("no-watch", false, "list and stat every session file on each call instead of watching the session directories")
 	lf := addLiveFlags(fl)
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
@@ -87,12 +88,21 @@ func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, st
 	if l := lf.live(); l != nil {
 		conn.set(*l)
 	}
-	e, err := openEngineWith(g, *catalogFile, conn)
+	// A server lives for many calls: watching the session directories
+	// spares each call a listing and a stat of every session file.
+	e, err := openEngineWith(g, *catalogFile, conn, func(o *engine.Options) { o.Watch = !*noWatch })
 	if err != nil {
 		return err
 	}
+	defer e.Close()
+	if serveOpened != nil {
+		serveOpened(e)
+	}
 	return serve(ctx, e, conn, stdin, stdout)
 }
+
+// serveOpened, when set (tests), sees the engine cmdServe opened.
+var serveOpened func(*engine.Engine)
 
 // connLive is the connection's live session: the host sets it with
 // --live-* flags or the host.setLive method, never through the arguments
