@@ -47,7 +47,7 @@ func TestWatchMeasure(t *testing.T) {
 				e    *engine.Engine
 			}{{"plain", plain}, {"watch", watching}} {
 				t0 := time.Now()
-				p, err := e.e.Recall(ctx, engine.RecallRequest{Query: str(q), Scope: "global"})
+				p, err := e.e.Recall(ctx, engine.RecallRequest{Query: q, Scope: "global"})
 				d := time.Since(t0)
 				require.NoError(t, err)
 				require.Nil(t, p.Error)
