@@ -266,6 +266,7 @@ func parseBody(f *File, data []byte, pos, line, limit int) []Record {
 	}
 	records := make([]Record, 0, n)
 	bodyStart := pos
+	var ps jsjson.Parser
 	for {
 		// Skip whitespace, counting lines.
 		for pos < len(data) {
@@ -283,7 +284,7 @@ func parseBody(f *File, data []byte, pos, line, limit int) []Record {
 		if pos >= len(data) {
 			return records
 		}
-		v, end, err := jsjson.ParseValue(data, pos)
+		v, end, err := ps.ParseValue(data, pos)
 		if err != nil {
 			var se *jsjson.SyntaxError
 			if errors.As(err, &se) && se.EOF {
