@@ -311,6 +311,13 @@ func special8(x uint64) bool {
 	return (hasZero(x^(lo*'"')) | hasZero(x^(lo*'\\')) | ((x - lo*0x20) &^ x & hi) | (x & hi)) != 0
 }
 
+// load8 reads eight bytes of s, little endian; len(s) >= 8.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 // unescape decodes the body of a string literal that has escapes or invalid
 // UTF-8; the parser has already checked its syntax.
 func unescape(raw string) string {
@@ -348,6 +355,11 @@ func unescape(raw string) string {
 			}
 		case c < utf8.RuneSelf:
 			j := i + 1
+			// A literal holds no quote or control character: special8
+			// stops at a backslash or non-ASCII.
+			for j+8 <= len(raw) && !special8(load8(raw[j:])) {
+				j += 8
+			}
 			for j < len(raw) && raw[j] < utf8.RuneSelf && raw[j] != '\\' {
 				j++
 			}
