@@ -244,10 +244,14 @@ func titleSlot(data []byte, pos int, stream bool) (*TitleSlot, int, bool) {
 	source := ""
 	if src.Exists() {
 		s, ok := src.Str()
-		if !ok || (s != "auto" && s != "user") {
+		switch {
+		case ok && s == "auto":
+			source = "auto"
+		case ok && s == "user":
+			source = "user"
+		default:
 			return nil, 0, false
 		}
-		source = s
 	}
 	return &TitleSlot{Title: strings.Clone(title), Source: source, UpdatedAt: strings.Clone(updated)}, pos + nl + 1, true
 }
