@@ -77,7 +77,7 @@ func (ps *Parser) ParseValue(data []byte, pos int) (Value, int, error) {
 // Reset lets p reuse the memory of every value it has returned: the caller
 // promises that none of them (nor anything taken from them) is used again.
 func (ps *Parser) Reset() {
-	clear(ps.arena[:cap(ps.arena)])
+	clear(ps.arena) // what was handed out; the rest is still zero
 	ps.arena = ps.arena[:0]
 }
 

@@ -160,7 +160,7 @@ func (s *Selection) walk(t tree, byID map[string]int) {
 	// Every record the walk visits is the one its id resolves to (the
 	// last with that id), so a visited id is a visited record.
 	visited := make([]bool, n)
-	var path []int
+	path := make([]int, 0, min(n, 1<<16))
 	for {
 		path = append(path, cur)
 		visited[cur] = true
@@ -223,7 +223,10 @@ func fingerprint(mode Mode, leaf jsjson.Value, ids []jsjson.Value) string {
 // fingerprintOf hashes the JSON.stringify form of {"branches","leafId",
 // "ids"} for n ids, writing each as it is produced.
 func fingerprintOf(mode Mode, leaf jsjson.Value, n int, idAt func(k int) jsjson.Value) string {
-	b := make([]byte, 0, 64+n*12)
+	// The text is hashed as it is written, a block at a time: a long
+	// branch's ids never sit in memory whole.
+	h := sha256.New()
+	b := make([]byte, 0, min(64+n*12, 32<<10))
 	b = append(b, `{"branches":`...)
 	b = jsjson.AppendString(b, string(mode))
 	b = append(b, `,"leafId":`...)
@@ -234,6 +237,10 @@ func fingerprintOf(mode Mode, leaf jsjson.Value, n int, idAt func(k int) jsjson.
 	}
 	b = append(b, `,"ids":[`...)
 	for i := 0; i < n; i++ {
+		if len(b) >= 31<<10 {
+			h.Write(b)
+			b = b[:0]
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -244,6 +251,6 @@ func fingerprintOf(mode Mode, leaf jsjson.Value, n int, idAt func(k int) jsjson.
 		}
 	}
 	b = append(b, "]}"...)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -31,6 +31,8 @@ type Slim struct {
 	Migrated   bool
 	// Stream is true when OMP's streaming loader rules applied.
 	Stream bool
+
+	size int64 // the size the caller announced
 }
 
 // SlimRecord is one record of a Slim: Record without its value.
@@ -70,7 +72,7 @@ func (s *Slim) LegacyHookMessages() bool { return s.Header != nil && s.Header.Ve
 // an id, a file without a valid header, or a size other than size) returns
 // ErrNeedsFullRead, and Parse decides, so that both readers always agree.
 func ReadSlim(r io.Reader, size int64, path string, tag TagFunc) (*Slim, error) {
-	s := &Slim{Path: path, Stream: size >= StreamThreshold}
+	s := &Slim{Path: path, Stream: size >= StreamThreshold, size: size}
 	h := sha256.New()
 	buf := make([]byte, 0, min(max(size+1, 512), 1<<20))
 	var (
@@ -205,8 +207,27 @@ func (s *Slim) line(line []byte, off int64, lineNo int, ps *jsjson.Parser, tag T
 	if tag != nil {
 		rec.Tag = tag(i, typ, v)
 	}
+	if len(s.Records) == cap(s.Records) {
+		s.grow(off)
+	}
 	s.Records = append(s.Records, rec)
 	return nil
+}
+
+// grow makes room for more records, guessing how many the file holds
+// from the bytes per record so far (off is where the current line starts),
+// so that a long session's record list is not copied over and over.
+func (s *Slim) grow(off int64) {
+	n := len(s.Records)
+	want := n + n/4 + 64
+	if n >= 64 && off > 0 && s.size > off {
+		// Records so far × (file size / bytes so far), and a little more.
+		est := int(float64(n) * float64(s.size) / float64(off) * 1.05)
+		want = max(want, min(est, n*8))
+	}
+	nr := make([]SlimRecord, n, want)
+	copy(nr, s.Records)
+	s.Records = nr
 }
 
 // migrate is File.migrate on the slim records.
