@@ -104,13 +104,19 @@ func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(Expande
 		}
 	}
 	if p.opts.entryOffset > p.sel.Len() {
-		n := len(p.snap.entries)
+		n := p.snap.count()
 		res.Error = &ErrorObject{Code: coverage.IndexOutOfBounds, EntryCount: &n,
 			Message: "entryOffset is past the selected entries."}
 		return res, nil
 	}
 	snap := p.snap
 	rec := &index.Record{Path: snap.path}
+	rd, eo := snap.open()
+	if eo != nil {
+		res.Error = eo
+		return res, nil
+	}
+	defer rd.close()
 	for k := p.opts.entryOffset; k < p.sel.Len(); k++ {
 		if err := ctx.Err(); err != nil {
 			return ended(err)
@@ -132,7 +138,11 @@ func (e *Engine) Walk(ctx context.Context, sel ExpandRequest, visit func(Expande
 				return res, nil
 			}
 		}
-		en := &snap.entries[p.sel.At(k)]
+		en, eo := rd.entry(p.sel.At(k))
+		if eo != nil {
+			res.Error = eo
+			return res, nil
+		}
 		out := expandedEntry(en, p.anchor)
 		out.Text = en.Text
 		total := jsjson.UTF16Len(en.Text)

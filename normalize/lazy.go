@@ -133,16 +133,14 @@ func (l *Lazy) Span(k int) (offset, end int64) {
 	return r.Offset, r.End
 }
 
-// EntryID is entry k's EntryID, known without reading it.
-func (l *Lazy) EntryID(k int) *string {
-	id := l.slim.Records[l.recs[k]].ID
-	if id.Synthetic() {
-		return nil
+// EntryID is entry k's EntryID (ok false for nil), known without reading
+// the entry.
+func (l *Lazy) EntryID(k int) (id string, ok bool) {
+	rid := l.slim.Records[l.recs[k]].ID
+	if rid.Synthetic() {
+		return "", false
 	}
-	if s, ok := id.String(); ok {
-		return &s
-	}
-	return nil
+	return rid.String()
 }
 
 // ErrRecordChanged is Entry's answer when the bytes given are not the
