@@ -59,6 +59,7 @@ func ParseValue(data []byte, pos int) (Value, int, error) {
 type Parser struct {
 	stack []Member
 	arena []Member
+	chunk int // the size of the next chunk: small first, for one small value
 }
 
 // ParseValue is the package's ParseValue using p's memory.
@@ -93,7 +94,8 @@ func (ps *Parser) take(base int) []Member {
 		out = make([]Member, n)
 	} else {
 		if cap(ps.arena)-len(ps.arena) < n {
-			ps.arena = make([]Member, 0, arenaChunk)
+			ps.chunk = min(max(2*ps.chunk, 16, n), arenaChunk)
+			ps.arena = make([]Member, 0, ps.chunk)
 		}
 		l := len(ps.arena)
 		ps.arena = ps.arena[:l+n]
