@@ -323,7 +323,13 @@ func load8(s string) uint64 {
 // unescape decodes the body of a string literal that has escapes or invalid
 // UTF-8; the parser has already checked its syntax.
 func unescape(raw string) string {
-	buf := make([]byte, 0, len(raw))
+	buf := appendUnescaped(make([]byte, 0, len(raw)), raw)
+	// buf is not used again: the string can own it.
+	return bytesString(buf)
+}
+
+// appendUnescaped appends the decoded body of a string literal to buf.
+func appendUnescaped(buf []byte, raw string) []byte {
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		switch {
@@ -380,8 +386,7 @@ func unescape(raw string) string {
 			i += n
 		}
 	}
-	// buf is not used again: the string can own it.
-	return bytesString(buf)
+	return buf
 }
 
 func (p *parser) hex4(pos int) (uint16, bool) {
