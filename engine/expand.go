@@ -144,10 +144,8 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 		}
 	}
 	readAt := time.Now()
-	if snap, changed := readSlimSnapshot(t.Path, mode, t.Live); snap != nil {
-		if !changed {
-			e.snaps.put(key, snap.id, readAt, snap)
-		}
+	if snap := readSlimSnapshot(t.Path, mode, t.Live); snap != nil {
+		e.snaps.put(key, snap.id, readAt, snap)
 		return snap, nil, nil
 	}
 	src, err := index.ReadSource(t.Path)

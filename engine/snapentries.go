@@ -19,29 +19,32 @@ import (
 // path, when the selection holds records whose entries depend on the rest
 // of the session, or when anything about the read is unusual: the full
 // reader then decides, errors included.
-func readSlimSnapshot(path string, mode lineage.Mode, live *lineage.Live) (snap *snapshot, changed bool) {
+func readSlimSnapshot(path string, mode lineage.Mode, live *lineage.Live) *snapshot {
 	before, err := index.StatIdentity(path)
 	if err != nil || before.Size > session.MaxFileBytes {
-		return nil, false
+		return nil
 	}
 	f, _, err := session.OpenRegular(path)
 	if err != nil {
-		return nil, false
+		return nil
 	}
 	defer f.Close()
 	var pl normalize.Planner
 	s, err := session.ReadSlim(f, before.Size, path, pl.Tag)
 	if err != nil {
-		return nil, false
+		return nil
 	}
-	after, err := index.StatIdentity(path)
-	changed = err != nil || after != before
+	if after, err := index.StatIdentity(path); err != nil || after != before {
+		// Written to while it was read: the full reader decides what the
+		// read is worth (and whether to keep it).
+		return nil
+	}
 	sel := lineage.SelectSlim(s, mode, live) // SelectSlim ignores live for branches "all"
 	lz, ok := normalize.NewLazy(s, sel, &pl, normalize.Lossless())
 	if !ok {
-		return nil, false
+		return nil
 	}
-	return &snapshot{path: path, hash: s.SourceHash, fp: sel.Fingerprint, mode: mode, lazy: lz, id: before}, changed
+	return &snapshot{path: path, hash: s.SourceHash, fp: sel.Fingerprint, mode: mode, lazy: lz, id: before}
 }
 
 // count is the number of entries of the snapshot's selection.

@@ -30,23 +30,28 @@ func TestSlimMatchesParse(t *testing.T) {
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		require.NoError(t, err)
-		f := session.Parse(p, data)
-		for _, one := range []bool{false, true} {
+		full := session.Parse(p, data)
+		for _, c := range []struct{ one, stream bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			f := full
+			if c.stream {
+				f = session.ParseWith(p, data, full.SourceHash, session.Options{Stream: true})
+			}
+			one := c.one
 			var r = bytes.NewReader(data)
 			var rd interface{ Read([]byte) (int, error) } = r
 			if one {
 				rd = iotest.OneByteReader(r)
 			}
 			var tags []string
-			s, err := session.ReadSlim(rd, int64(len(data)), p, func(rec int, typ string, v jsjson.Value) uint8 {
+			s, err := session.ReadSlimWith(rd, int64(len(data)), p, func(rec int, typ string, v jsjson.Value) uint8 {
 				tags = append(tags, jsjson.Stringify(v))
 				return uint8(rec)
-			})
+			}, session.Options{Stream: c.stream})
 			if errors.Is(err, session.ErrNeedsFullRead) {
 				continue
 			}
 			require.NoError(t, err, p)
-			if !one {
+			if !one && !c.stream {
 				fast++
 			}
 			name := filepath.Base(p)

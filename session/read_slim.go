@@ -72,7 +72,12 @@ func (s *Slim) LegacyHookMessages() bool { return s.Header != nil && s.Header.Ve
 // an id, a file without a valid header, or a size other than size) returns
 // ErrNeedsFullRead, and Parse decides, so that both readers always agree.
 func ReadSlim(r io.Reader, size int64, path string, tag TagFunc) (*Slim, error) {
-	s := &Slim{Path: path, Stream: size >= StreamThreshold, size: size}
+	return ReadSlimWith(r, size, path, tag, Options{Stream: size >= StreamThreshold})
+}
+
+// ReadSlimWith is ReadSlim with the given loader rules, as ParseWith.
+func ReadSlimWith(r io.Reader, size int64, path string, tag TagFunc, opt Options) (*Slim, error) {
+	s := &Slim{Path: path, Stream: opt.Stream, size: size}
 	h := sha256.New()
 	buf := make([]byte, 0, min(max(size+1, 512), 1<<20))
 	var (
