@@ -90,11 +90,14 @@ func expandFailure(sessionArg string, eo *ErrorObject) *ExpandResult {
 
 // snapshot is one lossless read of a session in a branch mode.
 type snapshot struct {
-	path    string
-	hash    string
-	fp      string
-	mode    lineage.Mode
+	path string
+	hash string
+	fp   string
+	mode lineage.Mode
+	// entries is the whole normalized selection, or nil when lazy makes
+	// each entry from the file on demand (see readSlimSnapshot).
 	entries []normalize.Entry
+	lazy    *normalize.Lazy
 	// id is the source's stat identity when it was read.
 	id index.Identity
 }
@@ -121,6 +124,10 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 		}
 	}
 	readAt := time.Now()
+	if snap := readSlimSnapshot(t.Path, mode, t.Live); snap != nil {
+		e.snaps.put(key, snap.id, readAt, snap)
+		return snap, nil, nil
+	}
 	src, err := index.ReadSource(t.Path)
 	if err != nil {
 		return nil, &ErrorObject{Code: coverage.SourceUnavailable, Message: err.Error(), SessionFile: t.Path}, nil
@@ -158,7 +165,7 @@ func (e *Engine) expand(ctx context.Context, req expandArgs) (*ExpandResult, err
 		return res, err
 	}
 	if p.opts.entryOffset > p.sel.Len() {
-		n := len(p.snap.entries)
+		n := p.snap.count()
 		res.Error = &ErrorObject{Code: coverage.IndexOutOfBounds,
 			Message: fmt.Sprintf("entryOffset %d is past the %d selected entries.", p.opts.entryOffset, p.sel.Len()), EntryCount: &n}
 		return res, nil
@@ -206,10 +213,10 @@ func (e *Engine) prepareExpand(ctx context.Context, req *expandArgs) (*preparedE
 	if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
 		return nil, expandFailure(req.Session, eo), nil
 	}
-	n := len(snap.entries)
+	n := snap.count()
 	res := &ExpandResult{Session: snap.path, SourceHash: snap.hash, Branches: string(mode),
 		LineageFingerprint: snap.fp, EntryCount: &n, Entries: []ExpandedEntry{}}
-	sel, anchor, eo := selectEntries(req, snap.entries, opts)
+	sel, anchor, eo := selectEntries(req, snap, opts)
 	if eo != nil {
 		res.Entries, res.Error = []ExpandedEntry{}, eo
 		return nil, res, nil
@@ -330,8 +337,8 @@ func (s *selection) At(k int) int {
 // selectEntries resolves the selectors to sorted entry positions; nil
 // means no selector (metadata only). anchor is the single anchor when
 // before/after context was asked for, else -1.
-func selectEntries(req *expandArgs, entries []normalize.Entry, o expandOpts) (*selection, int, *ErrorObject) {
-	n := len(entries)
+func selectEntries(req *expandArgs, snap *snapshot, o expandOpts) (*selection, int, *ErrorObject) {
+	n := snap.count()
 	if !req.hasSelector() {
 		if o.before > 0 || o.after > 0 {
 			return nil, -1, badRequest("before and after need a selector with exactly one entry")
@@ -346,11 +353,11 @@ func selectEntries(req *expandArgs, entries []normalize.Entry, o expandOpts) (*s
 		}
 		pts = append(pts, int(i))
 	}
-	resolveAddr := func(kind, addr string, get func(*normalize.Entry) *string) *ErrorObject {
+	resolveAddr := func(kind, addr string, get func(int) (string, bool)) *ErrorObject {
 		matches := 0
 		at := -1
-		for i := range entries {
-			if p := get(&entries[i]); p != nil && *p == addr {
+		for i := 0; i < n; i++ {
+			if a, ok := get(i); ok && a == addr {
 				matches++
 				at = i
 			}
@@ -367,12 +374,12 @@ func selectEntries(req *expandArgs, entries []normalize.Entry, o expandOpts) (*s
 			AddressType: kind, Address: addr, Matches: &matches}
 	}
 	for _, id := range req.EntryIDs {
-		if eo := resolveAddr("entry_id", id, func(e *normalize.Entry) *string { return e.EntryID }); eo != nil {
+		if eo := resolveAddr("entry_id", id, snap.entryID); eo != nil {
 			return nil, -1, eo
 		}
 	}
 	for _, a := range req.OperationAddresses {
-		if eo := resolveAddr("operation_address", a, func(e *normalize.Entry) *string { return e.OperationAddress }); eo != nil {
+		if eo := resolveAddr("operation_address", a, snap.operationAddress); eo != nil {
 			return nil, -1, eo
 		}
 	}
@@ -403,8 +410,18 @@ func chunkEntries(res *ExpandResult, req *expandArgs, snap *snapshot, sel select
 	eoff, toff := o.entryOffset, o.textOffset
 	type cursor struct{ entry, text int }
 	var cursors []cursor // the cursor before each emitted record
+	rd, eo := snap.open()
+	if eo != nil {
+		res.Entries, res.Error, res.Next = res.Entries[:0], eo, nil
+		return
+	}
+	defer rd.close()
 	for eoff < sel.Len() && len(res.Entries) < o.maxEntries && budget > 0 {
-		e := &snap.entries[sel.At(eoff)]
+		e, eo := rd.entry(sel.At(eoff))
+		if eo != nil {
+			res.Entries, res.Error, res.Next = res.Entries[:0], eo, nil
+			return
+		}
 		total := jsjson.UTF16Len(e.Text)
 		if toff > total {
 			n := total

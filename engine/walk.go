@@ -116,12 +116,17 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 		}
 	}
 	if p.opts.entryOffset > p.sel.Len() {
-		n := len(p.snap.entries)
+		n := p.snap.count()
 		return fail(&ErrorObject{Code: coverage.IndexOutOfBounds, EntryCount: &n,
 			Message: "entryOffset is past the selected entries."})
 	}
 	snap := p.snap
 	rec := &index.Record{Path: snap.path}
+	rd, eo := snap.open()
+	if eo != nil {
+		return fail(eo)
+	}
+	defer rd.close()
 	for k := p.opts.entryOffset; k < p.sel.Len(); k++ {
 		if err := ctx.Err(); err != nil {
 			return ended(err)
@@ -141,7 +146,10 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 				return fail(eo)
 			}
 		}
-		en := &snap.entries[p.sel.At(k)]
+		en, eo := rd.entry(p.sel.At(k))
+		if eo != nil {
+			return fail(eo)
+		}
 		out := expandedEntry(en, p.anchor)
 		out.Text = en.Text
 		total := jsjson.UTF16Len(en.Text)

@@ -1,6 +1,7 @@
 package jsjson
 
 import (
+	"encoding/binary"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -45,13 +46,65 @@ func Parse(data []byte) (Value, error) {
 // the value and the offset just after it. Strings without escapes alias
 // data.
 func ParseValue(data []byte, pos int) (Value, int, error) {
-	p := parser{data: data}
+	var ps Parser
+	return ps.ParseValue(data, pos)
+}
+
+// Parser parses values one after another, reusing its working memory: the
+// members of arrays and objects are collected on one stack and then copied
+// into exact-size slices carved from shared chunks, so that a file of many
+// small values costs a few large allocations instead of several small ones
+// per object. The zero Parser is ready to use. Values it returns stay valid
+// until Reset.
+type Parser struct {
+	stack []Member
+	arena []Member
+	chunk int // the size of the next chunk: small first, for one small value
+}
+
+// ParseValue is the package's ParseValue using p's memory.
+func (ps *Parser) ParseValue(data []byte, pos int) (Value, int, error) {
+	p := parser{data: data, ps: ps}
 	pos = skipSpace(data, pos)
 	v, end := p.value(pos, 0)
 	if p.err != nil {
+		clear(ps.stack)
+		ps.stack = ps.stack[:0]
 		return Value{}, end, p.err
 	}
 	return v, end, nil
+}
+
+// Reset lets p reuse the memory of every value it has returned: the caller
+// promises that none of them (nor anything taken from them) is used again.
+func (ps *Parser) Reset() {
+	clear(ps.arena) // what was handed out; the rest is still zero
+	ps.arena = ps.arena[:0]
+}
+
+// arenaChunk is the number of members per shared chunk.
+const arenaChunk = 512
+
+// take copies the members above base on the stack into an exact-size slice
+// and pops them.
+func (ps *Parser) take(base int) []Member {
+	n := len(ps.stack) - base
+	var out []Member
+	if n > arenaChunk/4 {
+		out = make([]Member, n)
+	} else {
+		if cap(ps.arena)-len(ps.arena) < n {
+			ps.chunk = min(max(2*ps.chunk, 16, n), arenaChunk)
+			ps.arena = make([]Member, 0, ps.chunk)
+		}
+		l := len(ps.arena)
+		ps.arena = ps.arena[:l+n]
+		out = ps.arena[l : l+n : l+n]
+	}
+	copy(out, ps.stack[base:])
+	clear(ps.stack[base:])
+	ps.stack = ps.stack[:base]
+	return out
 }
 
 // SkipSpace returns the offset of the first byte at or after pos that is not
@@ -73,6 +126,7 @@ func skipSpace(data []byte, pos int) int {
 type parser struct {
 	data []byte
 	err  *SyntaxError
+	ps   *Parser
 }
 
 func (p *parser) fail(pos int, msg string) {
@@ -197,6 +251,10 @@ func (p *parser) str(start int) (Value, int) {
 	pos := start + 1
 	esc := false
 	for {
+		// Eight bytes at a time while none needs a look.
+		for pos+8 <= len(d) && !special8(binary.LittleEndian.Uint64(d[pos:])) {
+			pos += 8
+		}
 		for pos < len(d) && plain[d[pos]] {
 			pos++
 		}
@@ -234,23 +292,44 @@ func (p *parser) str(start int) (Value, int) {
 			return Value{}, pos
 		default:
 			// Non-ASCII: replacement of invalid UTF-8 happens on read too.
-			if !utf8.FullRune(d[pos:]) || !validRuneAt(d, pos) {
+			// A valid character is passed whole; only an invalid byte
+			// makes the string one that is decoded on read.
+			if r, n := utf8.DecodeRune(d[pos:]); r == utf8.RuneError && n == 1 {
 				esc = true
+				pos++
+			} else {
+				pos += n
 			}
-			pos++
 		}
 	}
 }
 
-func validRuneAt(d []byte, pos int) bool {
-	r, n := utf8.DecodeRune(d[pos:])
-	return !(r == utf8.RuneError && n == 1)
+// special8 reports whether any of the eight bytes of x (little endian) is
+// a quote, a backslash, a control character or non-ASCII. It may report a
+// false positive next to a true one, never a false negative.
+func special8(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	hasZero := func(v uint64) uint64 { return (v - lo) & ^v & hi }
+	return (hasZero(x^(lo*'"')) | hasZero(x^(lo*'\\')) | ((x - lo*0x20) &^ x & hi) | (x & hi)) != 0
+}
+
+// load8 reads eight bytes of s, little endian; len(s) >= 8.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // unescape decodes the body of a string literal that has escapes or invalid
 // UTF-8; the parser has already checked its syntax.
 func unescape(raw string) string {
-	buf := make([]byte, 0, len(raw))
+	buf := appendUnescaped(make([]byte, 0, len(raw)), raw)
+	// buf is not used again: the string can own it.
+	return bytesString(buf)
+}
+
+// appendUnescaped appends the decoded body of a string literal to buf.
+func appendUnescaped(buf []byte, raw string) []byte {
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		switch {
@@ -284,6 +363,11 @@ func unescape(raw string) string {
 			}
 		case c < utf8.RuneSelf:
 			j := i + 1
+			// A literal holds no quote or control character: special8
+			// stops at a backslash or non-ASCII.
+			for j+8 <= len(raw) && !special8(load8(raw[j:])) {
+				j += 8
+			}
 			for j < len(raw) && raw[j] < utf8.RuneSelf && raw[j] != '\\' {
 				j++
 			}
@@ -302,7 +386,7 @@ func unescape(raw string) string {
 			i += n
 		}
 	}
-	return string(buf)
+	return buf
 }
 
 func (p *parser) hex4(pos int) (uint16, bool) {
@@ -360,16 +444,17 @@ func (p *parser) array(start, depth int) (Value, int) {
 	}
 	d := p.data
 	pos := skipSpace(d, start+1)
-	var items []Member
 	if pos < len(d) && d[pos] == ']' {
 		return Value{kind: Array, m: []Member{}}, pos + 1
 	}
+	ps := p.ps
+	base := len(ps.stack)
 	for {
 		v, end := p.value(pos, depth+1)
 		if p.err != nil {
 			return Value{}, end
 		}
-		items = append(items, Member{Value: v})
+		ps.stack = append(ps.stack, Member{Value: v})
 		pos = skipSpace(d, end)
 		if pos >= len(d) {
 			p.eof(pos)
@@ -379,7 +464,7 @@ func (p *parser) array(start, depth int) (Value, int) {
 		case ',':
 			pos = skipSpace(d, pos+1)
 		case ']':
-			return Value{kind: Array, m: items}, pos + 1
+			return Value{kind: Array, m: ps.take(base)}, pos + 1
 		default:
 			p.fail(pos, "expected , or ] in array")
 			return Value{}, pos
@@ -398,10 +483,11 @@ func (p *parser) object(start, depth int) (Value, int) {
 		return Value{kind: Object, m: []Member{}}, pos + 1
 	}
 	var (
-		members  []Member
 		index    map[string]int // only for large objects
 		hasIndex bool
 	)
+	ps := p.ps
+	base := len(ps.stack)
 	for {
 		if pos >= len(d) {
 			p.eof(pos)
@@ -431,6 +517,7 @@ func (p *parser) object(start, depth int) (Value, int) {
 		}
 		// A duplicate key keeps its first position and takes the last
 		// value, as JavaScript property assignment does.
+		members := ps.stack[base:]
 		dup := -1
 		if index != nil {
 			if i, ok := index[key]; ok {
@@ -447,7 +534,8 @@ func (p *parser) object(start, depth int) (Value, int) {
 		if dup >= 0 {
 			members[dup].Value = v
 		} else {
-			members = append(members, Member{Key: key, Value: v})
+			ps.stack = append(ps.stack, Member{Key: key, Value: v})
+			members = ps.stack[base:]
 			if index != nil {
 				index[key] = len(members) - 1
 			} else if len(members) > 16 {
@@ -469,6 +557,7 @@ func (p *parser) object(start, depth int) (Value, int) {
 		case ',':
 			pos = skipSpace(d, pos+1)
 		case '}':
+			members := ps.take(base)
 			if hasIndex {
 				orderIndexKeys(members)
 			}

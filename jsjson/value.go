@@ -125,6 +125,28 @@ func (v Value) Str() (string, bool) {
 	return "", false
 }
 
+// AppendStr appends the text of a string value to dst (nothing for any
+// other kind): Str without a string of its own.
+func (v Value) AppendStr(dst []byte) []byte {
+	switch v.kind {
+	case String:
+		return append(dst, v.s...)
+	case stringEscaped:
+		return appendUnescaped(dst, v.s)
+	}
+	return dst
+}
+
+// SizeHint is the byte length of a string's literal body: about the size
+// of its text (escapes shrink it, invalid bytes grow it); 0 for other
+// kinds.
+func (v Value) SizeHint() int {
+	if v.kind == String || v.kind == stringEscaped {
+		return len(v.s)
+	}
+	return 0
+}
+
 // StrOr returns the text of a string value, or def for any other kind.
 func (v Value) StrOr(def string) string {
 	if s, ok := v.Str(); ok {

@@ -61,71 +61,118 @@ type Selection struct {
 // AllFingerprint is the fingerprint of every all-mode selection.
 var AllFingerprint = fingerprint(All, jsjson.MakeNull(), nil)
 
+// tree is what selection reads of a session: the records' ids after
+// migration, and each record's id as the fingerprint writes it.
+type tree interface {
+	count() int
+	id(i int) session.ID
+	parent(i int) session.ID
+	// fpID is the id a record contributes to the fingerprint: its JSON id,
+	// or for a v1 record (whose OMP id is random) a position marker.
+	fpID(i int) jsjson.Value
+	// leafJSON is the record's JSON id as written (absent when missing).
+	leafJSON(i int) jsjson.Value
+}
+
+type fileTree struct{ f *session.File }
+
+func (t fileTree) count() int                  { return len(t.f.Records) }
+func (t fileTree) id(i int) session.ID         { return t.f.Records[i].ID }
+func (t fileTree) parent(i int) session.ID     { return t.f.Records[i].Parent }
+func (t fileTree) fpID(i int) jsjson.Value     { return fingerprintID(&t.f.Records[i]) }
+func (t fileTree) leafJSON(i int) jsjson.Value { return t.f.Records[i].Value.Get("id") }
+
+type slimTree struct{ s *session.Slim }
+
+func (t slimTree) count() int              { return len(t.s.Records) }
+func (t slimTree) id(i int) session.ID     { return t.s.Records[i].ID }
+func (t slimTree) parent(i int) session.ID { return t.s.Records[i].Parent }
+func (t slimTree) fpID(i int) jsjson.Value {
+	r := &t.s.Records[i]
+	if r.ID.Synthetic() {
+		return jsjson.MakeString("v1:" + strconv.Itoa(i))
+	}
+	if !r.ID.Present() {
+		return jsjson.Value{} // written as null, like a missing id
+	}
+	return r.ID.JSON()
+}
+func (t slimTree) leafJSON(i int) jsjson.Value { return t.fpID(i) }
+
 // Select picks the records of f that a read in mode covers. live, when not
 // nil, overrides the persisted leaf (active mode only).
 func Select(f *session.File, mode Mode, live *Live) *Selection {
+	return selectTree(fileTree{f}, mode, live)
+}
+
+// SelectSlim is Select on a slim read: the same selection, record for
+// record, and the same fingerprint.
+func SelectSlim(s *session.Slim, mode Mode, live *Live) *Selection {
+	return selectTree(slimTree{s}, mode, live)
+}
+
+func selectTree(t tree, mode Mode, live *Live) *Selection {
+	n := t.count()
 	if mode == All {
 		s := &Selection{Branches: All, LeafID: jsjson.MakeNull(), LeafIndex: -1, Fingerprint: AllFingerprint}
-		s.Indexes = make([]int, len(f.Records))
+		s.Indexes = make([]int, n)
 		for i := range s.Indexes {
 			s.Indexes[i] = i
 		}
 		return s
 	}
-	byID := make(map[string]int, len(f.Records))
-	for i := range f.Records {
-		if id := f.Records[i].ID; id.Present() {
+	byID := make(map[string]int, n)
+	for i := 0; i < n; i++ {
+		if id := t.id(i); id.Present() {
 			byID[id.Key()] = i // the later record wins
 		}
 	}
 	// Indexes is never nil, so that an empty selection encodes as [].
 	s := &Selection{Branches: Active, LeafID: jsjson.MakeNull(), LeafIndex: -1, Indexes: []int{}}
 	if live != nil {
-		s.selectLive(f, byID, live)
+		s.selectLive(byID, live)
 	} else {
-		s.walk(f, byID)
+		s.walk(t, byID)
 	}
-	ids := make([]jsjson.Value, len(s.Indexes))
-	for i, idx := range s.Indexes {
-		ids[i] = fingerprintID(&f.Records[idx])
-	}
-	s.Fingerprint = fingerprint(Active, s.LeafID, ids)
+	s.Fingerprint = fingerprintOf(Active, s.LeafID, len(s.Indexes), func(k int) jsjson.Value { return t.fpID(s.Indexes[k]) })
 	return s
 }
 
 // walk follows parentId from the last record, as OMP's getBranch does.
-func (s *Selection) walk(f *session.File, byID map[string]int) {
-	if len(f.Records) == 0 {
+func (s *Selection) walk(t tree, byID map[string]int) {
+	n := t.count()
+	if n == 0 {
 		return
 	}
-	last := &f.Records[len(f.Records)-1]
-	if !last.ID.Valid() {
+	lastID := t.id(n - 1)
+	if !lastID.Valid() {
 		// OMP still resolves a leaf id "" to its record, but walks nothing.
-		if last.ID.Present() {
-			s.LeafIndex = byID[last.ID.Key()]
-			s.LeafID = last.Value.Get("id")
+		if lastID.Present() {
+			s.LeafIndex = byID[lastID.Key()]
+			s.LeafID = t.leafJSON(n - 1)
 		}
 		s.Problems.Add(coverage.LineageUnresolved)
 		return
 	}
-	cur := byID[last.ID.Key()]
+	cur := byID[lastID.Key()]
 	s.LeafIndex = cur
-	s.LeafID = fingerprintID(&f.Records[cur])
-	visited := make(map[string]bool)
-	var path []int
+	s.LeafID = t.fpID(cur)
+	// Every record the walk visits is the one its id resolves to (the
+	// last with that id), so a visited id is a visited record.
+	visited := make([]bool, n)
+	path := make([]int, 0, min(n, 1<<16))
 	for {
-		r := &f.Records[cur]
 		path = append(path, cur)
-		visited[r.ID.Key()] = true
-		p := r.Parent
-		if !p.Valid() || p == r.ID {
+		visited[cur] = true
+		p, id := t.parent(cur), t.id(cur)
+		if !p.Valid() || p == id {
 			break // a root
 		}
-		if visited[p.Key()] {
+		next, ok := byID[p.Key()]
+		if ok && visited[next] {
 			s.Problems.Add(coverage.InvalidParentGraph)
 			break
 		}
-		next, ok := byID[p.Key()]
 		if !ok {
 			s.Problems.Add(coverage.MissingParent)
 			break
@@ -138,7 +185,7 @@ func (s *Selection) walk(f *session.File, byID map[string]int) {
 	s.Indexes = path
 }
 
-func (s *Selection) selectLive(f *session.File, byID map[string]int, live *Live) {
+func (s *Selection) selectLive(byID map[string]int, live *Live) {
 	s.LeafID = jsjson.MakeString(live.LeafID)
 	if live.LeafID == "" {
 		s.LeafID = jsjson.MakeNull()
@@ -170,7 +217,16 @@ func fingerprintID(r *session.Record) jsjson.Value {
 }
 
 func fingerprint(mode Mode, leaf jsjson.Value, ids []jsjson.Value) string {
-	b := make([]byte, 0, 64+len(ids)*12)
+	return fingerprintOf(mode, leaf, len(ids), func(k int) jsjson.Value { return ids[k] })
+}
+
+// fingerprintOf hashes the JSON.stringify form of {"branches","leafId",
+// "ids"} for n ids, writing each as it is produced.
+func fingerprintOf(mode Mode, leaf jsjson.Value, n int, idAt func(k int) jsjson.Value) string {
+	// The text is hashed as it is written, a block at a time: a long
+	// branch's ids never sit in memory whole.
+	h := sha256.New()
+	b := make([]byte, 0, min(64+n*12, 32<<10))
 	b = append(b, `{"branches":`...)
 	b = jsjson.AppendString(b, string(mode))
 	b = append(b, `,"leafId":`...)
@@ -180,17 +236,21 @@ func fingerprint(mode Mode, leaf jsjson.Value, ids []jsjson.Value) string {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"ids":[`...)
-	for i, id := range ids {
+	for i := 0; i < n; i++ {
+		if len(b) >= 31<<10 {
+			h.Write(b)
+			b = b[:0]
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if id.Exists() {
+		if id := idAt(i); id.Exists() {
 			b = jsjson.AppendValue(b, id)
 		} else {
 			b = append(b, "null"...)
 		}
 	}
 	b = append(b, "]}"...)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -374,7 +374,7 @@ func (n *normalizer) operation(e *Entry, head []jsjson.Member, op opView, textPr
 	}
 	if args := leafText(op.args); strings.TrimSpace(args) != "" {
 		b.WriteByte('\n')
-		n.writeArgs(&b, e, args)
+		n.writeArgsTo(&b, e, args)
 	}
 	line(op.err.StrOr(""))
 	if kept {

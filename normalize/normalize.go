@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/jsjson"
@@ -226,12 +227,14 @@ func nativeTool(e *Entry, tool string) {
 }
 
 func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
-	var b strings.Builder
+	// The text is decoded straight into b, which the returned string then
+	// owns.
+	var b []byte
 	var files []string
 	first := true
 	sep := func() {
 		if !first {
-			b.WriteByte('\n')
+			b = append(b, '\n')
 		}
 		first = false
 	}
@@ -240,20 +243,20 @@ func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
 		switch bv.Get("type").StrOr("") {
 		case "text":
 			sep()
-			b.WriteString(bv.Get("text").StrOr(""))
+			b = bv.Get("text").AppendStr(b)
 		case "thinking":
 			if n.opt.IndexThinking {
 				sep()
-				b.WriteString(bv.Get("thinking").StrOr(""))
+				b = bv.Get("thinking").AppendStr(b)
 			}
 		case "toolCall":
 			name := bv.Get("name").StrOr("")
 			sep()
-			b.WriteString("Tool: ")
-			b.WriteString(name)
-			b.WriteByte('(')
-			n.writeArgs(&b, e, n.stringifyArgs(bv.Get("arguments")))
-			b.WriteByte(')')
+			b = append(b, "Tool: "...)
+			b = append(b, name...)
+			b = append(b, '(')
+			b = n.writeArgs(b, e, n.stringifyArgs(bv.Get("arguments")))
+			b = append(b, ')')
 			if e.Tool == nil {
 				nativeTool(e, name)
 				if name == "" {
@@ -266,8 +269,8 @@ func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
 	}
 	if em := msg.Get("errorMessage").StrOr(""); em != "" {
 		sep()
-		b.WriteString("Error: ")
-		b.WriteString(em)
+		b = append(b, "Error: "...)
+		b = append(b, em...)
 	}
 	if len(e.Tools) < 2 {
 		e.Tools = nil
@@ -278,7 +281,10 @@ func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
 	e.FilesTouched = files
 	sr := msg.Get("stopReason").StrOr("")
 	e.IsError = msg.Get("isError").Truthy() || sr == "error" || msg.Get("errorMessage").StrOr("") != ""
-	return b.String()
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 func (n *normalizer) toolResult(e *Entry, msg jsjson.Value) string {
@@ -313,11 +319,48 @@ func (n *normalizer) toolResult(e *Entry, msg jsjson.Value) string {
 	if !n.opt.IndexToolOutput {
 		return prefix
 	}
-	body := contentText(msg.Get("content"))
-	if body == "" {
+	// prefix + ": " + contentText(content), decoded straight into the
+	// text: tool output is most of a session's bytes.
+	c := msg.Get("content")
+	b := make([]byte, 0, len(prefix)+2+contentSizeHint(c))
+	b = append(b, prefix...)
+	b = append(b, ": "...)
+	head := len(b)
+	b = appendContentText(b, c)
+	if len(b) == head {
 		return prefix
 	}
-	return prefix + ": " + body
+	return unsafe.String(&b[0], len(b))
+}
+
+// appendContentText appends contentText(c) to b.
+func appendContentText(b []byte, c jsjson.Value) []byte {
+	if c.Kind() == jsjson.String {
+		return c.AppendStr(b)
+	}
+	first := true
+	for _, p := range c.Items() {
+		if p.Value.Get("type").StrIs("text") {
+			if !first {
+				b = append(b, '\n')
+			}
+			first = false
+			b = p.Value.Get("text").AppendStr(b)
+		}
+	}
+	return b
+}
+
+// contentSizeHint is about the byte length of contentText(c).
+func contentSizeHint(c jsjson.Value) int {
+	if c.Kind() == jsjson.String {
+		return c.SizeHint()
+	}
+	n := 0
+	for _, p := range c.Items() {
+		n += p.Value.Get("text").SizeHint() + 1
+	}
+	return n
 }
 
 // execution handles the user's ! and $ commands (bashExecution,
@@ -427,16 +470,25 @@ func (n *normalizer) stringifyArgs(args jsjson.Value) string {
 // builder of e's text: whole under FullToolArgs; otherwise the reference's
 // display, cut after MaxArgsChars scalars and marked "…", with the rest
 // kept in e.ArgsCuts at the cut so that search still sees it.
-func (n *normalizer) writeArgs(b *strings.Builder, e *Entry, args string) {
+func (n *normalizer) writeArgs(b []byte, e *Entry, args string) []byte {
 	if !n.opt.FullToolArgs {
 		if shown, ok := TruncateScalars(args, MaxArgsChars); ok {
-			b.WriteString(shown)
-			e.ArgsCuts = append(e.ArgsCuts, ArgsCut{At: b.Len(), Rest: args[len(shown):]})
-			b.WriteString("…")
-			return
+			b = append(b, shown...)
+			e.ArgsCuts = append(e.ArgsCuts, ArgsCut{At: len(b), Rest: args[len(shown):]})
+			return append(b, "…"...)
 		}
 	}
-	b.WriteString(args)
+	return append(b, args...)
+}
+
+// writeArgsTo is writeArgs onto a strings.Builder.
+func (n *normalizer) writeArgsTo(b *strings.Builder, e *Entry, args string) {
+	cuts := len(e.ArgsCuts)
+	out := n.writeArgs(nil, e, args)
+	for i := cuts; i < len(e.ArgsCuts); i++ {
+		e.ArgsCuts[i].At += b.Len()
+	}
+	b.Write(out)
 }
 
 // TruncateScalars cuts s after max Unicode scalars. ok is false when s is

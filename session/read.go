@@ -244,10 +244,14 @@ func titleSlot(data []byte, pos int, stream bool) (*TitleSlot, int, bool) {
 	source := ""
 	if src.Exists() {
 		s, ok := src.Str()
-		if !ok || (s != "auto" && s != "user") {
+		switch {
+		case ok && s == "auto":
+			source = "auto"
+		case ok && s == "user":
+			source = "user"
+		default:
 			return nil, 0, false
 		}
-		source = s
 	}
 	return &TitleSlot{Title: strings.Clone(title), Source: source, UpdatedAt: strings.Clone(updated)}, pos + nl + 1, true
 }
@@ -266,6 +270,7 @@ func parseBody(f *File, data []byte, pos, line, limit int) []Record {
 	}
 	records := make([]Record, 0, n)
 	bodyStart := pos
+	var ps jsjson.Parser
 	for {
 		// Skip whitespace, counting lines.
 		for pos < len(data) {
@@ -283,7 +288,7 @@ func parseBody(f *File, data []byte, pos, line, limit int) []Record {
 		if pos >= len(data) {
 			return records
 		}
-		v, end, err := jsjson.ParseValue(data, pos)
+		v, end, err := ps.ParseValue(data, pos)
 		if err != nil {
 			var se *jsjson.SyntaxError
 			if errors.As(err, &se) && se.EOF {
