@@ -411,7 +411,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		if beforeSearch != nil {
 			beforeSearch()
 		}
-		err = e.ix.View(ctx, q.mode, search)
+		err = e.ix.ViewAfter(ctx, q.mode, rep, search)
 		// Whatever turned out broken is rebuilt by the next refresh.
 		dropped := e.ix.Forget(ctx, q.mode, s.broken)
 		if s.lexDamaged {

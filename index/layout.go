@@ -31,16 +31,16 @@ var (
 // of another version or whose key does not match their source come back in
 // bad, to be removed.
 func (ix *Index) loadRecords(ctx context.Context, mode lineage.Mode) (map[string]*Record, [][]byte, error) {
-	out, bad, _, err := ix.loadRecordsAt(ctx, mode)
-	return out, bad, err
+	l, err := ix.loadRecordsAt(ctx, mode)
+	return l.stored, l.bad, err
 }
 
 // loadRecordsAt is loadRecords that also reads, in the same transaction,
 // the lexicon epoch the records belong to. A long-lived host that asks
 // again before anything was written to the file (by this process or
 // another) gets the records it decoded last time (see recordCache).
-func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (map[string]*Record, [][]byte, LexiconEpoch, error) {
-	var got cachedRecords
+func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, error) {
+	var got loaded
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
 		at, ok := commitOf(tx)
 		if ok {
@@ -49,11 +49,14 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (map[stri
 				return nil
 			}
 		}
-		got = cachedRecords{stored: map[string]*Record{}, epoch: lexiconEpoch(tx, mode)}
+		got = loaded{stored: map[string]*Record{}, epoch: lexiconEpoch(tx, mode), at: at, atKnown: ok}
 		eachRecord(tx, mode, func(k []byte, r *Record, err error) {
 			if err != nil {
 				got.bad = append(got.bad, append([]byte(nil), k...))
 				return
+			}
+			if p, ok := ix.policies[r.Policy]; ok {
+				r.Policy = p
 			}
 			got.stored[r.Path] = r
 		})
@@ -63,10 +66,33 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (map[stri
 		return nil
 	})
 	if errors.Is(err, bucket.ErrMissing) {
-		return map[string]*Record{}, nil, LexiconEpoch{}, nil
+		return loaded{stored: map[string]*Record{}}, nil
 	}
 	// Callers append to bad: never into a cached array.
-	return got.stored, slices.Clip(got.bad), got.epoch, err
+	got.bad = slices.Clip(got.bad)
+	return got, err
+}
+
+// policyOf is the policy string of tier and mode, the instance the
+// decoded records share.
+func (ix *Index) policyOf(tier string, mode lineage.Mode) string {
+	p := ix.policy.String(tier, mode)
+	if c, ok := ix.policies[p]; ok {
+		return c
+	}
+	return p
+}
+
+// loaded is the stored records of a mode, as one read transaction saw
+// them.
+type loaded struct {
+	stored map[string]*Record
+	bad    [][]byte // keys of records that did not decode
+	epoch  LexiconEpoch
+	// at is the commit they were read at (when atKnown): a reader at the
+	// same commit sees exactly these records.
+	at      commit
+	atKnown bool
 }
 
 // recordCache keeps, per branch mode, the records last decoded and the
@@ -77,14 +103,7 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (map[stri
 // shared read-only by the calls that get it.
 type recordCache struct {
 	mu     sync.Mutex
-	byMode map[lineage.Mode]cachedRecords
-}
-
-type cachedRecords struct {
-	at     commit
-	stored map[string]*Record
-	bad    [][]byte
-	epoch  LexiconEpoch
+	byMode map[lineage.Mode]loaded
 }
 
 // commit identifies the content of the index file a read transaction
@@ -106,20 +125,20 @@ func commitOf(tx *bolt.Tx) (commit, bool) {
 	return commit{txid: tx.ID(), file: id}, true
 }
 
-func (c *recordCache) get(mode lineage.Mode, at commit) (cachedRecords, bool) {
+func (c *recordCache) get(mode lineage.Mode, at commit) (loaded, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.byMode[mode]
 	return r, ok && r.at == at
 }
 
-func (c *recordCache) put(mode lineage.Mode, at commit, r cachedRecords) {
+func (c *recordCache) put(mode lineage.Mode, at commit, r loaded) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byMode == nil {
-		c.byMode = map[lineage.Mode]cachedRecords{}
+		c.byMode = map[lineage.Mode]loaded{}
 	}
-	r.at = at
+	r.at, r.atKnown = at, true
 	c.byMode[mode] = r
 }
 

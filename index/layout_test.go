@@ -50,3 +50,33 @@ func TestDecodedRecordsLastUntilTheFileChanges(t *testing.T) {
 	all := f.refresh(ix, lineage.All)
 	assert.NotSame(t, e.States[1].Record, all.States[1].Record)
 }
+
+// TestViewAfterKnowsWhenRecordsAreCurrent: the search after a refresh
+// that wrote nothing, on a file nobody wrote since, trusts every record
+// the refresh read; after any write (the refresh's own, another
+// writer's) it checks them again.
+func TestViewAfterKnowsWhenRecordsAreCurrent(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	unchanged := func(rep *Report) bool {
+		var u bool
+		require.NoError(t, ix.ViewAfter(ctx, lineage.Active, rep, func(rd *Reader) error {
+			u = rd.unchanged
+			return nil
+		}))
+		return u
+	}
+	first := f.refresh(ix, lineage.Active)
+	assert.False(t, unchanged(first), "the refresh wrote the records")
+	quiet := f.refresh(ix, lineage.Active)
+	assert.True(t, unchanged(quiet))
+
+	// Another writer commits after the refresh read its records.
+	require.NoError(t, os.WriteFile(f.paths[1], []byte(sessionText("s1", "alpha1 delta")), 0o600))
+	f.refresh(f.index(), lineage.Active)
+	assert.False(t, unchanged(quiet), "a commit since the refresh")
+	again := f.refresh(ix, lineage.Active)
+	assert.True(t, unchanged(again))
+	rd := &Reader{}
+	assert.False(t, rd.Current(again.States[0].Record), "no transaction, nothing is current")
+}

@@ -498,6 +498,9 @@ func (r *Reader) Current(rec *Record) bool {
 	if r.tx == nil {
 		return false
 	}
+	if r.unchanged {
+		return true
+	}
 	b := r.tx.Bucket(recordsBucket)
 	if b == nil {
 		return false

@@ -48,12 +48,34 @@ func (r *Reader) sameData(rec *Record, values ...[]byte) error {
 type Reader struct {
 	tx   *bolt.Tx
 	mode lineage.Mode
+	// unchanged: the file is at the commit a refresh read its records
+	// at, and nothing was written since, so every one of them is current.
+	unchanged bool
 }
 
 // View runs fn with a Reader over the current index file. With no index
 // file yet, fn gets a Reader that finds nothing.
 func (ix *Index) View(ctx context.Context, mode lineage.Mode, fn func(*Reader) error) error {
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error { return fn(&Reader{tx: tx, mode: mode}) })
+	if errors.Is(err, bucket.ErrMissing) {
+		return fn(&Reader{mode: mode})
+	}
+	return err
+}
+
+// ViewAfter is View for the search that follows rep's refresh: when the
+// file is still at the commit the refresh read its records at, and the
+// refresh wrote nothing, the Reader knows them all current and checks no
+// record again (Current).
+func (ix *Index) ViewAfter(ctx context.Context, mode lineage.Mode, rep *Report, fn func(*Reader) error) error {
+	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
+		rd := &Reader{tx: tx, mode: mode}
+		if rep.readAtKnown && !rep.wrote {
+			at, ok := commitOf(tx)
+			rd.unchanged = ok && at == rep.readAt
+		}
+		return fn(rd)
+	})
 	if errors.Is(err, bucket.ErrMissing) {
 		return fn(&Reader{mode: mode})
 	}

@@ -187,7 +187,12 @@ func decodeRecord(key, sealed []byte) (*Record, error) {
 	if !bytes.Equal(key, own) {
 		return nil, fmt.Errorf("record key %q does not match its source %q (%s)", key, r.Path, r.Branches)
 	}
-	if r.Tier != Hot && r.Tier != Cold {
+	switch r.Tier { // the constants themselves: compared by pointer
+	case Hot:
+		r.Tier = Hot
+	case Cold:
+		r.Tier = Cold
+	default:
 		return nil, fmt.Errorf("record tier %q", r.Tier)
 	}
 	return r, nil

@@ -50,11 +50,23 @@ type Index struct {
 	RacyWindow time.Duration
 	// decoded are the records last decoded, per mode.
 	decoded recordCache
+	// policies holds one instance of each policy string of this
+	// configuration: the records decoded with one share it, so that the
+	// stat gate compares a pointer, not a string, per record.
+	policies map[string]string
 }
 
 // Open returns the index of cfg.IndexDir. It does not touch the disk.
 func Open(cfg Config, lockTimeout time.Duration) *Index {
-	return &Index{cfg: cfg, policy: PolicyOf(cfg), store: bucket.New(cfg.IndexDir, bucket.Options{LockTimeout: lockTimeout})}
+	ix := &Index{cfg: cfg, policy: PolicyOf(cfg), store: bucket.New(cfg.IndexDir, bucket.Options{LockTimeout: lockTimeout})}
+	ix.policies = map[string]string{}
+	for _, mode := range []lineage.Mode{lineage.Active, lineage.All} {
+		for _, tier := range []string{Hot, Cold} {
+			p := ix.policy.String(tier, mode)
+			ix.policies[p] = p
+		}
+	}
+	return ix
 }
 
 // Store returns the underlying store.
@@ -98,12 +110,10 @@ type RefreshOptions struct {
 
 // Preloaded is the stored records of a branch mode, read ahead.
 type Preloaded struct {
-	mode   lineage.Mode
-	done   chan struct{}
-	stored map[string]*Record
-	bad    [][]byte
-	epoch  LexiconEpoch
-	err    error
+	mode lineage.Mode
+	done chan struct{}
+	got  loaded
+	err  error
 }
 
 // Preload starts reading the stored records of mode, so that a caller can
@@ -115,21 +125,21 @@ func (ix *Index) Preload(ctx context.Context, mode lineage.Mode) *Preloaded {
 	p := &Preloaded{mode: mode, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		p.stored, p.bad, p.epoch, p.err = ix.loadRecordsAt(ctx, mode)
+		p.got, p.err = ix.loadRecordsAt(ctx, mode)
 	}()
 	return p
 }
 
 // records returns the stored records of mode: preloaded, or read now.
-func (ix *Index) records(ctx context.Context, mode lineage.Mode, pre *Preloaded) (map[string]*Record, [][]byte, LexiconEpoch, error) {
+func (ix *Index) records(ctx context.Context, mode lineage.Mode, pre *Preloaded) (loaded, error) {
 	if pre == nil || pre.mode != mode {
 		return ix.loadRecordsAt(ctx, mode)
 	}
 	select {
 	case <-pre.done:
-		return pre.stored, pre.bad, pre.epoch, pre.err
+		return pre.got, pre.err
 	case <-ctx.Done():
-		return nil, nil, LexiconEpoch{}, ctx.Err()
+		return loaded{}, ctx.Err()
 	}
 }
 
@@ -180,6 +190,11 @@ type Report struct {
 	reasons coverage.Set
 	// indexErr is the index file's problem that coverage reports.
 	indexErr *coverage.Error
+	// readAt is the commit of the index file the records were read at
+	// (when readAtKnown); wrote is set once this refresh wrote to it.
+	readAt      commit
+	readAtKnown bool
+	wrote       bool
 }
 
 // Recount computes Coverage from the states (a caller that replaces a

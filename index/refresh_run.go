@@ -62,7 +62,7 @@ func (ix *Index) newRun(ctx context.Context, targets []Target, opt RefreshOption
 	return &refreshRun{
 		ix: ix, ctx: ctx, opt: opt, mode: mode, targets: targets,
 		rep:       &Report{Seen: len(targets), States: make([]State, len(targets))},
-		hotPolicy: ix.policy.String(Hot, mode), coldPolicy: ix.policy.String(Cold, mode),
+		hotPolicy: ix.policyOf(Hot, mode), coldPolicy: ix.policyOf(Cold, mode),
 	}
 }
 
@@ -71,8 +71,12 @@ func (ix *Index) newRun(ctx context.Context, targets []Target, opt RefreshOption
 // from the sources, and coverage says why.
 func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 	ix := r.ix
-	stored, bad, epoch, err := ix.records(r.ctx, r.mode, r.opt.Preloaded)
-	r.rep.LexEpoch = epoch
+	got, err := ix.records(r.ctx, r.mode, r.opt.Preloaded)
+	stored, bad := got.stored, got.bad
+	r.rep.LexEpoch = got.epoch
+	if err == nil && got.atKnown {
+		r.rep.readAt, r.rep.readAtKnown = got.at, true
+	}
 	switch {
 	case errors.Is(err, bucket.ErrCorrupt):
 		// Derived data: drop it and rebuild from the sources. A file that
@@ -363,6 +367,7 @@ func (w *writer) flush() {
 		// scrub).
 		return mergeAfterWrite(tx, mode, w.deletes, w.scrub)
 	})
+	w.r.rep.wrote = true // even a failed write may have moved the file on
 	switch {
 	case err == nil:
 		w.r.rep.Removed += len(w.deletes)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -981,12 +982,27 @@ func (l *lister) result() ([]Ref, error) {
 	return l.refs, errors.Join(l.errs...)
 }
 
-// sortRefs orders refs newest first, ties by path ascending.
+// sortRefs orders refs newest first, ties by path ascending. It sorts
+// small keys and moves each Ref once: swapping whole Refs was a tenth of
+// a watched global recall over 10k sessions.
 func sortRefs(refs []Ref) {
-	slices.SortFunc(refs, func(a, b Ref) int {
-		if c := b.ModTime.Compare(a.ModTime); c != 0 {
-			return c
+	type key struct {
+		ns int64
+		i  int32
+	}
+	keys := make([]key, len(refs))
+	for i := range refs {
+		keys[i] = key{refs[i].ModTime.UnixNano(), int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.ns != b.ns {
+			return cmp.Compare(b.ns, a.ns)
 		}
-		return strings.Compare(a.Path, b.Path)
+		return strings.Compare(refs[a.i].Path, refs[b.i].Path)
 	})
+	sorted := make([]Ref, len(refs))
+	for i, k := range keys {
+		sorted[i] = refs[k.i]
+	}
+	copy(refs, sorted)
 }
