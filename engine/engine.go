@@ -101,6 +101,8 @@ type Engine struct {
 	watch    *session.ListCache // Options.Watch
 	// told is set once an answer has carried the notices.
 	told atomic.Bool
+	// noSeed: the index could not take a hot roster (seedRoster).
+	noSeed atomic.Bool
 }
 
 // Open resolves directories and configuration. It reads no session and
@@ -223,6 +225,9 @@ type resolved struct {
 	// pre, when set, is the stored records being read while the scope
 	// was listed.
 	pre *index.Preloaded
+	// archive: the targets are every session of the archive (a global
+	// scope, listed whole).
+	archive bool
 }
 
 // resolve parses and resolves a scope. A domain error (invalid_scope,
@@ -240,7 +245,7 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	if derr := res.Err(); derr != nil {
 		return nil, derr
 	}
-	r := &resolved{scope: sc, res: res, mode: mode}
+	r := &resolved{scope: sc, res: res, mode: mode, archive: sc.Kind == session.ScopeGlobal}
 	liveFile, live := e.live()
 	if liveFile != "" {
 		liveFile = canonical(absFrom(e.env.Cwd, liveFile))
@@ -268,7 +273,11 @@ func canonical(p string) string {
 
 // refresh brings the scope's records up to date.
 func (e *Engine) refresh(ctx context.Context, r *resolved, noBudgets bool, progress func(int, int, int64)) (*index.Report, error) {
+	if !r.archive {
+		e.seedRoster(ctx, r)
+	}
 	return e.ix.Refresh(ctx, r.targets, index.RefreshOptions{
+		Archive:   r.archive,
 		Mode:      r.mode,
 		Searched:  r.res.Searched,
 		Roots:     []string{e.dirs.SessionsRoot, e.dirs.SessionDir},
@@ -276,6 +285,29 @@ func (e *Engine) refresh(ctx context.Context, r *resolved, noBudgets bool, progr
 		Progress:  progress,
 		Preloaded: r.pre,
 	})
+}
+
+// seedRoster gives an index without a hot roster one, ranked from a
+// listing of the whole archive, before a narrower refresh ranks its tiers
+// with it: without it a session's tier would depend on which call indexed
+// it first. It happens once per index; an index that cannot take it is
+// not asked again by this Engine.
+func (e *Engine) seedRoster(ctx context.Context, r *resolved) {
+	if e.noSeed.Load() {
+		return
+	}
+	if has, err := e.ix.HasRoster(ctx, r.mode, r.pre); err != nil || has {
+		return
+	}
+	all, err := e.resolve("global", r.mode)
+	if err == nil {
+		err = e.ix.SeedRoster(ctx, all.targets)
+	}
+	if err != nil {
+		e.noSeed.Store(true)
+		return
+	}
+	r.pre = nil // read before the roster was written
 }
 
 // RebuildRequest asks to bring the index up to date.

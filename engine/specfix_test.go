@@ -209,7 +209,6 @@ func TestRegexEndAnchorNeverMatchesAtTheCut(t *testing.T) {
 // in index/refresh.go (hotSet ranks the stored records plus the refresh's
 // targets, not the archive's listing), which is being reworked.
 func TestTierDoesNotDependOnCallOrder(t *testing.T) {
-	t.Skip("issue 14: tier depends on call order; fixed with the index refresh rework")
 	w := newWorld(t)
 	w.cfg.HotSessions = 1
 	older := w.write("s-older", msgLine("u1", "", ts, user("older narwhal")))

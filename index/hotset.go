@@ -47,7 +47,10 @@ func (k *knownSessions) isTarget(path string) bool {
 // mtime, other indexed sessions by their recorded one, ties by path) and
 // returns the newest hotSessions: the hot tier. It keeps only the best
 // hotSessions while it goes, so a large archive costs one pass.
-func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error) map[string]bool {
+//
+// A refresh of a narrower scope also ranks the roster's files (roster.go),
+// stat-ed now: what a refresh of the whole archive found newest.
+func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, roster []recentSession) (map[string]bool, []recentSession) {
 	top := newestSessions{k: max(0, ix.cfg.HotSessions)}
 	for i, t := range known.targets {
 		switch {
@@ -57,9 +60,22 @@ func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error) m
 			top.offer(t.Path, known.recs[i].Identity.MtimeNs)
 		}
 	}
+	var inRoster map[string]bool
+	if len(roster) > 0 {
+		inRoster = make(map[string]bool, len(roster))
+		for _, s := range roster {
+			if known.isTarget(s.path) {
+				continue
+			}
+			inRoster[s.path] = true
+			if id, err := StatIdentity(s.path); err == nil {
+				top.offer(s.path, id.MtimeNs)
+			}
+		}
+	}
 	if !known.allTargets() {
 		for p, r := range known.stored {
-			if !known.isTarget(p) {
+			if !known.isTarget(p) && !inRoster[p] {
 				top.offer(p, r.Identity.MtimeNs)
 			}
 		}
@@ -68,7 +84,7 @@ func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error) m
 	for _, s := range top.best {
 		hot[s.path] = true
 	}
-	return hot
+	return hot, top.best
 }
 
 // newestSessions keeps the k newest sessions offered, newest first, ties

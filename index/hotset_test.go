@@ -54,7 +54,7 @@ func TestHotSetIsTheNewestKnownSessions(t *testing.T) {
 			expect[s.path] = true
 		}
 		ix := &Index{cfg: Config{HotSessions: k}}
-		got := ix.hotSet(newKnownSessions(stored, targets), ids, statErr)
+		got, _ := ix.hotSet(newKnownSessions(stored, targets), ids, statErr, nil)
 		assert.Equal(t, expect, got, "round %d", round)
 	}
 }

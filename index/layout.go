@@ -50,6 +50,7 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 			}
 		}
 		got = loaded{stored: map[string]*Record{}, epoch: lexiconEpoch(tx, mode), at: at, atKnown: ok}
+		got.roster, got.hasRoster = readRoster(tx)
 		eachRecord(tx, mode, func(k []byte, r *Record, err error) {
 			if err != nil {
 				got.bad = append(got.bad, append([]byte(nil), k...))
@@ -93,6 +94,9 @@ type loaded struct {
 	// same commit sees exactly these records.
 	at      commit
 	atKnown bool
+	// roster is the stored hot roster (see roster.go).
+	roster    []recentSession
+	hasRoster bool
 }
 
 // recordCache keeps, per branch mode, the records last decoded and the

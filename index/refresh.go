@@ -106,6 +106,10 @@ type RefreshOptions struct {
 	// Preloaded, when set, is the stored records of Mode, read while the
 	// caller listed the sessions (see Preload).
 	Preloaded *Preloaded
+	// Archive says the targets are every session of the archive (a global
+	// scope): the refresh ranks the hot tier from them and keeps the
+	// roster that narrower refreshes rank with (roster.go).
+	Archive bool
 }
 
 // Preloaded is the stored records of a branch mode, read ahead.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -36,6 +37,11 @@ type refreshRun struct {
 	ids     []Identity // fresh identities of the targets
 	statErr []error
 	hot     map[string]bool
+	// roster is the stored hot roster; newRoster, when set, replaces it
+	// with the next write (an Archive refresh that ranked another one).
+	roster    []recentSession
+	hasRoster bool
+	newRoster []recentSession
 	// The two policy strings, built once, not once a target.
 	hotPolicy, coldPolicy string
 }
@@ -73,6 +79,7 @@ func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 	ix := r.ix
 	got, err := ix.records(r.ctx, r.mode, r.opt.Preloaded)
 	stored, bad := got.stored, got.bad
+	r.roster, r.hasRoster = got.roster, got.hasRoster
 	r.rep.LexEpoch = got.epoch
 	if err == nil && got.atKnown {
 		r.rep.readAt, r.rep.readAtKnown = got.at, true
@@ -125,7 +132,18 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 		}
 	}
 	r.known = newKnownSessions(stored, r.targets)
-	r.hot = r.ix.hotSet(r.known, r.ids, r.statErr)
+	roster := r.roster
+	if r.opt.Archive {
+		roster = nil // the targets are the archive
+	}
+	var best []recentSession
+	r.hot, best = r.ix.hotSet(r.known, r.ids, r.statErr, roster)
+	if r.opt.Archive && (!r.hasRoster || !sameRoster(best, r.roster)) {
+		r.newRoster = slices.Clone(best)
+		if r.newRoster == nil {
+			r.newRoster = []recentSession{}
+		}
+	}
 }
 
 // current reports whether rec was built from a source of identity id, for
@@ -345,7 +363,7 @@ func (w *writer) flush() {
 	if w.writeErr != nil && !w.keepUnwritten {
 		w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
 	}
-	if (len(w.batch) == 0 && len(w.deletes) == 0) || w.writeErr != nil {
+	if (len(w.batch) == 0 && len(w.deletes) == 0 && w.r.newRoster == nil) || w.writeErr != nil {
 		return
 	}
 	ix, mode := w.r.ix, w.r.mode
@@ -362,6 +380,11 @@ func (w *writer) flush() {
 		if err := writeBuilt(tx, mode, w.batch); err != nil {
 			return err
 		}
+		if roster := w.r.newRoster; roster != nil {
+			if err := writeRoster(tx, roster); err != nil {
+				return err
+			}
+		}
 		// A removed session's words, and what a changed policy no longer
 		// indexes, leave the lexicon too (and then the file, with the
 		// scrub).
@@ -372,6 +395,7 @@ func (w *writer) flush() {
 	case err == nil:
 		w.r.rep.Removed += len(w.deletes)
 		w.scrub = false
+		w.r.newRoster = nil
 	case w.keepUnwritten:
 		w.writeErr = err
 		return // the batch stays: its builds still answer this call
