@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/index"
 )
@@ -404,7 +403,7 @@ func openEngineWith(g globals, catalogFile string, live engine.LiveSession, set 
 		opt.Live = *g.live
 	}
 	if catalogFile != "" {
-		c, err := catalog.Load(catalogFile)
+		c, err := engine.LoadCatalog(catalogFile)
 		if err != nil {
 			return nil, &cliError{Code: "invalid_catalog", Message: err.Error()}
 		}
