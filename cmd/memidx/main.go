@@ -28,10 +28,12 @@ func main() {
 // Exit codes: one scheme for every command.
 const (
 	// exitOK: the request was answered, including an answer with no hits
-	// or an incomplete one (its coverage says so).
+	// or with incomplete coverage (its coverage says so).
 	exitOK = 0
 	// exitFailed: the request was answered with an error (session_not_found,
-	// stale_pointer, invalid_regex, …) or memidx itself failed.
+	// stale_pointer, invalid_regex, …), a walk ended before its whole
+	// selection (its lines have no coverage to say so), or memidx itself
+	// failed.
 	exitFailed = 1
 	// exitUsage: the command line is wrong (unknown flag, missing
 	// argument, a request that is not JSON or has an unknown field).

@@ -12,6 +12,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/index"
@@ -361,6 +362,10 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 	branches := fl.String("branches", "", "active (default) or all")
 	maxChars := fl.Int("max-chars", 0, "characters per response")
 	maxEntries := fl.Int("max-entries", 0, "entries per response")
+	var timeout *time.Duration
+	if name == "walk" {
+		timeout = fl.Duration("timeout", 0, "end the walk after this long (default 5m)")
+	}
 	var req engine.ExpandRequest
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
@@ -374,7 +379,7 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 		return req, nil, usageError("%s takes one SESSION or one JSON request, not %d arguments", name, len(pos))
 	case isJSONArg(pos[0]):
 		for f := range set {
-			if !strings.HasPrefix(f, "live-") {
+			if !strings.HasPrefix(f, "live-") && f != "timeout" {
 				return req, nil, usageError("give either a JSON request or -%s and the other selector flags, not both", f)
 			}
 		}
@@ -434,7 +439,14 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 		}
 	}
 	lf.apply(g)
-	e, err := openEngine(*g)
+	var set2 []func(*engine.Options)
+	if timeout != nil && set["timeout"] {
+		if *timeout <= 0 {
+			return req, nil, usageError("--timeout must be more than 0, not %v", *timeout)
+		}
+		set2 = append(set2, func(o *engine.Options) { o.WalkTimeout = *timeout })
+	}
+	e, err := openEngineWith(*g, "", nil, set2...)
 	if err != nil {
 		return req, nil, err
 	}
@@ -575,7 +587,13 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 	return output(g, stdout, res, human)
 }
 
-// cmdWalk writes one complete entry per line.
+// cmdWalk writes one complete entry per line on stdout and nothing else
+// once an entry is written: scripts read every line as an entry. A walk
+// that ends before the whole selection (walk_deadline, a stale_pointer or
+// other failure mid-walk, an interrupt) names its reason on stderr after
+// the entries it visited and exits 1, so it never looks complete. A walk
+// that fails before its first entry answers {"error":…} as any command's
+// failure does.
 func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	req, e, err := expandRequest(ctx, "walk", args, stdin, &g)
 	if err != nil {
@@ -591,11 +609,34 @@ func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, std
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
-	if err != nil {
-		return err
+	visited := 0
+	if res != nil {
+		visited = res.Visited
 	}
-	if res.Error != nil {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return walkIncomplete(visited, "interrupted", err.Error())
+	case err != nil:
+		return err
+	case res.Error != nil && visited == 0:
 		return res.Error
+	case res.Error != nil:
+		return walkIncomplete(visited, res.Error.Code, res.Error.Message)
+	case !res.Complete:
+		return walkIncomplete(visited, strings.Join(res.Reasons, ", "), walkReasonText(res.Reasons))
 	}
 	return nil
+}
+
+// walkIncomplete is the exit-1 report of a walk that did not visit its
+// whole selection: one line on stderr, stdout left to the entries.
+func walkIncomplete(visited int, reason, msg string) error {
+	return &silentFailure{fmt.Sprintf("walk incomplete after %d entries: %s: %s", visited, reason, msg)}
+}
+
+func walkReasonText(reasons []string) string {
+	if len(reasons) == 1 && reasons[0] == engine.WalkDeadline {
+		return "the walk's time budget (--timeout) ended; the entries after the last line were not visited"
+	}
+	return "the selection was not all visited"
 }
