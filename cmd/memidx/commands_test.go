@@ -111,7 +111,26 @@ func TestInspect(t *testing.T) {
 		{name: "inspect-session-prefix", args: []string{"inspect", "session", "0198f2a4"}, exit: 0},
 		{name: "inspect-session-missing", args: []string{"inspect", "session", "nosuchsession"}, exit: 1},
 		{name: "inspect-unknown", args: []string{"inspect", "everything"}, exit: 2},
+		// On a terminal: a short human form; --json asks for JSON anyway.
+		{name: "inspect-lineage-tty", args: []string{"inspect", "lineage", "$SESSION"}, tty: true, exit: 0},
+		{name: "inspect-lineage-tty-all", args: []string{"inspect", "lineage", "--branches", "all", "$SESSION"}, tty: true, exit: 0},
+		{name: "inspect-lineage-tty-empty", args: []string{"inspect", "lineage", "$ROOT/empty.jsonl"}, tty: true, exit: 0,
+			setup: func(t *testing.T, w *world) { writeFile(t, w.root+"/empty.jsonl", "") }},
+		{name: "inspect-session-tty", args: []string{"inspect", "session", "0198f2a4"}, tty: true, exit: 0},
+		{name: "inspect-session-tty-missing", args: []string{"inspect", "session", "nosuchsession"}, tty: true, exit: 1},
+		{name: "inspect-session-tty-json", args: []string{"inspect", "session", "0198f2a4", "--json"}, tty: true, exit: 0},
+		{name: "inspect-index-tty", args: []string{"inspect", "index"}, tty: true, exit: 0, setup: rebuilt},
+		{name: "inspect-index-tty-empty", args: []string{"inspect", "index"}, tty: true, exit: 0},
+		{name: "inspect-index", args: []string{"inspect", "index"}, exit: 0, setup: rebuilt},
 	})
+}
+
+// rebuilt indexes the world before the case runs.
+func rebuilt(t *testing.T, w *world) {
+	t.Helper()
+	if r := runCLI(t, []string{"--agent-dir", w.agent, "--index-dir", w.index, "--cwd", w.proj, "rebuild", "--json"}, "", false); r.code != 0 {
+		t.Fatalf("rebuild: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 func TestRebuild(t *testing.T) {

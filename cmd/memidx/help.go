@@ -163,7 +163,8 @@ The canonical tokens of TEXT (or of stdin).
 `,
 	"inspect index": `usage: memidx inspect index
 
-Every record of the index, with totals.
+Every record of the index, with totals (on a terminal: the totals, sizes
+and cache/source ratios; --json for the records).
 `,
 	"inspect session": `usage: memidx inspect session SESSION [--branches active|all]
 

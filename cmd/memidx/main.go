@@ -332,10 +332,10 @@ func writeJSON(w io.Writer, pretty bool, v any) error {
 func openEngine(g globals) (*engine.Engine, error) { return openEngineWith(g, "", nil) }
 
 // answer opens the engine the global flags describe, asks it one question
-// and writes the answer as JSON; an answer that carries an error exits 1.
-// The configuration notices, which such an answer has no field for, go to
-// stderr.
-func answer[R any](g globals, stdout, stderr io.Writer, ask func(*engine.Engine) (R, error)) error {
+// and writes the answer: JSON, or on a terminal its human form when human
+// is not nil. An answer that carries an error exits 1. The configuration
+// notices, which such an answer has no field for, go to stderr.
+func answer[R any](g globals, stdout, stderr io.Writer, ask func(*engine.Engine) (R, error), human func(io.Writer, R)) error {
 	e, err := openEngine(g)
 	if err != nil {
 		return err
@@ -345,7 +345,11 @@ func answer[R any](g globals, stdout, stderr io.Writer, ask func(*engine.Engine)
 	if err != nil {
 		return err
 	}
-	return output(g, stdout, res, nil)
+	var hf func(io.Writer)
+	if human != nil {
+		hf = func(w io.Writer) { human(w, res) }
+	}
+	return output(g, stdout, res, hf)
 }
 
 // output writes a result: JSON, or on a terminal the human form when
