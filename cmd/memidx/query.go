@@ -162,6 +162,33 @@ const (
 	noticeNoSessions   = "this project has no sessions; --scope global searches every project"
 )
 
+// askScope asks one question of a scope as a shell user means it: with no
+// scope and no live session the project (a notice says so), a session-id
+// prefix in session:<prefix> resolved, and over a project with no sessions
+// a hint at --scope global. ask reads *scope when it is called; eligible
+// is an answer's eligible sessions, ok false for an answer with an error.
+// The notices are the CLI's, for the answer's notices.
+func askScope[R any](g globals, scope *string, ask func(*engine.Engine) (R, error), eligible func(R) (n int, ok bool)) (R, []index.Notice, error) {
+	var zero R
+	var notices []index.Notice
+	defaultScope(g, scope, &notices)
+	e, err := openEngine(g)
+	if err != nil {
+		return zero, nil, err
+	}
+	if *scope, err = scopePrefix(e, *scope); err != nil {
+		return zero, nil, err
+	}
+	res, err := ask(e)
+	if err != nil {
+		return zero, nil, err
+	}
+	if n, ok := eligible(res); ok {
+		hintGlobal(*scope, n, &notices)
+	}
+	return res, notices, nil
+}
+
 // defaultScope picks the scope of a request that names none: at a shell,
 // without a live session, the project (the session scope would search only
 // the project's newest session).
@@ -280,22 +307,13 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	if set["snippet-chars"] {
 		req.SnippetChars = bound("snippet-chars", *snippet, engine.MinSnippetChars, engine.MaxSnippetChars, &notices)
 	}
-	defaultScope(g, &req.Scope, &notices)
-	e, err := openEngine(g)
+	page, scoped, err := askScope(g, &req.Scope, func(e *engine.Engine) (*engine.RecallPage, error) {
+		return e.Recall(ctx, req)
+	}, func(p *engine.RecallPage) (int, bool) { return p.Coverage.EligibleSessions, p.Error == nil })
 	if err != nil {
 		return err
 	}
-	if req.Scope, err = scopePrefix(e, req.Scope); err != nil {
-		return err
-	}
-	page, err := e.Recall(ctx, req)
-	if err != nil {
-		return err
-	}
-	if page.Error == nil {
-		hintGlobal(req.Scope, page.Coverage.EligibleSessions, &notices)
-	}
-	page.Notices = append(page.Notices, notices...)
+	page.Notices = append(page.Notices, append(notices, scoped...)...)
 	if page.Error == nil && page.Err() != nil {
 		// The reference keeps a regex compile error in coverage.error
 		// only; the CLI's one place for a request's error is "error".
@@ -499,21 +517,11 @@ func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader,
 		req.Offset = *offset
 	}
 	lf.apply(&g)
-	var notices []index.Notice
-	defaultScope(g, &req.Scope, &notices)
-	e, err := openEngine(g)
+	res, notices, err := askScope(g, &req.Scope, func(e *engine.Engine) (*engine.SessionsResult, error) {
+		return e.Sessions(ctx, req)
+	}, func(r *engine.SessionsResult) (int, bool) { return r.Coverage.EligibleSessions, r.Error == nil })
 	if err != nil {
 		return err
-	}
-	if req.Scope, err = scopePrefix(e, req.Scope); err != nil {
-		return err
-	}
-	res, err := e.Sessions(ctx, req)
-	if err != nil {
-		return err
-	}
-	if res.Error == nil {
-		hintGlobal(req.Scope, res.Coverage.EligibleSessions, &notices)
 	}
 	res.Notices = append(res.Notices, notices...)
 	return output(g, stdout, res, func(w io.Writer) {
