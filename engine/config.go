@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/session"
 )
@@ -25,6 +26,16 @@ type (
 	Env = session.Env
 	// Dirs are the OMP directories an engine uses (Engine.Dirs).
 	Dirs = session.Dirs
+	// Catalog is a capability catalog: the providers and actions that
+	// tools.catalog, tools.search and tools.describe answer from
+	// (Options.Catalog, Engine.Catalog). It is safe for concurrent use; a
+	// host may Register and Unregister providers while the engine serves.
+	Catalog = catalog.Catalog
+	// CatalogProvider is one provider of a Catalog with its actions
+	// (Catalog.Register).
+	CatalogProvider = catalog.Provider
+	// CatalogAction is one action of a CatalogProvider.
+	CatalogAction = catalog.Action
 )
 
 // DefaultConfig is the configuration of an empty fabric.json: the spec's
@@ -37,3 +48,18 @@ func ProcessEnv() Env { return session.DefaultEnv() }
 
 // EnvMap is an Env.LookupEnv that reads the variables of m.
 func EnvMap(m map[string]string) func(key string) (string, bool) { return session.EnvMap(m) }
+
+// DefaultCatalog is a new catalog holding only memidx's own memory
+// provider: the one an engine serves when Options.Catalog is nil. A host
+// adds its providers to it with Register.
+func DefaultCatalog() *Catalog { return catalog.Default() }
+
+// LoadCatalog reads a catalog file (the format of the catalog package's
+// documentation, as memidx serve --catalog takes it). A malformed file is
+// an error that names the offending member.
+func LoadCatalog(path string) (*Catalog, error) { return catalog.Load(path) }
+
+// MemoryCatalogProvider is memidx's own provider (memory.recall,
+// memory.expand, memory.sessions), for a host that builds its catalog from
+// its own providers and this one.
+func MemoryCatalogProvider() CatalogProvider { return catalog.MemoryProvider() }

@@ -70,7 +70,7 @@ type Options struct {
 	CurrentSessionFile string
 	// Catalog is the capability catalog for tools.catalog, tools.search and
 	// tools.describe; nil means the built-in one.
-	Catalog *catalog.Catalog
+	Catalog *Catalog
 	// WalkTimeout bounds each Walk; 0 means DefaultWalkTimeout and a
 	// negative value no bound but the context's. A walk that reaches it
 	// ends with the reason WalkDeadline.

@@ -237,3 +237,30 @@ func TestOptionsNeedOnlyEngine(t *testing.T) {
 	assert.Empty(t, n)
 	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "zqoptions", Scope: engine.ScopeProject}).Total)
 }
+
+// A host opens an engine with its own capability catalog without importing
+// the catalog package: engine names the type and its constructors.
+func TestCatalogThroughEngine(t *testing.T) {
+	def := engine.DefaultCatalog()
+	require.Len(t, def.Providers(), 1)
+	assert.Equal(t, "memory", def.Providers()[0].Name)
+	assert.Equal(t, "memory", engine.MemoryCatalogProvider().Name)
+
+	c, err := engine.LoadCatalog("../catalog/testdata/catalog.json")
+	require.NoError(t, err)
+	var p engine.CatalogProvider = engine.CatalogProvider{Name: "host", Description: "the host's own actions",
+		Actions: []engine.CatalogAction{{Name: "ping", Description: "answer pong", Risk: "read"}}}
+	require.NoError(t, c.Register(p))
+	root := t.TempDir()
+	cfg := engine.DefaultConfig()
+	cfg.IndexDir = filepath.Join(root, "index")
+	env := engine.Env{Home: root, Cwd: root, TmpDir: root}
+	e, err := engine.Open(engine.Options{AgentDir: root, Memory: &cfg, Env: &env, Catalog: c})
+	require.NoError(t, err)
+	defer e.Close()
+	var got *engine.Catalog = e.Catalog()
+	assert.Same(t, c, got)
+
+	_, err = engine.LoadCatalog(filepath.Join(root, "nope.json"))
+	assert.Error(t, err)
+}

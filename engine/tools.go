@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/coverage"
 )
 
 // Catalog returns the capability catalog in use: Options.Catalog, or the
 // built-in one with the memory provider. Its text never enters the memory
 // index.
-func (e *Engine) Catalog() *catalog.Catalog { return e.catalog }
+func (e *Engine) Catalog() *Catalog { return e.catalog }
 
 type catalogArgs struct {
 	Limit *int64 `json:"limit,omitempty"`

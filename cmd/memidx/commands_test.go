@@ -1,6 +1,16 @@
 package main
 
-import "testing"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memidx/memidx/engine"
+)
 
 const staleHash = "0000000000000000000000000000000000000000000000000000000000000000"
 
@@ -101,7 +111,26 @@ func TestInspect(t *testing.T) {
 		{name: "inspect-session-prefix", args: []string{"inspect", "session", "0198f2a4"}, exit: 0},
 		{name: "inspect-session-missing", args: []string{"inspect", "session", "nosuchsession"}, exit: 1},
 		{name: "inspect-unknown", args: []string{"inspect", "everything"}, exit: 2},
+		// On a terminal: a short human form; --json asks for JSON anyway.
+		{name: "inspect-lineage-tty", args: []string{"inspect", "lineage", "$SESSION"}, tty: true, exit: 0},
+		{name: "inspect-lineage-tty-all", args: []string{"inspect", "lineage", "--branches", "all", "$SESSION"}, tty: true, exit: 0},
+		{name: "inspect-lineage-tty-empty", args: []string{"inspect", "lineage", "$ROOT/empty.jsonl"}, tty: true, exit: 0,
+			setup: func(t *testing.T, w *world) { writeFile(t, w.root+"/empty.jsonl", "") }},
+		{name: "inspect-session-tty", args: []string{"inspect", "session", "0198f2a4"}, tty: true, exit: 0},
+		{name: "inspect-session-tty-missing", args: []string{"inspect", "session", "nosuchsession"}, tty: true, exit: 1},
+		{name: "inspect-session-tty-json", args: []string{"inspect", "session", "0198f2a4", "--json"}, tty: true, exit: 0},
+		{name: "inspect-index-tty", args: []string{"inspect", "index"}, tty: true, exit: 0, setup: rebuilt},
+		{name: "inspect-index-tty-empty", args: []string{"inspect", "index"}, tty: true, exit: 0},
+		{name: "inspect-index", args: []string{"inspect", "index"}, exit: 0, setup: rebuilt},
 	})
+}
+
+// rebuilt indexes the world before the case runs.
+func rebuilt(t *testing.T, w *world) {
+	t.Helper()
+	if r := runCLI(t, []string{"--agent-dir", w.agent, "--index-dir", w.index, "--cwd", w.proj, "rebuild", "--json"}, "", false); r.code != 0 {
+		t.Fatalf("rebuild: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 func TestRebuild(t *testing.T) {
@@ -132,4 +161,83 @@ func TestGlobal(t *testing.T) {
 		{name: "new-index-dir", args: []string{"--agent-dir", "$AGENT", "--cwd", "$PROJ", "--index-dir", "$ROOT/a/b/index", "recall", "x"}, exit: 0, bare: true},
 		{name: "global-flag-no-value", args: []string{"recall", "x", "--cwd"}, exit: 2},
 	})
+}
+
+// A walk that ends before its whole selection keeps stdout to whole entry
+// lines, names its reason on stderr and exits 1: it never looks complete.
+func TestWalkIncomplete(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "walk-stale-pointer", args: []string{"walk", `{"session":"$ID","expectedSourceHash":"` + staleHash + `"}`}, exit: 1},
+		{name: "walk-timeout-zero", args: []string{"walk", "$ID", "--timeout", "0s"}, exit: 2},
+		{name: "walk-timeout-not-duration", args: []string{"walk", "$ID", "--timeout", "5"}, exit: 2},
+	})
+	check := func(t *testing.T, r result, reason string, minLines, maxLines int) {
+		t.Helper()
+		if r.code != 1 {
+			t.Errorf("exit %d, want 1\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		if r.stdout == "" {
+			lines = nil
+		}
+		if len(lines) < minLines || len(lines) > maxLines {
+			t.Errorf("%d lines on stdout, want %d..%d:\n%s", len(lines), minLines, maxLines, r.stdout)
+		}
+		for _, l := range lines {
+			var en struct {
+				Index     *int `json:"index"`
+				TextRange struct {
+					Complete bool `json:"complete"`
+				} `json:"textRange"`
+			}
+			if err := json.Unmarshal([]byte(l), &en); err != nil || en.Index == nil || !en.TextRange.Complete {
+				t.Errorf("stdout line is not a whole entry (%v): %s", err, l)
+			}
+		}
+		want := fmt.Sprintf("memidx: walk incomplete after %d entries: %s: ", len(lines), reason)
+		if !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("stderr %q, want one line starting %q", r.stderr, want)
+		}
+	}
+	t.Run("timeout", func(t *testing.T) {
+		w := newWorld(t)
+		for _, sel := range [][]string{{"$ID", "--timeout", "1ns"}, {`{"session":"$ID"}`, "--timeout=1ns"}} {
+			args := []string{"--agent-dir", w.agent, "--index-dir", w.index, "--cwd", w.proj, "walk"}
+			for _, a := range sel {
+				args = append(args, w.expand(a))
+			}
+			check(t, runCLI(t, args, "", false), engine.WalkDeadline, 0, 14)
+		}
+	})
+	t.Run("context-deadline", func(t *testing.T) {
+		w := newWorld(t)
+		ctx, cancel := context.WithDeadline(context.Background(), time.Unix(1, 0))
+		defer cancel()
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"--agent-dir", w.agent, "--index-dir", w.index, "--cwd", w.proj, "walk", fixtureID}, strings.NewReader(""), &out, &errb)
+		check(t, result{code, out.String(), errb.String()}, engine.WalkDeadline, 0, 0)
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		// The interrupt comes when the first block of lines reaches
+		// stdout (the example's 15 lines are more than one block): the
+		// lines already encoded are written whole, the rest never visited.
+		w := newWorld(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		out := &cancelWriter{cancel: cancel}
+		var errb bytes.Buffer
+		code := run(ctx, []string{"--agent-dir", w.agent, "--index-dir", w.index, "--cwd", w.proj, "walk", fixtureID}, strings.NewReader(""), out, &errb)
+		check(t, result{code, out.String(), errb.String()}, "interrupted", 1, 14)
+	})
+}
+
+// cancelWriter cancels a context at its first write.
+type cancelWriter struct {
+	bytes.Buffer
+	cancel func()
+}
+
+func (w *cancelWriter) Write(p []byte) (int, error) {
+	w.cancel()
+	return w.Buffer.Write(p)
 }

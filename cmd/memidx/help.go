@@ -34,7 +34,8 @@ global flags (before or after the command):
 
 Relative directories are taken from the shell's working directory.
 Output is JSON when stdout is not a terminal. Exit status: 0 answered
-(also with no hits), 1 answered with an error or failed, 2 usage error.
+(also with no hits), 1 answered with an error, a walk cut short or a
+failure, 2 usage error.
 Run 'memidx COMMAND --help' for a command's flags.
 `
 
@@ -83,7 +84,13 @@ or a path. Without a selector: the session's entry count and first page.
 
 Every complete entry of a selection (the whole session without one), one
 JSON line each: memidx walk 0198f2a4 | jq 'select(.outcome=="failed")'.
-Takes the selector flags of expand.
+Takes the selector flags of expand, and
+
+  --timeout D       end the walk after D (e.g. 30s, 2m; default 5m)
+
+Stdout holds only entries. A walk that ends before the whole selection
+(walk_deadline, a stale_pointer when the session changes mid-walk, an
+interrupt) says so on stderr after the entries it visited and exits 1.
 `,
 	"sessions": `usage: memidx sessions [JSON|-] [--scope S] [--branches active|all] [--limit N] [--offset N]
 
@@ -156,7 +163,8 @@ The canonical tokens of TEXT (or of stdin).
 `,
 	"inspect index": `usage: memidx inspect index
 
-Every record of the index, with totals.
+Every record of the index, with totals (on a terminal: the totals, sizes
+and cache/source ratios; --json for the records).
 `,
 	"inspect session": `usage: memidx inspect session SESSION [--branches active|all]
 

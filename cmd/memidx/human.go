@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -141,4 +142,140 @@ func oneLine(s string, max int) string {
 		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// printIndexReport is the human form of inspect index: its totals.
+func printIndexReport(w io.Writer, r *engine.IndexReport) {
+	t := r.Totals
+	fmt.Fprintf(w, "index %s\n", r.IndexDir)
+	fmt.Fprintf(w, "%s: %d hot, %d cold", plural(t.Records, "record"), t.Hot, t.Cold)
+	if t.Incomplete > 0 {
+		fmt.Fprintf(w, ", %d incomplete", t.Incomplete)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  sources     %s\n", mb(t.SourceBytes))
+	fmt.Fprintf(w, "  cache       %s  %.3f of the sources\n", mb(t.CacheBytes), t.CacheSourceRatio)
+	fmt.Fprintf(w, "    hot       %s\n", mb(t.HotCacheBytes))
+	fmt.Fprintf(w, "    cold      %s  %.3f of the cold sources (%s)\n", mb(t.ColdCacheBytes), t.ColdSourceRatio, mb(t.ColdSourceBytes))
+	fmt.Fprintf(w, "    lexicon   %s\n", mb(t.LexiconBytes))
+	fmt.Fprintf(w, "  index file  %s\n", mb(t.IndexFileBytes))
+	if t.Records > 0 {
+		fmt.Fprintln(w, "every record: memidx --json inspect index")
+	}
+}
+
+// printSessionReport is the human form of inspect session.
+func printSessionReport(w io.Writer, r *engine.SessionReport) {
+	rec := r.Record
+	if rec == nil {
+		fmt.Fprintf(w, "%s\nno record", r.Path)
+		if !r.Coverage.Complete {
+			fmt.Fprintf(w, ": %s", strings.Join(r.Coverage.Reasons, ", "))
+		}
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintf(w, "%s  %s  %s  branches %s  %s\n", rec.SessionID, rec.Tier, fmt.Sprintf("%d entries", rec.EntryCount), rec.Branches, project(rec.Cwd))
+	fmt.Fprintf(w, "  dates     %s .. %s\n", date(rec.FirstTs), date(rec.LastTs))
+	fmt.Fprintf(w, "  source    %s  hash %s  lineage %s\n", mb(r.Size), short(rec.SourceHash), short(rec.LineageFingerprint))
+	fmt.Fprintf(w, "  cache     %s  %.3f of the source\n", mb(rec.CacheBytes), ratioOf(rec.CacheBytes, r.Size))
+	switch {
+	case r.Shard != nil:
+		fmt.Fprintf(w, "  shard     %d entries, %d terms\n", r.Shard.Entries, r.Shard.Terms)
+	case r.Digest != nil:
+		fmt.Fprintf(w, "  digest    %d files touched, %d errors\n", len(r.Digest.FilesTouched), r.Digest.ErrorCount)
+	}
+	if len(rec.Reasons) == 0 {
+		fmt.Fprintln(w, "  complete")
+	} else {
+		fmt.Fprintf(w, "  incomplete: %s\n", strings.Join(rec.Reasons, ", "))
+	}
+	fmt.Fprintf(w, "  %s\n", r.Path)
+}
+
+// printLineage is the human form of inspect lineage.
+func printLineage(w io.Writer, r *lineageReport) {
+	id := "(no session header)"
+	if r.SessionID != nil {
+		id = *r.SessionID
+	}
+	fmt.Fprintf(w, "%s  version %s  %s\n", id, r.Version, plural(len(r.Records), "record"))
+	if r.LeafIndex != nil {
+		fmt.Fprintf(w, "  leaf      %s at index %d\n", idText(r.LeafID), *r.LeafIndex)
+	} else {
+		fmt.Fprintln(w, "  leaf      none")
+	}
+	fmt.Fprintf(w, "  %-9s %s: %s\n", r.Branches, plural(len(r.ActiveBranchIndexes), "record"), spans(r.ActiveBranchIndexes))
+	fmt.Fprintf(w, "  hash      %s  lineage %s\n", short(r.SourceHash), short(r.LineageFingerprint))
+	switch {
+	case r.Coverage.Complete:
+		fmt.Fprintln(w, "  complete")
+	default:
+		fmt.Fprintf(w, "  incomplete: %s", strings.Join(r.Coverage.Reasons, ", "))
+		if n := len(r.Coverage.Malformed); n > 0 {
+			fmt.Fprintf(w, " (%d malformed lines)", n)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// spans writes ascending indexes as ranges: 0-10, 14, 16-29.
+func spans(ix []int) string {
+	if len(ix) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i := 0; i < len(ix); {
+		j := i
+		for j+1 < len(ix) && ix[j+1] == ix[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		if j == i {
+			fmt.Fprintf(&b, "%d", ix[i])
+		} else {
+			fmt.Fprintf(&b, "%d-%d", ix[i], ix[j])
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// mb is a byte count for a reader: MB, or kB and bytes when smaller.
+func mb(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1e6:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	case n < 1e9:
+		return fmt.Sprintf("%.2f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+}
+
+// plural is n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// idText is an id as the file spells it: a string without its quotes.
+func idText(raw rawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+func ratioOf(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }

@@ -123,18 +123,7 @@ func inspectLineage(g globals, args []string, stdout io.Writer) error {
 	var problems coverage.Set
 	problems.Merge(f.Problems)
 	problems.Merge(sel.Problems)
-	out := struct {
-		Version             rawMessage      `json:"version"`
-		SessionID           *string         `json:"sessionId"`
-		LeafID              rawMessage      `json:"leafId"`
-		LeafIndex           *int            `json:"leafIndex"`
-		ActiveBranchIndexes []int           `json:"activeBranchIndexes"`
-		Branches            lineage.Mode    `json:"branches"`
-		LineageFingerprint  string          `json:"lineageFingerprint"`
-		SourceHash          string          `json:"sourceHash"`
-		Records             []lineageRecord `json:"records"`
-		Coverage            fileCoverage    `json:"coverage"`
-	}{
+	out := &lineageReport{
 		Version:             versionJSON(f),
 		LeafID:              rawJSON(sel.LeafID),
 		ActiveBranchIndexes: sel.Indexes,
@@ -160,7 +149,21 @@ func inspectLineage(g globals, args []string, stdout io.Writer) error {
 		}
 		out.Records[i] = lr
 	}
-	return writeJSON(stdout, g.pretty, out)
+	return output(g, stdout, out, func(w io.Writer) { printLineage(w, out) })
+}
+
+// lineageReport is what inspect lineage prints.
+type lineageReport struct {
+	Version             rawMessage      `json:"version"`
+	SessionID           *string         `json:"sessionId"`
+	LeafID              rawMessage      `json:"leafId"`
+	LeafIndex           *int            `json:"leafIndex"`
+	ActiveBranchIndexes []int           `json:"activeBranchIndexes"`
+	Branches            lineage.Mode    `json:"branches"`
+	LineageFingerprint  string          `json:"lineageFingerprint"`
+	SourceHash          string          `json:"sourceHash"`
+	Records             []lineageRecord `json:"records"`
+	Coverage            fileCoverage    `json:"coverage"`
 }
 
 // versionJSON is the header's version after OMP's in-memory migration.
@@ -247,7 +250,7 @@ func inspectTokens(g globals, args []string, stdin io.Reader, stdout io.Writer) 
 
 func inspectIndex(ctx context.Context, g globals, args []string, stdout, stderr io.Writer) error {
 	fl := newFlags("inspect index")
-	fl.Bool("json", true, "print JSON (the default)")
+	asJSON := fl.Bool("json", false, "JSON even on a terminal (as the global --json)")
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
@@ -255,12 +258,13 @@ func inspectIndex(ctx context.Context, g globals, args []string, stdout, stderr 
 	if len(pos) != 0 {
 		return usageError("inspect index takes no arguments")
 	}
-	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.IndexReport, error) { return e.InspectIndex(ctx) })
+	g.json = g.json || *asJSON
+	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.IndexReport, error) { return e.InspectIndex(ctx) }, printIndexReport)
 }
 
 func inspectSession(ctx context.Context, g globals, args []string, stdout, stderr io.Writer) error {
 	fl := newFlags("inspect session")
-	fl.Bool("json", true, "print JSON (the default)")
+	asJSON := fl.Bool("json", false, "JSON even on a terminal (as the global --json)")
 	branches := fl.String("branches", "active", "active or all")
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
@@ -269,11 +273,12 @@ func inspectSession(ctx context.Context, g globals, args []string, stdout, stder
 	if len(pos) != 1 {
 		return usageError("inspect session takes one <id-or-path>")
 	}
+	g.json = g.json || *asJSON
 	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.SessionReport, error) {
 		id, err := sessionPrefix(e, pos[0])
 		if err != nil {
 			return nil, err
 		}
 		return e.InspectSession(ctx, id, *branches)
-	})
+	}, printSessionReport)
 }

@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/index"
 )
@@ -29,10 +28,12 @@ func main() {
 // Exit codes: one scheme for every command.
 const (
 	// exitOK: the request was answered, including an answer with no hits
-	// or an incomplete one (its coverage says so).
+	// or with incomplete coverage (its coverage says so).
 	exitOK = 0
 	// exitFailed: the request was answered with an error (session_not_found,
-	// stale_pointer, invalid_regex, …) or memidx itself failed.
+	// stale_pointer, invalid_regex, …), a walk ended before its whole
+	// selection (its lines have no coverage to say so), or memidx itself
+	// failed.
 	exitFailed = 1
 	// exitUsage: the command line is wrong (unknown flag, missing
 	// argument, a request that is not JSON or has an unknown field).
@@ -331,10 +332,10 @@ func writeJSON(w io.Writer, pretty bool, v any) error {
 func openEngine(g globals) (*engine.Engine, error) { return openEngineWith(g, "", nil) }
 
 // answer opens the engine the global flags describe, asks it one question
-// and writes the answer as JSON; an answer that carries an error exits 1.
-// The configuration notices, which such an answer has no field for, go to
-// stderr.
-func answer[R any](g globals, stdout, stderr io.Writer, ask func(*engine.Engine) (R, error)) error {
+// and writes the answer: JSON, or on a terminal its human form when human
+// is not nil. An answer that carries an error exits 1. The configuration
+// notices, which such an answer has no field for, go to stderr.
+func answer[R any](g globals, stdout, stderr io.Writer, ask func(*engine.Engine) (R, error), human func(io.Writer, R)) error {
 	e, err := openEngine(g)
 	if err != nil {
 		return err
@@ -344,7 +345,11 @@ func answer[R any](g globals, stdout, stderr io.Writer, ask func(*engine.Engine)
 	if err != nil {
 		return err
 	}
-	return output(g, stdout, res, nil)
+	var hf func(io.Writer)
+	if human != nil {
+		hf = func(w io.Writer) { human(w, res) }
+	}
+	return output(g, stdout, res, hf)
 }
 
 // output writes a result: JSON, or on a terminal the human form when
@@ -404,7 +409,7 @@ func openEngineWith(g globals, catalogFile string, live engine.LiveSession, set 
 		opt.Live = *g.live
 	}
 	if catalogFile != "" {
-		c, err := catalog.Load(catalogFile)
+		c, err := engine.LoadCatalog(catalogFile)
 		if err != nil {
 			return nil, &cliError{Code: "invalid_catalog", Message: err.Error()}
 		}

@@ -123,7 +123,7 @@ func runCLI(t *testing.T, args []string, stdin string, tty bool) result {
 
 // volatile are JSON fields whose values depend on the clock or the
 // machine: they are masked in golden files.
-var volatile = regexp.MustCompile(`"(mtime|seconds|mbPerSecond|bytesPerSecond|peakRSSBytes|jobs|indexBytes|fileBytes|lexiconBytes|hotBytes|coldBytes|size|sizeBytes|dbBytes|checkedAt|refreshedAt|indexedAt|builtAt|modTime|elapsedMs)":\s*[0-9.e+-]+`)
+var volatile = regexp.MustCompile(`"(mtime|seconds|mbPerSecond|bytesPerSecond|peakRSSBytes|jobs|indexBytes|fileBytes|lexiconBytes|hotBytes|coldBytes|size|sizeBytes|dbBytes|checkedAt|refreshedAt|indexedAt|builtAt|modTime|elapsedMs|indexFileBytes)":\s*[0-9.e+-]+`)
 
 // mask makes an output deterministic: the temporary root becomes $ROOT,
 // clock- and machine-dependent numbers become 0.
@@ -132,6 +132,7 @@ func (w *world) mask(s string) string {
 	s = strings.ReplaceAll(s, w.root, "$ROOT")
 	s = volatile.ReplaceAllString(s, `"$1":0`)
 	s = regexp.MustCompile(`read in [0-9.]+s`).ReplaceAllString(s, "read in 0.00s")
+	s = regexp.MustCompile(`index file  [0-9.]+ [kMG]?B`).ReplaceAllString(s, "index file  0 B")
 	s = regexp.MustCompile(`memidx \S+ go1\S*`).ReplaceAllString(s, "memidx VERSION GO")
 	return s
 }

@@ -12,6 +12,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/index"
@@ -161,6 +162,33 @@ const (
 	noticeNoSessions   = "this project has no sessions; --scope global searches every project"
 )
 
+// askScope asks one question of a scope as a shell user means it: with no
+// scope and no live session the project (a notice says so), a session-id
+// prefix in session:<prefix> resolved, and over a project with no sessions
+// a hint at --scope global. ask reads *scope when it is called; eligible
+// is an answer's eligible sessions, ok false for an answer with an error.
+// The notices are the CLI's, for the answer's notices.
+func askScope[R any](g globals, scope *string, ask func(*engine.Engine) (R, error), eligible func(R) (n int, ok bool)) (R, []index.Notice, error) {
+	var zero R
+	var notices []index.Notice
+	defaultScope(g, scope, &notices)
+	e, err := openEngine(g)
+	if err != nil {
+		return zero, nil, err
+	}
+	if *scope, err = scopePrefix(e, *scope); err != nil {
+		return zero, nil, err
+	}
+	res, err := ask(e)
+	if err != nil {
+		return zero, nil, err
+	}
+	if n, ok := eligible(res); ok {
+		hintGlobal(*scope, n, &notices)
+	}
+	return res, notices, nil
+}
+
 // defaultScope picks the scope of a request that names none: at a shell,
 // without a live session, the project (the session scope would search only
 // the project's newest session).
@@ -279,22 +307,13 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	if set["snippet-chars"] {
 		req.SnippetChars = bound("snippet-chars", *snippet, engine.MinSnippetChars, engine.MaxSnippetChars, &notices)
 	}
-	defaultScope(g, &req.Scope, &notices)
-	e, err := openEngine(g)
+	page, scoped, err := askScope(g, &req.Scope, func(e *engine.Engine) (*engine.RecallPage, error) {
+		return e.Recall(ctx, req)
+	}, func(p *engine.RecallPage) (int, bool) { return p.Coverage.EligibleSessions, p.Error == nil })
 	if err != nil {
 		return err
 	}
-	if req.Scope, err = scopePrefix(e, req.Scope); err != nil {
-		return err
-	}
-	page, err := e.Recall(ctx, req)
-	if err != nil {
-		return err
-	}
-	if page.Error == nil {
-		hintGlobal(req.Scope, page.Coverage.EligibleSessions, &notices)
-	}
-	page.Notices = append(page.Notices, notices...)
+	page.Notices = append(page.Notices, append(notices, scoped...)...)
 	if page.Error == nil && page.Err() != nil {
 		// The reference keeps a regex compile error in coverage.error
 		// only; the CLI's one place for a request's error is "error".
@@ -361,6 +380,10 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 	branches := fl.String("branches", "", "active (default) or all")
 	maxChars := fl.Int("max-chars", 0, "characters per response")
 	maxEntries := fl.Int("max-entries", 0, "entries per response")
+	var timeout *time.Duration
+	if name == "walk" {
+		timeout = fl.Duration("timeout", 0, "end the walk after this long (default 5m)")
+	}
 	var req engine.ExpandRequest
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
@@ -374,7 +397,7 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 		return req, nil, usageError("%s takes one SESSION or one JSON request, not %d arguments", name, len(pos))
 	case isJSONArg(pos[0]):
 		for f := range set {
-			if !strings.HasPrefix(f, "live-") {
+			if !strings.HasPrefix(f, "live-") && f != "timeout" {
 				return req, nil, usageError("give either a JSON request or -%s and the other selector flags, not both", f)
 			}
 		}
@@ -434,7 +457,14 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 		}
 	}
 	lf.apply(g)
-	e, err := openEngine(*g)
+	var set2 []func(*engine.Options)
+	if timeout != nil && set["timeout"] {
+		if *timeout <= 0 {
+			return req, nil, usageError("--timeout must be more than 0, not %v", *timeout)
+		}
+		set2 = append(set2, func(o *engine.Options) { o.WalkTimeout = *timeout })
+	}
+	e, err := openEngineWith(*g, "", nil, set2...)
 	if err != nil {
 		return req, nil, err
 	}
@@ -487,21 +517,11 @@ func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader,
 		req.Offset = *offset
 	}
 	lf.apply(&g)
-	var notices []index.Notice
-	defaultScope(g, &req.Scope, &notices)
-	e, err := openEngine(g)
+	res, notices, err := askScope(g, &req.Scope, func(e *engine.Engine) (*engine.SessionsResult, error) {
+		return e.Sessions(ctx, req)
+	}, func(r *engine.SessionsResult) (int, bool) { return r.Coverage.EligibleSessions, r.Error == nil })
 	if err != nil {
 		return err
-	}
-	if req.Scope, err = scopePrefix(e, req.Scope); err != nil {
-		return err
-	}
-	res, err := e.Sessions(ctx, req)
-	if err != nil {
-		return err
-	}
-	if res.Error == nil {
-		hintGlobal(req.Scope, res.Coverage.EligibleSessions, &notices)
 	}
 	res.Notices = append(res.Notices, notices...)
 	return output(g, stdout, res, func(w io.Writer) {
@@ -575,7 +595,13 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 	return output(g, stdout, res, human)
 }
 
-// cmdWalk writes one complete entry per line.
+// cmdWalk writes one complete entry per line on stdout and nothing else
+// once an entry is written: scripts read every line as an entry. A walk
+// that ends before the whole selection (walk_deadline, a stale_pointer or
+// other failure mid-walk, an interrupt) names its reason on stderr after
+// the entries it visited and exits 1, so it never looks complete. A walk
+// that fails before its first entry answers {"error":…} as any command's
+// failure does.
 func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	req, e, err := expandRequest(ctx, "walk", args, stdin, &g)
 	if err != nil {
@@ -591,11 +617,34 @@ func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, std
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
-	if err != nil {
-		return err
+	visited := 0
+	if res != nil {
+		visited = res.Visited
 	}
-	if res.Error != nil {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return walkIncomplete(visited, "interrupted", err.Error())
+	case err != nil:
+		return err
+	case res.Error != nil && visited == 0:
 		return res.Error
+	case res.Error != nil:
+		return walkIncomplete(visited, res.Error.Code, res.Error.Message)
+	case !res.Complete:
+		return walkIncomplete(visited, strings.Join(res.Reasons, ", "), walkReasonText(res.Reasons))
 	}
 	return nil
+}
+
+// walkIncomplete is the exit-1 report of a walk that did not visit its
+// whole selection: one line on stderr, stdout left to the entries.
+func walkIncomplete(visited int, reason, msg string) error {
+	return &silentFailure{fmt.Sprintf("walk incomplete after %d entries: %s: %s", visited, reason, msg)}
+}
+
+func walkReasonText(reasons []string) string {
+	if len(reasons) == 1 && reasons[0] == engine.WalkDeadline {
+		return "the walk's time budget (--timeout) ended; the entries after the last line were not visited"
+	}
+	return "the selection was not all visited"
 }

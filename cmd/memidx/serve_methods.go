@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/index"
@@ -202,7 +201,7 @@ func walkInputSchema() json.RawMessage {
 }
 
 func catalogExpandInput() json.RawMessage {
-	for _, a := range catalog.MemoryProvider().Actions {
+	for _, a := range engine.MemoryCatalogProvider().Actions {
 		if a.Name == "expand" {
 			return a.InputSchema
 		}
