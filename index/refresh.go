@@ -50,6 +50,8 @@ type Index struct {
 	RacyWindow time.Duration
 	// decoded are the records last decoded, per mode.
 	decoded recordCache
+	// quiet is the last refresh per kind that found nothing to do.
+	quiet quietCache
 	// policies holds one instance of each policy string of this
 	// configuration: the records decoded with one share it, so that the
 	// stat gate compares a pointer, not a string, per record.
@@ -244,11 +246,21 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	if err != nil {
 		return nil, err
 	}
+	quiet := r.quietable(bad)
+	if quiet {
+		if rep, ok := ix.quiet.get(r, r.rep.readAt); ok {
+			rep.Elapsed = time.Since(start)
+			rep.Seconds = rep.Elapsed.Seconds()
+			return rep, nil
+		}
+	}
 	r.stat(stored)
 	jobs := r.budget(r.decide())
 	// Orphans: records whose source is gone, and records that did not
 	// decode. They go with the first write, which then scrubs the file.
-	w := r.newWriter(append(bad, ix.orphans(ctx, r.known, r.mode, opt, &r.reasons)...))
+	deletes := append(bad, ix.orphans(ctx, r.known, r.mode, opt, &r.reasons)...)
+	quiet = quiet && len(jobs) == 0 && len(deletes) == 0 && r.known.allTargets()
+	w := r.newWriter(deletes)
 	done := 0
 	for res := range r.build(jobs) {
 		done++
@@ -265,6 +277,9 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	}
 	r.rep.reasons = r.reasons
 	r.rep.Recount()
+	if quiet && !r.rep.wrote && r.reasons.Complete() {
+		ix.quiet.put(r, r.rep.readAt)
+	}
 	r.rep.Elapsed = time.Since(start)
 	r.rep.Seconds = r.rep.Elapsed.Seconds()
 	return r.rep, nil

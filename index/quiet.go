@@ -1,0 +1,110 @@
+package index
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// A refresh that found nothing to do (every target current, nothing to
+// remove, nothing written) is kept: a later refresh of the same targets,
+// each with the same listed stat, at the same commit of the index file,
+// would find the same, so it answers with a copy instead of the pass over
+// every target (a long-lived host whose watcher says nothing changed asks
+// exactly that, call after call). Targets without a listed stat, or with
+// a live branch, are never answered this way, nor is a narrower refresh
+// that ranked its tiers with the roster's files (they are stat-ed anew).
+type quietCache struct {
+	mu   sync.Mutex
+	last map[quietKey]quietRefresh
+	hits atomic.Int64 // refreshes answered from it (tests)
+}
+
+// quietKey is what besides the targets makes two refreshes the same.
+type quietKey struct {
+	mode      string
+	archive   bool
+	noBudgets bool
+	searched  string
+	roots     string
+}
+
+type quietRefresh struct {
+	at      commit
+	targets []Target
+	rep     Report
+}
+
+func keyOf(r *refreshRun) quietKey {
+	join := func(dirs []string) string {
+		out := ""
+		for _, d := range dirs {
+			out += d + "\x00"
+		}
+		return out
+	}
+	return quietKey{string(r.mode), r.opt.Archive, r.opt.NoBudgets, join(r.opt.Searched), join(r.opt.Roots)}
+}
+
+// sameTargets reports whether a and b list the same files with the same
+// listed stats, none with a live branch.
+func sameTargets(a, b []Target) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Path != y.Path || x.Stat == nil || y.Stat == nil || *x.Stat != *y.Stat || x.Live != nil || y.Live != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// quietable reports whether targets can be answered from a kept refresh.
+func quietable(targets []Target) bool {
+	for i := range targets {
+		if targets[i].Stat == nil || targets[i].Live != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// quietable reports whether this run may be answered from, or kept as, a
+// refresh that found nothing to do: the index was read whole at a known
+// commit, every target carries its listed stat and no live branch, and
+// the hot tier comes from the targets and records alone (a refresh of the
+// whole archive, or one without a roster).
+func (r *refreshRun) quietable(bad [][]byte) bool {
+	return !r.opt.NoBudgets && r.rep.readAtKnown && len(bad) == 0 && r.reasons.Complete() &&
+		(r.opt.Archive || !r.hasRoster) && quietable(r.targets)
+}
+
+// get returns a copy of the kept refresh for r, when it still answers.
+func (c *quietCache) get(r *refreshRun, at commit) (*Report, bool) {
+	c.mu.Lock()
+	q, ok := c.last[keyOf(r)]
+	c.mu.Unlock()
+	if !ok || q.at != at || !sameTargets(q.targets, r.targets) {
+		return nil, false
+	}
+	c.hits.Add(1)
+	rep := q.rep
+	rep.States = slices.Clone(q.rep.States)
+	rep.Coverage.Reasons = slices.Clone(q.rep.Coverage.Reasons)
+	return &rep, true
+}
+
+// put keeps a refresh that found nothing to do.
+func (c *quietCache) put(r *refreshRun, at commit) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil {
+		c.last = map[quietKey]quietRefresh{}
+	}
+	rep := *r.rep
+	rep.States = slices.Clone(r.rep.States)
+	rep.Coverage.Reasons = slices.Clone(r.rep.Coverage.Reasons)
+	c.last[keyOf(r)] = quietRefresh{at: at, targets: slices.Clone(r.targets), rep: rep}
+}
