@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -615,4 +617,39 @@ func TestListedStatIsTheFilesStat(t *testing.T) {
 	many, manyErr := ListSessions(lt.dirs, ListOptions{})
 	assert.Equal(t, one, many)
 	assert.Equal(t, fmt.Sprint(oneErr), fmt.Sprint(manyErr))
+}
+
+// TestSortRefsIsNewestFirstThenPath checks the radix sort against a
+// comparison sort on random listings: many equal times, times before 1970
+// and far apart, empty and single listings.
+func TestSortRefsIsNewestFirstThenPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 500 {
+		n := rng.IntN(200)
+		refs := make([]Ref, n)
+		for i := range refs {
+			var ns int64
+			switch rng.IntN(4) {
+			case 0:
+				ns = int64(rng.IntN(5)) // ties
+			case 1:
+				ns = -rng.Int64N(1 << 50) // before 1970
+			default:
+				ns = rng.Int64()
+			}
+			refs[i] = Ref{Path: fmt.Sprintf("/s/%03d.jsonl", rng.IntN(1000)), ModTime: time.Unix(0, ns)}
+		}
+		want := slices.Clone(refs)
+		slices.SortStableFunc(want, func(a, b Ref) int {
+			if c := b.ModTime.Compare(a.ModTime); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Path, b.Path)
+		})
+		sortRefs(refs)
+		for i := range refs {
+			require.Equal(t, want[i].ModTime.UnixNano(), refs[i].ModTime.UnixNano(), "round %d at %d", round, i)
+			require.Equal(t, want[i].Path, refs[i].Path, "round %d at %d", round, i)
+		}
+	}
 }
