@@ -664,13 +664,20 @@ func (l *lister) listRoot(root string) {
 		l.fail(err)
 		return
 	}
-	var buckets []bucketDir
+	buckets, _ := bucketDirs(root, ents)
+	l.listBuckets(buckets)
+}
+
+// bucketDirs are the bucket directories among a root's entries: real
+// directories, and symlinks to directories (linked reports one).
+func bucketDirs(root string, ents []fs.DirEntry) (buckets []bucketDir, linked bool) {
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		dir := filepath.Join(root, e.Name())
 		if e.Type()&fs.ModeSymlink != 0 {
+			linked = true
 			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 				continue
 			}
@@ -679,7 +686,7 @@ func (l *lister) listRoot(root string) {
 		}
 		buckets = append(buckets, bucketDir{dir, e.Name()})
 	}
-	l.listBuckets(buckets)
+	return buckets, linked
 }
 
 // bucketDir is a directory of session files and its bucket name.
@@ -698,24 +705,42 @@ func (l *lister) listBuckets(dirs []bucketDir) {
 		return
 	}
 	parts := make([]*lister, len(dirs))
+	inParallel(len(dirs), func(i int) {
+		part := l.fork()
+		part.listFlat(dirs[i].dir, dirs[i].bucket)
+		parts[i] = part
+	})
+	l.take(parts)
+}
+
+// inParallel calls f(0), …, f(n-1) on up to GOMAXPROCS goroutines and
+// returns when all are done.
+func inParallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range workers {
+		wg.Go(func() {
 			for i := range next {
-				part := l.fork()
-				part.listFlat(dirs[i].dir, dirs[i].bucket)
-				parts[i] = part
+				f(i)
 			}
-		}()
+		})
 	}
-	for i := range dirs {
+	for i := range n {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+}
+
+// take adds the refs and errors of parts (one per directory), in order.
+func (l *lister) take(parts []*lister) {
 	n := 0
 	for _, part := range parts {
 		n += len(part.refs)

@@ -560,24 +560,9 @@ func (v *listView) listRoot(l *lister, root string) {
 		l.fail(err)
 		return
 	}
-	keep := watched && serr == nil
-	var buckets []bucketDir
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		dir := filepath.Join(root, e.Name())
-		if e.Type()&fs.ModeSymlink != 0 {
-			keep = false // its target may change without an event here
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				continue
-			}
-		} else if !e.IsDir() {
-			continue
-		}
-		buckets = append(buckets, bucketDir{dir, e.Name()})
-	}
-	if keep {
+	buckets, linked := bucketDirs(root, ents)
+	// A linked bucket's target may change without an event here.
+	if watched && serr == nil && !linked {
 		v.c.store(m, &part{key: key, buckets: buckets, dirs: []string{root}, id: StatOf(st)})
 	}
 	v.listDirs(l, buckets)
@@ -618,43 +603,12 @@ func (v *listView) listDirs(l *lister, dirs []bucketDir) {
 				v.c.store(m, &part{key: flatKey(dirs[i], l.opts), refs: pl.refs, dirs: pl.read, id: StatOf(st)})
 			}
 		}
-		workers := min(runtime.GOMAXPROCS(0), len(todo))
-		if workers <= 1 {
-			for _, i := range todo {
-				list(i)
-			}
-		} else {
-			next := make(chan int)
-			var wg sync.WaitGroup
-			for range workers {
-				wg.Go(func() {
-					for i := range next {
-						list(i)
-					}
-				})
-			}
-			for _, i := range todo {
-				next <- i
-			}
-			close(next)
-			wg.Wait()
-		}
+		inParallel(len(todo), func(k int) { list(todo[k]) })
 		v.c.mu.Lock()
 		v.c.stats.Listed += len(todo)
 		v.c.mu.Unlock()
 	}
-	n := 0
-	for _, part := range parts {
-		n += len(part.refs)
-		l.linked = l.linked || part.linked
-	}
-	l.refs = slices.Grow(l.refs, n)
-	for _, part := range parts {
-		for _, ref := range part.refs {
-			l.add(ref)
-		}
-		l.errs = append(l.errs, part.errs...)
-	}
+	l.take(parts)
 }
 
 func flatKey(d bucketDir, opts ListOptions) string {
