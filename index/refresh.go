@@ -261,6 +261,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	deletes := append(bad, ix.orphans(ctx, r.known, r.mode, opt, &r.reasons)...)
 	quiet = quiet && len(jobs) == 0 && len(deletes) == 0 && r.known.allTargets()
 	w := r.newWriter(deletes)
+	defer w.stop() // when the context ends the run early
 	done := 0
 	for res := range r.build(jobs) {
 		done++

@@ -307,10 +307,70 @@ type writer struct {
 	// a rebuild (no budgets, no answer) must not hold a whole scope in
 	// memory for nothing.
 	keepUnwritten bool
+	// A rebuild hands each full batch to a goroutine that writes it while
+	// the workers build the next (the single writer was a third of a
+	// rebuild's time, with the workers idle); at most one batch is being
+	// written while the next fills. The outcome is taken by stop.
+	queue   chan pendingWrite
+	stopped chan asyncOutcome
+}
+
+// pendingWrite is one transaction's worth: a batch, the deletes and
+// roster that go with it, and whether it must scrub.
+type pendingWrite struct {
+	batch   []*built
+	deletes [][]byte
+	scrub   bool
+	roster  []recentSession
+}
+
+// asyncOutcome is what the write goroutine did.
+type asyncOutcome struct {
+	err     error
+	wrote   bool
+	removed int
 }
 
 func (r *refreshRun) newWriter(deletes [][]byte) *writer {
-	return &writer{r: r, deletes: deletes, scrub: len(deletes) > 0, keepUnwritten: !r.opt.NoBudgets}
+	w := &writer{r: r, deletes: deletes, scrub: len(deletes) > 0, keepUnwritten: !r.opt.NoBudgets}
+	if r.opt.NoBudgets {
+		w.queue, w.stopped = make(chan pendingWrite), make(chan asyncOutcome, 1)
+		go w.writeLoop()
+	}
+	return w
+}
+
+// writeLoop writes the queued transactions in order; after a failure it
+// drops the rest, as a rebuild does.
+func (w *writer) writeLoop() {
+	var out asyncOutcome
+	for p := range w.queue {
+		if out.err != nil {
+			continue
+		}
+		out.wrote = true
+		if out.err = w.commit(p); out.err == nil {
+			out.removed += len(p.deletes)
+		}
+	}
+	w.stopped <- out
+}
+
+// stop ends the write goroutine, once, and takes its outcome.
+func (w *writer) stop() {
+	if w.queue == nil {
+		return
+	}
+	close(w.queue)
+	out := <-w.stopped
+	w.queue = nil
+	if out.wrote {
+		w.r.rep.wrote = true
+	}
+	w.r.rep.Removed += out.removed
+	if out.err != nil && w.writeErr == nil {
+		w.writeErr = out.err
+	}
 }
 
 // take records one result in its target's state and queues what it built.
@@ -338,9 +398,18 @@ func (w *writer) take(res result) {
 		w.batch = append(w.batch, res.b)
 		w.batchBytes += res.b.rec.CacheBytes
 	}
-	if len(w.batch) >= 64 || w.batchBytes >= 64<<20 {
+	if len(w.batch) >= 64 || w.batchBytes >= w.maxBatchBytes() {
 		w.flush()
 	}
+}
+
+// maxBatchBytes bounds the tier data one write holds: 64 MiB, or 32 MiB
+// when one batch is being written while the next fills.
+func (w *writer) maxBatchBytes() int64 {
+	if w.queue != nil {
+		return 32 << 20
+	}
+	return 64 << 20
 }
 
 // buildReason is the coverage reason of a source that could not be built.
@@ -358,7 +427,8 @@ func buildReason(err error) string {
 	return coverage.IndexError
 }
 
-// flush writes the queued batch and deletes in one transaction.
+// flush writes the queued batch and deletes in one transaction (a
+// rebuild hands it to the write goroutine).
 func (w *writer) flush() {
 	if w.writeErr != nil && !w.keepUnwritten {
 		w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
@@ -366,30 +436,14 @@ func (w *writer) flush() {
 	if (len(w.batch) == 0 && len(w.deletes) == 0 && w.r.newRoster == nil) || w.writeErr != nil {
 		return
 	}
-	ix, mode := w.r.ix, w.r.mode
-	update := ix.store.Update
-	if w.scrub {
-		update = ix.store.UpdateScrub
+	p := pendingWrite{batch: w.batch, deletes: w.deletes, scrub: w.scrub, roster: w.r.newRoster}
+	if w.queue != nil {
+		w.queue <- p
+		// The goroutine owns the batch now: fill a new one.
+		w.batch, w.batchBytes, w.deletes, w.scrub, w.r.newRoster = nil, 0, nil, false, nil
+		return
 	}
-	err := update(w.r.ctx, func(tx *bolt.Tx) error {
-		for _, k := range w.deletes {
-			if err := deleteSession(tx, k); err != nil {
-				return err
-			}
-		}
-		if err := writeBuilt(tx, mode, w.batch); err != nil {
-			return err
-		}
-		if roster := w.r.newRoster; roster != nil {
-			if err := writeRoster(tx, roster); err != nil {
-				return err
-			}
-		}
-		// A removed session's words, and what a changed policy no longer
-		// indexes, leave the lexicon too (and then the file, with the
-		// scrub).
-		return mergeAfterWrite(tx, mode, w.deletes, w.scrub)
-	})
+	err := w.commit(p)
 	w.r.rep.wrote = true // even a failed write may have moved the file on
 	switch {
 	case err == nil:
@@ -405,12 +459,41 @@ func (w *writer) flush() {
 	w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
 }
 
+// commit writes p in one transaction.
+func (w *writer) commit(p pendingWrite) error {
+	ix, mode := w.r.ix, w.r.mode
+	update := ix.store.Update
+	if p.scrub {
+		update = ix.store.UpdateScrub
+	}
+	return update(w.r.ctx, func(tx *bolt.Tx) error {
+		for _, k := range p.deletes {
+			if err := deleteSession(tx, k); err != nil {
+				return err
+			}
+		}
+		if err := writeBuilt(tx, mode, p.batch); err != nil {
+			return err
+		}
+		if p.roster != nil {
+			if err := writeRoster(tx, p.roster); err != nil {
+				return err
+			}
+		}
+		// A removed session's words, and what a changed policy no longer
+		// indexes, leave the lexicon too (and then the file, with the
+		// scrub).
+		return mergeAfterWrite(tx, mode, p.deletes, p.scrub)
+	})
+}
+
 // finish writes what is left. When the index could not take the writes,
 // coverage says why and the states keep what was built, for this call to
 // answer from; later calls redo it. Damage found while writing is the
 // caller's to handle (it resets the file and tries again).
 func (w *writer) finish() error {
 	w.flush()
+	w.stop()
 	if w.writeErr == nil {
 		return nil
 	}
