@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -251,12 +252,14 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 		liveFile = canonical(absFrom(e.env.Cwd, liveFile))
 	}
 	r.liveFile = liveFile
+	// A listed path's last element is already canonical: compare it
+	// first, so that a host's live session costs one realpath, not one
+	// per session.
+	liveName := string(filepath.Separator) + filepath.Base(liveFile)
+	r.targets = make([]index.Target, 0, len(res.Refs))
 	for _, ref := range res.Refs {
 		t := index.Target{Path: ref.Path, Stat: ref.Stat}
-		// A listed path's last element is already canonical: compare it
-		// first, so that a host's live session costs one realpath, not
-		// one per session.
-		if live != nil && filepath.Base(ref.Path) == filepath.Base(liveFile) && canonical(ref.Path) == liveFile {
+		if live != nil && liveFile != "" && strings.HasSuffix(ref.Path, liveName) && canonical(ref.Path) == liveFile {
 			t.Live = live
 		}
 		r.targets = append(r.targets, t)
