@@ -315,8 +315,8 @@ func (e *Engine) seedRoster(ctx context.Context, r *resolved) {
 
 // RebuildRequest asks to bring the index up to date.
 type RebuildRequest struct {
-	Scope    string
-	Branches string
+	Scope    Scope
+	Branches Branches
 	// Progress is called after each session read.
 	Progress func(done, total int, bytesRead int64)
 }
@@ -331,7 +331,7 @@ type RebuildReport struct {
 // Rebuild refreshes every session of a scope without the synchronous work
 // budgets: the command a batch job runs.
 func (e *Engine) Rebuild(ctx context.Context, req RebuildRequest) (*RebuildReport, error) {
-	mode, err := lineage.ParseMode(req.Branches)
+	mode, err := lineage.ParseMode(string(req.Branches))
 	if err != nil {
 		return nil, &coverage.Error{Code: coverage.InvalidRequest, Message: err.Error()}
 	}
@@ -339,7 +339,7 @@ func (e *Engine) Rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 	if scope == "" {
 		scope = "global"
 	}
-	r, err := e.resolve(scope, mode)
+	r, err := e.resolve(string(scope), mode)
 	if err != nil {
 		return nil, err
 	}

@@ -206,7 +206,7 @@ func TestRecallPrefersNothingFromAbandonedBranch(t *testing.T) {
 	require.Equal(t, 1, p.Total)
 	var args engine.ExpandRequest
 	require.NoError(t, json.Unmarshal(p.Hits[0].Entry.Follow.Args, &args))
-	assert.Equal(t, "all", args.Branches, "follow calls keep the branch mode")
+	assert.Equal(t, engine.BranchesAll, args.Branches, "follow calls keep the branch mode")
 	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "giraffe", Scope: "project"}).Total)
 }
 
@@ -241,7 +241,7 @@ func TestStalePointer(t *testing.T) {
 	assert.Empty(t, x.Entries, "a stale pointer returns no source content")
 
 	// A single-session continuation is bound too.
-	p = recall(t, e, engine.RecallRequest{Query: "deploy", Scope: "session:" + path, PageSize: 1})
+	p = recall(t, e, engine.RecallRequest{Query: "deploy", Scope: engine.ScopeOf(path), PageSize: 1})
 	require.NotNil(t, p.Next)
 	w.appendTo(path, msgLine("u3", "u2", ts, user("more")))
 	r, err := e.Call(ctx, *p.Next)
@@ -369,7 +369,7 @@ func TestScopeErrors(t *testing.T) {
 		"session:s-basic":   coverage.AmbiguousSession,
 		"session:/dev/null": coverage.SessionNotFound,
 	} {
-		p := recall(t, e, engine.RecallRequest{Query: "deploy", Scope: scope})
+		p := recall(t, e, engine.RecallRequest{Query: "deploy", Scope: engine.Scope(scope)})
 		require.NotNil(t, p.Error, scope)
 		assert.Equal(t, code, p.Error.Code, scope)
 		assert.False(t, p.Coverage.Complete, "%s: a failure is never an authoritative empty result", scope)
@@ -398,10 +398,10 @@ func TestRequestValidation(t *testing.T) {
 		require.NotNil(t, p.Error, name)
 		assert.Equal(t, coverage.InvalidRequest, p.Error.Code, name)
 	}
-	p := recall(t, e, engine.RecallRequest{Scope: "session:" + path, EntryRange: &engine.Range{First: 0, Last: 99}})
+	p := recall(t, e, engine.RecallRequest{Scope: engine.ScopeOf(path), EntryRange: &engine.Range{First: 0, Last: 99}})
 	require.NotNil(t, p.Error)
 	assert.Equal(t, coverage.IndexOutOfBounds, p.Error.Code, "never clamped")
-	p = recall(t, e, engine.RecallRequest{Scope: "session:" + path, EntryRange: &engine.Range{First: 1, Last: 2}})
+	p = recall(t, e, engine.RecallRequest{Scope: engine.ScopeOf(path), EntryRange: &engine.Range{First: 1, Last: 2}})
 	require.Nil(t, p.Error)
 	assert.Equal(t, 2, p.Total)
 }
@@ -734,7 +734,7 @@ func TestRecallRewriteKeepsCoverageAndBindings(t *testing.T) {
 	bound, _ := args["expectedSourceHash"].(string)
 	require.NotEmpty(t, bound)
 	restore = rewriteBetween(t, w, p, "the axolotl slept")
-	stale := recall(t, e, engine.RecallRequest{Query: "axolotl", Scope: "session:" + p, ExpectedSourceHash: bound})
+	stale := recall(t, e, engine.RecallRequest{Query: "axolotl", Scope: engine.ScopeOf(p), ExpectedSourceHash: bound})
 	restore()
 	require.NotNil(t, stale.Error, "answered from the rewritten session: %+v", stale.Hits)
 	assert.Equal(t, coverage.StalePointer, stale.Error.Code)

@@ -136,22 +136,39 @@ func (r *ToolsError) Err() error {
 // or nil.
 type Failure interface{ Err() error }
 
+// QueryMode is how a recall reads its query.
+type QueryMode string
+
+// QueryMatch is whether a literal query needs any or all of its terms.
+type QueryMatch string
+
+// Branches is which entries of a session tree a call reads: the active
+// branch (as OMP does) or every branch.
+type Branches string
+
+// Scope is which sessions a call covers: ScopeSession, ScopeProject,
+// ScopeGlobal, or ScopeTargetPrefix followed by a session id or path.
+type Scope string
+
 // Query modes, matches, branch modes and scope kinds, as a request spells
 // them.
 const (
-	ModeLiteral = "literal"
-	ModePhrase  = "phrase"
-	ModeRegex   = "regex"
+	ModeLiteral QueryMode = "literal"
+	ModePhrase  QueryMode = "phrase"
+	ModeRegex   QueryMode = "regex"
 
-	MatchAny = "any"
-	MatchAll = "all"
+	MatchAny QueryMatch = "any"
+	MatchAll QueryMatch = "all"
 
-	BranchesActive = "active"
-	BranchesAll    = "all"
+	BranchesActive Branches = "active"
+	BranchesAll    Branches = "all"
 
-	ScopeSession = "session"
-	ScopeProject = "project"
-	ScopeGlobal  = "global"
+	ScopeSession Scope = "session"
+	ScopeProject Scope = "project"
+	ScopeGlobal  Scope = "global"
 	// ScopeTargetPrefix starts a single-session scope: "session:<id-or-path>".
-	ScopeTargetPrefix = "session:"
+	ScopeTargetPrefix Scope = "session:"
 )
+
+// ScopeOf is the single-session scope of a session id or path.
+func ScopeOf(session string) Scope { return ScopeTargetPrefix + Scope(session) }

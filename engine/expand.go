@@ -191,7 +191,7 @@ func (e *Engine) prepareExpand(ctx context.Context, req *expandArgs) (*preparedE
 	if req.Session == "" {
 		return nil, expandFailure("", badRequest("memory.expand needs a session (an id or a path)")), nil
 	}
-	mode, err := lineage.ParseMode(req.Branches)
+	mode, err := lineage.ParseMode(string(req.Branches))
 	if err != nil {
 		return nil, expandFailure(req.Session, badRequest("%v", err)), nil
 	}
@@ -560,7 +560,7 @@ func canonicalSelection(req *expandArgs, snap *snapshot, anchor int) expandArgs 
 		Session:                    snap.path,
 		ExpectedSourceHash:         snap.hash,
 		ExpectedLineageFingerprint: snap.fp,
-		Branches:                   string(snap.mode),
+		Branches:                   Branches(snap.mode),
 		Indices:                    req.Indices,
 		EntryIDs:                   req.EntryIDs,
 		OperationAddresses:         req.OperationAddresses,

@@ -264,3 +264,22 @@ func TestCatalogThroughEngine(t *testing.T) {
 	_, err = engine.LoadCatalog(filepath.Join(root, "nope.json"))
 	assert.Error(t, err)
 }
+
+// TestTypedRequestConstants: modes, matches, branch modes and scopes are
+// typed, and a typed request encodes as the wire spells it.
+func TestTypedRequestConstants(t *testing.T) {
+	req := engine.RecallRequest{Query: "x", QueryMode: engine.ModePhrase, QueryMatch: engine.MatchAll,
+		Branches: engine.BranchesAll, Scope: engine.ScopeOf("0190abcd")}
+	b, err := json.Marshal(req)
+	require.NoError(t, err)
+	var wire map[string]any
+	require.NoError(t, json.Unmarshal(b, &wire))
+	assert.Equal(t, "phrase", wire["queryMode"])
+	assert.Equal(t, "all", wire["queryMatch"])
+	assert.Equal(t, "all", wire["branches"])
+	assert.Equal(t, "session:0190abcd", wire["scope"])
+	var back engine.RecallRequest
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, engine.ScopeOf("0190abcd"), back.Scope)
+	assert.Equal(t, engine.ModePhrase, back.QueryMode)
+}

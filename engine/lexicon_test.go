@@ -266,7 +266,7 @@ func TestLexiconForgetsWhatTheIndexDrops(t *testing.T) {
 	path := filepath.Join(dir, oldest[0].Path)
 	appendTurn(t, path, "zqbothmodes")
 	for _, mode := range []string{"active", "all"} {
-		p, err := e.Recall(ctx, engine.RecallRequest{Query: "zqbothmodes", Scope: "global", Branches: mode})
+		p, err := e.Recall(ctx, engine.RecallRequest{Query: "zqbothmodes", Scope: "global", Branches: engine.Branches(mode)})
 		require.NoError(t, err)
 		require.Equal(t, 1, p.Total, mode)
 	}

@@ -26,7 +26,7 @@ func TestGlobalRebuildRemovesSessionsFromAnyDirectory(t *testing.T) {
 	require.NoError(t, os.WriteFile(gone, []byte(body), 0o600))
 
 	withFlat := w.engine(func(o *engine.Options) { o.SessionDir = flat })
-	p := recall(t, withFlat, engine.RecallRequest{Query: "zqflatsecret", Scope: "session:" + gone})
+	p := recall(t, withFlat, engine.RecallRequest{Query: "zqflatsecret", Scope: engine.ScopeOf(gone)})
 	require.Equal(t, 1, p.Total)
 	_, err := withFlat.Rebuild(ctx, engine.RebuildRequest{Scope: "global"})
 	require.NoError(t, err)

@@ -46,17 +46,17 @@ var validRoles = map[string]bool{
 // invalid_request (or index_out_of_bounds) error, never a silent default.
 func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	q := &recallQuery{req: req}
-	mode, err := lineage.ParseMode(req.Branches)
+	mode, err := lineage.ParseMode(string(req.Branches))
 	if err != nil {
 		return nil, &ErrorObject{Code: coverage.InvalidRequest, Message: err.Error()}
 	}
 	q.mode = mode
-	q.scope = req.Scope
+	q.scope = string(req.Scope)
 	if q.scope == "" {
 		q.scope = "session"
 	}
-	q.req.Scope = q.scope
-	q.req.Branches = string(mode)
+	q.req.Scope = Scope(q.scope)
+	q.req.Branches = Branches(mode)
 	switch req.QueryMode {
 	case "", "literal", "phrase", "regex":
 	default:
@@ -669,7 +669,7 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 	base := canonicalArgs(q)
 	if len(rep.States) == 1 && rep.States[0].Record != nil {
 		rec := rep.States[0].Record
-		base.Scope = "session:" + rec.Path
+		base.Scope = ScopeOf(rec.Path)
 		base.ExpectedSourceHash = rec.SourceHash
 		base.ExpectedLineageFingerprint = rec.LineageFingerprint
 	}
@@ -753,7 +753,7 @@ func (e *Engine) entryHit(q *recallQuery, s *searcher, it *item, terms []string)
 		Session:                    src.rec.Path,
 		ExpectedSourceHash:         src.rec.SourceHash,
 		ExpectedLineageFingerprint: src.rec.LineageFingerprint,
-		Branches:                   string(q.mode),
+		Branches:                   Branches(q.mode),
 		Indices:                    []int64{int64(it.index)},
 	})}
 	return h, nil
@@ -763,7 +763,7 @@ func (e *Engine) sessionHit(q *recallQuery, s *searcher, it *item) *SessionHit {
 	c := &s.cold[it.src]
 	a := canonicalArgs(q)
 	a.EntryRange = nil
-	a.Scope = "session:" + c.rec.Path
+	a.Scope = ScopeOf(c.rec.Path)
 	a.ExpectedSourceHash = c.rec.SourceHash
 	a.ExpectedLineageFingerprint = c.rec.LineageFingerprint
 	h := &SessionHit{

@@ -40,16 +40,16 @@ func (r *Range) within(n int) *ErrorObject {
 // empty tool filter matches nothing; pageSize is a JavaScript number). The
 // engine works on it; RecallRequest is its Go face.
 type recallArgs struct {
-	Query      *string `json:"query,omitempty"`
-	QueryMode  string  `json:"queryMode,omitempty"`
-	QueryMatch string  `json:"queryMatch,omitempty"`
+	Query      *string    `json:"query,omitempty"`
+	QueryMode  QueryMode  `json:"queryMode,omitempty"`
+	QueryMatch QueryMatch `json:"queryMatch,omitempty"`
 	// ExpectedSourceHash and ExpectedLineageFingerprint bind a
 	// single-session call to the exact source and lineage it was issued
 	// for; a change answers stale_pointer.
 	ExpectedSourceHash         string   `json:"expectedSourceHash,omitempty"`
 	ExpectedLineageFingerprint string   `json:"expectedLineageFingerprint,omitempty"`
-	Branches                   string   `json:"branches,omitempty"`
-	Scope                      string   `json:"scope,omitempty"`
+	Branches                   Branches `json:"branches,omitempty"`
+	Scope                      Scope    `json:"scope,omitempty"`
 	Offset                     *float64 `json:"offset,omitempty"`
 	PageSize                   *float64 `json:"pageSize,omitempty"`
 	SnippetChars               *float64 `json:"snippetChars,omitempty"`
@@ -73,7 +73,7 @@ type expandArgs struct {
 	Session                    string   `json:"session"`
 	ExpectedSourceHash         string   `json:"expectedSourceHash,omitempty"`
 	ExpectedLineageFingerprint string   `json:"expectedLineageFingerprint,omitempty"`
-	Branches                   string   `json:"branches,omitempty"`
+	Branches                   Branches `json:"branches,omitempty"`
 	Indices                    []int64  `json:"indices,omitempty"`
 	EntryIDs                   []string `json:"entryIds,omitempty"`
 	OperationAddresses         []string `json:"operationAddresses,omitempty"`
@@ -91,10 +91,10 @@ type expandArgs struct {
 // sessionsArgs is memory.sessions' argument object as the wire spells it
 // (see recallArgs); SessionsRequest is its Go face.
 type sessionsArgs struct {
-	Scope    string `json:"scope,omitempty"`
-	Branches string `json:"branches,omitempty"`
-	Limit    *int64 `json:"limit,omitempty"`
-	Offset   *int64 `json:"offset,omitempty"`
+	Scope    Scope    `json:"scope,omitempty"`
+	Branches Branches `json:"branches,omitempty"`
+	Limit    *int64   `json:"limit,omitempty"`
+	Offset   *int64   `json:"offset,omitempty"`
 	// Live may only repeat the host's live session (see recallArgs).
 	Live *StaticLive `json:"live,omitempty"`
 }

@@ -26,20 +26,20 @@ type RecallRequest struct {
 	// Query is the text to find; "" (or only spaces) browses.
 	Query string
 	// QueryMode is ModeLiteral, ModePhrase or ModeRegex; "" is literal.
-	QueryMode string
+	QueryMode QueryMode
 	// QueryMatch is MatchAny or MatchAll, for a literal query only; "" is
 	// any.
-	QueryMatch string
+	QueryMatch QueryMatch
 	// ExpectedSourceHash and ExpectedLineageFingerprint bind a
 	// single-session call to the exact source and lineage it was issued
 	// for; a change answers stale_pointer. "" binds nothing.
 	ExpectedSourceHash         string
 	ExpectedLineageFingerprint string
 	// Branches is BranchesActive or BranchesAll; "" is active.
-	Branches string
+	Branches Branches
 	// Scope is ScopeSession, ScopeProject, ScopeGlobal or
 	// "session:<id-or-path>"; "" is the session scope.
-	Scope string
+	Scope Scope
 	// Offset is how many ranked hits to skip; 0 (or less) starts at the
 	// first.
 	Offset int
@@ -78,7 +78,7 @@ type ExpandRequest struct {
 	ExpectedSourceHash         string
 	ExpectedLineageFingerprint string
 	// Branches is BranchesActive or BranchesAll; "" is active.
-	Branches string
+	Branches Branches
 	// Indices, EntryIDs and OperationAddresses select entries exactly (at
 	// most MaxExactSelectors in all); EntryRange an inclusive range.
 	Indices            []int
@@ -108,9 +108,9 @@ type ExpandRequest struct {
 // the current session's scope from its newest session.
 type SessionsRequest struct {
 	// Scope is as RecallRequest's; "" is the session scope.
-	Scope string
+	Scope Scope
 	// Branches is BranchesActive or BranchesAll; "" is active.
-	Branches string
+	Branches Branches
 	// Limit is the number of rows per page, 1 up to the configuration's
 	// maxSessions; 0 is maxSessions.
 	Limit int

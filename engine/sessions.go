@@ -52,10 +52,10 @@ func (e *Engine) Sessions(ctx context.Context, req SessionsRequest) (*SessionsRe
 
 func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResult, error) {
 	fail := func(eo *ErrorObject) *SessionsResult {
-		return &SessionsResult{Scope: req.Scope, Branches: req.Branches, Sessions: []SessionRow{},
+		return &SessionsResult{Scope: string(req.Scope), Branches: string(req.Branches), Sessions: []SessionRow{},
 			Coverage: failureCoverage(eo.Code), Error: eo}
 	}
-	mode, err := lineage.ParseMode(req.Branches)
+	mode, err := lineage.ParseMode(string(req.Branches))
 	if err != nil {
 		return fail(badRequest("%v", err)), nil
 	}
@@ -80,7 +80,7 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	if eo := e.checkLive(req.Live); eo != nil {
 		return fail(eo), nil
 	}
-	r, err := e.resolve(scope, mode)
+	r, err := e.resolve(string(scope), mode)
 	if err != nil {
 		if eo := errorObject(err); eo != nil {
 			return fail(eo), nil
@@ -127,7 +127,7 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	}
 	if end < total {
 		a := req
-		a.Scope, a.Branches, a.Live = r.scope.String(), string(mode), nil
+		a.Scope, a.Branches, a.Live = Scope(r.scope.String()), Branches(mode), nil
 		l, o := int64(limit), int64(end)
 		a.Limit, a.Offset = &l, &o
 		b, _ := json.Marshal(a)

@@ -100,7 +100,7 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 			// No selector: the whole session.
 			sel.EntryRange = &Range{First: 0, Last: *page.EntryCount - 1}
 			sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint = page.SourceHash, page.LineageFingerprint
-			sel.Session, sel.Branches = page.Session, page.Branches
+			sel.Session, sel.Branches = page.Session, Branches(page.Branches)
 			p, page, err = e.prepareExpand(ctx, &sel)
 			if err != nil {
 				return nil, err

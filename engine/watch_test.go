@@ -109,7 +109,7 @@ func (c *churn) rewrite(p string) (old, nw string) {
 // it returns the watching engine's page.
 func (c *churn) recall(word, scope string) *engine.RecallPage {
 	c.t.Helper()
-	req := engine.RecallRequest{Query: word, Scope: scope}
+	req := engine.RecallRequest{Query: word, Scope: engine.Scope(scope)}
 	got := recall(c.t, c.watchE, req)
 	want := recall(c.t, c.plainE, req)
 	got.Notices, want.Notices = nil, nil

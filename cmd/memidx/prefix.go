@@ -60,8 +60,8 @@ func sessionPrefix(e *engine.Engine, x string) (string, error) {
 }
 
 // scopePrefix applies sessionPrefix to a session:<x> scope.
-func scopePrefix(e *engine.Engine, scope string) (string, error) {
-	x, ok := strings.CutPrefix(scope, engine.ScopeTargetPrefix)
+func scopePrefix(e *engine.Engine, scope engine.Scope) (engine.Scope, error) {
+	x, ok := strings.CutPrefix(string(scope), string(engine.ScopeTargetPrefix))
 	if !ok {
 		return scope, nil
 	}
@@ -69,5 +69,5 @@ func scopePrefix(e *engine.Engine, scope string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return engine.ScopeTargetPrefix + id, nil
+	return engine.ScopeOf(id), nil
 }

@@ -168,7 +168,7 @@ const (
 // a hint at --scope global. ask reads *scope when it is called; eligible
 // is an answer's eligible sessions, ok false for an answer with an error.
 // The notices are the CLI's, for the answer's notices.
-func askScope[R any](g globals, scope *string, ask func(*engine.Engine) (R, error), eligible func(R) (n int, ok bool)) (R, []index.Notice, error) {
+func askScope[R any](g globals, scope *engine.Scope, ask func(*engine.Engine) (R, error), eligible func(R) (n int, ok bool)) (R, []index.Notice, error) {
 	var zero R
 	var notices []index.Notice
 	defaultScope(g, scope, &notices)
@@ -192,7 +192,7 @@ func askScope[R any](g globals, scope *string, ask func(*engine.Engine) (R, erro
 // defaultScope picks the scope of a request that names none: at a shell,
 // without a live session, the project (the session scope would search only
 // the project's newest session).
-func defaultScope(g globals, scope *string, notices *[]index.Notice) {
+func defaultScope(g globals, scope *engine.Scope, notices *[]index.Notice) {
 	if *scope == "" && g.live == nil {
 		*scope = engine.ScopeProject
 		*notices = append(*notices, index.Notice{Key: "scope", Message: noticeScopeDefault})
@@ -201,7 +201,7 @@ func defaultScope(g globals, scope *string, notices *[]index.Notice) {
 
 // hintGlobal adds the --scope global hint to an answer over a project with
 // no sessions.
-func hintGlobal(scope string, eligible int, notices *[]index.Notice) {
+func hintGlobal(scope engine.Scope, eligible int, notices *[]index.Notice) {
 	if scope == engine.ScopeProject && eligible == 0 {
 		*notices = append(*notices, index.Notice{Key: "scope", Message: noticeNoSessions})
 	}
@@ -265,16 +265,16 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 		}
 	}
 	if *mode != "" {
-		req.QueryMode = *mode
+		req.QueryMode = engine.QueryMode(*mode)
 	}
 	if *match != "" {
-		req.QueryMatch = *match
+		req.QueryMatch = engine.QueryMatch(*match)
 	}
 	if *scope != "" {
-		req.Scope = *scope
+		req.Scope = engine.Scope(*scope)
 	}
 	if *branches != "" {
-		req.Branches = *branches
+		req.Branches = engine.Branches(*branches)
 	}
 	str(&req.Role, *filt["role"])
 	str(&req.Tool, *filt["tool"])
@@ -414,7 +414,7 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 		req.Indices = indices
 		req.EntryIDs = ids
 		req.OperationAddresses = addrs
-		req.Branches = *branches
+		req.Branches = engine.Branches(*branches)
 		if *rng != "" {
 			a, b, ok := strings.Cut(*rng, "..")
 			first, err1 := strconv.Atoi(a)
@@ -502,10 +502,10 @@ func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader,
 		}
 	}
 	if *scope != "" {
-		req.Scope = *scope
+		req.Scope = engine.Scope(*scope)
 	}
 	if *branches != "" {
-		req.Branches = *branches
+		req.Branches = engine.Branches(*branches)
 	}
 	// Given, even as 0: the engine refuses what is out of range.
 	if set["limit"] || set["page-size"] {

@@ -151,7 +151,7 @@ func rebuildIndex(ctx context.Context, e *engine.Engine, scope, branches string,
 	if branches == "" {
 		branches = "active"
 	}
-	rep, err := e.Rebuild(ctx, engine.RebuildRequest{Scope: scope, Branches: branches, Progress: progress})
+	rep, err := e.Rebuild(ctx, engine.RebuildRequest{Scope: engine.Scope(scope), Branches: engine.Branches(branches), Progress: progress})
 	if err != nil {
 		return nil, err
 	}

@@ -300,7 +300,7 @@ func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) 
 		page.Error = meta.Error
 		return page, nil
 	}
-	sel.Session, sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint, sel.Branches = meta.Session, meta.SourceHash, meta.LineageFingerprint, meta.Branches
+	sel.Session, sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint, sel.Branches = meta.Session, meta.SourceHash, meta.LineageFingerprint, engine.Branches(meta.Branches)
 	some := len(sel.Indices) > 0 || len(sel.EntryIDs) > 0 || len(sel.OperationAddresses) > 0
 	// Given, even as 0 (the wire tells them from absent).
 	given := func(names ...string) bool {

@@ -462,7 +462,7 @@ func (r *runner) hotSet() map[string]bool {
 
 func (r *runner) queries() error {
 	hot := r.hotSet()
-	global := "global"
+	global := engine.ScopeGlobal
 	var hotLat, coldLat []time.Duration
 	quality := map[string]*struct {
 		n, at1, at10 int
