@@ -184,7 +184,7 @@ func decodeRecord(key, sealed []byte) (*Record, error) {
 	// The value names the key it was written under (computed from its path
 	// when it was encoded, and sealed with it): a value under another key
 	// is not this session's record.
-	if !bytes.Equal(key, own) {
+	if !bytes.Equal(key, own) || !bytes.HasPrefix(key, []byte(r.Branches+"\x00")) {
 		return nil, fmt.Errorf("record key %q does not match its source %q (%s)", key, r.Path, r.Branches)
 	}
 	switch r.Tier { // the constants themselves: compared by pointer
