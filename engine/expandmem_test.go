@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/internal/memtest"
 )
 
 // Issue 12: expanding one entry of a 200,000-record session (37 MB) held
@@ -18,7 +19,7 @@ func TestExpandOneLongMemoryBound(t *testing.T) {
 	w, path := longWorld(t, n)
 	e := openLong(t, w)
 	var total uint64
-	peak := peakHeap(func() {
+	peak := memtest.PeakHeap(func() {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{123_455}})

@@ -6,15 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/internal/memtest"
 )
 
 // writeLongSession writes a session of n tiny message records in one
@@ -49,43 +47,6 @@ func writeLongSession(tb testing.TB, dir string, n int) string {
 	old := time.Now().Add(-time.Hour) // out of the racy window
 	os.Chtimes(p, old, old)
 	return p
-}
-
-// peakHeap samples the live heap while f runs and returns the highest
-// HeapAlloc seen above the heap in use before f, in bytes.
-func peakHeap(f func()) uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			if m.HeapAlloc > peak.Load() {
-				peak.Store(m.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	f()
-	close(stop)
-	wg.Wait()
-	if peak.Load() < base {
-		return 0
-	}
-	return peak.Load() - base
 }
 
 func longWorld(tb testing.TB, n int) (*world, string) {
@@ -133,7 +94,7 @@ func BenchmarkExpandOneLong(b *testing.B) {
 		b.StopTimer()
 		e := openLong(b, w)
 		b.StartTimer()
-		p := peakHeap(func() {
+		p := memtest.PeakHeap(func() {
 			x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{123_455}})
 			if err != nil || x.Error != nil || len(x.Entries) != 1 || x.Entries[0].Text != "entry 123455 says hi" {
 				b.Fatal(err, x)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,44 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/internal/memtest"
 	"github.com/memidx/memidx/lineage"
 )
-
-// peakHeap runs fn and returns how far the heap in use rose above what it
-// was before, sampled every millisecond.
-func peakHeap(t *testing.T, fn func()) uint64 {
-	t.Helper()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
-	fn()
-	close(done)
-	wg.Wait()
-	if p := peak.Load(); p > base {
-		return p - base
-	}
-	return 0
-}
 
 // sparse makes a file of size bytes that holds prefix and then NUL bytes
 // (a hole on file systems that have them: nothing is written).
@@ -97,7 +61,7 @@ func TestRebuild_SparseFilesStayWithinTheBound(t *testing.T) {
 	ix := f.index()
 	ix.Workers = 4
 	var rep *Report
-	peak := peakHeap(t, func() { rep = f.rebuild(ix) })
+	peak := memtest.PeakHeap(func() { rep = f.rebuild(ix) })
 	t.Logf("peak heap above base: %d MiB", peak>>20)
 	assert.Less(t, peak, uint64(32<<20), "peak heap stays under the 32 MiB build bound")
 	assert.Equal(t, []string{Cold, Cold, "-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader, "-" + MaxBuildBytes}, tiersOf(rep))
@@ -110,7 +74,7 @@ func TestRebuild_SparseFilesStayWithinTheBound(t *testing.T) {
 	f.paths = f.paths[2:5]
 	ix = f.index()
 	ix.Workers = 4
-	peak = peakHeap(t, func() { rep = f.rebuild(ix) })
+	peak = memtest.PeakHeap(func() { rep = f.rebuild(ix) })
 	t.Logf("default bound: peak heap above base: %d MiB", peak>>20)
 	assert.Less(t, peak, uint64(16<<20))
 	assert.Equal(t, []string{"-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader}, tiersOf(rep))
@@ -159,14 +123,14 @@ func TestRebuild_TinyRecordsStayWithinTheBound(t *testing.T) {
 	f.cfg.MaxBuildBytes = 64 << 20
 	ix := f.index()
 	var rep *Report
-	peak := peakHeap(t, func() { rep = f.rebuild(ix) })
+	peak := memtest.PeakHeap(func() { rep = f.rebuild(ix) })
 	t.Logf("%d bytes, estimate %d MiB; skipped: peak heap above base %d MiB", st.Size(), est>>20, peak>>20)
 	assert.Less(t, peak, uint64(32<<20))
 	assert.Equal(t, []string{Hot, "-" + MaxBuildBytes}, tiersOf(rep))
 
 	f.cfg.MaxBuildBytes = int(est)
 	ix = f.index()
-	peak = peakHeap(t, func() { rep = f.rebuild(ix) })
+	peak = memtest.PeakHeap(func() { rep = f.rebuild(ix) })
 	t.Logf("built: peak heap above base %d MiB", peak>>20)
 	require.NotNil(t, rep.States[1].Record)
 	assert.Equal(t, 100_000, rep.States[1].Record.EntryCount)

@@ -32,6 +32,7 @@ var layer = map[string]int{
 	"engine":                 6,
 	"cmd/memidx":             8,
 	"internal/deps":          0,
+	"internal/memtest":       0,
 	"internal/corpus":        1,
 	"internal/reliability":   8,
 	"internal/benchmark":     7,

@@ -4,7 +4,7 @@
 // Layers, lowest first; a package may import only packages of a strictly
 // lower layer:
 //
-//	0 coverage  analyzer  jsjson  bucket  termtab   leaves
+//	0 coverage  analyzer  jsjson  bucket  termtab   leaves (and internal/memtest, for tests)
 //	1 session                              find and read files
 //	2 lineage   regexiso   lexicon         select branches, bounded regex, archive lexicon
 //	3 normalize                            records -> entries

@@ -1,0 +1,4 @@
+// Package memtest measures, for tests, how far the Go heap rises while a
+// function runs: the memory bounds of a rebuild or an expand are asserted
+// with it.
+package memtest
