@@ -2,6 +2,7 @@ package index
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -36,29 +37,15 @@ type quietRefresh struct {
 }
 
 func keyOf(r *refreshRun) quietKey {
-	join := func(dirs []string) string {
-		out := ""
-		for _, d := range dirs {
-			out += d + "\x00"
-		}
-		return out
-	}
-	return quietKey{string(r.mode), r.opt.Archive, r.opt.NoBudgets, join(r.opt.Searched), join(r.opt.Roots)}
+	return quietKey{string(r.mode), r.opt.Archive, r.opt.NoBudgets,
+		strings.Join(r.opt.Searched, "\x00"), strings.Join(r.opt.Roots, "\x00")}
 }
 
 // sameTargets reports whether a and b list the same files with the same
-// listed stats, none with a live branch.
+// listed stats; both passed quietable (every target has a listed stat and
+// no live branch).
 func sameTargets(a, b []Target) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Path != y.Path || x.Stat == nil || y.Stat == nil || *x.Stat != *y.Stat || x.Live != nil || y.Live != nil {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y Target) bool { return x.Path == y.Path && *x.Stat == *y.Stat })
 }
 
 // quietable reports whether targets can be answered from a kept refresh.

@@ -56,21 +56,17 @@ type Reader struct {
 // View runs fn with a Reader over the current index file. With no index
 // file yet, fn gets a Reader that finds nothing.
 func (ix *Index) View(ctx context.Context, mode lineage.Mode, fn func(*Reader) error) error {
-	err := ix.store.View(ctx, func(tx *bolt.Tx) error { return fn(&Reader{tx: tx, mode: mode}) })
-	if errors.Is(err, bucket.ErrMissing) {
-		return fn(&Reader{mode: mode})
-	}
-	return err
+	return ix.ViewAfter(ctx, mode, nil, fn)
 }
 
 // ViewAfter is View for the search that follows rep's refresh: when the
 // file is still at the commit the refresh read its records at, and the
 // refresh wrote nothing, the Reader knows them all current and checks no
-// record again (Current).
+// record again (Current). A nil rep trusts nothing.
 func (ix *Index) ViewAfter(ctx context.Context, mode lineage.Mode, rep *Report, fn func(*Reader) error) error {
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
 		rd := &Reader{tx: tx, mode: mode}
-		if rep.readAtKnown && !rep.wrote {
+		if rep != nil && rep.readAtKnown && !rep.wrote {
 			at, ok := commitOf(tx)
 			rd.unchanged = ok && at == rep.readAt
 		}

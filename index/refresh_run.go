@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -121,16 +120,10 @@ func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 // stat takes the targets' fresh identities (the listing's, or a stat) and
 // ranks the hot tier.
 func (r *refreshRun) stat(stored map[string]*Record) {
-	r.ids = make([]Identity, len(r.targets))
-	r.statErr = make([]error, len(r.targets))
 	for i, t := range r.targets {
 		r.rep.States[i].Path = t.Path
-		if t.Stat != nil {
-			r.ids[i] = identityFrom(*t.Stat)
-		} else {
-			r.ids[i], r.statErr[i] = StatIdentity(t.Path)
-		}
 	}
+	r.ids, r.statErr = identities(r.targets)
 	r.known = newKnownSessions(stored, r.targets)
 	roster := r.roster
 	if r.opt.Archive {
@@ -139,11 +132,23 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 	var best []recentSession
 	r.hot, best = r.ix.hotSet(r.known, r.ids, r.statErr, roster)
 	if r.opt.Archive && (!r.hasRoster || !sameRoster(best, r.roster)) {
-		r.newRoster = slices.Clone(best)
-		if r.newRoster == nil {
-			r.newRoster = []recentSession{}
+		r.newRoster = rosterOf(best)
+	}
+}
+
+// identities are the targets' fresh identities: the listing's stat, or a
+// stat now.
+func identities(targets []Target) ([]Identity, []error) {
+	ids := make([]Identity, len(targets))
+	statErr := make([]error, len(targets))
+	for i, t := range targets {
+		if t.Stat != nil {
+			ids[i] = identityFrom(*t.Stat)
+		} else {
+			ids[i], statErr[i] = StatIdentity(t.Path)
 		}
 	}
+	return ids, statErr
 }
 
 // current reports whether rec was built from a source of identity id, for

@@ -79,6 +79,15 @@ func writeRoster(tx *bolt.Tx, roster []recentSession) error {
 	return b.Put(rosterKey, sealed)
 }
 
+// rosterOf is the roster a ranking gives: never nil, since an archive
+// without sessions still has a roster (an empty one).
+func rosterOf(best []recentSession) []recentSession {
+	if best == nil {
+		return []recentSession{}
+	}
+	return slices.Clone(best)
+}
+
 // sameRoster reports whether two rosters name the same files and mtimes.
 func sameRoster(a, b []recentSession) bool { return slices.Equal(a, b) }
 
@@ -94,18 +103,8 @@ func (ix *Index) HasRoster(ctx context.Context, mode lineage.Mode, pre *Preloade
 // SeedRoster ranks archive, every session file of the archive, and stores
 // the newest hotSessions as the roster.
 func (ix *Index) SeedRoster(ctx context.Context, archive []Target) error {
-	ids := make([]Identity, len(archive))
-	statErr := make([]error, len(archive))
-	for i, t := range archive {
-		if t.Stat != nil {
-			ids[i] = identityFrom(*t.Stat)
-		} else {
-			ids[i], statErr[i] = StatIdentity(t.Path)
-		}
-	}
+	ids, statErr := identities(archive)
 	_, best := ix.hotSet(newKnownSessions(nil, archive), ids, statErr, nil)
-	if best == nil {
-		best = []recentSession{}
-	}
-	return ix.store.Update(ctx, func(tx *bolt.Tx) error { return writeRoster(tx, best) })
+	roster := rosterOf(best)
+	return ix.store.Update(ctx, func(tx *bolt.Tx) error { return writeRoster(tx, roster) })
 }
