@@ -331,10 +331,21 @@ func (r *Resolver) resolveGlobal(res *Resolution, reasons *coverage.Set) {
 	if len(res.Searched) == 0 {
 		reasons.Add(ReasonSessionsRootMissing)
 	}
-	if ref, ok := r.currentRef(reasons); ok {
+	if ref, ok := r.currentRef(reasons); ok && !listed(refs, ref.Path) {
 		refs = dedupe(append(refs, ref))
 	}
 	res.Refs = refs
+}
+
+// listed reports whether refs hold path: the host's current session is
+// usually listed already, and the listing is then the answer as it is.
+func listed(refs []Ref, path string) bool {
+	for i := range refs {
+		if refs[i].Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // resolveTarget resolves session:<x>:

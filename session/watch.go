@@ -90,6 +90,16 @@ type ListCache struct {
 	testDrop atomic.Int32 // tests: lose events (1: but the sentinel's, 2: all)
 	stats    WatchStats
 	timeouts int // barriers not seen in a row
+	memo     listMemo
+}
+
+// listMemo is the last merged listing that was made of kept parts only:
+// the same parts, in the same order, merge to the same refs, so a quiet
+// call gets them again instead of merging and sorting every file anew.
+type listMemo struct {
+	key   string
+	parts []*part
+	refs  []Ref
 }
 
 // maxTimeouts is how many barriers in a row may go unseen before the
@@ -167,6 +177,7 @@ func (c *ListCache) resetLocked() {
 	c.parts = map[string]*part{}
 	c.owner = map[string][]*part{}
 	c.dirtyAt = map[string]uint64{}
+	c.memo = listMemo{}
 }
 
 func (c *ListCache) stopLocked() {
@@ -465,6 +476,10 @@ func (c *ListCache) get(key string) *part {
 type listView struct {
 	c     *ListCache
 	fresh bool
+	// used are the kept parts this listing took, in order; missed is set
+	// when any directory was read instead.
+	used   []*part
+	missed bool
 }
 
 func (c *ListCache) begin() *listView {
@@ -496,15 +511,52 @@ func (v *listView) cached(key string) *part {
 	return v.c.get(key)
 }
 
-// listSessions is ListSessions through the cache.
+// listSessions is ListSessions through the cache. The refs it returns may
+// be shared with earlier and later calls (see listMemo): callers must not
+// change them (the slice is clipped, so appending copies).
 func (v *listView) listSessions(dirs Dirs, opts ListOptions) ([]Ref, error) {
+	v.used, v.missed = nil, false
 	l := v.lister(dirs, opts)
 	v.listRoot(l, dirs.SessionsRoot)
 	if dirs.SessionDir != "" {
 		l.linked = true // it may lie inside the sessions root
 		v.listDirs(l, []bucketDir{{dirs.SessionDir, ""}})
 	}
-	return l.result()
+	key := fmt.Sprint("S", l.roots, l.allowed, dirs.SessionDir, opts)
+	if refs, ok := v.memoized(key); ok {
+		return refs, nil
+	}
+	refs, err := l.result()
+	if err == nil {
+		refs = slices.Clip(refs)
+		v.memoize(key, refs)
+	}
+	return refs, err
+}
+
+// memoized returns the memo's refs when this listing took exactly its
+// parts.
+func (v *listView) memoized(key string) ([]Ref, bool) {
+	if v.missed {
+		return nil, false
+	}
+	v.c.mu.Lock()
+	defer v.c.mu.Unlock()
+	m := v.c.memo
+	if m.key != key || !slices.Equal(m.parts, v.used) {
+		return nil, false
+	}
+	return m.refs, true
+}
+
+// memoize keeps refs when they were merged from kept parts only.
+func (v *listView) memoize(key string, refs []Ref) {
+	if v.missed {
+		return
+	}
+	v.c.mu.Lock()
+	defer v.c.mu.Unlock()
+	v.c.memo = listMemo{key: key, parts: v.used, refs: refs}
 }
 
 // listBuckets is ListBuckets through the cache.
@@ -548,10 +600,12 @@ func (v *listView) listRoot(l *lister, root string) {
 	key := "R\x00" + root
 	if p := v.cached(key); p != nil {
 		if sameDir(root, p.id) {
+			v.used = append(v.used, p)
 			v.listDirs(l, p.buckets)
 			return
 		}
 	}
+	v.missed = true
 	m := v.c.mark()
 	st, serr := os.Stat(root) // before the watch and the read
 	watched := v.c.addWatch(root)
@@ -587,7 +641,9 @@ func (v *listView) listDirs(l *lister, dirs []bucketDir) {
 	for i, d := range dirs {
 		if p := v.cached(flatKey(d, l.opts)); p != nil && sameDir(d.dir, p.id) {
 			parts[i] = &lister{refs: p.refs}
+			v.used = append(v.used, p)
 		} else {
+			v.missed = true
 			todo = append(todo, i)
 		}
 	}

@@ -296,3 +296,52 @@ func TestListCacheAncestorRenamed(t *testing.T) {
 	require.NoError(t, os.Rename(agent+".old", agent))
 	f.check(t, "agent dir back")
 }
+
+// A quiet listing is the last one again (same refs, not merged anew);
+// any change lists afresh and answers as a plain listing does.
+func TestListCacheMemo(t *testing.T) {
+	if !watchSupported {
+		t.Skip("no usable watcher here")
+	}
+	f := newScopeFixture(t)
+	c := NewListCache()
+	t.Cleanup(func() { c.Close() })
+	list := func() []Ref {
+		v := c.begin()
+		require.NotNil(t, v)
+		refs, err := v.listSessions(f.dirs, ListOptions{})
+		require.NoError(t, err)
+		want, err := ListSessions(f.dirs, ListOptions{})
+		require.NoError(t, err)
+		require.Equal(t, want, refs)
+		return refs
+	}
+	same := func(a, b []Ref) bool { return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0] }
+	list()      // reads every directory
+	a := list() // kept parts, merged once
+	b := list()
+	require.True(t, same(a, b), "a quiet listing merges again")
+	require.Equal(t, len(b), cap(b), "shared refs must be clipped")
+
+	changes := []func(){
+		func() { f.write(t, filepath.Join(f.canon, "T6_new.jsonl"), "new", f.app, 900) },
+		func() { appendLine(t, filepath.Join(f.otherBucket, "T3_id3.jsonl")) },
+		func() { require.NoError(t, os.Remove(filepath.Join(f.canon, "T5_dup.jsonl"))) },
+		func() { f.write(t, filepath.Join(f.sessions, "-src-fresh", "T9_fresh.jsonl"), "fresh", f.app, 950) },
+	}
+	for i, change := range changes {
+		change()
+		got := list()
+		require.False(t, same(b, got), "change %d: the memo answered", i)
+		b = list()
+	}
+}
+
+func appendLine(t *testing.T, path string) {
+	t.Helper()
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fh.WriteString("{}\n")
+	require.NoError(t, err)
+	require.NoError(t, fh.Close())
+}
