@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -104,6 +106,14 @@ type Engine struct {
 	told atomic.Bool
 	// noSeed: the index could not take a hot roster (seedRoster).
 	noSeed atomic.Bool
+	// lastTargets are the targets of the last listing resolved without a
+	// live session (see targetsOf).
+	lastTargets struct {
+		sync.Mutex
+		refs    []session.Ref
+		targets []index.Target
+	}
+	docs docMemo // the cold records' doc index (lexiconCold)
 }
 
 // Open resolves directories and configuration. It reads no session and
@@ -255,16 +265,38 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	// A listed path's last element is already canonical: compare it
 	// first, so that a host's live session costs one realpath, not one
 	// per session.
+	if live == nil || liveFile == "" {
+		r.targets = e.targetsOf(res.Refs)
+		return r, nil
+	}
 	liveName := string(filepath.Separator) + filepath.Base(liveFile)
 	r.targets = make([]index.Target, 0, len(res.Refs))
 	for _, ref := range res.Refs {
 		t := index.Target{Path: ref.Path, Stat: ref.Stat}
-		if live != nil && liveFile != "" && strings.HasSuffix(ref.Path, liveName) && canonical(ref.Path) == liveFile {
+		if strings.HasSuffix(ref.Path, liveName) && canonical(ref.Path) == liveFile {
 			t.Live = live
 		}
 		r.targets = append(r.targets, t)
 	}
 	return r, nil
+}
+
+// targetsOf returns the targets of refs, without a live branch. A watched
+// listing that did not change is the same refs again (session.ListCache),
+// and gets the same targets again: nobody changes either.
+func (e *Engine) targetsOf(refs []session.Ref) []index.Target {
+	lt := &e.lastTargets
+	lt.Lock()
+	defer lt.Unlock()
+	if len(refs) > 0 && len(lt.refs) == len(refs) && &lt.refs[0] == &refs[0] {
+		return lt.targets
+	}
+	targets := make([]index.Target, len(refs))
+	for i, ref := range refs {
+		targets[i] = index.Target{Path: ref.Path, Stat: ref.Stat}
+	}
+	lt.refs, lt.targets = refs, slices.Clip(targets)
+	return lt.targets
 }
 
 func canonical(p string) string {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"errors"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/memidx/memidx/index"
@@ -21,11 +23,14 @@ var (
 )
 
 // lexiconCold turns the cold records of a query into sources, and returns
-// the records whose digests must still be opened. ok is false when the
-// lexicon cannot answer for them (none, damaged, merged since the records
-// were read, a regex query, a record without a doc): then every digest is
-// opened, as without a lexicon.
-func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds []*index.Record) (open []*index.Record, ok bool) {
+// the records whose digests must still be opened; entries is the sum of
+// the records' EntryCount. ok is false when the lexicon cannot answer for
+// them (none, damaged, merged since the records were read, a regex query,
+// a record without a doc): then every digest is opened, as without a
+// lexicon. It costs what the query's postings cost: a record that no
+// posting names is ruled out without being looked at, unless the plan
+// matches a session without any of its terms (browsing).
+func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds []*index.Record, entries float64) (open []*index.Record, ok bool) {
 	if len(colds) == 0 || s.plan.kind == planRegex || noLexicon {
 		return colds, false
 	}
@@ -34,7 +39,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		s.lexiconFailed(err)
 		return colds, false
 	}
-	at, ok := indexByDoc(colds)
+	at, ok := s.docs.of(colds)
 	if !ok {
 		return colds, false
 	}
@@ -42,6 +47,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	if s.plan.kind == planBrowse {
 		terms = nil
 	}
+	named := namedColds{slot: make([]int32, len(colds)), nt: len(terms)}
 	// holders calls fn with the index of every cold record that holds key.
 	var docs []uint32
 	holders := func(key string, fn func(i int)) bool {
@@ -56,28 +62,25 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		}
 		return true
 	}
-	// has[i*len(terms)+t]: cold record i holds term t.
-	has := make([]bool, len(colds)*len(terms))
 	for t, term := range terms {
-		if !holders(term, func(i int) { has[i*len(terms)+t] = true }) {
+		if !holders(term, func(i int) { named.bits[named.touch(i)*named.nt+t] = true }) {
 			return colds, false
 		}
-	}
-	// keys[i]: how many structural filter keys record i carries somewhere.
-	var keys []int
-	if len(s.filt.keys) > 0 {
-		keys = make([]int, len(colds))
 	}
 	for _, k := range s.filt.keys {
-		if !holders(k, func(i int) { keys[i]++ }) {
+		if !holders(k, func(i int) { named.keys[named.touch(i)]++ }) {
 			return colds, false
 		}
 	}
+	look := named.order(len(colds), len(s.filt.keys) == 0 && s.termsMayMatch(make([]bool, named.nt)))
 	filtered := s.filt.any()
 	s.ruledOut.df = make([]float64, len(terms))
-	for i, rec := range colds {
-		bits := has[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
-		candidate := (keys == nil || keys[i] == len(s.filt.keys)) && s.termsMayMatch(bits)
+	s.ruledOut.entries = entries
+	for _, i := range look {
+		rec := colds[i]
+		s.ruledOut.entries -= float64(rec.EntryCount)
+		bits, keys := named.of(i)
+		candidate := keys == len(s.filt.keys) && s.termsMayMatch(bits)
 		switch {
 		case !candidate:
 			s.ruledOut.add(rec, bits)
@@ -93,6 +96,52 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	}
 	lexiconUses.Add(1)
 	return open, true
+}
+
+// namedColds are the cold records the postings of a query named, with
+// the terms (bits) and filter keys (keys) each holds.
+type namedColds struct {
+	slot    []int32 // a record's place in named + 1, 0 when not named
+	named   []int
+	bits    []bool // named k holds term t: bits[k*nt+t]
+	keys    []int
+	nt      int
+	nothing []bool // the bits of a record no posting named
+}
+
+func (n *namedColds) touch(i int) int {
+	if n.slot[i] == 0 {
+		n.named = append(n.named, i)
+		n.slot[i] = int32(len(n.named))
+		n.bits = append(n.bits, make([]bool, n.nt)...)
+		n.keys = append(n.keys, 0)
+	}
+	return int(n.slot[i]) - 1
+}
+
+func (n *namedColds) of(i int) (bits []bool, keys int) {
+	k := int(n.slot[i]) - 1
+	if k < 0 {
+		if n.nothing == nil {
+			n.nothing = make([]bool, n.nt)
+		}
+		return n.nothing, 0
+	}
+	return n.bits[k*n.nt : (k+1)*n.nt : (k+1)*n.nt], n.keys[k]
+}
+
+// order returns the records to look at, in record (scope) order: every
+// one when a record no posting named may match, else the named ones.
+func (n *namedColds) order(all int, unnamedMatch bool) []int {
+	if !unnamedMatch {
+		slices.Sort(n.named)
+		return n.named
+	}
+	look := make([]int, all)
+	for i := range look {
+		look[i] = i
+	}
+	return look
 }
 
 // ruledOut sums what the corpus statistics need of the cold sessions the
@@ -130,6 +179,29 @@ func (x docIndex) of(doc uint32) int {
 		return int(x.dense[doc])
 	}
 	return -1
+}
+
+// docMemo keeps the doc index of the last cold records it indexed: a quiet
+// archive's cold records are the same slice call after call (index.Split),
+// which nobody changes.
+type docMemo struct {
+	mu    sync.Mutex
+	colds []*index.Record
+	at    docIndex
+	ok    bool
+}
+
+func (m *docMemo) of(colds []*index.Record) (docIndex, bool) {
+	if m == nil {
+		return indexByDoc(colds)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.colds) != len(colds) || &m.colds[0] != &colds[0] {
+		m.at, m.ok = indexByDoc(colds)
+		m.colds = colds
+	}
+	return m.at, m.ok
 }
 
 // indexByDoc indexes colds by doc; ok is false when one has none.

@@ -270,7 +270,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 	}
 	single := (r.scope.Kind == session.ScopeSessionTarget || r.scope.Kind == session.ScopeSession) && len(r.targets) == 1
 
-	s := &searcher{ctx: ctx, plan: q.plan, filt: q.filt}
+	s := &searcher{ctx: ctx, plan: q.plan, filt: q.filt, docs: &e.docs}
 	// A single session is searched entry by entry even when it is cold:
 	// hydrate it from source (untruncated text, never persisted).
 	var hydrated *hotSource
@@ -285,6 +285,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 				return failurePage(eo), nil
 			}
 			hydrated = h
+			rep.Own()
 			rep.States[0].Record = h.rec
 			rep.States[0].Reason = ""
 			// A fresh read of the source answers for the session.
@@ -308,18 +309,14 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		mem[hydrated.rec] = *hydrated
 	}
 	search := func(rd *index.Reader) error {
-		var colds []*index.Record
+		split := rep.Split()
 		// raced are the states whose data another process rewrote since
 		// this call's refresh: they are read from source instead.
 		var raced []int
-		for i := range rep.States {
+		for _, i := range split.Each {
 			rec := rep.States[i].Record
-			if h, ok := mem[rec]; ok && rec != nil {
+			if h, ok := mem[rec]; ok {
 				s.hot = append(s.hot, h)
-				continue
-			}
-			if c, ok := memCold[rec]; ok && rec != nil {
-				s.cold = append(s.cold, c)
 				continue
 			}
 			if b := rep.States[i].Built; b != nil {
@@ -332,26 +329,24 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 				s.add(h, c)
 				continue
 			}
-			switch {
-			case rec == nil:
-			case rec.Tier == index.Hot:
-				sh, err := rd.Shard(rec)
-				if errors.Is(err, index.ErrNoData) {
-					raced = append(raced, i)
-					continue
-				}
-				if err != nil {
-					s.fail(rec)
-					continue
-				}
-				s.hot = append(s.hot, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1})
-			default:
-				colds = append(colds, rec)
+			sh, err := rd.Shard(rec)
+			if errors.Is(err, index.ErrNoData) {
+				raced = append(raced, i)
+				continue
 			}
+			if err != nil {
+				s.fail(rec)
+				continue
+			}
+			s.hot = append(s.hot, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1})
+		}
+		colds, coldEntries := split.Cold, split.ColdEntries
+		if len(mem)+len(memCold) > 0 {
+			colds, coldEntries = s.fromMemory(colds, mem, memCold)
 		}
 		// The archive lexicon settles most cold sessions without their
 		// digests; the rest are opened.
-		if open, ok := s.lexiconCold(rd, rep.LexEpoch, colds); ok {
+		if open, ok := s.lexiconCold(rd, rep.LexEpoch, colds, coldEntries); ok {
 			colds = open
 		}
 		rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
@@ -368,6 +363,9 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		// Read them within the sync budget; the new records' own reasons
 		// (and any failure) count in the coverage.
 		var spent int64
+		if len(raced) > 0 {
+			rep.Own()
+		}
 		for _, i := range raced {
 			st := &rep.States[i]
 			if spent >= int64(e.cfg.MaxSyncSourceBytes) {
@@ -402,7 +400,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		// memory within the sync budget (nothing is persisted).
 		mem, memCold = e.hydrateAll(r, rep, q.mode, hydrated)
 		err = search(&index.Reader{})
-	case !needsIndex(rep, mem):
+	case !needsIndex(rep, rep.Split(), mem):
 		// Everything this answer needs is in memory: built by this call's
 		// refresh, which the index could not take (unwritable, busy,
 		// unreadable). No need to read the index, nor the sources again.
@@ -476,6 +474,7 @@ func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, f
 	var spent int64
 	hot := map[*index.Record]hotSource{}
 	cold := map[*index.Record]coldSource{}
+	rep.Own()
 	for i := range rep.States {
 		st := &rep.States[i]
 		if i == 0 && first != nil {
@@ -520,13 +519,35 @@ func checkSingle(rec *index.Record, req recallArgs) *ErrorObject {
 
 // needsIndex reports whether some session of rep has its data only in the
 // index file: a current record that this call did not build in memory.
-func needsIndex(rep *index.Report, mem map[*index.Record]hotSource) bool {
-	for _, st := range rep.States {
-		if _, inMem := mem[st.Record]; st.Record != nil && st.Built == nil && !inMem {
+func needsIndex(rep *index.Report, split *index.Split, mem map[*index.Record]hotSource) bool {
+	for _, rec := range split.Cold {
+		if _, inMem := mem[rec]; !inMem {
+			return true
+		}
+	}
+	for _, i := range split.Each {
+		if _, inMem := mem[rep.States[i].Record]; rep.States[i].Built == nil && !inMem {
 			return true
 		}
 	}
 	return false
+}
+
+// fromMemory takes the cold records read into memory for this call out of
+// colds (rare: a hydrated single session, or an index that cannot be
+// used), and returns the rest with their entries.
+func (s *searcher) fromMemory(colds []*index.Record, mem map[*index.Record]hotSource, memCold map[*index.Record]coldSource) (rest []*index.Record, entries float64) {
+	for _, rec := range colds {
+		if h, ok := mem[rec]; ok {
+			s.hot = append(s.hot, h)
+		} else if c, ok := memCold[rec]; ok {
+			s.cold = append(s.cold, c)
+		} else {
+			rest = append(rest, rec)
+			entries += float64(rec.EntryCount)
+		}
+	}
+	return rest, entries
 }
 
 // readState reads the session of st from source for tier and makes it the

@@ -145,6 +145,7 @@ func less(a, b *item) bool {
 // searcher ranks one query over hot and cold sources.
 type searcher struct {
 	ctx          context.Context
+	docs         *docMemo // the engine's, when it has one
 	rrun         *regexiso.Run
 	anchorCtx    context.Context
 	anchorCancel context.CancelFunc

@@ -45,7 +45,9 @@ func keyOf(r *refreshRun) quietKey {
 // listed stats; both passed quietable (every target has a listed stat and
 // no live branch).
 func sameTargets(a, b []Target) bool {
-	return slices.EqualFunc(a, b, func(x, y Target) bool { return x.Path == y.Path && *x.Stat == *y.Stat })
+	// A watched listing that did not change shares its strings and stats
+	// with the kept targets: compare pointers before what they point to.
+	return slices.EqualFunc(a, b, func(x, y Target) bool { return x.Path == y.Path && (x.Stat == y.Stat || *x.Stat == *y.Stat) })
 }
 
 // quietable reports whether targets can be answered from a kept refresh.
@@ -77,8 +79,8 @@ func (c *quietCache) get(r *refreshRun, at commit) (*Report, bool) {
 		return nil, false
 	}
 	c.hits.Add(1)
+	// The states are shared (see Report.Own), and so is their Split.
 	rep := q.rep
-	rep.States = slices.Clone(q.rep.States)
 	rep.Coverage.Reasons = slices.Clone(q.rep.Coverage.Reasons)
 	return &rep, true
 }
@@ -93,5 +95,7 @@ func (c *quietCache) put(r *refreshRun, at commit) {
 	rep := *r.rep
 	rep.States = slices.Clone(r.rep.States)
 	rep.Coverage.Reasons = slices.Clone(r.rep.Coverage.Reasons)
+	rep.shared = true
+	rep.split = &splitOnce{}
 	c.last[keyOf(r)] = quietRefresh{at: at, targets: slices.Clone(r.targets), rep: rep}
 }

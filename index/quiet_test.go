@@ -42,7 +42,11 @@ func TestQuietRefreshIsAnsweredAgain(t *testing.T) {
 	assert.Equal(t, hits+1, ix.quiet.hits.Load(), "answered from the kept refresh")
 	assert.Equal(t, quiet.States, again.States)
 	assert.Equal(t, quiet.Coverage, again.Coverage)
-	again.States[0].Record = nil // a copy: the kept one is untouched
+	// Shared with the kept refresh until Own, then a copy.
+	require.Same(t, &again.States[0], &refresh(ix, listed(), true).States[0])
+	require.Same(t, again.Split(), refresh(ix, listed(), true).Split())
+	again.Own()
+	again.States[0].Record = nil // the kept one is untouched
 	third := refresh(ix, listed(), true)
 	assert.NotNil(t, third.States[0].Record)
 

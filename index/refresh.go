@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,6 +202,21 @@ type Report struct {
 	readAt      commit
 	readAtKnown bool
 	wrote       bool
+	// shared is set when States is shared with other reports (a kept
+	// quiet refresh's): Own copies it before anything is changed.
+	shared bool
+	// split caches Split for these States (shared with them).
+	split *splitOnce
+}
+
+// Own makes States the report's own: a caller that changes a state calls
+// it first (a report answered from a kept refresh shares them).
+func (rep *Report) Own() {
+	if rep.shared {
+		rep.States = slices.Clone(rep.States)
+		rep.shared = false
+	}
+	rep.split = nil
 }
 
 // Recount computes Coverage from the states (a caller that replaces a

@@ -480,6 +480,25 @@ type listView struct {
 	// when any directory was read instead.
 	used   []*part
 	missed bool
+	// groups are the listings of directories still to be merged, each
+	// with whether the lister was linked when it listed them: a memoized
+	// listing never merges them (see flush).
+	groups []takeGroup
+}
+
+type takeGroup struct {
+	parts  []*lister
+	linked bool
+}
+
+// flush merges the listed directories into l, in the order listed and as
+// lister.listBuckets would have merged them one listing at a time.
+func (v *listView) flush(l *lister) {
+	for _, g := range v.groups {
+		l.linked = l.linked || g.linked
+		l.take(g.parts)
+	}
+	v.groups = nil
 }
 
 func (c *ListCache) begin() *listView {
@@ -515,7 +534,7 @@ func (v *listView) cached(key string) *part {
 // be shared with earlier and later calls (see listMemo): callers must not
 // change them (the slice is clipped, so appending copies).
 func (v *listView) listSessions(dirs Dirs, opts ListOptions) ([]Ref, error) {
-	v.used, v.missed = nil, false
+	v.used, v.missed, v.groups = nil, false, nil
 	l := v.lister(dirs, opts)
 	v.listRoot(l, dirs.SessionsRoot)
 	if dirs.SessionDir != "" {
@@ -526,6 +545,7 @@ func (v *listView) listSessions(dirs Dirs, opts ListOptions) ([]Ref, error) {
 	if refs, ok := v.memoized(key); ok {
 		return refs, nil
 	}
+	v.flush(l)
 	refs, err := l.result()
 	if err == nil {
 		refs = slices.Clip(refs)
@@ -575,6 +595,7 @@ func (v *listView) listBuckets(dirs Dirs, buckets []string, opts ListOptions) (r
 		}
 	}
 	v.listDirs(l, todo)
+	v.flush(l)
 	refs, err = l.result()
 	return refs, existing, err
 }
@@ -583,6 +604,7 @@ func (v *listView) listBuckets(dirs Dirs, buckets []string, opts ListOptions) (r
 func (v *listView) listExplicit(dirs Dirs, opts ListOptions) ([]Ref, error) {
 	l := v.lister(dirs, opts)
 	v.listDirs(l, []bucketDir{{dirs.SessionDir, ""}})
+	v.flush(l)
 	refs, err := l.result()
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil
@@ -664,7 +686,7 @@ func (v *listView) listDirs(l *lister, dirs []bucketDir) {
 		v.c.stats.Listed += len(todo)
 		v.c.mu.Unlock()
 	}
-	l.take(parts)
+	v.groups = append(v.groups, takeGroup{parts, l.linked})
 }
 
 func flatKey(d bucketDir, opts ListOptions) string {
