@@ -55,6 +55,12 @@ func TestLexiconAnswersEqualDigestProbing(t *testing.T) {
 		{Query: "error", Scope: "global", Tool: "bash"},
 		{Query: "the", Scope: "global", Since: time.UnixMilli(0), Until: time.UnixMilli(2e12)},
 		{Scope: "global", PageSize: 50, Offset: 10},
+		// Settled candidates become items only as far as a page needs.
+		{Query: "the error", Scope: "global", PageSize: 3},
+		{Query: "the error", Scope: "global", PageSize: 3, Offset: 7},
+		{Query: "error timeout deploy", Scope: "global", PageSize: 2, Offset: 5},
+		{Query: "the", Scope: "global", PageSize: 1, Offset: 20},
+		{Scope: "global", PageSize: 2, Offset: 3},
 	}
 	for i, fact := range m.Facts {
 		if i%5 == 0 {

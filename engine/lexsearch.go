@@ -62,8 +62,15 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		}
 		return true
 	}
+	// held[t]: how many of colds hold term t.
+	held := make([]float64, len(terms))
 	for t, term := range terms {
-		if !holders(term, func(i int) { named.bits[named.touch(i)*named.nt+t] = true }) {
+		if !holders(term, func(i int) {
+			if k := named.touch(i)*named.nt + t; !named.bits[k] {
+				named.bits[k] = true
+				held[t]++
+			}
+		}) {
 			return colds, false
 		}
 	}
@@ -74,28 +81,124 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	}
 	look := named.order(len(colds), len(s.filt.keys) == 0 && s.termsMayMatch(make([]bool, named.nt)))
 	filtered := s.filt.any()
-	s.ruledOut.df = make([]float64, len(terms))
-	s.ruledOut.entries = entries
+	// Every cold record counts in the statistics through unopened but
+	// the ones opened, which count as sources.
+	s.unopened = unopened{entries: entries, df: held}
+	bulk := &settled{colds: colds, named: &named}
 	for _, i := range look {
-		rec := colds[i]
-		s.ruledOut.entries -= float64(rec.EntryCount)
 		bits, keys := named.of(i)
-		candidate := keys == len(s.filt.keys) && s.termsMayMatch(bits)
 		switch {
-		case !candidate:
-			s.ruledOut.add(rec, bits)
-		case filtered || !rd.Current(rec):
+		case keys != len(s.filt.keys) || !s.termsMayMatch(bits):
+			// Ruled out.
+		case filtered || !rd.Current(colds[i]):
 			// Only its digest can count the entries that pass a filter;
 			// and a candidate another process rewrote since the refresh
 			// is opened too, so that its stamp sends it to be read from
 			// source.
-			open = append(open, rec)
+			open = append(open, colds[i])
+			s.unopened.remove(colds[i], bits)
+		case named.nt > 64:
+			// Too many terms for a settled group's mask (see settled).
+			s.unopened.remove(colds[i], bits)
+			s.cold = append(s.cold, coldSource{rec: colds[i], has: bits})
 		default:
-			s.cold = append(s.cold, coldSource{rec: rec, has: bits})
+			bulk.idx = append(bulk.idx, int32(i))
 		}
 	}
+	s.settled = bulk
 	lexiconUses.Add(1)
 	return open, true
+}
+
+// unopened sums what the corpus statistics need of the cold sessions
+// whose digests this query does not open (the lexicon ruled them out, or
+// settled them as candidates): their entries, and per query term how many
+// hold it. Their scores and statistics are then the same as if each
+// digest had been opened.
+type unopened struct {
+	entries float64
+	df      []float64
+}
+
+// remove takes rec, which holds the terms marked in has, out of the sums:
+// it becomes a source of its own.
+func (u *unopened) remove(rec *index.Record, has []bool) {
+	u.entries -= float64(rec.EntryCount)
+	for t, h := range has {
+		if h {
+			u.df[t]--
+		}
+	}
+}
+
+// settled are the cold sessions the lexicon settled as candidates without
+// their digests (no filter to count), in scope order: idx into colds. A
+// common term makes nearly every session one, so they become items only
+// as far as a page can need them (top).
+type settled struct {
+	colds []*index.Record
+	named *namedColds
+	idx   []int32
+}
+
+// top returns the best need of the settled candidates as items (their
+// sources appended to s.cold) and how many candidates there are. The
+// candidates holding the same terms score the same, and within such a
+// group scope order (newest first, then path) is the items' order (less),
+// so the first need of each group hold the best need of all.
+func (b *settled) top(s *searcher, need int) ([]item, int) {
+	if b == nil {
+		return nil, 0
+	}
+	type group struct {
+		mask  uint64
+		first []int32
+	}
+	var groups []group
+	at := -1
+	for _, i := range b.idx {
+		bits, _ := b.named.of(int(i))
+		m := maskOf(bits)
+		if at < 0 || groups[at].mask != m {
+			at = slices.IndexFunc(groups, func(g group) bool { return g.mask == m })
+			if at < 0 {
+				groups = append(groups, group{mask: m})
+				at = len(groups) - 1
+			}
+		}
+		if g := &groups[at]; len(g.first) < need {
+			g.first = append(g.first, i)
+		}
+	}
+	var items []item
+	for _, g := range groups {
+		for _, i := range g.first {
+			rec := b.colds[i]
+			bits, _ := b.named.of(int(i))
+			it := item{mtime: rec.Identity.MtimeNs, src: len(s.cold), file: rec.Path, index: -1}
+			s.cold = append(s.cold, coldSource{rec: rec, has: bits})
+			if s.plan.kind != planBrowse {
+				for t, h := range bits {
+					if h {
+						it.matched++
+						it.score += s.idf(s.plan.terms[t])
+					}
+				}
+			}
+			items = append(items, it)
+		}
+	}
+	return items, len(b.idx)
+}
+
+func maskOf(bits []bool) uint64 {
+	var m uint64
+	for t, h := range bits {
+		if h {
+			m |= 1 << t
+		}
+	}
+	return m
 }
 
 // namedColds are the cold records the postings of a query named, with
@@ -142,22 +245,6 @@ func (n *namedColds) order(all int, unnamedMatch bool) []int {
 		look[i] = i
 	}
 	return look
-}
-
-// ruledOut sums what the corpus statistics need of the cold sessions the
-// lexicon ruled out: their entries, and per query term how many hold it.
-type ruledOut struct {
-	entries float64
-	df      []float64
-}
-
-func (r *ruledOut) add(rec *index.Record, has []bool) {
-	r.entries += float64(rec.EntryCount)
-	for t, h := range has {
-		if h {
-			r.df[t]++
-		}
-	}
 }
 
 // docIndex finds a cold record's position by its lexicon doc number: a

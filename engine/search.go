@@ -168,10 +168,12 @@ type searcher struct {
 
 	// coldHas[i*len(terms)+t] records that cold source i holds term t.
 	coldHas []bool
-	// ruledOut are the cold sessions the archive lexicon proved cannot
-	// match: they are no sources, but count in the corpus statistics, so
-	// that a score does not depend on how a session was ruled out.
-	ruledOut ruledOut
+	// unopened are the cold sessions the archive lexicon ruled out or
+	// settled: they are no sources (yet), but count in the corpus
+	// statistics, so that a score does not depend on how a session was
+	// looked at. settled are the candidates among them.
+	unopened unopened
+	settled  *settled
 
 	n     float64 // entries in the corpus (hot entries + cold entry counts)
 	avgdl float64
@@ -202,7 +204,7 @@ func (s *searcher) stats(terms []string) {
 	for i := range s.cold {
 		entries += float64(s.cold[i].rec.EntryCount)
 	}
-	entries += s.ruledOut.entries
+	entries += s.unopened.entries
 	s.n = math.Max(entries, 1)
 	s.avgdl = 1
 	if hotEntries > 0 {
@@ -228,8 +230,8 @@ func (s *searcher) stats(terms []string) {
 				df++
 			}
 		}
-		if ti < len(s.ruledOut.df) {
-			df += s.ruledOut.df[ti]
+		if ti < len(s.unopened.df) {
+			df += s.unopened.df[ti]
 		}
 		s.df[t] = df
 	}
@@ -474,8 +476,9 @@ func (s *searcher) coldStructural(c *coldSource) int {
 	return matched
 }
 
-// searchCold ranks cold sessions as candidates.
-func (s *searcher) searchCold() []item {
+// searchCold ranks cold sessions as candidates: it returns those that can
+// reach a page of need items, and how many the budget retains.
+func (s *searcher) searchCold(need int) ([]item, int) {
 	var items []item
 	hasFilters := s.filt.any()
 	for ci := range s.cold {
@@ -515,7 +518,10 @@ func (s *searcher) searchCold() []item {
 		}
 		items = append(items, it)
 	}
-	if len(items) > 0 && s.plan.kind != planBrowse {
+	settled, count := s.settled.top(s, need)
+	items = append(items, settled...)
+	count += len(items) - len(settled)
+	if count > 0 && s.plan.kind != planBrowse {
 		if hasFilters {
 			s.reasons.Add(coverage.ColdStructuralFilterRequiresHydration)
 		}
@@ -526,7 +532,12 @@ func (s *searcher) searchCold() []item {
 			s.reasons.Add(coverage.ColdPhraseRequiresHydration)
 		}
 	}
-	return s.bound(items, MaxDigestCandidates, coverage.CandidateDigestBudget)
+	items = s.bound(items, MaxDigestCandidates, coverage.CandidateDigestBudget)
+	if count > MaxDigestCandidates {
+		count = MaxDigestCandidates
+		s.reasons.Add(coverage.CandidateDigestBudget)
+	}
+	return items, count
 }
 
 // run ranks one mixed stream and returns it with the first need items in
@@ -545,13 +556,13 @@ func (s *searcher) run(need int) ([]item, int) {
 		items = s.searchHot()
 		hotCount = len(items)
 	}
-	cold := s.searchCold()
+	cold, coldCount := s.searchCold(need)
 	items = append(items, cold...)
 	s.regexFinish()
 	// The total counts what the budgets retain; with the top-k path items
 	// holds only the hot items that can reach the page, which are the
 	// best of what the budgets retain since need is within them.
-	total := hotCount + len(cold)
+	total := hotCount + coldCount
 	if total > itemBudget {
 		total = itemBudget
 		s.reasons.Add(coverage.CandidateItemBudget)
