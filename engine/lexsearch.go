@@ -236,13 +236,24 @@ func (n *namedColds) of(i int) (bits []bool, keys int) {
 // order returns the records to look at, in record (scope) order: every
 // one when a record no posting named may match, else the named ones.
 func (n *namedColds) order(all int, unnamedMatch bool) []int {
-	if !unnamedMatch {
+	switch {
+	case unnamedMatch:
+		look := make([]int, all)
+		for i := range look {
+			look[i] = i
+		}
+		return look
+	case len(n.named) < all/16:
 		slices.Sort(n.named)
 		return n.named
 	}
-	look := make([]int, all)
-	for i := range look {
-		look[i] = i
+	// A common term names most records: a pass over the slots is cheaper
+	// than sorting them.
+	look := n.named[:0]
+	for i, at := range n.slot {
+		if at != 0 {
+			look = append(look, i)
+		}
 	}
 	return look
 }
