@@ -134,6 +134,29 @@ func TestLexiconFollowsChanges(t *testing.T) {
 	assert.False(t, bytes.Contains(db, []byte("zqround30")), "the deleted session's word is still in index.db")
 }
 
+// The newest (hot) session appended to call after call: each refresh
+// writes it, with a lexicon segment of its own, and every few a merge
+// moves the lexicon's epoch. The call that wrote still answers through the
+// lexicon (its own writes moved the epoch, nobody else's), hot shards that
+// cannot match left unopened, and as opening everything does.
+func TestLexiconAnswersRightAfterItsOwnWrites(t *testing.T) {
+	e, m := lexiconWorld(t)
+	dir := filepath.Dir(e.Dirs().SessionsRoot)
+	newest := slices.MaxFunc(m.Sessions, func(a, b corpus.SessionInfo) int { return a.Mtime.Compare(b.Mtime) })
+	path := filepath.Join(dir, newest.Path)
+	for round := range 20 {
+		word := fmt.Sprintf("zqhot%02d", round)
+		appendTurn(t, path, word)
+		before := engine.LexiconUses()
+		got := sameWithoutLexicon(t, e, engine.RecallRequest{Query: word, Scope: "global"})
+		require.Equal(t, before+1, engine.LexiconUses(), "round %d: the lexicon did not answer after the write", round)
+		if assert.Equal(t, 1, got.Total, word) {
+			assert.NotNil(t, got.Hits[0].Entry, "an entry of the hot session")
+		}
+		sameWithoutLexicon(t, e, engine.RecallRequest{Query: "the error " + word, Scope: "global", PageSize: 5})
+	}
+}
+
 // appendTurn appends a user message holding word to the session at path,
 // as a child of its last entry, keeping the file's mtime.
 func appendTurn(t *testing.T, path, word string) {

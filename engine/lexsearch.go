@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -34,9 +35,8 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	if len(colds) == 0 || s.plan.kind == planRegex || noLexicon {
 		return colds, false
 	}
-	lex, err := rd.Lexicon()
-	if err != nil || lex == nil || lex.Epoch != epoch {
-		s.lexiconFailed(err)
+	lex := s.lexicon(rd, epoch)
+	if lex == nil {
 		return colds, false
 	}
 	at, ok := s.docs.of(colds)
@@ -48,10 +48,17 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		terms = nil
 	}
 	named := namedColds{slot: make([]int32, len(colds)), nt: len(terms)}
-	// holders calls fn with the index of every cold record that holds key.
+	// holders calls fn with the index of every cold record that holds
+	// key, or the plan's term t when key is "".
 	var docs []uint32
-	holders := func(key string, fn func(i int)) bool {
-		if docs, err = lex.Docs(docs[:0], key); err != nil {
+	holders := func(key string, t int, fn func(i int)) bool {
+		var err error
+		if key == "" {
+			docs, err = s.termDocs(lex, t)
+		} else {
+			docs, err = lex.Docs(docs[:0], key)
+		}
+		if err != nil {
 			s.lexiconFailed(err)
 			return false
 		}
@@ -64,8 +71,8 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	}
 	// held[t]: how many of colds hold term t.
 	held := make([]float64, len(terms))
-	for t, term := range terms {
-		if !holders(term, func(i int) {
+	for t := range terms {
+		if !holders("", t, func(i int) {
 			if k := named.touch(i)*named.nt + t; !named.bits[k] {
 				named.bits[k] = true
 				held[t]++
@@ -75,7 +82,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		}
 	}
 	for _, k := range s.filt.keys {
-		if !holders(k, func(i int) { named.keys[named.touch(i)]++ }) {
+		if !holders(k, -1, func(i int) { named.keys[named.touch(i)]++ }) {
 			return colds, false
 		}
 	}
@@ -108,6 +115,100 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	s.settled = bulk
 	lexiconUses.Add(1)
 	return open, true
+}
+
+// lexicon opens the archive lexicon once per search; nil when it cannot
+// answer for records of epoch (none, damaged, merged since).
+func (s *searcher) lexicon(rd *index.Reader, epoch index.LexiconEpoch) *index.Lexicon {
+	if !s.lex.opened {
+		s.lex.opened = true
+		lex, err := rd.Lexicon()
+		if err != nil || lex == nil || lex.Epoch != epoch {
+			s.lexiconFailed(err)
+			return nil
+		}
+		s.lex.lex = lex
+		s.lex.docs = make([][]uint32, len(s.plan.terms))
+	}
+	return s.lex.lex
+}
+
+// lexLookup is what a search read of the archive lexicon: each query
+// term's postings are decoded once, for the hot and the cold pass.
+type lexLookup struct {
+	opened bool
+	lex    *index.Lexicon
+	docs   [][]uint32 // per plan term, nil until read
+}
+
+// termDocs returns the docs of the plan's term t.
+func (s *searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
+	if s.lex.docs[t] != nil {
+		return s.lex.docs[t], nil
+	}
+	docs, err := lex.Docs(make([]uint32, 0, 8), s.plan.terms[t])
+	if err == nil {
+		s.lex.docs[t] = docs
+	}
+	return docs, err
+}
+
+// hotSkip returns whether a hot record can be left unopened: the lexicon
+// proves it holds none of the query's terms, so no entry of it can match
+// and it counts only in the statistics, from its record. It returns nil
+// when every hot shard must be opened: a query with a filter (the lexicon
+// keeps no hot filter keys), without terms (browsing, a regex), or no
+// usable lexicon. A record without a doc (written before hot shards
+// joined the lexicon) is always opened.
+func (s *searcher) hotSkip(rd *index.Reader, epoch index.LexiconEpoch, hots []*index.Record) func(*index.Record) bool {
+	if noLexicon || s.filt.any() || (s.plan.kind != planTerms && s.plan.kind != planPhrase) || len(s.plan.terms) == 0 {
+		return nil
+	}
+	named := make(map[uint32]bool, len(hots))
+	lo, hi := uint32(math.MaxUint32), uint32(0)
+	for _, rec := range hots {
+		if rec.Doc != 0 {
+			named[rec.Doc] = false
+			lo, hi = min(lo, rec.Doc), max(hi, rec.Doc)
+		}
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	lex := s.lexicon(rd, epoch)
+	if lex == nil {
+		return nil
+	}
+	for t := range s.plan.terms {
+		docs, err := s.termDocs(lex, t)
+		if err != nil {
+			s.lexiconFailed(err)
+			return nil
+		}
+		for _, d := range docs {
+			if d < lo || d > hi {
+				continue // hot docs are the newest: most fall here
+			}
+			if _, ok := named[d]; ok {
+				named[d] = true
+			}
+		}
+	}
+	return func(rec *index.Record) bool {
+		has, ok := named[rec.Doc]
+		return ok && !has
+	}
+}
+
+// unopenedHot sums the hot sessions hotSkip left unopened, for the corpus
+// statistics: their entries and token counts, as their shards would.
+type unopenedHot struct {
+	entries, sumLen float64
+}
+
+func (u *unopenedHot) add(rec *index.Record) {
+	u.entries += float64(rec.EntryCount)
+	u.sumLen += float64(rec.SumLen)
 }
 
 // unopened sums what the corpus statistics need of the cold sessions

@@ -313,6 +313,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		// raced are the states whose data another process rewrote since
 		// this call's refresh: they are read from source instead.
 		var raced []int
+		skip := s.hotSkip(rd, rep.LexEpoch, hotRecords(rep, split.Each))
 		for _, i := range split.Each {
 			rec := rep.States[i].Record
 			if h, ok := mem[rec]; ok {
@@ -327,6 +328,10 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 					s.reasons.Add(coverage.IndexError)
 				}
 				s.add(h, c)
+				continue
+			}
+			if skip != nil && skip(rec) {
+				s.unopenedHot.add(rec)
 				continue
 			}
 			sh, err := rd.Shard(rec)
@@ -531,6 +536,18 @@ func needsIndex(rep *index.Report, split *index.Split, mem map[*index.Record]hot
 		}
 	}
 	return false
+}
+
+// hotRecords are the records of states whose hot shards the index holds
+// (not read into memory, not built by this call).
+func hotRecords(rep *index.Report, each []int) []*index.Record {
+	recs := make([]*index.Record, 0, len(each))
+	for _, i := range each {
+		if st := &rep.States[i]; st.Built == nil && st.Record.Tier == index.Hot {
+			recs = append(recs, st.Record)
+		}
+	}
+	return recs
 }
 
 // fromMemory takes the cold records read into memory for this call out of

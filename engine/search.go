@@ -172,8 +172,10 @@ type searcher struct {
 	// settled: they are no sources (yet), but count in the corpus
 	// statistics, so that a score does not depend on how a session was
 	// looked at. settled are the candidates among them.
-	unopened unopened
-	settled  *settled
+	unopened    unopened
+	settled     *settled
+	unopenedHot unopenedHot
+	lex         lexLookup
 
 	n     float64 // entries in the corpus (hot entries + cold entry counts)
 	avgdl float64
@@ -200,6 +202,8 @@ func (s *searcher) stats(terms []string) {
 		entries += float64(s.hot[i].shard.Len())
 		sumLen += float64(s.hot[i].rec.SumLen)
 	}
+	entries += s.unopenedHot.entries
+	sumLen += s.unopenedHot.sumLen
 	hotEntries := entries
 	for i := range s.cold {
 		entries += float64(s.cold[i].rec.EntryCount)

@@ -18,6 +18,7 @@ import (
 	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/lexicon"
 	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/termtab"
 )
 
 // The archive lexicon (package lexicon) lives in one bucket:
@@ -89,8 +90,9 @@ func segmentAt(lb *bolt.Bucket, key []byte) []byte {
 	return nil
 }
 
-// addToLexicon numbers every cold build of batch (setting its record's
-// Doc) and writes their digests' keys as one new segment.
+// addToLexicon numbers every build of batch (setting its record's Doc)
+// and writes their keys as one new segment: a cold digest's filter keys
+// and terms, a hot shard's terms.
 func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	lb, err := lexiconBucketOf(tx)
 	if err != nil {
@@ -98,7 +100,7 @@ func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	}
 	var srcs []lexicon.Source
 	for _, b := range batch {
-		if b.cold == nil {
+		if b.cold == nil && b.hot == nil {
 			continue
 		}
 		doc, err := lb.NextSequence()
@@ -109,7 +111,12 @@ func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 			return errors.New("index: lexicon doc numbers exhausted; remove the index directory to rebuild it")
 		}
 		b.rec.Doc = uint32(doc)
-		src, err := digestSource(b.rec.Doc, b.cold)
+		var src lexicon.Source
+		if b.cold != nil {
+			src, err = digestSource(b.rec.Doc, b.cold)
+		} else {
+			src, err = shardSource(b.rec.Doc, b.hot.Dict)
+		}
 		if err != nil {
 			return err
 		}
@@ -162,6 +169,21 @@ func digestSource(doc uint32, blob []byte) (lexicon.Source, error) {
 		return v.Vocabulary.Term(i - nAddr)
 	}
 	return lexicon.Source{Doc: doc, Len: nAddr + v.Vocabulary.Len(), Key: key}, v.Err()
+}
+
+// shardSource lists what the lexicon keeps of a hot shard: the terms of
+// its dictionary, in order. Its structural keys are not kept: a query
+// with a filter opens every hot shard.
+func shardSource(doc uint32, dict []byte) (lexicon.Source, error) {
+	b, err := blocksum.Open(dict)
+	if err != nil {
+		return lexicon.Source{}, err
+	}
+	t, err := termtab.Open(b)
+	if err != nil {
+		return lexicon.Source{}, err
+	}
+	return lexicon.Source{Doc: doc, Len: t.Len(), Key: t.Term}, t.Err()
 }
 
 // The segments of a mode are named by a sealed list (key <mode>\x00segs,
@@ -328,11 +350,12 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 // digests instead, and ResetLexicon rebuilds it.
 var ErrLexiconDamaged = errors.New("index: lexicon damaged")
 
-// resetLexicon drops mode's lexicon and every cold record of mode with its
-// digest: the lexicon can only be rebuilt from the digests, and their
-// sessions are rebuilt from source by the next refresh (a damaged lexicon
-// is as rare as any damaged value). The epoch moves on, so that no reader
-// trusts what it read before.
+// resetLexicon drops mode's lexicon and every record of mode it numbered
+// (every cold record, and hot records with a doc), with their tier data:
+// the lexicon can only be rebuilt from them, and their sessions are
+// rebuilt from source by the next refresh (a damaged lexicon is as rare as
+// any damaged value). The epoch moves on, so that no reader trusts what it
+// read before.
 func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 	lb := tx.Bucket(lexiconBucket)
 	if lb != nil {
@@ -347,7 +370,7 @@ func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 	}
 	var cold [][]byte
 	eachRecord(tx, mode, func(k []byte, r *Record, err error) {
-		if err != nil || r.Tier == Cold {
+		if err != nil || r.Tier == Cold || r.Doc != 0 {
 			cold = append(cold, append([]byte(nil), k...))
 		}
 	})
@@ -374,11 +397,11 @@ func (ix *Index) ResetLexicon(ctx context.Context, mode lineage.Mode) bool {
 	return ix.store.Update(ctx, func(tx *bolt.Tx) error { return resetLexicon(tx, mode) }) == nil
 }
 
-// liveDocs are the docs of mode's cold records.
+// liveDocs are the docs of mode's records.
 func liveDocs(tx *bolt.Tx, mode lineage.Mode) map[uint32]struct{} {
 	live := map[uint32]struct{}{}
 	eachRecord(tx, mode, func(_ []byte, r *Record, err error) {
-		if err == nil && r.Tier == Cold && r.Doc != 0 {
+		if err == nil && r.Doc != 0 {
 			live[r.Doc] = struct{}{}
 		}
 	})

@@ -75,7 +75,8 @@ type Record struct {
 	// record: a reader whose data has another stamp met a session that
 	// another process rewrote after this record was read.
 	DataStamp uint32 `json:"-"`
-	// Doc is a cold record's number in the archive lexicon (0: none). It
+	// Doc is the record's number in the archive lexicon (0: none; hot
+	// records written before hot shards joined the lexicon have none). It
 	// is never reused, so a rebuilt session's old postings are masked.
 	Doc     uint32   `json:"-"`
 	FirstTs *float64 `json:"firstTs"`

@@ -318,6 +318,14 @@ type writer struct {
 	// written while the next fills. The outcome is taken by stop.
 	queue   chan pendingWrite
 	stopped chan asyncOutcome
+	// commits counts this run's own write transactions; inOrder is set
+	// while each came right after the one before, the first right after
+	// the commit the records were read at; epochAfter is the lexicon
+	// epoch after the last (see adoptEpoch).
+	commits    int
+	lastTx     int
+	inOrder    bool
+	epochAfter LexiconEpoch
 }
 
 // pendingWrite is one transaction's worth: a batch, the deletes and
@@ -488,8 +496,39 @@ func (w *writer) commit(p pendingWrite) error {
 		// A removed session's words, and what a changed policy no longer
 		// indexes, leave the lexicon too (and then the file, with the
 		// scrub).
-		return mergeAfterWrite(tx, mode, p.deletes, p.scrub)
+		if err := mergeAfterWrite(tx, mode, p.deletes, p.scrub); err != nil {
+			return err
+		}
+		w.sawCommit(tx)
+		return nil
 	})
+}
+
+// sawCommit follows this run's own write transactions (see adoptEpoch).
+func (w *writer) sawCommit(tx *bolt.Tx) {
+	prev := w.lastTx
+	if w.commits == 0 {
+		prev = w.r.rep.readAt.txid
+		w.inOrder = w.r.rep.readAtKnown
+	}
+	w.inOrder = w.inOrder && tx.ID() == prev+1
+	w.commits++
+	w.lastTx = tx.ID()
+	w.epochAfter = lexiconEpoch(tx, w.r.mode)
+}
+
+// adoptEpoch gives the report the lexicon epoch its own writes left, when
+// nobody else wrote between the commit its records were read at and its
+// last write: its records are then the file's, and a merge in those
+// writes kept every doc they name (it drops only dead ones). Otherwise the
+// search that follows would find the epoch moved and open every cold
+// digest, as after a merge by another process. A hot session appended to
+// call after call writes a small segment each time, and every few calls
+// a merge.
+func (w *writer) adoptEpoch() {
+	if w.writeErr == nil && w.commits > 0 && w.inOrder {
+		w.r.rep.LexEpoch = w.epochAfter
+	}
 }
 
 // finish writes what is left. When the index could not take the writes,
@@ -499,6 +538,7 @@ func (w *writer) commit(p pendingWrite) error {
 func (w *writer) finish() error {
 	w.flush()
 	w.stop()
+	w.adoptEpoch()
 	if w.writeErr == nil {
 		return nil
 	}
