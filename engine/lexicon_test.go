@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -155,6 +156,40 @@ func TestLexiconAnswersRightAfterItsOwnWrites(t *testing.T) {
 		}
 		sameWithoutLexicon(t, e, engine.RecallRequest{Query: "the error " + word, Scope: "global", PageSize: 5})
 	}
+}
+
+// Recalls running at once on one Engine share what a quiet refresh kept
+// (its states, their split, the cold records' doc index): each answers as
+// it does alone. Under -race this also checks that nothing shared is
+// written.
+func TestConcurrentRecallsShareTheQuietRefresh(t *testing.T) {
+	e, m := lexiconWorld(t)
+	reqs := []engine.RecallRequest{
+		{Query: m.Facts[0].Term, Scope: "global"},
+		{Query: "the error", Scope: "global", PageSize: 3},
+		{Query: "error timeout deploy", Scope: "global", QueryMatch: "all"},
+		{Query: "failed to", Scope: "global", QueryMode: "phrase"},
+		{Scope: "global", Role: "user", PageSize: 4},
+	}
+	want := make([]string, len(reqs))
+	for i, req := range reqs {
+		p, err := e.Recall(ctx, req)
+		require.NoError(t, err)
+		want[i] = mustJSON(p)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 5 {
+				i := (g + k) % len(reqs)
+				p, err := e.Recall(ctx, reqs[i])
+				if assert.NoError(t, err) {
+					assert.JSONEq(t, want[i], mustJSON(p), "%s", mustJSON(reqs[i]))
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // appendTurn appends a user message holding word to the session at path,
