@@ -47,7 +47,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	if s.plan.kind == planBrowse {
 		terms = nil
 	}
-	named := namedColds{slot: make([]int32, len(colds)), nt: len(terms)}
+	named := namedColds{slot: slotsFor(len(colds)), nt: len(terms)}
 	// holders calls fn with the index of every cold record that holds
 	// key, or the plan's term t when key is "".
 	var docs []uint32
@@ -242,6 +242,13 @@ type settled struct {
 	idx   []int32
 }
 
+// release gives the slots back (see namedColds.release).
+func (b *settled) release() {
+	if b != nil {
+		b.named.release()
+	}
+}
+
 // top returns the best need of the settled candidates as items (their
 // sources appended to s.cold) and how many candidates there are. The
 // candidates holding the same terms score the same, and within such a
@@ -311,6 +318,30 @@ type namedColds struct {
 	keys    []int
 	nt      int
 	nothing []bool // the bits of a record no posting named
+}
+
+// slotPool keeps slot arrays between queries: one per cold record would
+// be a query's largest allocation, for a rare term that names a few.
+var slotPool sync.Pool
+
+func slotsFor(n int) []int32 {
+	if p, ok := slotPool.Get().(*[]int32); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]int32, n)
+}
+
+// release zeroes the slots this query set and returns them to the pool;
+// the search calls it when it is done with the settled candidates (top
+// reads their bits through the slots). A failed lexicon pass just drops
+// its slots.
+func (n *namedColds) release() {
+	for _, i := range n.named {
+		n.slot[i] = 0
+	}
+	s := n.slot[:0]
+	n.slot = nil // nothing reads them after this
+	slotPool.Put(&s)
 }
 
 func (n *namedColds) touch(i int) int {

@@ -396,6 +396,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		if s.anchorCancel != nil {
 			s.anchorCancel()
 		}
+		s.settled.release()
 		s.checkSources()
 		return perr
 	}

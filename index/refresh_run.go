@@ -66,7 +66,7 @@ func (ix *Index) newRun(ctx context.Context, targets []Target, opt RefreshOption
 	}
 	return &refreshRun{
 		ix: ix, ctx: ctx, opt: opt, mode: mode, targets: targets,
-		rep:       &Report{Seen: len(targets), States: make([]State, len(targets))},
+		rep:       &Report{Seen: len(targets)}, // States: see stat
 		hotPolicy: ix.policyOf(Hot, mode), coldPolicy: ix.policyOf(Cold, mode),
 	}
 }
@@ -120,6 +120,9 @@ func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 // stat takes the targets' fresh identities (the listing's, or a stat) and
 // ranks the hot tier.
 func (r *refreshRun) stat(stored map[string]*Record) {
+	// Made here, after a kept quiet refresh did not answer: that answer
+	// shares its own.
+	r.rep.States = make([]State, len(r.targets))
 	for i, t := range r.targets {
 		r.rep.States[i].Path = t.Path
 	}
