@@ -153,26 +153,29 @@ func (s *searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
 	return docs, err
 }
 
-// hotSkip returns whether a hot record can be left unopened: the lexicon
-// proves it holds none of the query's terms, so no entry of it can match
-// and it counts only in the statistics, from its record. It returns nil
-// when every hot shard must be opened: a query with a filter (the lexicon
-// keeps no hot filter keys), without terms (browsing, a regex), or no
-// usable lexicon. A record without a doc (written before hot shards
-// joined the lexicon) is always opened.
-func (s *searcher) hotSkip(rd *index.Reader, epoch index.LexiconEpoch, hots []*index.Record) func(*index.Record) bool {
-	if noLexicon || s.filt.any() || (s.plan.kind != planTerms && s.plan.kind != planPhrase) || len(s.plan.terms) == 0 {
+// hotTerms returns, for a hot record, which of the query's terms its
+// shard holds (bit t), by the lexicon; known is false when only its shard
+// can tell. A record whose shard holds none of them can be left unopened:
+// no entry of it can match, and it counts only in the statistics, from
+// its record. It returns nil when every hot shard must be opened and
+// looked up: a query with a filter (the lexicon keeps no hot filter keys),
+// without terms (browsing, a regex) or with more than 64, or no usable
+// lexicon. A record without a doc (written before hot shards joined the
+// lexicon) is never known.
+func (s *searcher) hotTerms(rd *index.Reader, epoch index.LexiconEpoch, hots []*index.Record) func(*index.Record) (held uint64, known bool) {
+	nt := len(s.plan.terms)
+	if noLexicon || s.filt.any() || (s.plan.kind != planTerms && s.plan.kind != planPhrase) || nt == 0 || nt > 64 {
 		return nil
 	}
-	named := make(map[uint32]bool, len(hots))
+	held := make(map[uint32]uint64, len(hots))
 	lo, hi := uint32(math.MaxUint32), uint32(0)
 	for _, rec := range hots {
 		if rec.Doc != 0 {
-			named[rec.Doc] = false
+			held[rec.Doc] = 0
 			lo, hi = min(lo, rec.Doc), max(hi, rec.Doc)
 		}
 	}
-	if len(named) == 0 {
+	if len(held) == 0 {
 		return nil
 	}
 	lex := s.lexicon(rd, epoch)
@@ -189,14 +192,14 @@ func (s *searcher) hotSkip(rd *index.Reader, epoch index.LexiconEpoch, hots []*i
 			if d < lo || d > hi {
 				continue // hot docs are the newest: most fall here
 			}
-			if _, ok := named[d]; ok {
-				named[d] = true
+			if m, ok := held[d]; ok {
+				held[d] = m | 1<<t
 			}
 		}
 	}
-	return func(rec *index.Record) bool {
-		has, ok := named[rec.Doc]
-		return ok && !has
+	return func(rec *index.Record) (uint64, bool) {
+		m, ok := held[rec.Doc]
+		return m, ok
 	}
 }
 

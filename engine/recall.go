@@ -312,39 +312,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		split := rep.Split()
 		// raced are the states whose data another process rewrote since
 		// this call's refresh: they are read from source instead.
-		var raced []int
-		skip := s.hotSkip(rd, rep.LexEpoch, hotRecords(rep, split.Each))
-		for _, i := range split.Each {
-			rec := rep.States[i].Record
-			if h, ok := mem[rec]; ok {
-				s.hot = append(s.hot, h)
-				continue
-			}
-			if b := rep.States[i].Built; b != nil {
-				// Built by this call's refresh, which the index could not
-				// take (busy): answer from memory.
-				h, c, err := openBuilt(b)
-				if err != nil {
-					s.reasons.Add(coverage.IndexError)
-				}
-				s.add(h, c)
-				continue
-			}
-			if skip != nil && skip(rec) {
-				s.unopenedHot.add(rec)
-				continue
-			}
-			sh, err := rd.Shard(rec)
-			if errors.Is(err, index.ErrNoData) {
-				raced = append(raced, i)
-				continue
-			}
-			if err != nil {
-				s.fail(rec)
-				continue
-			}
-			s.hot = append(s.hot, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1})
-		}
+		raced := s.openHot(rd, rep, split.Each, mem)
 		colds, coldEntries := split.Cold, split.ColdEntries
 		if len(mem)+len(memCold) > 0 {
 			colds, coldEntries = s.fromMemory(colds, mem, memCold)
@@ -537,6 +505,54 @@ func needsIndex(rep *index.Report, split *index.Split, mem map[*index.Record]hot
 		}
 	}
 	return false
+}
+
+// openHot makes the states of each (hot records, and records built in
+// memory) sources, in state order: from mem, from what this call built,
+// or from their shards in the index, leaving unopened the shards the
+// lexicon proves cannot match. It returns the states whose shards another
+// process rewrote since the refresh.
+func (s *searcher) openHot(rd *index.Reader, rep *index.Report, each []int, mem map[*index.Record]hotSource) (raced []int) {
+	hotTerms := s.hotTerms(rd, rep.LexEpoch, hotRecords(rep, each))
+	for _, i := range each {
+		rec := rep.States[i].Record
+		if h, ok := mem[rec]; ok {
+			s.hot = append(s.hot, h)
+			continue
+		}
+		if b := rep.States[i].Built; b != nil {
+			// Built by this call's refresh, which the index could not
+			// take (busy): answer from memory.
+			h, c, err := openBuilt(b)
+			if err != nil {
+				s.reasons.Add(coverage.IndexError)
+			}
+			s.add(h, c)
+			continue
+		}
+		var lacks uint64
+		if hotTerms != nil {
+			held, known := hotTerms(rec)
+			if known && held == 0 {
+				s.unopenedHot.add(rec)
+				continue
+			}
+			if known {
+				lacks = ^held
+			}
+		}
+		sh, err := rd.Shard(rec)
+		if errors.Is(err, index.ErrNoData) {
+			raced = append(raced, i)
+			continue
+		}
+		if err != nil {
+			s.fail(rec)
+			continue
+		}
+		s.hot = append(s.hot, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1, lacks: lacks})
+	}
+	return raced
 }
 
 // hotRecords are the records of states whose hot shards the index holds

@@ -102,6 +102,17 @@ type hotSource struct {
 	tier string
 	// rng restricts the session to an inclusive entry range (-1: none).
 	first, last int
+	// lacks marks the plan's terms (bit t, t < 64) the archive lexicon
+	// proved the shard does not hold: their postings are not looked up.
+	lacks uint64
+}
+
+// postingsOf returns source si's postings of the plan's term ti (t).
+func (s *searcher) postingsOf(si, ti int, t string) hotbm25.Postings {
+	if ti < 64 && s.hot[si].lacks&(1<<ti) != 0 {
+		return hotbm25.Postings{}
+	}
+	return s.hot[si].shard.Postings(t)
 }
 
 type coldSource struct {
@@ -221,7 +232,7 @@ func (s *searcher) stats(terms []string) {
 	for ti, t := range terms {
 		var df float64
 		for i := range s.hot {
-			p := s.hot[i].shard.Postings(t)
+			p := s.postingsOf(i, ti, t)
 			s.hotLists = append(s.hotLists, p)
 			c := p.Count()
 			df += float64(c)
@@ -299,9 +310,12 @@ func (s *searcher) accumulate(src *hotSource, keep func(e int) bool) (acc []floa
 	}
 	acc, hits = s.acc[:n], s.hits[:n]
 	touched := s.touched[:0]
-	for _, t := range s.plan.terms {
+	for ti, t := range s.plan.terms {
 		idf := s.idf(t)
-		p := src.shard.Postings(t)
+		var p hotbm25.Postings
+		if ti >= 64 || src.lacks&(1<<ti) == 0 {
+			p = src.shard.Postings(t)
+		}
 		for {
 			e, tf, more := p.Next()
 			if !more {
