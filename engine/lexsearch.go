@@ -69,6 +69,18 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		}
 		return true
 	}
+	// The terms' postings bound how many records they name, often
+	// closely: size the tables once.
+	most := 0
+	for t := range terms {
+		docs, err := s.termDocs(lex, t)
+		if err != nil {
+			s.lexiconFailed(err)
+			return colds, false
+		}
+		most = max(most, len(docs))
+	}
+	named.grow(min(most, len(colds)))
 	// held[t]: how many of colds hold term t.
 	held := make([]float64, len(terms))
 	for t := range terms {
@@ -91,7 +103,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	// Every cold record counts in the statistics through unopened but
 	// the ones opened, which count as sources.
 	s.unopened = unopened{entries: entries, df: held}
-	bulk := &settled{colds: colds, named: &named}
+	bulk := &settled{colds: colds, named: &named, idx: make([]int32, 0, len(look))}
 	for _, i := range look {
 		bits, keys := named.of(i)
 		switch {
@@ -345,6 +357,12 @@ func (n *namedColds) release() {
 	s := n.slot[:0]
 	n.slot = nil // nothing reads them after this
 	slotPool.Put(&s)
+}
+
+func (n *namedColds) grow(k int) {
+	n.named = slices.Grow(n.named, k)
+	n.bits = slices.Grow(n.bits, k*n.nt)
+	n.keys = slices.Grow(n.keys, k)
 }
 
 func (n *namedColds) touch(i int) int {
