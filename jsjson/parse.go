@@ -2,6 +2,7 @@ package jsjson
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -251,13 +252,7 @@ func (p *parser) str(start int) (Value, int) {
 	pos := start + 1
 	esc := false
 	for {
-		// Eight bytes at a time while none needs a look.
-		for pos+8 <= len(d) && !special8(binary.LittleEndian.Uint64(d[pos:])) {
-			pos += 8
-		}
-		for pos < len(d) && plain[d[pos]] {
-			pos++
-		}
+		pos = skipPlain(d, pos)
 		if pos >= len(d) {
 			p.eof(pos)
 			return Value{}, pos
@@ -304,13 +299,37 @@ func (p *parser) str(start int) (Value, int) {
 	}
 }
 
+// skipPlain returns the first position at or after pos whose byte is not
+// plain, or len(d). It jumps straight to that byte with special8Mask's
+// lowest bit instead of finishing each eight-byte block byte by byte: in
+// real sessions an escape comes every twenty bytes or so, so the byte loop
+// after the block loop used to cost as much as the block loop itself.
+func skipPlain(d []byte, pos int) int {
+	for pos+8 <= len(d) {
+		if m := special8Mask(binary.LittleEndian.Uint64(d[pos:])); m != 0 {
+			return pos + bits.TrailingZeros64(m)>>3
+		}
+		pos += 8
+	}
+	for pos < len(d) && plain[d[pos]] {
+		pos++
+	}
+	return pos
+}
+
 // special8 reports whether any of the eight bytes of x (little endian) is
-// a quote, a backslash, a control character or non-ASCII. It may report a
-// false positive next to a true one, never a false negative.
-func special8(x uint64) bool {
+// a quote, a backslash, a control character or non-ASCII.
+func special8(x uint64) bool { return special8Mask(x) != 0 }
+
+// special8Mask sets the high bit of each byte of x (little endian) that is
+// a quote, a backslash, a control character or non-ASCII. It may set a
+// false positive above a true one (a borrow carries upwards), never below
+// one and never a false negative: its lowest set bit marks exactly the
+// first byte that is not plain.
+func special8Mask(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	hasZero := func(v uint64) uint64 { return (v - lo) & ^v & hi }
-	return (hasZero(x^(lo*'"')) | hasZero(x^(lo*'\\')) | ((x - lo*0x20) &^ x & hi) | (x & hi)) != 0
+	return hasZero(x^(lo*'"')) | hasZero(x^(lo*'\\')) | ((x - lo*0x20) &^ x & hi) | (x & hi)
 }
 
 // load8 reads eight bytes of s, little endian; len(s) >= 8.
@@ -318,6 +337,21 @@ func load8(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// skipPlainString is skipPlain on a literal's body, which holds no quote
+// or control character: it stops at a backslash, non-ASCII or the end.
+func skipPlainString(s string, pos int) int {
+	for pos+8 <= len(s) {
+		if m := special8Mask(load8(s[pos:])); m != 0 {
+			return pos + bits.TrailingZeros64(m)>>3
+		}
+		pos += 8
+	}
+	for pos < len(s) && s[pos] < utf8.RuneSelf && s[pos] != '\\' {
+		pos++
+	}
+	return pos
 }
 
 // unescape decodes the body of a string literal that has escapes or invalid
@@ -362,15 +396,7 @@ func appendUnescaped(buf []byte, raw string) []byte {
 				buf = append(buf, e)
 			}
 		case c < utf8.RuneSelf:
-			j := i + 1
-			// A literal holds no quote or control character: special8
-			// stops at a backslash or non-ASCII.
-			for j+8 <= len(raw) && !special8(load8(raw[j:])) {
-				j += 8
-			}
-			for j < len(raw) && raw[j] < utf8.RuneSelf && raw[j] != '\\' {
-				j++
-			}
+			j := skipPlainString(raw, i+1)
 			buf = append(buf, raw[i:j]...)
 			i = j
 		default:

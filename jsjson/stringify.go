@@ -2,6 +2,7 @@ package jsjson
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -96,8 +97,13 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight plain ASCII bytes at a time.
-		for i+8 <= len(s) && !special8(load8(s[i:])) {
+		// Eight plain ASCII bytes at a time, then straight to the first
+		// byte that needs a look.
+		for i+8 <= len(s) {
+			if m := special8Mask(load8(s[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		if i >= len(s) {
