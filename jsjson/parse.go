@@ -527,7 +527,12 @@ func (p *parser) object(start, depth int) (Value, int) {
 		if p.err != nil {
 			return Value{}, end
 		}
-		key := kv.StrOr("")
+		var key string
+		if kv.kind == String {
+			key = internKey(kv.s)
+		} else {
+			key = unescape(kv.s)
+		}
 		pos = skipSpace(d, end)
 		if pos >= len(d) {
 			p.eof(pos)
@@ -671,4 +676,115 @@ func invalidLen(b []byte) int {
 		lo, hi = 0x80, 0xBF
 	}
 	return n
+}
+
+// internKey returns the package's own copy of the keys OMP session records
+// use most (measured on real sessions), and key itself otherwise. An
+// interned key shares its bytes with the same literal in every package (the
+// linker keeps one copy of each string constant), so that Value.Get's
+// comparison finds equal pointers instead of reading key bytes back from
+// the parsed file, and a key different in content but not in length is
+// told apart without a cache miss into that file.
+func internKey(key string) string {
+	switch key {
+	case "type":
+		return "type"
+	case "timestamp":
+		return "timestamp"
+	case "content":
+		return "content"
+	case "message":
+		return "message"
+	case "role":
+		return "role"
+	case "output":
+		return "output"
+	case "input":
+		return "input"
+	case "cacheRead":
+		return "cacheRead"
+	case "cacheWrite":
+		return "cacheWrite"
+	case "text":
+		return "text"
+	case "id":
+		return "id"
+	case "provider":
+		return "provider"
+	case "api":
+		return "api"
+	case "model":
+		return "model"
+	case "usage":
+		return "usage"
+	case "cost":
+		return "cost"
+	case "total":
+		return "total"
+	case "stopReason":
+		return "stopReason"
+	case "name":
+		return "name"
+	case "arguments":
+		return "arguments"
+	case "toolCallId":
+		return "toolCallId"
+	case "toolName":
+		return "toolName"
+	case "isError":
+		return "isError"
+	case "totalTokens":
+		return "totalTokens"
+	case "parentId":
+		return "parentId"
+	case "path":
+		return "path"
+	case "command":
+		return "command"
+	case "details":
+		return "details"
+	case "oldText":
+		return "oldText"
+	case "newText":
+		return "newText"
+	case "diff":
+		return "diff"
+	case "limit":
+		return "limit"
+	case "offset":
+		return "offset"
+	case "thinking":
+		return "thinking"
+	case "thinkingSignature":
+		return "thinkingSignature"
+	case "thinkingLevel":
+		return "thinkingLevel"
+	case "timeout":
+		return "timeout"
+	case "errorMessage":
+		return "errorMessage"
+	case "partialJson":
+		return "partialJson"
+	case "modelId":
+		return "modelId"
+	case "truncated":
+		return "truncated"
+	case "cwd":
+		return "cwd"
+	case "exitCode":
+		return "exitCode"
+	case "cancelled":
+		return "cancelled"
+	case "customType":
+		return "customType"
+	case "summary":
+		return "summary"
+	case "fromId":
+		return "fromId"
+	case "version":
+		return "version"
+	case "title":
+		return "title"
+	}
+	return key
 }
