@@ -180,7 +180,7 @@ func (p *parser) literal(pos int, word string, k Kind) (Value, int) {
 			return Value{}, pos + i
 		}
 	}
-	return Value{kind: k}, pos + len(word)
+	return Value{n: uint64(k) << kindShift}, pos + len(word)
 }
 
 func (p *parser) number(start int) (Value, int) {
@@ -232,7 +232,7 @@ func (p *parser) number(start int) (Value, int) {
 			return Value{}, pos
 		}
 	}
-	return Value{kind: Number, s: bytesString(d[start:pos])}, pos
+	return strValue(Number, bytesString(d[start:pos])), pos
 }
 
 // plain marks the bytes a string scan can pass over without a look: not a
@@ -263,7 +263,7 @@ func (p *parser) str(start int) (Value, int) {
 			if esc {
 				k = stringEscaped
 			}
-			return Value{kind: k, s: bytesString(d[start+1 : pos])}, pos + 1
+			return strValue(k, bytesString(d[start+1:pos])), pos + 1
 		case c == '\\':
 			esc = true
 			if pos+1 >= len(d) {
@@ -471,7 +471,7 @@ func (p *parser) array(start, depth int) (Value, int) {
 	d := p.data
 	pos := skipSpace(d, start+1)
 	if pos < len(d) && d[pos] == ']' {
-		return Value{kind: Array, m: []Member{}}, pos + 1
+		return listValue(Array, []Member{}), pos + 1
 	}
 	ps := p.ps
 	base := len(ps.stack)
@@ -490,7 +490,7 @@ func (p *parser) array(start, depth int) (Value, int) {
 		case ',':
 			pos = skipSpace(d, pos+1)
 		case ']':
-			return Value{kind: Array, m: ps.take(base)}, pos + 1
+			return listValue(Array, ps.take(base)), pos + 1
 		default:
 			p.fail(pos, "expected , or ] in array")
 			return Value{}, pos
@@ -506,7 +506,7 @@ func (p *parser) object(start, depth int) (Value, int) {
 	d := p.data
 	pos := skipSpace(d, start+1)
 	if pos < len(d) && d[pos] == '}' {
-		return Value{kind: Object, m: []Member{}}, pos + 1
+		return listValue(Object, []Member{}), pos + 1
 	}
 	var (
 		index    map[string]int // only for large objects
@@ -528,10 +528,10 @@ func (p *parser) object(start, depth int) (Value, int) {
 			return Value{}, end
 		}
 		var key string
-		if kv.kind == String {
-			key = internKey(kv.s)
+		if kv.k() == String {
+			key = internKey(kv.text())
 		} else {
-			key = unescape(kv.s)
+			key = unescape(kv.text())
 		}
 		pos = skipSpace(d, end)
 		if pos >= len(d) {
@@ -592,7 +592,7 @@ func (p *parser) object(start, depth int) (Value, int) {
 			if hasIndex {
 				orderIndexKeys(members)
 			}
-			return Value{kind: Object, m: members}, pos + 1
+			return listValue(Object, members), pos + 1
 		default:
 			p.fail(pos, "expected , or } in object")
 			return Value{}, pos

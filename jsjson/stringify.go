@@ -271,7 +271,7 @@ func (w *limited) value(v Value) {
 	if !w.room() {
 		return
 	}
-	switch v.kind {
+	switch v.k() {
 	case Absent:
 	case Null:
 		w.b = append(w.b, "null"...)
@@ -295,37 +295,39 @@ func (w *limited) value(v Value) {
 		w.b = AppendString(w.b, s)
 	case Array:
 		w.b = append(w.b, '[')
-		for i := range v.m {
+		m := v.items()
+		for i := range m {
 			if !w.room() {
 				return
 			}
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
-			if v.m[i].Value.kind == Absent {
+			if m[i].Value.k() == Absent {
 				w.b = append(w.b, "null"...)
 				continue
 			}
-			w.value(v.m[i].Value)
+			w.value(m[i].Value)
 		}
 		w.b = append(w.b, ']')
 	case Object:
 		w.b = append(w.b, '{')
 		first := true
-		for i := range v.m {
+		m := v.items()
+		for i := range m {
 			if !w.room() {
 				return
 			}
-			if v.m[i].Value.kind == Absent {
+			if m[i].Value.k() == Absent {
 				continue
 			}
 			if !first {
 				w.b = append(w.b, ',')
 			}
 			first = false
-			w.b = AppendString(w.b, v.m[i].Key)
+			w.b = AppendString(w.b, m[i].Key)
 			w.b = append(w.b, ':')
-			w.value(v.m[i].Value)
+			w.value(m[i].Value)
 		}
 		w.b = append(w.b, '}')
 	}
