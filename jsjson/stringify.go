@@ -283,6 +283,17 @@ func (w *limited) value(v Value) {
 		f, _ := v.Float()
 		w.b = AppendNumber(w.b, f)
 	case String, stringEscaped:
+		if v.k() == stringEscaped {
+			// A literal already written as JSON.stringify writes it
+			// is copied, not decoded and encoded again.
+			raw := v.text()
+			if n, ok := canonicalEscaped(raw); ok && w.max-len(w.b) >= n/6 {
+				w.b = append(w.b, '"')
+				w.b = append(w.b, raw...)
+				w.b = append(w.b, '"')
+				return
+			}
+		}
 		s, _ := v.Str()
 		// Encode a bounded prefix of a long string: each character takes
 		// at most 6 bytes escaped, so 6*room input bytes are enough.
@@ -343,4 +354,68 @@ func IsTrimSpace(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// canonicalEscaped reports whether the body of a string literal with
+// escapes (as the parser checked it) is exactly what AppendString writes
+// for its text, and returns the text's length. That holds when every
+// escape is one AppendString writes (\" \\ \b \f \n \r \t, and \u00xx in
+// lower-case hex for the other control characters) and every non-ASCII
+// byte is valid UTF-8; it fails for \/, other \u escapes and invalid
+// bytes. Tool-call arguments are such literals (their newlines and quotes
+// escaped), and stringifying them again is part of every read.
+func canonicalEscaped(raw string) (int, bool) {
+	n := len(raw)
+	for i := 0; ; {
+		i = skipPlainString(raw, i)
+		if i >= len(raw) {
+			return n, true
+		}
+		if raw[i] != '\\' {
+			r, size := utf8.DecodeRuneInString(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, false
+			}
+			i += size
+			continue
+		}
+		switch raw[i+1] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			i += 2
+			n--
+		case 'u':
+			if !controlEscape(raw[i+2 : i+6]) {
+				return 0, false
+			}
+			i += 6
+			n -= 5
+		default:
+			return 0, false
+		}
+	}
+}
+
+// controlEscape reports whether the four hex digits h are how
+// AppendString writes a control character: 00xx in lower case, for one
+// without a short escape.
+func controlEscape(h string) bool {
+	if h[0] != '0' || h[1] != '0' || (h[2] != '0' && h[2] != '1') {
+		return false
+	}
+	lo := h[3]
+	var c byte
+	switch {
+	case lo >= '0' && lo <= '9':
+		c = lo - '0'
+	case lo >= 'a' && lo <= 'f':
+		c = lo - 'a' + 10
+	default:
+		return false
+	}
+	c |= (h[2] - '0') << 4
+	switch c {
+	case '\b', '\f', '\n', '\r', '\t':
+		return false
+	}
+	return true
 }
