@@ -61,6 +61,10 @@ type Parser struct {
 	stack []Member
 	arena []Member
 	chunk int // the size of the next chunk: small first, for one small value
+	// high is how far the stack grew during the current value: the
+	// members popped from it are cleared once the value is complete, not
+	// at every pop, so that nested values clear their shared slots once.
+	high int
 }
 
 // ParseValue is the package's ParseValue using p's memory.
@@ -68,9 +72,12 @@ func (ps *Parser) ParseValue(data []byte, pos int) (Value, int, error) {
 	p := parser{data: data, ps: ps}
 	pos = skipSpace(data, pos)
 	v, end := p.value(pos, 0)
+	// The stack holds no value once parsing stopped: drop what it still
+	// points at.
+	clear(ps.stack[:max(ps.high, len(ps.stack))])
+	ps.stack = ps.stack[:0]
+	ps.high = 0
 	if p.err != nil {
-		clear(ps.stack)
-		ps.stack = ps.stack[:0]
 		return Value{}, end, p.err
 	}
 	return v, end, nil
@@ -103,7 +110,7 @@ func (ps *Parser) take(base int) []Member {
 		out = ps.arena[l : l+n : l+n]
 	}
 	copy(out, ps.stack[base:])
-	clear(ps.stack[base:])
+	ps.high = max(ps.high, len(ps.stack))
 	ps.stack = ps.stack[:base]
 	return out
 }
