@@ -518,6 +518,11 @@ func TruncateScalars(s string, max int) (string, bool) {
 	if len(s) <= max {
 		return s, false
 	}
+	if max > 0 && asciiPrefix(s, max) {
+		// Each of the first max bytes is a scalar: the cut is at max.
+		// Tool-call arguments, cut at every read, are mostly ASCII.
+		return s[:max], true
+	}
 	n := 0
 	for i := range s {
 		if n == max {
@@ -526,6 +531,24 @@ func TruncateScalars(s string, max int) (string, bool) {
 		n++
 	}
 	return s, false
+}
+
+// asciiPrefix reports whether s[:n] is all ASCII, eight bytes at a time;
+// len(s) >= n.
+func asciiPrefix(s string, n int) bool {
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		w := s[i : i+8]
+		if (w[0]|w[1]|w[2]|w[3]|w[4]|w[5]|w[6]|w[7])&0x80 != 0 {
+			return false
+		}
+	}
+	for ; i < n; i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // CountScalars returns the number of Unicode scalars of s.
