@@ -333,10 +333,18 @@ func special8(x uint64) bool { return special8Mask(x) != 0 }
 // false positive above a true one (a borrow carries upwards), never below
 // one and never a false negative: its lowest set bit marks exactly the
 // first byte that is not plain.
+//
+// A byte below 0x80 gets its high bit from v-1 only when v (the byte xor a
+// quote or backslash) is 0, and from x-0x20 only when it is a control
+// character; a byte of 0x80 or more is flagged by x itself, so the usual
+// "&^ v" of the zero-byte test is not needed. A borrow starts only at a
+// flagged byte.
 func special8Mask(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	hasZero := func(v uint64) uint64 { return (v - lo) & ^v & hi }
-	return hasZero(x^(lo*'"')) | hasZero(x^(lo*'\\')) | ((x - lo*0x20) &^ x & hi) | (x & hi)
+	q := (x ^ (lo * '"')) - lo
+	b := (x ^ (lo * '\\')) - lo
+	c := x - lo*0x20
+	return (q | b | c | x) & hi
 }
 
 // load8 reads eight bytes of s, little endian; len(s) >= 8.
