@@ -645,9 +645,34 @@ func filesFromArgs(v jsjson.Value, out []string) []string {
 }
 
 func isPathKey(k string) bool {
+	if isASCIIKey(k) {
+		// The common case, without ToLower's copy of a key like
+		// "filePath": only the last five bytes matter.
+		k = k[max(0, len(k)-5):]
+		b := []byte{0, 0, 0, 0, 0}[:len(k)]
+		for i := range len(k) {
+			c := k[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b[i] = c
+		}
+		t := strings.TrimSuffix(string(b), "s")
+		return strings.HasSuffix(t, "file") || strings.HasSuffix(t, "path")
+	}
 	k = strings.ToLower(k)
 	k = strings.TrimSuffix(k, "s")
 	return strings.HasSuffix(k, "file") || strings.HasSuffix(k, "path")
+}
+
+// isASCIIKey reports whether k is all ASCII.
+func isASCIIKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if k[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func appendUnique(list []string, s string) []string {

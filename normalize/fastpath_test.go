@@ -46,3 +46,35 @@ func TestTruncateScalarsFast(t *testing.T) {
 		}
 	}
 }
+
+// isPathKeyRef is isPathKey without the ASCII fast path.
+func isPathKeyRef(k string) bool {
+	k = strings.ToLower(k)
+	k = strings.TrimSuffix(k, "s")
+	return strings.HasSuffix(k, "file") || strings.HasSuffix(k, "path")
+}
+
+// isPathKey's ASCII path decides as ToLower does.
+func TestIsPathKeyFast(t *testing.T) {
+	keys := []string{"", "s", "path", "Path", "PATHS", "filePath", "file_paths", "files", "FILE", "profile",
+		"xpaths", "pathss", "fil", "ile", "sfile", "pathS", "fileS", "K", "paTh", "fİle", "pathſ", "filK"}
+	for _, k := range keys {
+		if got, want := isPathKey(k), isPathKeyRef(k); got != want {
+			t.Errorf("isPathKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	const alpha = "fFiIlLeEpPaAtThHsSx_"
+	for i := 0; i < 200_000; i++ {
+		b := make([]byte, r.IntN(9))
+		for j := range b {
+			b[j] = alpha[r.IntN(len(alpha))]
+		}
+		if k := string(b); isPathKey(k) != isPathKeyRef(k) {
+			t.Fatalf("isPathKey(%q) = %v", k, isPathKey(k))
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { isPathKey("filePath") }); n != 0 {
+		t.Errorf("isPathKey allocates %v times", n)
+	}
+}
