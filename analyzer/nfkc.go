@@ -179,6 +179,13 @@ func load64(s string, i int) uint64 {
 
 func isASCII(s string) bool {
 	i := 0
+	// Four words per test: one branch per 32 bytes, as text is mostly
+	// ASCII and whole chunks are checked.
+	for ; i+32 <= len(s); i += 32 {
+		if (load64(s, i)|load64(s, i+8)|load64(s, i+16)|load64(s, i+24))&high8 != 0 {
+			return false
+		}
+	}
 	for ; i+8 <= len(s); i += 8 {
 		if load64(s, i)&high8 != 0 {
 			return false

@@ -36,6 +36,10 @@ type scanner struct {
 // chunkSize is a variable so that tests can make chunks tiny.
 var chunkSize = 4096
 
+// firstArena is the size of a text's first arena of lowercased tokens
+// when the text is longer.
+const firstArena = 256
+
 func newScanner(text string) scanner {
 	sc := scanner{text: text}
 	sc.loadChunk()
@@ -297,9 +301,13 @@ func (sc *scanner) lowerASCII(run string) string {
 // bytes, as an empty slice to append to.
 func (sc *scanner) grow(n int) []byte {
 	if cap(sc.arena)-len(sc.arena) < n {
-		// Enough for the rest of a short text, a chunk's worth otherwise.
+		// Enough for the rest of a short text, else twice the last arena,
+		// from a small first one up to a chunk's worth: most text has
+		// few tokens to lowercase, and sizing the first arena by the
+		// text allocated about as many bytes as the text itself.
 		rest := len(sc.text) - sc.chunkEnd + len(sc.s) - sc.base
-		sc.arena = make([]byte, 0, max(min(rest+8, chunkSize), n))
+		size := min(rest+8, max(2*cap(sc.arena), firstArena), chunkSize)
+		sc.arena = make([]byte, 0, max(size, n))
 	}
 	return sc.arena[len(sc.arena):]
 }

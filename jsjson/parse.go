@@ -2,6 +2,7 @@ package jsjson
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -60,6 +61,10 @@ type Parser struct {
 	stack []Member
 	arena []Member
 	chunk int // the size of the next chunk: small first, for one small value
+	// high is how far the stack grew during the current value: the
+	// members popped from it are cleared once the value is complete, not
+	// at every pop, so that nested values clear their shared slots once.
+	high int
 }
 
 // ParseValue is the package's ParseValue using p's memory.
@@ -67,9 +72,12 @@ func (ps *Parser) ParseValue(data []byte, pos int) (Value, int, error) {
 	p := parser{data: data, ps: ps}
 	pos = skipSpace(data, pos)
 	v, end := p.value(pos, 0)
+	// The stack holds no value once parsing stopped: drop what it still
+	// points at.
+	clear(ps.stack[:max(ps.high, len(ps.stack))])
+	ps.stack = ps.stack[:0]
+	ps.high = 0
 	if p.err != nil {
-		clear(ps.stack)
-		ps.stack = ps.stack[:0]
 		return Value{}, end, p.err
 	}
 	return v, end, nil
@@ -102,7 +110,7 @@ func (ps *Parser) take(base int) []Member {
 		out = ps.arena[l : l+n : l+n]
 	}
 	copy(out, ps.stack[base:])
-	clear(ps.stack[base:])
+	ps.high = max(ps.high, len(ps.stack))
 	ps.stack = ps.stack[:base]
 	return out
 }
@@ -179,7 +187,7 @@ func (p *parser) literal(pos int, word string, k Kind) (Value, int) {
 			return Value{}, pos + i
 		}
 	}
-	return Value{kind: k}, pos + len(word)
+	return Value{n: uint64(k) << kindShift}, pos + len(word)
 }
 
 func (p *parser) number(start int) (Value, int) {
@@ -231,7 +239,7 @@ func (p *parser) number(start int) (Value, int) {
 			return Value{}, pos
 		}
 	}
-	return Value{kind: Number, s: bytesString(d[start:pos])}, pos
+	return strValue(Number, bytesString(d[start:pos])), pos
 }
 
 // plain marks the bytes a string scan can pass over without a look: not a
@@ -251,13 +259,7 @@ func (p *parser) str(start int) (Value, int) {
 	pos := start + 1
 	esc := false
 	for {
-		// Eight bytes at a time while none needs a look.
-		for pos+8 <= len(d) && !special8(binary.LittleEndian.Uint64(d[pos:])) {
-			pos += 8
-		}
-		for pos < len(d) && plain[d[pos]] {
-			pos++
-		}
+		pos = skipPlain(d, pos)
 		if pos >= len(d) {
 			p.eof(pos)
 			return Value{}, pos
@@ -268,7 +270,7 @@ func (p *parser) str(start int) (Value, int) {
 			if esc {
 				k = stringEscaped
 			}
-			return Value{kind: k, s: bytesString(d[start+1 : pos])}, pos + 1
+			return strValue(k, bytesString(d[start+1:pos])), pos + 1
 		case c == '\\':
 			esc = true
 			if pos+1 >= len(d) {
@@ -304,13 +306,45 @@ func (p *parser) str(start int) (Value, int) {
 	}
 }
 
+// skipPlain returns the first position at or after pos whose byte is not
+// plain, or len(d). It jumps straight to that byte with special8Mask's
+// lowest bit instead of finishing each eight-byte block byte by byte: in
+// real sessions an escape comes every twenty bytes or so, so the byte loop
+// after the block loop used to cost as much as the block loop itself.
+func skipPlain(d []byte, pos int) int {
+	for pos+8 <= len(d) {
+		if m := special8Mask(binary.LittleEndian.Uint64(d[pos:])); m != 0 {
+			return pos + bits.TrailingZeros64(m)>>3
+		}
+		pos += 8
+	}
+	for pos < len(d) && plain[d[pos]] {
+		pos++
+	}
+	return pos
+}
+
 // special8 reports whether any of the eight bytes of x (little endian) is
-// a quote, a backslash, a control character or non-ASCII. It may report a
-// false positive next to a true one, never a false negative.
-func special8(x uint64) bool {
+// a quote, a backslash, a control character or non-ASCII.
+func special8(x uint64) bool { return special8Mask(x) != 0 }
+
+// special8Mask sets the high bit of each byte of x (little endian) that is
+// a quote, a backslash, a control character or non-ASCII. It may set a
+// false positive above a true one (a borrow carries upwards), never below
+// one and never a false negative: its lowest set bit marks exactly the
+// first byte that is not plain.
+//
+// A byte below 0x80 gets its high bit from v-1 only when v (the byte xor a
+// quote or backslash) is 0, and from x-0x20 only when it is a control
+// character; a byte of 0x80 or more is flagged by x itself, so the usual
+// "&^ v" of the zero-byte test is not needed. A borrow starts only at a
+// flagged byte.
+func special8Mask(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	hasZero := func(v uint64) uint64 { return (v - lo) & ^v & hi }
-	return (hasZero(x^(lo*'"')) | hasZero(x^(lo*'\\')) | ((x - lo*0x20) &^ x & hi) | (x & hi)) != 0
+	q := (x ^ (lo * '"')) - lo
+	b := (x ^ (lo * '\\')) - lo
+	c := x - lo*0x20
+	return (q | b | c | x) & hi
 }
 
 // load8 reads eight bytes of s, little endian; len(s) >= 8.
@@ -318,6 +352,21 @@ func load8(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// skipPlainString is skipPlain on a literal's body, which holds no quote
+// or control character: it stops at a backslash, non-ASCII or the end.
+func skipPlainString(s string, pos int) int {
+	for pos+8 <= len(s) {
+		if m := special8Mask(load8(s[pos:])); m != 0 {
+			return pos + bits.TrailingZeros64(m)>>3
+		}
+		pos += 8
+	}
+	for pos < len(s) && s[pos] < utf8.RuneSelf && s[pos] != '\\' {
+		pos++
+	}
+	return pos
 }
 
 // unescape decodes the body of a string literal that has escapes or invalid
@@ -362,15 +411,7 @@ func appendUnescaped(buf []byte, raw string) []byte {
 				buf = append(buf, e)
 			}
 		case c < utf8.RuneSelf:
-			j := i + 1
-			// A literal holds no quote or control character: special8
-			// stops at a backslash or non-ASCII.
-			for j+8 <= len(raw) && !special8(load8(raw[j:])) {
-				j += 8
-			}
-			for j < len(raw) && raw[j] < utf8.RuneSelf && raw[j] != '\\' {
-				j++
-			}
+			j := skipPlainString(raw, i+1)
 			buf = append(buf, raw[i:j]...)
 			i = j
 		default:
@@ -445,7 +486,7 @@ func (p *parser) array(start, depth int) (Value, int) {
 	d := p.data
 	pos := skipSpace(d, start+1)
 	if pos < len(d) && d[pos] == ']' {
-		return Value{kind: Array, m: []Member{}}, pos + 1
+		return listValue(Array, []Member{}), pos + 1
 	}
 	ps := p.ps
 	base := len(ps.stack)
@@ -464,7 +505,7 @@ func (p *parser) array(start, depth int) (Value, int) {
 		case ',':
 			pos = skipSpace(d, pos+1)
 		case ']':
-			return Value{kind: Array, m: ps.take(base)}, pos + 1
+			return listValue(Array, ps.take(base)), pos + 1
 		default:
 			p.fail(pos, "expected , or ] in array")
 			return Value{}, pos
@@ -480,7 +521,7 @@ func (p *parser) object(start, depth int) (Value, int) {
 	d := p.data
 	pos := skipSpace(d, start+1)
 	if pos < len(d) && d[pos] == '}' {
-		return Value{kind: Object, m: []Member{}}, pos + 1
+		return listValue(Object, []Member{}), pos + 1
 	}
 	var (
 		index    map[string]int // only for large objects
@@ -501,7 +542,12 @@ func (p *parser) object(start, depth int) (Value, int) {
 		if p.err != nil {
 			return Value{}, end
 		}
-		key := kv.StrOr("")
+		var key string
+		if kv.k() == String {
+			key = internKey(kv.text())
+		} else {
+			key = unescape(kv.text())
+		}
 		pos = skipSpace(d, end)
 		if pos >= len(d) {
 			p.eof(pos)
@@ -561,7 +607,7 @@ func (p *parser) object(start, depth int) (Value, int) {
 			if hasIndex {
 				orderIndexKeys(members)
 			}
-			return Value{kind: Object, m: members}, pos + 1
+			return listValue(Object, members), pos + 1
 		default:
 			p.fail(pos, "expected , or } in object")
 			return Value{}, pos
@@ -645,4 +691,115 @@ func invalidLen(b []byte) int {
 		lo, hi = 0x80, 0xBF
 	}
 	return n
+}
+
+// internKey returns the package's own copy of the keys OMP session records
+// use most (measured on real sessions), and key itself otherwise. An
+// interned key shares its bytes with the same literal in every package (the
+// linker keeps one copy of each string constant), so that Value.Get's
+// comparison finds equal pointers instead of reading key bytes back from
+// the parsed file, and a key different in content but not in length is
+// told apart without a cache miss into that file.
+func internKey(key string) string {
+	switch key {
+	case "type":
+		return "type"
+	case "timestamp":
+		return "timestamp"
+	case "content":
+		return "content"
+	case "message":
+		return "message"
+	case "role":
+		return "role"
+	case "output":
+		return "output"
+	case "input":
+		return "input"
+	case "cacheRead":
+		return "cacheRead"
+	case "cacheWrite":
+		return "cacheWrite"
+	case "text":
+		return "text"
+	case "id":
+		return "id"
+	case "provider":
+		return "provider"
+	case "api":
+		return "api"
+	case "model":
+		return "model"
+	case "usage":
+		return "usage"
+	case "cost":
+		return "cost"
+	case "total":
+		return "total"
+	case "stopReason":
+		return "stopReason"
+	case "name":
+		return "name"
+	case "arguments":
+		return "arguments"
+	case "toolCallId":
+		return "toolCallId"
+	case "toolName":
+		return "toolName"
+	case "isError":
+		return "isError"
+	case "totalTokens":
+		return "totalTokens"
+	case "parentId":
+		return "parentId"
+	case "path":
+		return "path"
+	case "command":
+		return "command"
+	case "details":
+		return "details"
+	case "oldText":
+		return "oldText"
+	case "newText":
+		return "newText"
+	case "diff":
+		return "diff"
+	case "limit":
+		return "limit"
+	case "offset":
+		return "offset"
+	case "thinking":
+		return "thinking"
+	case "thinkingSignature":
+		return "thinkingSignature"
+	case "thinkingLevel":
+		return "thinkingLevel"
+	case "timeout":
+		return "timeout"
+	case "errorMessage":
+		return "errorMessage"
+	case "partialJson":
+		return "partialJson"
+	case "modelId":
+		return "modelId"
+	case "truncated":
+		return "truncated"
+	case "cwd":
+		return "cwd"
+	case "exitCode":
+		return "exitCode"
+	case "cancelled":
+		return "cancelled"
+	case "customType":
+		return "customType"
+	case "summary":
+		return "summary"
+	case "fromId":
+		return "fromId"
+	case "version":
+		return "version"
+	case "title":
+		return "title"
+	}
+	return key
 }

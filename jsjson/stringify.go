@@ -2,6 +2,7 @@ package jsjson
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -96,8 +97,13 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight plain ASCII bytes at a time.
-		for i+8 <= len(s) && !special8(load8(s[i:])) {
+		// Eight plain ASCII bytes at a time, then straight to the first
+		// byte that needs a look.
+		for i+8 <= len(s) {
+			if m := special8Mask(load8(s[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		if i >= len(s) {
@@ -265,7 +271,7 @@ func (w *limited) value(v Value) {
 	if !w.room() {
 		return
 	}
-	switch v.kind {
+	switch v.k() {
 	case Absent:
 	case Null:
 		w.b = append(w.b, "null"...)
@@ -277,6 +283,17 @@ func (w *limited) value(v Value) {
 		f, _ := v.Float()
 		w.b = AppendNumber(w.b, f)
 	case String, stringEscaped:
+		if v.k() == stringEscaped {
+			// A literal already written as JSON.stringify writes it
+			// is copied, not decoded and encoded again.
+			raw := v.text()
+			if n, ok := canonicalEscaped(raw); ok && w.max-len(w.b) >= n/6 {
+				w.b = append(w.b, '"')
+				w.b = append(w.b, raw...)
+				w.b = append(w.b, '"')
+				return
+			}
+		}
 		s, _ := v.Str()
 		// Encode a bounded prefix of a long string: each character takes
 		// at most 6 bytes escaped, so 6*room input bytes are enough.
@@ -289,37 +306,39 @@ func (w *limited) value(v Value) {
 		w.b = AppendString(w.b, s)
 	case Array:
 		w.b = append(w.b, '[')
-		for i := range v.m {
+		m := v.items()
+		for i := range m {
 			if !w.room() {
 				return
 			}
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
-			if v.m[i].Value.kind == Absent {
+			if m[i].Value.k() == Absent {
 				w.b = append(w.b, "null"...)
 				continue
 			}
-			w.value(v.m[i].Value)
+			w.value(m[i].Value)
 		}
 		w.b = append(w.b, ']')
 	case Object:
 		w.b = append(w.b, '{')
 		first := true
-		for i := range v.m {
+		m := v.items()
+		for i := range m {
 			if !w.room() {
 				return
 			}
-			if v.m[i].Value.kind == Absent {
+			if m[i].Value.k() == Absent {
 				continue
 			}
 			if !first {
 				w.b = append(w.b, ',')
 			}
 			first = false
-			w.b = AppendString(w.b, v.m[i].Key)
+			w.b = AppendString(w.b, m[i].Key)
 			w.b = append(w.b, ':')
-			w.value(v.m[i].Value)
+			w.value(m[i].Value)
 		}
 		w.b = append(w.b, '}')
 	}
@@ -335,4 +354,68 @@ func IsTrimSpace(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// canonicalEscaped reports whether the body of a string literal with
+// escapes (as the parser checked it) is exactly what AppendString writes
+// for its text, and returns the text's length. That holds when every
+// escape is one AppendString writes (\" \\ \b \f \n \r \t, and \u00xx in
+// lower-case hex for the other control characters) and every non-ASCII
+// byte is valid UTF-8; it fails for \/, other \u escapes and invalid
+// bytes. Tool-call arguments are such literals (their newlines and quotes
+// escaped), and stringifying them again is part of every read.
+func canonicalEscaped(raw string) (int, bool) {
+	n := len(raw)
+	for i := 0; ; {
+		i = skipPlainString(raw, i)
+		if i >= len(raw) {
+			return n, true
+		}
+		if raw[i] != '\\' {
+			r, size := utf8.DecodeRuneInString(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, false
+			}
+			i += size
+			continue
+		}
+		switch raw[i+1] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			i += 2
+			n--
+		case 'u':
+			if !controlEscape(raw[i+2 : i+6]) {
+				return 0, false
+			}
+			i += 6
+			n -= 5
+		default:
+			return 0, false
+		}
+	}
+}
+
+// controlEscape reports whether the four hex digits h are how
+// AppendString writes a control character: 00xx in lower case, for one
+// without a short escape.
+func controlEscape(h string) bool {
+	if h[0] != '0' || h[1] != '0' || (h[2] != '0' && h[2] != '1') {
+		return false
+	}
+	lo := h[3]
+	var c byte
+	switch {
+	case lo >= '0' && lo <= '9':
+		c = lo - '0'
+	case lo >= 'a' && lo <= 'f':
+		c = lo - 'a' + 10
+	default:
+		return false
+	}
+	c |= (h[2] - '0') << 4
+	switch c {
+	case '\b', '\f', '\n', '\r', '\t':
+		return false
+	}
+	return true
 }

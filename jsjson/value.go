@@ -3,6 +3,7 @@ package jsjson
 import (
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // Kind is the JSON type of a Value.
@@ -36,14 +37,50 @@ func (k Kind) String() string {
 
 // Value is one parsed JSON value. It is small and copied by value; arrays and
 // objects share their backing slices.
+//
+// It is two words: a pointer and a length with the kind in its top byte.
+// A file's values are mostly object members, so the size of a Member
+// (a key and a Value: 32 bytes, where a kind, a string and a slice took
+// 64) is what parsing allocates and copies, what the collector scans and
+// what Get walks through.
 type Value struct {
-	kind Kind
-	// s is the decoded text of a String (WTF-8: lone surrogates are kept as
-	// their 3-byte encodings) or the literal of a Number.
-	s string
-	// m holds array items (with empty keys) or object members in JavaScript
-	// property order.
-	m []Member
+	// p points at the bytes of the text of a String (WTF-8: lone
+	// surrogates are kept as their 3-byte encodings) or the literal of a
+	// Number, or at the first of the items (with empty keys) of an Array
+	// or members of an Object, in JavaScript property order. It is nil
+	// when the length is 0, except for an empty array or object that
+	// was made from a non-nil slice.
+	p unsafe.Pointer
+	// n is the length in bytes or members, with the Kind in its top byte.
+	n uint64
+}
+
+const (
+	kindShift = 56
+	lenMask   = 1<<kindShift - 1
+)
+
+// k returns v's kind, stringEscaped included.
+func (v Value) k() Kind { return Kind(v.n >> kindShift) }
+
+// length is the length of v's text or of its items.
+func (v Value) length() int { return int(v.n & lenMask) }
+
+// text returns the text of a String or Number as stored.
+func (v Value) text() string { return unsafe.String((*byte)(v.p), v.length()) }
+
+// items returns the members of an Array or Object.
+func (v Value) items() []Member { return unsafe.Slice((*Member)(v.p), v.length()) }
+
+// strValue makes a String, stringEscaped or Number value of s.
+func strValue(k Kind, s string) Value {
+	return Value{p: unsafe.Pointer(unsafe.StringData(s)), n: uint64(k)<<kindShift | uint64(len(s))}
+}
+
+// listValue makes an Array or Object of m. A nil m stays nil for Items
+// and Members, an empty non-nil one stays empty and non-nil.
+func listValue(k Kind, m []Member) Value {
+	return Value{p: unsafe.Pointer(unsafe.SliceData(m)), n: uint64(k)<<kindShift | uint64(len(m))}
 }
 
 // Member is one object property, or one array item with an empty Key.
@@ -54,73 +91,74 @@ type Member struct {
 
 // Kind returns the JSON type of v.
 func (v Value) Kind() Kind {
-	if v.kind == stringEscaped {
+	if v.k() == stringEscaped {
 		return String
 	}
-	return v.kind
+	return v.k()
 }
 
 // Exists reports whether v is present (not Absent).
-func (v Value) Exists() bool { return v.kind != Absent }
+func (v Value) Exists() bool { return v.k() != Absent }
 
 // IsObject reports whether v is a JSON object.
-func (v Value) IsObject() bool { return v.kind == Object }
+func (v Value) IsObject() bool { return v.k() == Object }
 
 // IsArray reports whether v is a JSON array.
-func (v Value) IsArray() bool { return v.kind == Array }
+func (v Value) IsArray() bool { return v.k() == Array }
 
 // IsNull reports whether v is JSON null.
-func (v Value) IsNull() bool { return v.kind == Null }
+func (v Value) IsNull() bool { return v.k() == Null }
 
 // Get returns the member key of an object, or the Absent value.
 func (v Value) Get(key string) Value {
-	if v.kind != Object {
+	if v.k() != Object {
 		return Value{}
 	}
-	for i := range v.m {
-		if v.m[i].Key == key {
-			return v.m[i].Value
+	m := v.items()
+	for i := range m {
+		if m[i].Key == key {
+			return m[i].Value
 		}
 	}
 	return Value{}
 }
 
 // Has reports whether an object has the key (with any value, null included).
-func (v Value) Has(key string) bool { return v.Get(key).kind != Absent }
+func (v Value) Has(key string) bool { return v.Get(key).k() != Absent }
 
 // Members returns the properties of an object in JavaScript order, or nil.
 // The slice must not be modified.
 func (v Value) Members() []Member {
-	if v.kind != Object {
+	if v.k() != Object {
 		return nil
 	}
-	return v.m
+	return v.items()
 }
 
 // Len returns the number of items of an array or members of an object.
 func (v Value) Len() int {
-	if v.kind == Array || v.kind == Object {
-		return len(v.m)
+	if v.k() == Array || v.k() == Object {
+		return v.length()
 	}
 	return 0
 }
 
 // Index returns item i of an array, or Absent when out of range.
 func (v Value) Index(i int) Value {
-	if v.kind != Array || i < 0 || i >= len(v.m) {
+	if v.k() != Array || i < 0 || i >= v.length() {
 		return Value{}
 	}
-	return v.m[i].Value
+	return v.items()[i].Value
 }
 
 // Str returns the text of a string value. A string with escapes is decoded
 // on every call (into WTF-8: lone surrogates keep their 3-byte form).
 func (v Value) Str() (string, bool) {
-	switch v.kind {
+	switch v.k() {
 	case String:
-		return v.s, true
+		return v.text(), true
 	case stringEscaped:
-		return unescape(v.s), true
+		return unescape(v.text()), true
 	}
 	return "", false
 }
@@ -128,11 +166,11 @@ func (v Value) Str() (string, bool) {
 // AppendStr appends the text of a string value to dst (nothing for any
 // other kind): Str without a string of its own.
 func (v Value) AppendStr(dst []byte) []byte {
-	switch v.kind {
+	switch v.k() {
 	case String:
-		return append(dst, v.s...)
+		return append(dst, v.text()...)
 	case stringEscaped:
-		return appendUnescaped(dst, v.s)
+		return appendUnescaped(dst, v.text())
 	}
 	return dst
 }
@@ -141,8 +179,8 @@ func (v Value) AppendStr(dst []byte) []byte {
 // of its text (escapes shrink it, invalid bytes grow it); 0 for other
 // kinds.
 func (v Value) SizeHint() int {
-	if v.kind == String || v.kind == stringEscaped {
-		return len(v.s)
+	if v.k() == String || v.k() == stringEscaped {
+		return len(v.text())
 	}
 	return 0
 }
@@ -158,30 +196,30 @@ func (v Value) StrOr(def string) string {
 // StrIs reports whether v is a string equal to s, without decoding escapes
 // when the literal has none.
 func (v Value) StrIs(s string) bool {
-	switch v.kind {
+	switch v.k() {
 	case String:
-		return v.s == s
+		return v.text() == s
 	case stringEscaped:
-		return unescape(v.s) == s
+		return unescape(v.text()) == s
 	}
 	return false
 }
 
 // Literal returns the source literal of a number.
 func (v Value) Literal() string {
-	if v.kind != Number {
+	if v.k() != Number {
 		return ""
 	}
-	return v.s
+	return v.text()
 }
 
 // Float returns the value of a number as JavaScript sees it. A literal too
 // large for float64 is ±Inf, as in JavaScript.
 func (v Value) Float() (float64, bool) {
-	if v.kind != Number {
+	if v.k() != Number {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(v.s, 64)
+	f, err := strconv.ParseFloat(v.text(), 64)
 	if err != nil {
 		// ParseFloat reports range errors with ±Inf or 0, which is what
 		// JavaScript produces as well; the grammar was checked by the parser.
@@ -195,7 +233,7 @@ func (v Value) Float() (float64, bool) {
 
 // Bool returns the value of true or false.
 func (v Value) Bool() (b, ok bool) {
-	switch v.kind {
+	switch v.k() {
 	case True:
 		return true, true
 	case False:
@@ -206,11 +244,11 @@ func (v Value) Bool() (b, ok bool) {
 
 // Truthy reports whether JavaScript would treat v as true in a condition.
 func (v Value) Truthy() bool {
-	switch v.kind {
+	switch v.k() {
 	case True, Array, Object:
 		return true
 	case String:
-		return v.s != ""
+		return v.text() != ""
 	case stringEscaped:
 		return true // an escape is at least one character
 	case Number:
@@ -221,21 +259,21 @@ func (v Value) Truthy() bool {
 }
 
 // MakeString returns a string value.
-func MakeString(s string) Value { return Value{kind: String, s: s} }
+func MakeString(s string) Value { return strValue(String, s) }
 
 // MakeNumber returns a number value formatted as JavaScript would print f.
-func MakeNumber(f float64) Value { return Value{kind: Number, s: FormatNumber(f)} }
+func MakeNumber(f float64) Value { return strValue(Number, FormatNumber(f)) }
 
 // MakeBool returns true or false.
 func MakeBool(b bool) Value {
 	if b {
-		return Value{kind: True}
+		return Value{n: uint64(True) << kindShift}
 	}
-	return Value{kind: False}
+	return Value{n: uint64(False) << kindShift}
 }
 
 // MakeNull returns null.
-func MakeNull() Value { return Value{kind: Null} }
+func MakeNull() Value { return Value{n: uint64(Null) << kindShift} }
 
 // MakeArray returns an array of the items.
 func MakeArray(items ...Value) Value {
@@ -243,21 +281,21 @@ func MakeArray(items ...Value) Value {
 	for i, it := range items {
 		m[i].Value = it
 	}
-	return Value{kind: Array, m: m}
+	return listValue(Array, m)
 }
 
 // MakeObject returns an object with the members in the given order. It does
 // not reorder index-like keys or merge duplicates: build it as JavaScript
 // would see it.
 func MakeObject(members ...Member) Value {
-	return Value{kind: Object, m: members}
+	return listValue(Object, members)
 }
 
 // Items returns the items of an array (each with an empty Key), or nil.
 // The slice must not be modified.
 func (v Value) Items() []Member {
-	if v.kind != Array {
+	if v.k() != Array {
 		return nil
 	}
-	return v.m
+	return v.items()
 }

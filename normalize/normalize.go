@@ -94,6 +94,8 @@ type normalizer struct {
 	facts map[string]bool
 	// buf is stringifyArgs's encoding buffer.
 	buf []byte
+	// allocs holds the entries' small fields.
+	allocs
 }
 
 // pairToolCalls records the paths each tool call touches, keyed by call id.
@@ -142,9 +144,9 @@ func (n *normalizer) record(r *session.Record) {
 		Record:    r.Index,
 		Line:      r.Line,
 		Type:      r.Type,
-		EntryID:   stringField(v.Get("id")),
-		ParentID:  stringField(v.Get("parentId")),
-		Timestamp: timestampOf(v.Get("timestamp")),
+		EntryID:   n.stringField(v.Get("id")),
+		ParentID:  n.stringField(v.Get("parentId")),
+		Timestamp: n.timestampOf(v.Get("timestamp")),
 	}
 	if r.ID.Synthetic() {
 		base.EntryID, base.ParentID = nil, nil
@@ -153,20 +155,20 @@ func (n *normalizer) record(r *session.Record) {
 	case "message":
 		msg := v.Get("message")
 		if base.Timestamp == nil {
-			base.Timestamp = timestampOf(msg.Get("timestamp"))
+			base.Timestamp = n.timestampOf(msg.Get("timestamp"))
 		}
 		n.message(base, msg)
 	case "compaction":
-		base.Role = str(RoleCompaction)
+		base.Role = n.share(RoleCompaction)
 		base.Text = "compaction: " + v.Get("summary").StrOr("")
 		n.emit(base)
 	case "branch_summary":
 		// Branch-summary prose is never indexed; its typed facts are.
-		base.Role = str(RoleBranchSummary)
+		base.Role = n.share(RoleBranchSummary)
 		carrier := n.emit(base)
 		n.branchFacts(*carrier, v, v.Get("fromId"))
 	case "custom_message":
-		base.Role = str(RoleCustom)
+		base.Role = n.share(RoleCustom)
 		base.Text = customText(v.Get("customType").StrOr(""), contentText(v.Get("content")))
 		n.emit(base)
 	}
@@ -177,7 +179,7 @@ func (n *normalizer) message(base Entry, msg jsjson.Value) {
 	if role == "hookMessage" && n.hookIsCustom {
 		role = RoleCustom
 	}
-	base.Role = optStr(role)
+	base.Role = n.optShare(role)
 	var text string
 	switch role {
 	case "user", "developer":
@@ -215,15 +217,17 @@ func (n *normalizer) message(base Entry, msg jsjson.Value) {
 }
 
 // nativeTool gives a native OMP tool call or result its structural
-// identity: provider omp, action the tool name, ref omp.<tool>.
-func nativeTool(e *Entry, tool string) {
+// identity: provider omp, action the tool name, ref omp.<tool>. The
+// pointers are shared by every entry of the same tool.
+func (n *normalizer) nativeTool(e *Entry, tool string) {
 	if tool == "" {
 		return
 	}
-	e.Tool = str(tool)
-	e.Provider = str("omp")
-	e.Action = str(tool)
-	e.Ref = str("omp." + tool)
+	t := n.tool(tool)
+	e.Tool = t.name
+	e.Provider = &providerOMP
+	e.Action = t.name
+	e.Ref = t.ref
 }
 
 func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
@@ -258,9 +262,9 @@ func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
 			b = n.writeArgs(b, e, n.stringifyArgs(bv.Get("arguments")))
 			b = append(b, ')')
 			if e.Tool == nil {
-				nativeTool(e, name)
+				n.nativeTool(e, name)
 				if name == "" {
-					e.Tool = str("")
+					e.Tool = n.ptr("")
 				}
 			}
 			e.Tools = append(e.Tools, name)
@@ -289,8 +293,8 @@ func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
 
 func (n *normalizer) toolResult(e *Entry, msg jsjson.Value) string {
 	tool := msg.Get("toolName").StrOr("")
-	nativeTool(e, tool)
-	e.ToolCallID = optStr(msg.Get("toolCallId").StrOr(""))
+	n.nativeTool(e, tool)
+	e.ToolCallID = n.optCopy(msg.Get("toolCallId").StrOr(""))
 	if e.ToolCallID != nil {
 		e.FilesTouched = append([]string(nil), n.calls[*e.ToolCallID]...)
 	}
@@ -302,35 +306,45 @@ func (n *normalizer) toolResult(e *Entry, msg jsjson.Value) string {
 	if tool != "" {
 		switch {
 		case timedOut:
-			e.Outcome = str(TimedOut)
+			e.Outcome = outcome(TimedOut)
 		case e.IsError:
-			e.Outcome = str(Failed)
+			e.Outcome = outcome(Failed)
 		default:
-			e.Outcome = str(Succeeded)
+			e.Outcome = outcome(Succeeded)
 		}
 	}
-	prefix := "toolResult"
-	if tool != "" {
-		prefix = "toolResult(" + tool + ")"
-	}
-	if isErr {
-		prefix += " [error]"
-	}
 	if !n.opt.IndexToolOutput {
-		return prefix
+		b := appendToolResultPrefix(nil, tool, isErr)
+		return unsafe.String(&b[0], len(b))
 	}
 	// prefix + ": " + contentText(content), decoded straight into the
 	// text: tool output is most of a session's bytes.
 	c := msg.Get("content")
-	b := make([]byte, 0, len(prefix)+2+contentSizeHint(c))
-	b = append(b, prefix...)
+	b := make([]byte, 0, len(tool)+len("toolResult() [error]: ")+contentSizeHint(c))
+	b = appendToolResultPrefix(b, tool, isErr)
+	prefix := len(b)
 	b = append(b, ": "...)
 	head := len(b)
 	b = appendContentText(b, c)
 	if len(b) == head {
-		return prefix
+		b = b[:prefix]
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// appendToolResultPrefix appends a tool result's prefix to b:
+// "toolResult", the tool in parentheses if any, " [error]" if isErr.
+func appendToolResultPrefix(b []byte, tool string, isErr bool) []byte {
+	b = append(b, "toolResult"...)
+	if tool != "" {
+		b = append(b, '(')
+		b = append(b, tool...)
+		b = append(b, ')')
+	}
+	if isErr {
+		b = append(b, " [error]"...)
+	}
+	return b
 }
 
 // appendContentText appends contentText(c) to b.
@@ -367,17 +381,17 @@ func contentSizeHint(c jsjson.Value) int {
 // pythonExecution): the command is always indexed, the output only with
 // IndexToolOutput.
 func (n *normalizer) execution(e *Entry, msg jsjson.Value, tool string, code jsjson.Value) string {
-	nativeTool(e, tool)
+	n.nativeTool(e, tool)
 	exit, hasExit := exitCode(msg.Get("exitCode"))
 	cancelled := msg.Get("cancelled").Kind() == jsjson.True
 	e.IsError = hasExit && exit != 0
 	switch {
 	case cancelled:
-		e.Outcome = str(Aborted)
+		e.Outcome = outcome(Aborted)
 	case hasExit && exit != 0:
-		e.Outcome = str(Failed)
+		e.Outcome = outcome(Failed)
 	case hasExit:
-		e.Outcome = str(Succeeded)
+		e.Outcome = outcome(Succeeded)
 	}
 	var b strings.Builder
 	b.WriteString(tool)
@@ -457,24 +471,31 @@ func customText(customType, body string) string {
 // stringifyArgs is JSON.stringify(arguments), whole: the display cut is
 // writeArgs's. It encodes into one reused buffer: arguments can be large
 // (a write carries a whole file), and growing a fresh slice for each call
-// copied them over and over.
+// copied them over and over. The result is a view of that buffer, valid
+// until the next call: writeArgs copies it into the text (and the cut rest
+// into a string of its own), so the arguments are no longer copied into a
+// string first.
 func (n *normalizer) stringifyArgs(args jsjson.Value) string {
 	if !args.Exists() {
 		return "undefined"
 	}
 	n.buf = jsjson.AppendValue(n.buf[:0], args)
-	return string(n.buf)
+	if len(n.buf) == 0 {
+		return ""
+	}
+	return unsafe.String(&n.buf[0], len(n.buf))
 }
 
 // writeArgs writes the text form of a tool call's arguments to b, the
 // builder of e's text: whole under FullToolArgs; otherwise the reference's
 // display, cut after MaxArgsChars scalars and marked "…", with the rest
-// kept in e.ArgsCuts at the cut so that search still sees it.
+// kept in e.ArgsCuts at the cut so that search still sees it. args may be
+// stringifyArgs's view of a reused buffer: nothing keeps it but a copy.
 func (n *normalizer) writeArgs(b []byte, e *Entry, args string) []byte {
 	if !n.opt.FullToolArgs {
 		if shown, ok := TruncateScalars(args, MaxArgsChars); ok {
 			b = append(b, shown...)
-			e.ArgsCuts = append(e.ArgsCuts, ArgsCut{At: len(b), Rest: args[len(shown):]})
+			e.ArgsCuts = append(e.ArgsCuts, ArgsCut{At: len(b), Rest: strings.Clone(args[len(shown):])})
 			return append(b, "…"...)
 		}
 	}
@@ -497,6 +518,11 @@ func TruncateScalars(s string, max int) (string, bool) {
 	if len(s) <= max {
 		return s, false
 	}
+	if max > 0 && asciiPrefix(s, max) {
+		// Each of the first max bytes is a scalar: the cut is at max.
+		// Tool-call arguments, cut at every read, are mostly ASCII.
+		return s[:max], true
+	}
 	n := 0
 	for i := range s {
 		if n == max {
@@ -505,6 +531,24 @@ func TruncateScalars(s string, max int) (string, bool) {
 		n++
 	}
 	return s, false
+}
+
+// asciiPrefix reports whether s[:n] is all ASCII, eight bytes at a time;
+// len(s) >= n.
+func asciiPrefix(s string, n int) bool {
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		w := s[i : i+8]
+		if (w[0]|w[1]|w[2]|w[3]|w[4]|w[5]|w[6]|w[7])&0x80 != 0 {
+			return false
+		}
+	}
+	for ; i < n; i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // CountScalars returns the number of Unicode scalars of s.
@@ -519,20 +563,29 @@ func stringField(v jsjson.Value) *string {
 	return str(strings.Clone(s))
 }
 
+// stringField is the function stringField with the normalizer's chunks.
+func (n *normalizer) stringField(v jsjson.Value) *string {
+	s, ok := v.Str()
+	if !ok {
+		return nil
+	}
+	return n.copyPtr(s)
+}
+
 // timestampOf returns epoch milliseconds of a finite number or a date
 // string JavaScript's Date.parse accepts in ISO form.
-func timestampOf(v jsjson.Value) *float64 {
+func (n *normalizer) timestampOf(v jsjson.Value) *float64 {
 	switch v.Kind() {
 	case jsjson.Number:
 		f, _ := v.Float()
 		if math.IsInf(f, 0) || math.IsNaN(f) {
 			return nil
 		}
-		return &f
+		return n.float(f)
 	case jsjson.String:
 		s, _ := v.Str()
 		if ms, ok := ParseDate(s); ok {
-			return &ms
+			return n.float(ms)
 		}
 	}
 	return nil
@@ -592,9 +645,34 @@ func filesFromArgs(v jsjson.Value, out []string) []string {
 }
 
 func isPathKey(k string) bool {
+	if isASCIIKey(k) {
+		// The common case, without ToLower's copy of a key like
+		// "filePath": only the last five bytes matter.
+		k = k[max(0, len(k)-5):]
+		b := []byte{0, 0, 0, 0, 0}[:len(k)]
+		for i := range len(k) {
+			c := k[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b[i] = c
+		}
+		t := strings.TrimSuffix(string(b), "s")
+		return strings.HasSuffix(t, "file") || strings.HasSuffix(t, "path")
+	}
 	k = strings.ToLower(k)
 	k = strings.TrimSuffix(k, "s")
 	return strings.HasSuffix(k, "file") || strings.HasSuffix(k, "path")
+}
+
+// isASCIIKey reports whether k is all ASCII.
+func isASCIIKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if k[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func appendUnique(list []string, s string) []string {

@@ -264,9 +264,15 @@ func titleSlot(data []byte, pos int, stream bool) (*TitleSlot, int, bool) {
 // the end of the input drops everything from its start. A positive limit
 // stops after that many records.
 func parseBody(f *File, data []byte, pos, line, limit int) []Record {
-	n := 64
+	var n int
 	if limit > 0 {
-		n = min(n, limit)
+		n = min(64, limit)
+	} else {
+		// A record starts a line, so there are no more records than
+		// lines: counting them (a vectorized pass) costs less than
+		// growing the slice of records, whose copies the collector's
+		// write barriers slow down.
+		n = bytes.Count(data[pos:], []byte{'\n'}) + 1
 	}
 	records := make([]Record, 0, n)
 	bodyStart := pos

@@ -1,0 +1,106 @@
+package jsjson
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// appendUnescapedRef is the byte-at-a-time decoder appendUnescaped
+// replaced: the reference it is compared with.
+func appendUnescapedRef(buf []byte, raw string) []byte {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '\\':
+			e := raw[i+1]
+			i += 2
+			switch e {
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				u, _ := parseHex4([]byte(raw[i : i+4]))
+				i += 4
+				if u >= 0xD800 && u < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					if lo, ok := parseHex4([]byte(raw[i+2 : i+6])); ok && lo >= 0xDC00 && lo < 0xE000 {
+						buf = utf8.AppendRune(buf, 0x10000+(rune(u)-0xD800)<<10+(rune(lo)-0xDC00))
+						i += 6
+						continue
+					}
+				}
+				buf = appendWTF8(buf, rune(u))
+			default:
+				buf = append(buf, e)
+			}
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			i++
+		default:
+			r, n := utf8.DecodeRuneInString(raw[i:])
+			if r == utf8.RuneError && n == 1 {
+				n = invalidLen([]byte(raw[i:min(i+4, len(raw))]))
+				buf = append(buf, "\uFFFD"...)
+			} else {
+				buf = append(buf, raw[i:i+n]...)
+			}
+			i += n
+		}
+	}
+	return buf
+}
+
+var unescapePieces = append([]string{
+	"abcdefghijklmnop", "x", "  ", `\\\\`, "\xf0\x9f", "\xe2\x82", "\xf4\x90\x80\x80", "\xc0\xaf",
+	`\ud800\udc00`, `\udbff\udfff`, `\ud800\u0041`, `\ud800\\`,
+}, canonicalPieces...)
+
+// checkUnescape decodes the literal body raw onto prefixes of several
+// lengths and capacities (a tight capacity tests the word stores at the
+// buffer's end) and compares with the reference.
+func checkUnescape(t *testing.T, raw string) {
+	t.Helper()
+	if _, err := Parse([]byte(`"` + raw + `"`)); err != nil {
+		return
+	}
+	for _, pre := range []int{0, 3, 17} {
+		want := appendUnescapedRef([]byte(strings.Repeat("p", pre)), raw)
+		for _, extra := range []int{0, 1, 8, 64} {
+			buf := make([]byte, pre, pre+extra)
+			copy(buf, strings.Repeat("p", pre))
+			if got := appendUnescaped(buf, raw); string(got) != string(want) {
+				t.Fatalf("literal %q prefix %d cap +%d: got %q, want %q", raw, pre, extra, got, want)
+			}
+		}
+	}
+}
+
+func TestAppendUnescaped(t *testing.T) {
+	for _, p := range unescapePieces {
+		checkUnescape(t, p)
+		checkUnescape(t, "0123456789"+p+"abcdefghijk"+p)
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := 0; i < 50_000; i++ {
+		var b strings.Builder
+		for n := r.IntN(16); n >= 0; n-- {
+			b.WriteString(unescapePieces[r.IntN(len(unescapePieces))])
+		}
+		checkUnescape(t, b.String())
+	}
+}
+
+func FuzzAppendUnescaped(f *testing.F) {
+	for _, p := range unescapePieces {
+		f.Add(p + `\t` + p + "........")
+	}
+	f.Fuzz(func(t *testing.T, raw string) { checkUnescape(t, raw) })
+}
