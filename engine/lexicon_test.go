@@ -158,6 +158,40 @@ func TestLexiconAnswersRightAfterItsOwnWrites(t *testing.T) {
 	}
 }
 
+// A refresh that finds the lexicon's segment list damaged while it writes
+// resets the lexicon in that write, dropping the cold records it indexed:
+// the search that follows must not take the new lexicon for its records'
+// (it would rule every old cold session out), and still finds an old
+// session's fact.
+func TestLexiconResetByTheCallsOwnWriteIsNotTrusted(t *testing.T) {
+	e, m := lexiconWorld(t)
+	dir := filepath.Dir(e.Dirs().SessionsRoot)
+	byAge := slices.Clone(m.Sessions)
+	slices.SortFunc(byAge, func(a, b corpus.SessionInfo) int { return a.Mtime.Compare(b.Mtime) })
+	i := slices.IndexFunc(m.Facts, func(f corpus.Fact) bool {
+		return f.Kind == "term" && slices.ContainsFunc(byAge[:3], func(s corpus.SessionInfo) bool { return s.Path == f.Path })
+	})
+	require.GreaterOrEqual(t, i, 0, "a fact in one of the oldest sessions")
+	req := engine.RecallRequest{Query: m.Facts[i].Term, Scope: "global"}
+	want, err := e.Recall(ctx, req)
+	require.NoError(t, err)
+	require.NotZero(t, want.Total)
+
+	db, err := bolt.Open(filepath.Join(e.Config().IndexDir, "index.db"), 0o600, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		lb := tx.Bucket([]byte("lexicon"))
+		v := slices.Clone(lb.Get([]byte("active\x00segs")))
+		v[len(v)-1] ^= 0x40
+		return lb.Put([]byte("active\x00segs"), v)
+	}))
+	require.NoError(t, db.Close())
+	appendTurn(t, filepath.Join(dir, byAge[len(byAge)-1].Path), "zqresetword") // the next refresh writes
+	got, err := e.Recall(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, want.Total, got.Total, "the old session's fact is still found")
+}
+
 // Recalls running at once on one Engine share what a quiet refresh kept
 // (its states, their split, the cold records' doc index): each answers as
 // it does alone. Under -race this also checks that nothing shared is

@@ -49,14 +49,17 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	}
 	named := namedColds{slot: slotsFor(len(colds)), nt: len(terms)}
 	// holders calls fn with the index of every cold record that holds
-	// key, or the plan's term t when key is "".
-	var docs []uint32
+	// key, or the plan's term t when key is "" (those lists are kept for
+	// the search; a key's is read into a buffer of its own).
+	var keyDocs []uint32
 	holders := func(key string, t int, fn func(i int)) bool {
+		var docs []uint32
 		var err error
 		if key == "" {
 			docs, err = s.termDocs(lex, t)
 		} else {
-			docs, err = lex.Docs(docs[:0], key)
+			keyDocs, err = lex.Docs(keyDocs[:0], key)
+			docs = keyDocs
 		}
 		if err != nil {
 			s.lexiconFailed(err)

@@ -171,9 +171,10 @@ func digestSource(doc uint32, blob []byte) (lexicon.Source, error) {
 	return lexicon.Source{Doc: doc, Len: nAddr + v.Vocabulary.Len(), Key: key}, v.Err()
 }
 
-// shardSource lists what the lexicon keeps of a hot shard: the terms of
-// its dictionary, in order. Its structural keys are not kept: a query
-// with a filter opens every hot shard.
+// shardSource lists what the lexicon keeps of a hot shard: the keys of
+// its dictionary, in order (its terms, and its structural keys, which no
+// query reads for a hot doc: a query with a filter opens every hot
+// shard).
 func shardSource(doc uint32, dict []byte) (lexicon.Source, error) {
 	b, err := blocksum.Open(dict)
 	if err != nil {
@@ -382,6 +383,11 @@ func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 	if lb == nil {
 		return nil
 	}
+	// A new id too: a writer that reset the lexicon in its own write must
+	// not take the epoch after it as its records' (see adoptEpoch).
+	if err := putLexiconID(lb); err != nil {
+		return err
+	}
 	return bumpEpoch(lb, mode)
 }
 
@@ -439,11 +445,16 @@ func lexiconBucketOf(tx *bolt.Tx) (*bolt.Bucket, error) {
 	if err != nil {
 		return nil, err
 	}
+	return lb, putLexiconID(lb)
+}
+
+// putLexiconID gives the lexicon bucket a fresh random id.
+func putLexiconID(lb *bolt.Bucket) error {
 	var id [16]byte
 	if _, err := rand.Read(id[:]); err != nil {
-		return nil, err
+		return err
 	}
-	return lb, lb.Put(lexiconIDKey, id[:])
+	return lb.Put(lexiconIDKey, id[:])
 }
 
 // mergeAfterWrite merges mode's lexicon after a write. When the write

@@ -483,6 +483,7 @@ func (w *writer) commit(p pendingWrite) error {
 		update = ix.store.UpdateScrub
 	}
 	return update(w.r.ctx, func(tx *bolt.Tx) error {
+		before := lexiconEpoch(tx, mode)
 		for _, k := range p.deletes {
 			if err := deleteSession(tx, k); err != nil {
 				return err
@@ -502,22 +503,27 @@ func (w *writer) commit(p pendingWrite) error {
 		if err := mergeAfterWrite(tx, mode, p.deletes, p.scrub); err != nil {
 			return err
 		}
-		w.sawCommit(tx)
+		w.sawCommit(tx, before)
 		return nil
 	})
 }
 
-// sawCommit follows this run's own write transactions (see adoptEpoch).
-func (w *writer) sawCommit(tx *bolt.Tx) {
-	prev := w.lastTx
+// sawCommit follows this run's own write transactions (see adoptEpoch):
+// each must come right after the one before (the first after the commit
+// the records were read at), start from the lexicon the one before left
+// (the first from the records' own: the same file), and not reset it (a
+// reset gives the lexicon a new id and drops the records it numbered).
+func (w *writer) sawCommit(tx *bolt.Tx, before LexiconEpoch) {
+	prev, from := w.lastTx, w.epochAfter
 	if w.commits == 0 {
-		prev = w.r.rep.readAt.txid
+		prev, from = w.r.rep.readAt.txid, w.r.rep.LexEpoch
 		w.inOrder = w.r.rep.readAtKnown
 	}
-	w.inOrder = w.inOrder && tx.ID() == prev+1
+	after := lexiconEpoch(tx, w.r.mode)
+	w.inOrder = w.inOrder && tx.ID() == prev+1 && before == from && after.ID == before.ID
 	w.commits++
 	w.lastTx = tx.ID()
-	w.epochAfter = lexiconEpoch(tx, w.r.mode)
+	w.epochAfter = after
 }
 
 // adoptEpoch gives the report the lexicon epoch its own writes left, when
