@@ -126,72 +126,131 @@ type posting struct {
 // IndexText, so a word of a tool call's arguments past the display cut is
 // found.
 func Build(entries []normalize.Entry) (*Built, error) {
-	if uint64(len(entries)) >= math.MaxUint32 {
-		return nil, errors.New("hotbm25: too many entries")
-	}
-	post := make(map[string][]posting, 1024)
-	cols := make([]byte, 0, colWidth*len(entries))
-	var sumLen int64
-	counts := make(map[string]uint32, 64)
-	var toks []string
+	b := NewBuilder(len(entries))
 	for i := range entries {
-		e := &entries[i]
-		toks = analyzer.AppendTokens(toks[:0], e.IndexText())
-		sumLen += int64(len(toks))
-		clear(counts)
-		for _, t := range toks {
-			counts[t]++
+		if err := b.Add(&entries[i]); err != nil {
+			return nil, err
 		}
-		for t, n := range counts {
-			pl, ok := post[t]
-			if !ok {
-				t = strings.Clone(t) // tokens may alias the entry text
-			}
-			post[t] = append(pl, posting{uint32(i), n})
-		}
-		e.EachStructuralKey(func(k string) {
-			pl := post[k]
-			if n := len(pl); n > 0 && pl[n-1].entry == uint32(i) {
-				return
-			}
-			post[k] = append(pl, posting{uint32(i), 1})
-		})
-
-		cols = binary.LittleEndian.AppendUint32(cols, uint32(len(toks)))
-		cols = binary.LittleEndian.AppendUint32(cols, math.Float32bits(Weight(normalize.Get(e.Role), normalize.Get(e.Tool))))
-		ts := math.NaN()
-		if e.Timestamp != nil {
-			ts = *e.Timestamp
-		}
-		cols = binary.LittleEndian.AppendUint64(cols, math.Float64bits(ts))
 	}
-	terms := make([]string, 0, len(post))
-	for t := range post {
+	return b.Finish()
+}
+
+// Builder builds a shard one entry at a time, keeping of each entry only
+// what the shard stores (its postings, columns and encoded form), so that
+// a long session is built without holding its normalized entries (issue
+// 12). Build is Add over a slice: both give the same bytes.
+type Builder struct {
+	post   map[string][]posting
+	cols   []byte
+	offs   []byte // the entries' offset table, (n+1) uint32 at Finish
+	body   []byte // the entries' msgpack, back to back
+	sumLen int64
+	n      int
+	counts map[string]uint32
+	toks   []string
+}
+
+// NewBuilder returns a Builder expecting about n entries.
+func NewBuilder(n int) *Builder {
+	return &Builder{
+		post:   make(map[string][]posting, 1024),
+		cols:   make([]byte, 0, colWidth*n),
+		offs:   make([]byte, 0, 4*(n+1)),
+		counts: make(map[string]uint32, 64),
+	}
+}
+
+// Add adds the next entry. The builder keeps no reference to e.
+func (b *Builder) Add(e *normalize.Entry) error {
+	if uint64(b.n+1) >= math.MaxUint32 {
+		return errors.New("hotbm25: too many entries")
+	}
+	i := uint32(b.n)
+	b.n++
+	b.toks = analyzer.AppendTokens(b.toks[:0], e.IndexText())
+	b.sumLen += int64(len(b.toks))
+	clear(b.counts)
+	for _, t := range b.toks {
+		b.counts[t]++
+	}
+	for t, n := range b.counts {
+		pl, ok := b.post[t]
+		if !ok {
+			t = strings.Clone(t) // tokens may alias the entry text
+		}
+		b.post[t] = append(pl, posting{i, n})
+	}
+	e.EachStructuralKey(func(k string) {
+		pl := b.post[k]
+		if n := len(pl); n > 0 && pl[n-1].entry == i {
+			return
+		}
+		b.post[k] = append(pl, posting{i, 1})
+	})
+	b.cols = binary.LittleEndian.AppendUint32(b.cols, uint32(len(b.toks)))
+	b.cols = binary.LittleEndian.AppendUint32(b.cols, math.Float32bits(Weight(normalize.Get(e.Role), normalize.Get(e.Tool))))
+	ts := math.NaN()
+	if e.Timestamp != nil {
+		ts = *e.Timestamp
+	}
+	b.cols = binary.LittleEndian.AppendUint64(b.cols, math.Float64bits(ts))
+	b.offs = binary.LittleEndian.AppendUint32(b.offs, uint32(len(b.body)))
+	var err error
+	b.body, err = appendMsgpack(b.body, StoredFrom(e))
+	return err
+}
+
+// Finish encodes the shard. The builder must not be used after.
+func (b *Builder) Finish() (*Built, error) {
+	terms := make([]string, 0, len(b.post))
+	for t := range b.post {
 		terms = append(terms, t)
 	}
 	sort.Strings(terms)
 	payloads := make([][]byte, len(terms))
 	for i, t := range terms {
-		payloads[i] = encodePostings(post[t])
+		payloads[i] = encodePostings(b.post[t])
+		delete(b.post, t) // what is encoded can go
 	}
+	b.post = nil
 	dict, err := termtab.Build(terms, payloads)
 	if err != nil {
 		return nil, err
 	}
-	ents, err := encodeEntries(entries)
-	if err != nil {
+	terms, payloads = nil, nil
+	out := &Built{Entries: b.n, SumLen: b.sumLen}
+	if out.Dict, err = blocksum.Seal(dict); err != nil {
 		return nil, err
 	}
-	out := &Built{Entries: len(entries), SumLen: sumLen}
-	for _, v := range []struct {
-		dst *[]byte
-		raw []byte
-	}{{&out.Dict, dict}, {&out.Cols, cols}, {&out.Ents, ents}} {
-		if *v.dst, err = blocksum.Seal(v.raw); err != nil {
-			return nil, err
-		}
+	dict = nil
+	if out.Cols, err = blocksum.Seal(b.cols); err != nil {
+		return nil, err
 	}
+	b.cols = nil
+	// The offset table then the bodies, sealed without joining them first.
+	b.offs = binary.LittleEndian.AppendUint32(b.offs, uint32(len(b.body)))
+	if out.Ents, err = blocksum.Seal(b.offs, b.body); err != nil {
+		return nil, err
+	}
+	b.offs, b.body = nil, nil
 	return out, nil
+}
+
+// appendMsgpack appends the msgpack encoding of v to b.
+func appendMsgpack(b []byte, v any) ([]byte, error) {
+	w := appendWriter{b}
+	enc := msgpack.GetEncoder()
+	defer msgpack.PutEncoder(enc)
+	enc.Reset(&w)
+	err := enc.Encode(v)
+	return w.b, err
+}
+
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
 }
 
 func encodePostings(pl []posting) []byte {
@@ -204,23 +263,6 @@ func encodePostings(pl []posting) []byte {
 		prev = p.entry
 	}
 	return b
-}
-
-// encodeEntries writes an offset table ((n+1) uint32) then the msgpack of
-// each entry.
-func encodeEntries(entries []normalize.Entry) ([]byte, error) {
-	var body []byte
-	offs := make([]byte, 0, 4*(len(entries)+1))
-	for i := range entries {
-		offs = binary.LittleEndian.AppendUint32(offs, uint32(len(body)))
-		b, err := msgpack.Marshal(StoredFrom(&entries[i]))
-		if err != nil {
-			return nil, err
-		}
-		body = append(body, b...)
-	}
-	offs = binary.LittleEndian.AppendUint32(offs, uint32(len(body)))
-	return append(offs, body...), nil
 }
 
 // ErrCorrupt reports a shard whose values do not agree with each other.
