@@ -140,11 +140,14 @@ func Build(entries []normalize.Entry) (*Built, error) {
 // a long session is built without holding its normalized entries (issue
 // 12). Build is Add over a slice: both give the same bytes.
 type Builder struct {
-	post   map[string][]posting
-	cols   []byte
-	offs   []byte // the entries' offset table, (n+1) uint32 at Finish
-	body   []byte // the entries' msgpack, back to back
-	sumLen int64
+	post map[string][]posting
+	cols []byte
+	offs []byte // the entries' offset table, (n+1) uint32 at Finish
+	// body is the entries' msgpack, back to back, in chunks: a long
+	// session's entries are never copied to grow one slice.
+	body     [][]byte
+	bodySize int
+	sumLen   int64
 	n      int
 	counts map[string]uint32
 	toks   []string
@@ -194,9 +197,27 @@ func (b *Builder) Add(e *normalize.Entry) error {
 		ts = *e.Timestamp
 	}
 	b.cols = binary.LittleEndian.AppendUint64(b.cols, math.Float64bits(ts))
-	b.offs = binary.LittleEndian.AppendUint32(b.offs, uint32(len(b.body)))
-	var err error
-	b.body, err = appendMsgpack(b.body, StoredFrom(e))
+	b.offs = binary.LittleEndian.AppendUint32(b.offs, uint32(b.bodySize))
+	return b.appendEntry(StoredFrom(e))
+}
+
+// bodyChunk is the size of the body's chunks.
+const bodyChunk = 1 << 20
+
+// appendEntry appends the msgpack of s to the body.
+func (b *Builder) appendEntry(s Stored) error {
+	n := len(b.body)
+	if n == 0 || len(b.body[n-1]) >= cap(b.body[n-1])*7/8 {
+		// Chunks grow with the body up to bodyChunk: a small shard
+		// allocates little.
+		c := min(bodyChunk, max(4<<10, b.bodySize))
+		b.body = append(b.body, make([]byte, 0, c+c/8))
+		n++
+	}
+	last := b.body[n-1]
+	grown, err := appendMsgpack(last, s)
+	b.bodySize += len(grown) - len(last)
+	b.body[n-1] = grown
 	return err
 }
 
@@ -207,17 +228,19 @@ func (b *Builder) Finish() (*Built, error) {
 		terms = append(terms, t)
 	}
 	sort.Strings(terms)
-	payloads := make([][]byte, len(terms))
+	// The payloads back to back, not a slice each.
+	var pays []byte
+	ends := make([]uint32, len(terms))
 	for i, t := range terms {
-		payloads[i] = encodePostings(b.post[t])
-		delete(b.post, t) // what is encoded can go
+		pays = appendPostings(pays, b.post[t])
+		ends[i] = uint32(len(pays))
 	}
 	b.post = nil
-	dict, err := termtab.Build(terms, payloads)
+	dict, err := termtab.BuildPacked(terms, pays, ends)
 	if err != nil {
 		return nil, err
 	}
-	terms, payloads = nil, nil
+	terms, pays, ends = nil, nil, nil
 	out := &Built{Entries: b.n, SumLen: b.sumLen}
 	if out.Dict, err = blocksum.Seal(dict); err != nil {
 		return nil, err
@@ -228,8 +251,8 @@ func (b *Builder) Finish() (*Built, error) {
 	}
 	b.cols = nil
 	// The offset table then the bodies, sealed without joining them first.
-	b.offs = binary.LittleEndian.AppendUint32(b.offs, uint32(len(b.body)))
-	if out.Ents, err = blocksum.Seal(b.offs, b.body); err != nil {
+	b.offs = binary.LittleEndian.AppendUint32(b.offs, uint32(b.bodySize))
+	if out.Ents, err = blocksum.Seal(append([][]byte{b.offs}, b.body...)...); err != nil {
 		return nil, err
 	}
 	b.offs, b.body = nil, nil
@@ -253,8 +276,8 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func encodePostings(pl []posting) []byte {
-	b := make([]byte, 0, 2+3*len(pl))
+// appendPostings appends the encoding of a posting list to b.
+func appendPostings(b []byte, pl []posting) []byte {
 	b = binary.AppendUvarint(b, uint64(len(pl)))
 	prev := uint32(0)
 	for _, p := range pl {
