@@ -148,9 +148,9 @@ type Builder struct {
 	body     [][]byte
 	bodySize int
 	sumLen   int64
-	n      int
-	counts map[string]uint32
-	toks   []string
+	n        int
+	counts   map[string]uint32
+	toks     []string
 }
 
 // NewBuilder returns a Builder expecting about n entries.
