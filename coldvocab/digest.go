@@ -160,8 +160,11 @@ func (b *Builder) Add(e *normalize.Entry) {
 	if e.IsError {
 		d.ErrorCount++
 	}
-	if e.Tool != nil {
-		d.ToolHistogram[*e.Tool]++
+	if t := e.Tool; t != nil {
+		if _, ok := d.ToolHistogram[*t]; !ok {
+			d.ToolHistogram[strings.Clone(*t)] = 0 // e's strings may be reused
+		}
+		d.ToolHistogram[*t]++
 	}
 	for _, f := range e.FilesTouched {
 		f = strings.TrimSpace(f)
