@@ -183,8 +183,18 @@ var ErrRecordChanged = errors.New("normalize: the record is no longer the one th
 // Entry normalizes entry k from value, the bytes of its record (see Span).
 // The entry may share memory with value.
 func (l *Lazy) Entry(k int, value []byte) (Entry, error) {
+	var ps jsjson.Parser
+	return l.EntryWith(&ps, k, value)
+}
+
+// EntryWith is Entry parsing with ps, which it resets first: a caller that
+// normalizes entries one after another reuses the parser's memory (a
+// build of a long session makes far less garbage). The entry is valid
+// until ps is used again.
+func (l *Lazy) EntryWith(ps *jsjson.Parser, k int, value []byte) (Entry, error) {
 	idx := int(l.recs[k])
-	v, end, err := jsjson.ParseValue(value, 0)
+	ps.Reset()
+	v, end, err := ps.ParseValue(value, 0)
 	if err != nil || end != len(value) {
 		return Entry{}, ErrRecordChanged
 	}
