@@ -160,11 +160,11 @@ func (b *Builder) Add(e *normalize.Entry) {
 	if e.IsError {
 		d.ErrorCount++
 	}
-	if t := e.Tool; t != nil {
-		if _, ok := d.ToolHistogram[*t]; !ok {
-			d.ToolHistogram[strings.Clone(*t)] = 0 // e's strings may be reused
-		}
-		d.ToolHistogram[*t]++
+	if e.Tool != nil {
+		// e's strings may alias memory its reader reuses, and a map
+		// assignment stores the key it is given, even over an equal one:
+		// the histogram is always given the builder's own copy.
+		d.ToolHistogram[b.own(*e.Tool)]++
 	}
 	for _, f := range e.FilesTouched {
 		f = strings.TrimSpace(f)
@@ -219,15 +219,19 @@ func (b *Builder) addressOf(e *normalize.Entry) addrEntry {
 	if e.Timestamp != nil {
 		a.ts = *e.Timestamp
 	}
-	e.EachStructuralKey(func(k string) {
-		s, ok := b.intern[k]
-		if !ok {
-			s = strings.Clone(k)
-			b.intern[s] = s
-		}
-		a.keys = append(a.keys, s)
-	})
+	e.EachStructuralKey(func(k string) { a.keys = append(a.keys, b.own(k)) })
 	return a
+}
+
+// own returns the builder's copy of s, made once: structural keys and tool
+// names repeat from entry to entry.
+func (b *Builder) own(s string) string {
+	c, ok := b.intern[s]
+	if !ok {
+		c = strings.Clone(s)
+		b.intern[c] = c
+	}
+	return c
 }
 
 // Finish encodes the digest with the normalization problems merged into
