@@ -140,7 +140,11 @@ func Build(entries []normalize.Entry) (*Built, error) {
 // a long session is built without holding its normalized entries (issue
 // 12). Build is Add over a slice: both give the same bytes.
 type Builder struct {
-	post map[string][]posting
+	// post holds the postings: most terms of a long session occur once,
+	// so a term's first posting is kept inline and only a term with more
+	// gets a list (a million singleton terms cost some 20 MB less than a
+	// slice each).
+	post postings
 	cols []byte
 	offs []byte // the entries' offset table, (n+1) uint32 at Finish
 	// body is the entries' msgpack, back to back, in chunks: a long
@@ -156,7 +160,7 @@ type Builder struct {
 // NewBuilder returns a Builder expecting about n entries.
 func NewBuilder(n int) *Builder {
 	return &Builder{
-		post:   make(map[string][]posting, 1024),
+		post:   postings{ids: make(map[string]uint32, 1024)},
 		cols:   make([]byte, 0, colWidth*n),
 		offs:   make([]byte, 0, 4*(n+1)),
 		counts: make(map[string]uint32, 64),
@@ -177,19 +181,9 @@ func (b *Builder) Add(e *normalize.Entry) error {
 		b.counts[t]++
 	}
 	for t, n := range b.counts {
-		pl, ok := b.post[t]
-		if !ok {
-			t = strings.Clone(t) // tokens may alias the entry text
-		}
-		b.post[t] = append(pl, posting{i, n})
+		b.post.add(t, posting{i, n}, true)
 	}
-	e.EachStructuralKey(func(k string) {
-		pl := b.post[k]
-		if n := len(pl); n > 0 && pl[n-1].entry == i {
-			return
-		}
-		b.post[k] = append(pl, posting{i, 1})
-	})
+	e.EachStructuralKey(func(k string) { b.post.add(k, posting{i, 1}, false) })
 	b.cols = binary.LittleEndian.AppendUint32(b.cols, uint32(len(b.toks)))
 	b.cols = binary.LittleEndian.AppendUint32(b.cols, math.Float32bits(Weight(normalize.Get(e.Role), normalize.Get(e.Tool))))
 	ts := math.NaN()
@@ -199,6 +193,53 @@ func (b *Builder) Add(e *normalize.Entry) error {
 	b.cols = binary.LittleEndian.AppendUint64(b.cols, math.Float64bits(ts))
 	b.offs = binary.LittleEndian.AppendUint32(b.offs, uint32(b.bodySize))
 	return b.appendEntry(StoredFrom(e))
+}
+
+// postings are a builder's posting lists, by term.
+type postings struct {
+	ids   map[string]uint32 // term → id
+	first []posting         // by id: the term's first posting
+	more  []int32           // by id: the term's index in lists, or -1
+	lists [][]posting       // the lists of the terms with more than one
+}
+
+// add appends p to term t's list, unless the list already ends with p's
+// entry and dedup is set (a structural key an entry has twice). clone
+// copies a new term, which may alias the entry's text.
+func (ps *postings) add(t string, p posting, clone bool) {
+	id, ok := ps.ids[t]
+	if !ok {
+		if clone {
+			t = strings.Clone(t)
+		}
+		ps.ids[t] = uint32(len(ps.first))
+		ps.first = append(ps.first, p)
+		ps.more = append(ps.more, -1)
+		return
+	}
+	switch m := ps.more[id]; {
+	case m < 0:
+		if ps.first[id].entry == p.entry {
+			return
+		}
+		ps.more[id] = int32(len(ps.lists))
+		ps.lists = append(ps.lists, []posting{ps.first[id], p})
+	default:
+		pl := ps.lists[m]
+		if pl[len(pl)-1].entry == p.entry {
+			return
+		}
+		ps.lists[m] = append(pl, p)
+	}
+}
+
+// appendTo appends the encoding of term id's list to b.
+func (ps *postings) appendTo(b []byte, id uint32) []byte {
+	if m := ps.more[id]; m >= 0 {
+		return appendPostings(b, ps.lists[m])
+	}
+	one := [1]posting{ps.first[id]}
+	return appendPostings(b, one[:])
 }
 
 // bodyChunk is the size of the body's chunks.
@@ -223,8 +264,8 @@ func (b *Builder) appendEntry(s Stored) error {
 
 // Finish encodes the shard. The builder must not be used after.
 func (b *Builder) Finish() (*Built, error) {
-	terms := make([]string, 0, len(b.post))
-	for t := range b.post {
+	terms := make([]string, 0, len(b.post.ids))
+	for t := range b.post.ids {
 		terms = append(terms, t)
 	}
 	sort.Strings(terms)
@@ -232,10 +273,10 @@ func (b *Builder) Finish() (*Built, error) {
 	var pays []byte
 	ends := make([]uint32, len(terms))
 	for i, t := range terms {
-		pays = appendPostings(pays, b.post[t])
+		pays = b.post.appendTo(pays, b.post.ids[t])
 		ends[i] = uint32(len(pays))
 	}
-	b.post = nil
+	b.post = postings{}
 	dict, err := termtab.BuildPacked(terms, pays, ends)
 	if err != nil {
 		return nil, err
