@@ -102,8 +102,9 @@ func (ix *Index) readAndBuild(ctx context.Context, path string, buf []byte, gate
 		if readErr != nil {
 			return nil, src, release, readErr, nil
 		}
+		slim := src.slim != nil // build lets the slim read go
 		b, err = build(src)
-		if trySlim && src.slim != nil && errors.Is(err, session.ErrNeedsFullRead) {
+		if slim && errors.Is(err, session.ErrNeedsFullRead) {
 			release()
 			continue
 		}

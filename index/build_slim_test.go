@@ -148,3 +148,34 @@ func longFixtures(t *testing.T) []string {
 		`{"type":"message","id":"a","message":{"role":"hookMessage","content":"hook words"}}`+"\n"), 0o600))
 	return []string{tiny, branched, v1}
 }
+
+// A long session whose selection holds a record the slim path leaves to
+// the whole read (a branch summary, whose facts are deduplicated across
+// the session) is read slim, then read again whole and built as before.
+func TestSlimFallsBackToTheWholeRead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "summary.jsonl")
+	tinySession(t, p, 40_000)
+	fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fh.WriteString(`{"type":"branch_summary","id":"bs","parentId":"00009c40","fromId":"00000001","summary":"a summary"}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, fh.Close())
+	st, err := os.Stat(p)
+	require.NoError(t, err)
+	require.True(t, useSlim(st.Size(), 40_002), "the test needs a session the slim path would take")
+
+	cfg := DefaultConfig()
+	cfg.IndexDir = t.TempDir()
+	ix := Open(cfg, 0)
+	reads := 0
+	b, src, release, readErr, err := ix.readAndBuild(ctx, p, nil, ix.newBuildGate(), func(src *Source) (*built, error) {
+		reads++
+		return ix.build(src, lineage.Active, Hot, nil, false)
+	})
+	defer release()
+	require.NoError(t, readErr)
+	require.NoError(t, err)
+	require.Equal(t, 2, reads, "slim, then whole")
+	require.NotNil(t, src.Data, "the whole read")
+	require.Equal(t, 40_001, b.rec.EntryCount)
+}
