@@ -172,10 +172,12 @@ const reuseMax = 4 << 20
 // readSourceInto is ReadSource under gate, reusing buf's memory when it is
 // large enough. Before allocating anything of the file's size it streams
 // the file once (checking that it can hold a session at all, and counting
-// its lines), then waits for the file's BuildCost to fit the gate. release
-// gives the charge back; the caller calls it, even on error, once the
-// source and what was built from it are no longer needed, and must not
-// reuse buf before then.
+// its lines), then waits for the file's BuildCost to fit the gate. With
+// trySlim, a file whose BuildCost is over slimFrom is read slim instead,
+// charged SlimBuildCost (a Source without Data); one the slim reader does
+// not take is read whole after all. release gives the charge back; the
+// caller calls it, even on error, once the source and what was built from
+// it are no longer needed, and must not reuse buf before then.
 func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGate, trySlim bool) (_ *Source, release func(), _ error) {
 	release = func() {}
 	f, st, err := session.OpenRegular(path)
@@ -191,8 +193,8 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 		return nil, release, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, before.Size, int64(session.MaxFileBytes))
 	}
 	// The header check comes first: a file that is no session says so,
-	// whatever its size.
-	// The least any build of it can cost: a slim build's.
+	// whatever its size. Too large is over even the least any build of
+	// it can cost, a slim build's.
 	tooLarge := min(BuildCost(before.Size, 0), SlimBuildCost(before.Size, 0)) > gate.limit
 	lines, notSession, err := probeSource(f, before.Size, !tooLarge)
 	if err != nil {
@@ -210,10 +212,15 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 			return src, release, err
 		}
 		release() // read whole, as today
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil, func() {}, err
-		}
 	}
+	return readWhole(ctx, f, path, before, lines, buf, gate)
+}
+
+// readWhole reads f (opened at path, of identity before and lines lines)
+// into buf's memory when it is large enough, under gate with the file's
+// BuildCost, hashing it as it goes.
+func readWhole(ctx context.Context, f *os.File, path string, before Identity, lines int64, buf []byte, gate *buildGate) (_ *Source, release func(), _ error) {
+	release = func() {}
 	cost := BuildCost(before.Size, lines)
 	if cost > gate.limit {
 		return nil, release, fmt.Errorf("%w: %s is %d bytes in %d lines, about %d to build, over %d", ErrOverBuildBudget, path, before.Size, lines, cost, gate.limit)
