@@ -29,19 +29,29 @@ func sum(data []byte, i int) uint32 {
 	return crc32.Update(uint32(i), castagnoli, data[i*BlockSize:min(len(data), (i+1)*BlockSize)])
 }
 
-// Seal returns the sealed form of data: its length and block checksums,
-// then data itself.
-func Seal(data []byte) ([]byte, error) {
-	n := len(data)
+// Seal returns the sealed form of data, the parts joined: its length
+// and block checksums, then the data itself. Passing the parts spares a
+// caller joining a large value first (one copy of it, not two).
+func Seal(parts ...[]byte) ([]byte, error) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
 	if uint64(n) > math.MaxUint32 {
 		return nil, errors.New("blocksum: value over 4 GiB")
 	}
-	out := make([]byte, 0, n+Overhead(n))
-	out = binary.LittleEndian.AppendUint32(out, uint32(n))
-	for i := 0; i*BlockSize < n; i++ {
-		out = binary.LittleEndian.AppendUint32(out, sum(data, i))
+	head := Overhead(n)
+	out := make([]byte, head+n)
+	binary.LittleEndian.PutUint32(out, uint32(n))
+	at := head
+	for _, p := range parts {
+		at += copy(out[at:], p)
 	}
-	return append(out, data...), nil
+	data := out[head:]
+	for i := 0; i*BlockSize < n; i++ {
+		binary.LittleEndian.PutUint32(out[4+4*i:], sum(data, i))
+	}
+	return out, nil
 }
 
 // split checks the shape of a sealed value (its length agrees with its

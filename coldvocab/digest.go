@@ -89,86 +89,164 @@ type Limits struct {
 // size never exceeds lim.MaxCacheBytes; ok is false when even an empty
 // digest does not fit (the caller then keeps no record).
 func Build(id Digest, entries []normalize.Entry, problems coverage.Set, lim Limits) (blob []byte, d *Digest, err error) {
-	d = &id
+	b := NewBuilder(id, lim)
+	for i := range entries {
+		b.Add(&entries[i])
+	}
+	return b.Finish(problems)
+}
+
+// Builder folds entries into a digest one at a time, keeping what the
+// digest can hold, not the entries: the vocabulary (bounded by
+// MaxVocabularyBytes), the counts, and the structural addresses of the
+// entries that can fit the cache cap, so that a long session's digest is
+// built without holding its normalized entries (issue 12). Build is Add
+// over a slice: both give the same bytes.
+type Builder struct {
+	d        *Digest
+	lim      Limits
+	seen     map[string]struct{}
+	vocab    []string
+	estimate int
+	cut      bool
+	files    []string
+	// addrs are the addresses of the first entries, as many as can fit
+	// the cache cap; n counts every entry.
+	addrs   []addrEntry
+	maxAddr int
+	intern  map[string]string
+	n       int
+}
+
+// addrEntry is what the address table needs of an entry.
+type addrEntry struct {
+	keys []string
+	id   string
+	op   string
+	ts   float64
+}
+
+// NewBuilder starts a digest with the identity fields of id.
+func NewBuilder(id Digest, lim Limits) *Builder {
+	d := &id
 	d.CacheVersion = bucket.CacheVersion
 	d.Kind = "digest"
-	d.EntryCount = len(entries)
 	d.ToolHistogram = map[string]int{}
 	d.IndexCoverage.FilesTouchedComplete = true
-	reasons := problems
-
-	// Vocabulary in first-seen order, bounded by the JSON size estimate.
-	seen := make(map[string]struct{}, 4096)
-	vocab := make([]string, 0, 4096)
-	estimate := 2
-	cut := false
-	for i := range entries {
-		e := &entries[i]
-		if cut {
-			break
-		}
-		analyzer.Each(e.IndexText(), func(tok string) {
-			if cut {
-				return
-			}
-			if _, ok := seen[tok]; ok {
-				return
-			}
-			// Tokens hold only letters, numbers and '_': JSON quotes
-			// them without escapes.
-			add := len(tok) + 2
-			if len(vocab) > 0 {
-				add++
-			}
-			if estimate+add > lim.MaxVocabularyBytes {
-				cut = true
-				return
-			}
-			estimate += add
-			tok = strings.Clone(tok)
-			seen[tok] = struct{}{}
-			vocab = append(vocab, tok)
-		})
+	return &Builder{
+		d: d, lim: lim, seen: make(map[string]struct{}, 4096), vocab: make([]string, 0, 4096),
+		estimate: 2, files: make([]string, 0, 8), intern: map[string]string{},
+		// Every address carries an 8-byte timestamp: more than
+		// MaxCacheBytes/8 of them can never fit.
+		maxAddr: max(lim.MaxCacheBytes, 0)/8 + 1,
 	}
-	if cut {
+}
+
+// Add folds in the next entry. The builder keeps no reference to e.
+func (b *Builder) Add(e *normalize.Entry) {
+	b.n++
+	b.addVocabulary(e)
+	d := b.d
+	if e.Timestamp != nil {
+		ts := *e.Timestamp
+		if d.FirstTs == nil || ts < *d.FirstTs {
+			d.FirstTs = &ts
+		}
+		if d.LastTs == nil || ts > *d.LastTs {
+			v := ts
+			d.LastTs = &v
+		}
+	}
+	if e.IsError {
+		d.ErrorCount++
+	}
+	if e.Tool != nil {
+		// e's strings may alias memory its reader reuses, and a map
+		// assignment stores the key it is given, even over an equal one:
+		// the histogram is always given the builder's own copy.
+		d.ToolHistogram[b.own(*e.Tool)]++
+	}
+	for _, f := range e.FilesTouched {
+		f = strings.TrimSpace(f)
+		if f == "" || contains(b.files, f) {
+			continue
+		}
+		if len(b.files) >= MaxFilesTouched {
+			d.IndexCoverage.FilesTouchedComplete = false
+			continue
+		}
+		b.files = append(b.files, strings.Clone(f))
+	}
+	if len(b.addrs) < b.maxAddr {
+		b.addrs = append(b.addrs, b.addressOf(e))
+	}
+}
+
+// addVocabulary adds e's terms in first-seen order, bounded by the JSON
+// size estimate.
+func (b *Builder) addVocabulary(e *normalize.Entry) {
+	if b.cut {
+		return
+	}
+	analyzer.Each(e.IndexText(), func(tok string) {
+		if b.cut {
+			return
+		}
+		if _, ok := b.seen[tok]; ok {
+			return
+		}
+		// Tokens hold only letters, numbers and '_': JSON quotes
+		// them without escapes.
+		add := len(tok) + 2
+		if len(b.vocab) > 0 {
+			add++
+		}
+		if b.estimate+add > b.lim.MaxVocabularyBytes {
+			b.cut = true
+			return
+		}
+		b.estimate += add
+		tok = strings.Clone(tok)
+		b.seen[tok] = struct{}{}
+		b.vocab = append(b.vocab, tok)
+	})
+}
+
+// addressOf copies what the address table needs of e; the structural
+// keys, which repeat from entry to entry, are shared.
+func (b *Builder) addressOf(e *normalize.Entry) addrEntry {
+	a := addrEntry{id: strings.Clone(normalize.Get(e.EntryID)), op: strings.Clone(normalize.Get(e.OperationAddress)), ts: math.NaN()}
+	if e.Timestamp != nil {
+		a.ts = *e.Timestamp
+	}
+	e.EachStructuralKey(func(k string) { a.keys = append(a.keys, b.own(k)) })
+	return a
+}
+
+// own returns the builder's copy of s, made once: structural keys and tool
+// names repeat from entry to entry.
+func (b *Builder) own(s string) string {
+	c, ok := b.intern[s]
+	if !ok {
+		c = strings.Clone(s)
+		b.intern[c] = c
+	}
+	return c
+}
+
+// Finish encodes the digest with the normalization problems merged into
+// its coverage. The builder must not be used after.
+func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err error) {
+	d = b.d
+	d.EntryCount = b.n
+	reasons := problems
+	if b.cut {
 		reasons.Add(coverage.MaxColdVocabularyBytes)
 		d.IndexCoverage.VocabularyCut = true
 	}
+	vocab := b.vocab
 	sort.Strings(vocab)
-
-	files := make([]string, 0, 8)
-	for i := range entries {
-		e := &entries[i]
-		if e.Timestamp != nil {
-			ts := *e.Timestamp
-			if d.FirstTs == nil || ts < *d.FirstTs {
-				d.FirstTs = &ts
-			}
-			if d.LastTs == nil || ts > *d.LastTs {
-				v := ts
-				d.LastTs = &v
-			}
-		}
-		if e.IsError {
-			d.ErrorCount++
-		}
-		if e.Tool != nil {
-			d.ToolHistogram[*e.Tool]++
-		}
-		for _, f := range e.FilesTouched {
-			f = strings.TrimSpace(f)
-			if f == "" || contains(files, f) {
-				continue
-			}
-			if len(files) >= MaxFilesTouched {
-				d.IndexCoverage.FilesTouchedComplete = false
-				continue
-			}
-			files = append(files, f)
-		}
-	}
-	d.FilesTouched = files
-
+	d.FilesTouched = b.files
 	// Fit the cap as the reference does: keep the whole vocabulary and the
 	// longest address prefix that fits; only when no address fits, the
 	// longest vocabulary prefix.
@@ -180,21 +258,24 @@ func Build(id Digest, entries []normalize.Entry, problems coverage.Set, lim Limi
 		d      *Digest
 	}
 	fits := func(na, nv int) bool {
-		b, c, err := d.encode(entries[:na], vocab[:nv], reasons, na < len(entries), nv < len(vocab))
-		if err != nil || len(b) > lim.MaxCacheBytes {
+		if na > len(b.addrs) {
+			return false // more addresses than the cap can hold
+		}
+		blob, c, err := d.encode(b.addrs[:na], vocab[:nv], reasons, na < b.n, nv < len(vocab))
+		if err != nil || len(blob) > b.lim.MaxCacheBytes {
 			return false
 		}
-		fit.na, fit.nv, fit.blob, fit.d = na, nv, b, c
+		fit.na, fit.nv, fit.blob, fit.d = na, nv, blob, c
 		return true
 	}
-	na, nv := len(entries), len(vocab)
+	na, nv := b.n, len(vocab)
 	if !fits(na, nv) {
-		na = sort.Search(len(entries)+1, func(k int) bool { return !fits(k, nv) }) - 1
+		na = sort.Search(b.n+1, func(k int) bool { return !fits(k, nv) }) - 1
 		if na < 0 {
 			na = 0
 			nv = sort.Search(len(vocab)+1, func(k int) bool { return !fits(0, k) }) - 1
 			if nv < 0 {
-				return nil, nil, fmt.Errorf("coldvocab: an empty digest is over %d bytes", lim.MaxCacheBytes)
+				return nil, nil, fmt.Errorf("coldvocab: an empty digest is over %d bytes", b.lim.MaxCacheBytes)
 			}
 		}
 	}
@@ -215,7 +296,7 @@ func contains(list []string, s string) bool {
 
 // encode writes the digest with the given address and vocabulary prefixes,
 // iterating cacheBytes to a fixpoint as the reference does.
-func (d *Digest) encode(entries []normalize.Entry, vocab []string, reasons coverage.Set, addrCut, vocabCut bool) ([]byte, *Digest, error) {
+func (d *Digest) encode(entries []addrEntry, vocab []string, reasons coverage.Set, addrCut, vocabCut bool) ([]byte, *Digest, error) {
 	v, err := termtab.Build(vocab, nil)
 	if err != nil {
 		return nil, nil, err
@@ -272,7 +353,7 @@ func vocabJSONBytes(vocab []string) int {
 }
 
 // buildAddresses encodes the structural postings of entries.
-func buildAddresses(entries []normalize.Entry) ([]byte, error) {
+func buildAddresses(entries []addrEntry) ([]byte, error) {
 	post := map[string][]uint32{}
 	ts := make([]byte, 0, 8*len(entries))
 	add := func(key string, i int) {
@@ -284,18 +365,16 @@ func buildAddresses(entries []normalize.Entry) ([]byte, error) {
 	}
 	for i := range entries {
 		e := &entries[i]
-		e.EachStructuralKey(func(k string) { add(k, i) })
-		if id := normalize.Get(e.EntryID); id != "" {
-			add(keyEntryID+id, i)
+		for _, k := range e.keys {
+			add(k, i)
 		}
-		if op := normalize.Get(e.OperationAddress); op != "" {
-			add(keyOperation+op, i)
+		if e.id != "" {
+			add(keyEntryID+e.id, i)
 		}
-		f := math.NaN()
-		if e.Timestamp != nil {
-			f = *e.Timestamp
+		if e.op != "" {
+			add(keyOperation+e.op, i)
 		}
-		ts = binary.LittleEndian.AppendUint64(ts, math.Float64bits(f))
+		ts = binary.LittleEndian.AppendUint64(ts, math.Float64bits(e.ts))
 	}
 	keys := make([]string, 0, len(post)+1)
 	for k := range post {

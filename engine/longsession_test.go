@@ -202,3 +202,43 @@ func TestWalkLongSession(t *testing.T) {
 	require.Equal(t, "stale_pointer", res.Error.Code)
 	require.Less(t, res.Visited, n)
 }
+
+// Issue 12: a session of tiny records too long to read whole under the
+// default build bound (200,000 here and a fifth of the bound, the issue's
+// 1,000,000 scaled down) is rebuilt slim, entry by entry, and then answers
+// like any other: a word of
+// one entry is recalled from the hot shard, and its follow call expands
+// the entry.
+func TestRebuildLongSessionRecallsAndExpands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 200,000-record session")
+	}
+	w, path := longWorld(t, 200_000)
+	// The default bound scaled down too: the whole read's charge (550
+	// MB) is over it, as the issue's was over 1 GiB.
+	w.cfg.MaxBuildBytes = (1 << 30) / 5
+	e := openLong(t, w)
+	rep, err := e.Rebuild(ctx, engine.RebuildRequest{Scope: engine.ScopeGlobal})
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Rebuilt, rep.States)
+	require.True(t, rep.Coverage.Complete, rep.Coverage.Reasons)
+
+	p, err := e.Recall(ctx, engine.RecallRequest{Query: "123455", Scope: engine.ScopeGlobal})
+	require.NoError(t, err)
+	require.Nil(t, p.Error)
+	require.True(t, p.Coverage.Complete, p.Coverage.Reasons)
+	require.Equal(t, 1, p.Total)
+	hit := p.Hits[0].Entry
+	require.NotNil(t, hit)
+	require.Equal(t, "hot", hit.Tier)
+	require.Equal(t, 123_455, hit.Index)
+	require.Contains(t, hit.Snippet, "entry 123455 says hi")
+
+	res, err := e.Call(ctx, hit.Follow)
+	require.NoError(t, err)
+	x := res.Expand
+	require.Nil(t, x.Error)
+	require.Len(t, x.Entries, 1)
+	require.Equal(t, "entry 123455 says hi", x.Entries[0].Text)
+	require.Equal(t, path, x.Session)
+}

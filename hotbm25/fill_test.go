@@ -26,7 +26,7 @@ func randomList(rng *rand.Rand, max uint32) (b []byte, count uint64) {
 		pl = pl[:1]
 		pl[0].entry = max - 1
 	}
-	b = encodePostings(pl)
+	b = appendPostings(nil, pl)
 	_, n := binary.Uvarint(b)
 	b, count = b[n:], uint64(len(pl))
 	switch rng.IntN(6) {

@@ -126,76 +126,199 @@ type posting struct {
 // IndexText, so a word of a tool call's arguments past the display cut is
 // found.
 func Build(entries []normalize.Entry) (*Built, error) {
-	if uint64(len(entries)) >= math.MaxUint32 {
-		return nil, errors.New("hotbm25: too many entries")
-	}
-	post := make(map[string][]posting, 1024)
-	cols := make([]byte, 0, colWidth*len(entries))
-	var sumLen int64
-	counts := make(map[string]uint32, 64)
-	var toks []string
+	b := NewBuilder(len(entries))
 	for i := range entries {
-		e := &entries[i]
-		toks = analyzer.AppendTokens(toks[:0], e.IndexText())
-		sumLen += int64(len(toks))
-		clear(counts)
-		for _, t := range toks {
-			counts[t]++
-		}
-		for t, n := range counts {
-			pl, ok := post[t]
-			if !ok {
-				t = strings.Clone(t) // tokens may alias the entry text
-			}
-			post[t] = append(pl, posting{uint32(i), n})
-		}
-		e.EachStructuralKey(func(k string) {
-			pl := post[k]
-			if n := len(pl); n > 0 && pl[n-1].entry == uint32(i) {
-				return
-			}
-			post[k] = append(pl, posting{uint32(i), 1})
-		})
-
-		cols = binary.LittleEndian.AppendUint32(cols, uint32(len(toks)))
-		cols = binary.LittleEndian.AppendUint32(cols, math.Float32bits(Weight(normalize.Get(e.Role), normalize.Get(e.Tool))))
-		ts := math.NaN()
-		if e.Timestamp != nil {
-			ts = *e.Timestamp
-		}
-		cols = binary.LittleEndian.AppendUint64(cols, math.Float64bits(ts))
-	}
-	terms := make([]string, 0, len(post))
-	for t := range post {
-		terms = append(terms, t)
-	}
-	sort.Strings(terms)
-	payloads := make([][]byte, len(terms))
-	for i, t := range terms {
-		payloads[i] = encodePostings(post[t])
-	}
-	dict, err := termtab.Build(terms, payloads)
-	if err != nil {
-		return nil, err
-	}
-	ents, err := encodeEntries(entries)
-	if err != nil {
-		return nil, err
-	}
-	out := &Built{Entries: len(entries), SumLen: sumLen}
-	for _, v := range []struct {
-		dst *[]byte
-		raw []byte
-	}{{&out.Dict, dict}, {&out.Cols, cols}, {&out.Ents, ents}} {
-		if *v.dst, err = blocksum.Seal(v.raw); err != nil {
+		if err := b.Add(&entries[i]); err != nil {
 			return nil, err
 		}
 	}
+	return b.Finish()
+}
+
+// Builder builds a shard one entry at a time, keeping of each entry only
+// what the shard stores (its postings, columns and encoded form), so that
+// a long session is built without holding its normalized entries (issue
+// 12). Build is Add over a slice: both give the same bytes.
+type Builder struct {
+	// post holds the postings: most terms of a long session occur once,
+	// so a term's first posting is kept inline and only a term with more
+	// gets a list (a million singleton terms cost some 20 MB less than a
+	// slice each).
+	post postings
+	cols []byte
+	offs []byte // the entries' offset table, (n+1) uint32 at Finish
+	// body is the entries' msgpack, back to back, in chunks: a long
+	// session's entries are never copied to grow one slice.
+	body     [][]byte
+	bodySize int
+	sumLen   int64
+	n        int
+	counts   map[string]uint32
+	toks     []string
+}
+
+// NewBuilder returns a Builder expecting about n entries.
+func NewBuilder(n int) *Builder {
+	return &Builder{
+		post:   postings{ids: make(map[string]uint32, 1024)},
+		cols:   make([]byte, 0, colWidth*n),
+		offs:   make([]byte, 0, 4*(n+1)),
+		counts: make(map[string]uint32, 64),
+	}
+}
+
+// Add adds the next entry. The builder keeps no reference to e.
+func (b *Builder) Add(e *normalize.Entry) error {
+	if uint64(b.n+1) >= math.MaxUint32 {
+		return errors.New("hotbm25: too many entries")
+	}
+	i := uint32(b.n)
+	b.n++
+	b.toks = analyzer.AppendTokens(b.toks[:0], e.IndexText())
+	b.sumLen += int64(len(b.toks))
+	clear(b.counts)
+	for _, t := range b.toks {
+		b.counts[t]++
+	}
+	for t, n := range b.counts {
+		b.post.add(t, posting{i, n}, true)
+	}
+	e.EachStructuralKey(func(k string) { b.post.add(k, posting{i, 1}, false) })
+	b.cols = binary.LittleEndian.AppendUint32(b.cols, uint32(len(b.toks)))
+	b.cols = binary.LittleEndian.AppendUint32(b.cols, math.Float32bits(Weight(normalize.Get(e.Role), normalize.Get(e.Tool))))
+	ts := math.NaN()
+	if e.Timestamp != nil {
+		ts = *e.Timestamp
+	}
+	b.cols = binary.LittleEndian.AppendUint64(b.cols, math.Float64bits(ts))
+	b.offs = binary.LittleEndian.AppendUint32(b.offs, uint32(b.bodySize))
+	return b.appendEntry(StoredFrom(e))
+}
+
+// postings are a builder's posting lists, by term.
+type postings struct {
+	ids   map[string]uint32 // term → id
+	first []posting         // by id: the term's first posting
+	more  []int32           // by id: the term's index in lists, or -1
+	lists [][]posting       // the lists of the terms with more than one
+}
+
+// add appends p to term t's list, unless the list already ends with p's
+// entry and dedup is set (a structural key an entry has twice). clone
+// copies a new term, which may alias the entry's text.
+func (ps *postings) add(t string, p posting, clone bool) {
+	id, ok := ps.ids[t]
+	if !ok {
+		if clone {
+			t = strings.Clone(t)
+		}
+		ps.ids[t] = uint32(len(ps.first))
+		ps.first = append(ps.first, p)
+		ps.more = append(ps.more, -1)
+		return
+	}
+	switch m := ps.more[id]; {
+	case m < 0:
+		if ps.first[id].entry == p.entry {
+			return
+		}
+		ps.more[id] = int32(len(ps.lists))
+		ps.lists = append(ps.lists, []posting{ps.first[id], p})
+	default:
+		pl := ps.lists[m]
+		if pl[len(pl)-1].entry == p.entry {
+			return
+		}
+		ps.lists[m] = append(pl, p)
+	}
+}
+
+// appendTo appends the encoding of term id's list to b.
+func (ps *postings) appendTo(b []byte, id uint32) []byte {
+	if m := ps.more[id]; m >= 0 {
+		return appendPostings(b, ps.lists[m])
+	}
+	one := [1]posting{ps.first[id]}
+	return appendPostings(b, one[:])
+}
+
+// bodyChunk is the size of the body's chunks.
+const bodyChunk = 1 << 20
+
+// appendEntry appends the msgpack of s to the body.
+func (b *Builder) appendEntry(s Stored) error {
+	n := len(b.body)
+	if n == 0 || len(b.body[n-1]) >= cap(b.body[n-1])*7/8 {
+		// Chunks grow with the body up to bodyChunk: a small shard
+		// allocates little.
+		c := min(bodyChunk, max(4<<10, b.bodySize))
+		b.body = append(b.body, make([]byte, 0, c+c/8))
+		n++
+	}
+	last := b.body[n-1]
+	grown, err := appendMsgpack(last, s)
+	b.bodySize += len(grown) - len(last)
+	b.body[n-1] = grown
+	return err
+}
+
+// Finish encodes the shard. The builder must not be used after.
+func (b *Builder) Finish() (*Built, error) {
+	terms := make([]string, 0, len(b.post.ids))
+	for t := range b.post.ids {
+		terms = append(terms, t)
+	}
+	sort.Strings(terms)
+	// The payloads back to back, not a slice each.
+	var pays []byte
+	ends := make([]uint32, len(terms))
+	for i, t := range terms {
+		pays = b.post.appendTo(pays, b.post.ids[t])
+		ends[i] = uint32(len(pays))
+	}
+	b.post = postings{}
+	dict, err := termtab.BuildPacked(terms, pays, ends)
+	if err != nil {
+		return nil, err
+	}
+	terms, pays, ends = nil, nil, nil
+	out := &Built{Entries: b.n, SumLen: b.sumLen}
+	if out.Dict, err = blocksum.Seal(dict); err != nil {
+		return nil, err
+	}
+	dict = nil
+	if out.Cols, err = blocksum.Seal(b.cols); err != nil {
+		return nil, err
+	}
+	b.cols = nil
+	// The offset table then the bodies, sealed without joining them first.
+	b.offs = binary.LittleEndian.AppendUint32(b.offs, uint32(b.bodySize))
+	if out.Ents, err = blocksum.Seal(append([][]byte{b.offs}, b.body...)...); err != nil {
+		return nil, err
+	}
+	b.offs, b.body = nil, nil
 	return out, nil
 }
 
-func encodePostings(pl []posting) []byte {
-	b := make([]byte, 0, 2+3*len(pl))
+// appendMsgpack appends the msgpack encoding of v to b.
+func appendMsgpack(b []byte, v any) ([]byte, error) {
+	w := appendWriter{b}
+	enc := msgpack.GetEncoder()
+	defer msgpack.PutEncoder(enc)
+	enc.Reset(&w)
+	err := enc.Encode(v)
+	return w.b, err
+}
+
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// appendPostings appends the encoding of a posting list to b.
+func appendPostings(b []byte, pl []posting) []byte {
 	b = binary.AppendUvarint(b, uint64(len(pl)))
 	prev := uint32(0)
 	for _, p := range pl {
@@ -204,23 +327,6 @@ func encodePostings(pl []posting) []byte {
 		prev = p.entry
 	}
 	return b
-}
-
-// encodeEntries writes an offset table ((n+1) uint32) then the msgpack of
-// each entry.
-func encodeEntries(entries []normalize.Entry) ([]byte, error) {
-	var body []byte
-	offs := make([]byte, 0, 4*(len(entries)+1))
-	for i := range entries {
-		offs = binary.LittleEndian.AppendUint32(offs, uint32(len(body)))
-		b, err := msgpack.Marshal(StoredFrom(&entries[i]))
-		if err != nil {
-			return nil, err
-		}
-		body = append(body, b...)
-	}
-	offs = binary.LittleEndian.AppendUint32(offs, uint32(len(body)))
-	return append(offs, body...), nil
 }
 
 // ErrCorrupt reports a shard whose values do not agree with each other.

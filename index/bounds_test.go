@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,40 +104,70 @@ func tinySession(t *testing.T, path string, n int) {
 	require.NoError(t, fh.Close())
 }
 
-// A session of 100,000 tiny records (scaled down from the issue's
-// 1,000,000): its build cost is estimated from its lines before its bytes
-// are read, so under a 64 MiB bound it is skipped (max_build_bytes) without
-// the memory a build would take, and under a larger bound it is built
-// within the estimate.
+// The session, 1,000,000 tiny records (150 MB), was skipped under
+// the default bound (its whole read was estimated at 2.8 GB) and asked to
+// be indexed within 256 MiB. Scaled down to 200,000 records (30 MB): it is
+// read slim and built entry by entry, under the default bound, with the
+// Go heap steered as memidx rebuild steers it, and the heap stays under
+// the 256 MiB budget scaled the same way (51 MiB). A bound under its slim
+// charge still skips it; a copy the slim reader cannot take (a malformed
+// line) keeps the whole read's charge: built under the default bound,
+// skipped under 256 MiB.
 func TestRebuild_TinyRecordsStayWithinTheBound(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a 100,000-record session")
+		t.Skip("builds a 200,000-record session")
 	}
+	const n = 200_000
+	budget := uint64(256<<20) * n / 1_000_000
 	f := newFixture(t, 1)
 	p := filepath.Join(f.dir, "tiny.jsonl")
-	tinySession(t, p, 100_000)
+	tinySession(t, p, n)
 	f.paths = append(f.paths, p)
 	st, err := os.Stat(p)
 	require.NoError(t, err)
-	est := BuildCost(st.Size(), 100_001)
+	est := SlimBuildCost(st.Size(), n+1)
+	t.Logf("%d bytes: slim charge %d MiB, whole %d MiB", st.Size(), est>>20, BuildCost(st.Size(), n+1)>>20)
 
-	f.cfg.MaxBuildBytes = 64 << 20
-	ix := f.index()
+	f.cfg.MaxBuildBytes = 1 << 20
 	var rep *Report
-	peak := memtest.PeakHeap(func() { rep = f.rebuild(ix) })
-	t.Logf("%d bytes, estimate %d MiB; skipped: peak heap above base %d MiB", st.Size(), est>>20, peak>>20)
-	assert.Less(t, peak, uint64(32<<20))
+	peak := memtest.PeakHeap(func() { rep = f.rebuild(f.index()) })
+	t.Logf("1 MiB bound, skipped: peak heap above base %d MiB", peak>>20)
+	assert.Less(t, peak, uint64(8<<20))
 	assert.Equal(t, []string{Hot, "-" + MaxBuildBytes}, tiersOf(rep))
 
-	f.cfg.MaxBuildBytes = int(est)
-	ix = f.index()
+	f.cfg.MaxBuildBytes = 0 // the default, 1 GiB
+	ix := f.index()
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	// What the process holds besides the heap in use, as the limit
+	// counts it (the idle heap is not held: the runtime returns it).
+	restore := ix.SteerHeap(int64(ms.Sys-ms.HeapIdle), int64(224<<20)*n/1_000_000)
 	peak = memtest.PeakHeap(func() { rep = f.rebuild(ix) })
-	t.Logf("built: peak heap above base %d MiB", peak>>20)
-	require.NotNil(t, rep.States[1].Record)
-	assert.Equal(t, 100_000, rep.States[1].Record.EntryCount)
-	// Heap in use counts garbage not yet collected too (GOGC): the live
-	// part is what the estimate covers.
-	assert.Less(t, peak, uint64(2*est), "the estimate bounds the build")
+	restore()
+	t.Logf("default bound: built, peak heap above base %d MiB (budget %d MiB)", peak>>20, budget>>20)
+	require.NotNil(t, rep.States[1].Record, rep.States[1].Reason)
+	rec := rep.States[1].Record
+	assert.Equal(t, Hot, rec.Tier)
+	assert.Equal(t, n, rec.EntryCount)
+	assert.Empty(t, rec.Reasons)
+	if !raceEnabled {
+		assert.Less(t, peak, budget, "the heap stays within the scaled 256 MiB")
+	}
+
+	// One malformed line: the whole read, with its charge.
+	fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fh.WriteString("{not json\n")
+	require.NoError(t, err)
+	require.NoError(t, fh.Close())
+	f.cfg.MaxBuildBytes = 256 << 20
+	rep = f.rebuild(f.index())
+	assert.Equal(t, []string{Hot, "-" + MaxBuildBytes}, tiersOf(rep), "the whole read is charged %d MiB", BuildCost(st.Size(), n+2)>>20)
+	f.cfg.MaxBuildBytes = 0
+	rep = f.rebuild(f.index())
+	require.NotNil(t, rep.States[1].Record, rep.States[1].Reason)
+	assert.Equal(t, []string{coverage.MalformedLine}, rep.States[1].Record.Reasons)
 }
 
 // The newest session is larger than maxSyncSourceBytes: it is skipped with

@@ -33,6 +33,9 @@ type Source struct {
 	// Changed is true when the file changed while it was read: the bytes
 	// may mix two versions and must not be indexed.
 	Changed bool
+	// slim is set, and Data nil, for a source read by the slim reader:
+	// its entries are read back from the file one at a time.
+	slim *slimRead
 }
 
 // Parse parses the bytes as OMP does. Data must not be modified after.
@@ -43,7 +46,7 @@ func (s *Source) Parse() *session.File { return session.ParseHashed(s.Path, s.Da
 // BuildCost exceeds DefaultMaxBuildBytes is refused with
 // ErrOverBuildBudget.
 func ReadSource(path string) (*Source, error) {
-	src, release, err := readSourceInto(context.Background(), path, nil, newBuildGate(DefaultMaxBuildBytes))
+	src, release, err := readSourceInto(context.Background(), path, nil, newBuildGate(DefaultMaxBuildBytes), false)
 	release()
 	return src, err
 }
@@ -78,6 +81,8 @@ type buildGate struct {
 	serving uint64 // the ticket allowed to take its charge
 	// abandoned are tickets whose waiters gave up (a cancelled context).
 	abandoned map[uint64]bool
+	// charged, when set, is told used after each change (Index.BuildCharged).
+	charged func(inUse int64)
 }
 
 func newBuildGate(limit int64) *buildGate {
@@ -86,6 +91,13 @@ func newBuildGate(limit int64) *buildGate {
 	}
 	g := &buildGate{limit: limit}
 	g.cond = sync.NewCond(&g.mu)
+	return g
+}
+
+// newBuildGate is the bound of one refresh's (or one read's) builds.
+func (ix *Index) newBuildGate() *buildGate {
+	g := newBuildGate(int64(ix.cfg.MaxBuildBytes))
+	g.charged = ix.BuildCharged
 	return g
 }
 
@@ -115,6 +127,9 @@ func (g *buildGate) acquire(ctx context.Context, n int64) error {
 	g.serving++
 	g.advance()
 	g.cond.Broadcast()
+	if g.charged != nil {
+		g.charged(g.used)
+	}
 	return nil
 }
 
@@ -140,6 +155,9 @@ func (g *buildGate) release(n int64) {
 	g.mu.Lock()
 	g.used -= n
 	g.cond.Broadcast()
+	if g.charged != nil {
+		g.charged(g.used)
+	}
 	g.mu.Unlock()
 }
 
@@ -154,11 +172,13 @@ const reuseMax = 4 << 20
 // readSourceInto is ReadSource under gate, reusing buf's memory when it is
 // large enough. Before allocating anything of the file's size it streams
 // the file once (checking that it can hold a session at all, and counting
-// its lines), then waits for the file's BuildCost to fit the gate. release
-// gives the charge back; the caller calls it, even on error, once the
-// source and what was built from it are no longer needed, and must not
-// reuse buf before then.
-func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGate) (_ *Source, release func(), _ error) {
+// its lines), then waits for the file's BuildCost to fit the gate. With
+// trySlim, a file whose BuildCost is over slimFrom is read slim instead,
+// charged SlimBuildCost (a Source without Data); one the slim reader does
+// not take is read whole after all. release gives the charge back; the
+// caller calls it, even on error, once the source and what was built from
+// it are no longer needed, and must not reuse buf before then.
+func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGate, trySlim bool) (_ *Source, release func(), _ error) {
 	release = func() {}
 	f, st, err := session.OpenRegular(path)
 	if err != nil {
@@ -173,8 +193,9 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 		return nil, release, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, before.Size, int64(session.MaxFileBytes))
 	}
 	// The header check comes first: a file that is no session says so,
-	// whatever its size.
-	tooLarge := BuildCost(before.Size, 0) > gate.limit
+	// whatever its size. Too large is over even the least any build of
+	// it can cost, a slim build's.
+	tooLarge := min(BuildCost(before.Size, 0), SlimBuildCost(before.Size, 0)) > gate.limit
 	lines, notSession, err := probeSource(f, before.Size, !tooLarge)
 	if err != nil {
 		return nil, release, err
@@ -183,8 +204,23 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path)
 	}
 	if tooLarge {
-		return nil, release, fmt.Errorf("%w: %s is %d bytes, at least %d to build, over %d", ErrOverBuildBudget, path, before.Size, BuildCost(before.Size, 0), gate.limit)
+		return nil, release, fmt.Errorf("%w: %s is %d bytes, at least %d to build, over %d", ErrOverBuildBudget, path, before.Size, SlimBuildCost(before.Size, 0), gate.limit)
 	}
+	if trySlim && useSlim(before.Size, lines) {
+		src, release, err := readSlim(ctx, f, path, before, lines, gate)
+		if !errors.Is(err, session.ErrNeedsFullRead) {
+			return src, release, err
+		}
+		release() // read whole, as today
+	}
+	return readWhole(ctx, f, path, before, lines, buf, gate)
+}
+
+// readWhole reads f (opened at path, of identity before and lines lines)
+// into buf's memory when it is large enough, under gate with the file's
+// BuildCost, hashing it as it goes.
+func readWhole(ctx context.Context, f *os.File, path string, before Identity, lines int64, buf []byte, gate *buildGate) (_ *Source, release func(), _ error) {
+	release = func() {}
 	cost := BuildCost(before.Size, lines)
 	if cost > gate.limit {
 		return nil, release, fmt.Errorf("%w: %s is %d bytes in %d lines, about %d to build, over %d", ErrOverBuildBudget, path, before.Size, lines, cost, gate.limit)
@@ -327,56 +363,127 @@ func liveSignature(l *lineage.Live) string {
 
 // build normalizes a source into the record and tier data of tier. full
 // keeps every entry's whole text in a hot shard: a hydrated cold session,
-// never stored.
+// never stored. A source read by the slim reader is built entry by entry
+// (buildSlim); it may answer session.ErrNeedsFullRead, and the caller then
+// reads the source whole.
 func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineage.Live, full bool) (*built, error) {
+	if src.slim != nil {
+		return ix.buildSlim(src, mode, tier, live, full)
+	}
 	f := src.Parse()
 	sel := lineage.Select(f, mode, liveFor(mode, live))
+	rec := ix.newRecord(src, f.Header, f.SourceHash, sel, mode, tier, live)
+	res := normalize.Session(f, sel, ix.normalizeOptions()) // full text: the cold vocabulary needs it
+	sink := ix.newSink(rec, tier, full, len(res.Entries))
+	for i := range res.Entries {
+		if err := sink.add(&res.Entries[i]); err != nil {
+			return nil, err
+		}
+	}
+	return sink.finish(res.Problems)
+}
+
+// normalizeOptions are the build's: the policy's, with every entry's whole
+// text (the cold vocabulary needs it; the hot tier bounds it itself).
+func (ix *Index) normalizeOptions() normalize.Options {
+	return normalize.Options{IndexThinking: ix.policy.IndexThinking, IndexToolOutput: ix.policy.IndexToolOutput}
+}
+
+// newRecord is the record of a build of src before its entries are seen.
+func (ix *Index) newRecord(src *Source, h *session.Header, hash string, sel *lineage.Selection, mode lineage.Mode, tier string, live *lineage.Live) *Record {
 	rec := &Record{
 		CacheVersion:       bucket.CacheVersion,
 		Path:               src.Path,
 		Branches:           string(mode),
 		Identity:           src.Identity,
-		SourceHash:         f.SourceHash,
+		SourceHash:         hash,
 		LineageFingerprint: sel.Fingerprint,
 		LiveSignature:      liveSignature(liveFor(mode, live)),
 		Policy:             ix.policy.String(tier, mode),
 		Tier:               tier,
 		IndexedAtNs:        time.Now().UnixNano(),
 	}
-	if f.Header != nil {
-		rec.SessionID = f.Header.ID
-		rec.Cwd = f.Header.Cwd
+	if h != nil {
+		rec.SessionID = h.ID
+		rec.Cwd = h.Cwd
 	}
-	opt := normalize.Options{IndexThinking: ix.policy.IndexThinking, IndexToolOutput: ix.policy.IndexToolOutput}
-	res := normalize.Session(f, sel, opt) // full text: the cold vocabulary needs it
-	rec.EntryCount = len(res.Entries)
-	for i := range res.Entries {
-		if ts := res.Entries[i].Timestamp; ts != nil {
-			if rec.FirstTs == nil || *ts < *rec.FirstTs {
-				v := *ts
-				rec.FirstTs = &v
-			}
-			if rec.LastTs == nil || *ts > *rec.LastTs {
-				v := *ts
-				rec.LastTs = &v
-			}
-		}
-	}
-	b := &built{rec: rec, bytes: src.Identity.Size}
-	problems := res.Problems
+	return rec
+}
+
+// entrySink takes a session's normalized entries one at a time into its
+// record and its tier's builder, which keeps of each only what the tier
+// stores: the same code builds from a slice of entries (the full read)
+// and from entries normalized one by one (the slim read), so both give
+// the same record and data.
+type entrySink struct {
+	ix       *Index
+	rec      *Record
+	full     bool
+	problems coverage.Set // the sink's own: entries cut at maxEntryChars
+	hot      *hotbm25.Builder
+	cold     *coldvocab.Builder
+}
+
+// newSink starts the build of rec's tier data for about n entries.
+func (ix *Index) newSink(rec *Record, tier string, full bool, n int) *entrySink {
+	s := &entrySink{ix: ix, rec: rec, full: full}
 	if tier == Hot {
-		for i := range res.Entries {
-			if full {
-				break
-			}
-			// One budget for the text and the argument rests it indexes:
-			// a hot entry stays within MaxEntryChars, and a cut of either
-			// makes an empty answer non-authoritative.
-			if res.Entries[i].Bound(ix.policy.MaxEntryChars) {
-				problems.Add(coverage.MaxEntryChars)
-			}
+		s.hot = hotbm25.NewBuilder(n)
+		return s
+	}
+	s.cold = coldvocab.NewBuilder(coldvocab.Digest{
+		SessionID:          rec.SessionID,
+		File:               rec.Path,
+		Cwd:                rec.Cwd,
+		MtimeMs:            rec.MtimeMs(),
+		Size:               rec.Identity.Size,
+		SourceHash:         rec.SourceHash,
+		Branches:           rec.Branches,
+		LineageFingerprint: rec.LineageFingerprint,
+		Policy:             rec.Policy,
+	}, coldvocab.Limits{
+		MaxVocabularyBytes: s.ix.policy.MaxColdVocabularyBytes,
+		MaxCacheBytes:      s.ix.policy.MaxColdCacheBytes,
+	})
+	return s
+}
+
+// add takes the next entry; the sink keeps no reference to it. A hot
+// entry is bounded first (unless full).
+func (s *entrySink) add(e *normalize.Entry) error {
+	rec := s.rec
+	rec.EntryCount++
+	if ts := e.Timestamp; ts != nil {
+		if rec.FirstTs == nil || *ts < *rec.FirstTs {
+			v := *ts
+			rec.FirstTs = &v
 		}
-		hb, err := hotbm25.Build(res.Entries)
+		if rec.LastTs == nil || *ts > *rec.LastTs {
+			v := *ts
+			rec.LastTs = &v
+		}
+	}
+	if s.cold != nil {
+		s.cold.Add(e)
+		return nil
+	}
+	// One budget for the text and the argument rests it indexes: a hot
+	// entry stays within MaxEntryChars, and a cut of either makes an
+	// empty answer non-authoritative.
+	if !s.full && e.Bound(s.ix.policy.MaxEntryChars) {
+		s.problems.Add(coverage.MaxEntryChars)
+	}
+	return s.hot.Add(e)
+}
+
+// finish encodes the tier data; problems are the file's, the selection's
+// and normalization's.
+func (s *entrySink) finish(problems coverage.Set) (*built, error) {
+	rec := s.rec
+	b := &built{rec: rec, bytes: rec.Identity.Size}
+	problems.Merge(s.problems)
+	if s.hot != nil {
+		hb, err := s.hot.Finish()
 		if err != nil {
 			return nil, err
 		}
@@ -385,20 +492,7 @@ func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineag
 		rec.CacheBytes = int64(len(hb.Dict) + len(hb.Cols) + len(hb.Ents))
 		rec.DataStamp, _ = blocksum.Stamp(hb.Dict, hb.Cols, hb.Ents)
 	} else {
-		blob, d, err := coldvocab.Build(coldvocab.Digest{
-			SessionID:          rec.SessionID,
-			File:               rec.Path,
-			Cwd:                rec.Cwd,
-			MtimeMs:            rec.MtimeMs(),
-			Size:               rec.Identity.Size,
-			SourceHash:         rec.SourceHash,
-			Branches:           rec.Branches,
-			LineageFingerprint: rec.LineageFingerprint,
-			Policy:             rec.Policy,
-		}, res.Entries, problems, coldvocab.Limits{
-			MaxVocabularyBytes: ix.policy.MaxColdVocabularyBytes,
-			MaxCacheBytes:      ix.policy.MaxColdCacheBytes,
-		})
+		blob, d, err := s.cold.Finish(problems)
 		if err != nil {
 			return nil, err
 		}
@@ -451,12 +545,14 @@ func (ix *Index) HydrateSource(t Target, mode lineage.Mode) (*Built, error) {
 }
 
 func (ix *Index) buildSource(t Target, mode lineage.Mode, tier string, full bool) (*Built, error) {
-	src, release, err := readSourceInto(context.Background(), t.Path, nil, newBuildGate(int64(ix.cfg.MaxBuildBytes)))
+	gate := ix.newBuildGate()
+	b, src, release, readErr, err := ix.readAndBuild(context.Background(), t.Path, nil, gate, func(src *Source) (*built, error) {
+		return ix.build(src, mode, tier, t.Live, full)
+	})
 	defer release()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+	if readErr != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, readErr)
 	}
-	b, err := ix.build(src, mode, tier, t.Live, full)
 	if err != nil {
 		return nil, err
 	}

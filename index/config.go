@@ -36,10 +36,12 @@ type Config struct {
 	// that the sessions being read and built at once may hold, across all
 	// workers. Each source is charged an estimate made before its bytes are
 	// allocated (BuildCost: about 4 bytes a source byte plus 2 KiB a
-	// record); a worker waits until its charge fits, and a source whose
-	// charge alone exceeds the bound is skipped with the reason
-	// max_build_bytes instead of being allocated. Default 1 GiB, which
-	// builds a session of about 200 MB of ordinary records.
+	// record, or for a long session read slim SlimBuildCost: about a
+	// source byte plus 48 bytes a record); a worker waits until its charge
+	// fits, and a source whose charge alone exceeds the bound is skipped
+	// with the reason max_build_bytes instead of being allocated. Default
+	// 1 GiB, which builds a session of about 200 MB of ordinary records
+	// read whole, and one of 1,000,000 tiny records (150 MB) read slim.
 	MaxBuildBytes int `json:"maxBuildBytes"`
 }
 

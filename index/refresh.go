@@ -49,6 +49,11 @@ type Index struct {
 	// Tests that rewrite files within one clock tick set it to a negative
 	// value to exercise the stat gate alone.
 	RacyWindow time.Duration
+	// BuildCharged, when set, is called with the build memory charged
+	// against maxBuildBytes (the sessions being read and built) each time
+	// it changes, in order, under the bound's lock: it must be quick. A
+	// batch program steers the Go heap limit with it (memidx rebuild).
+	BuildCharged func(inUse int64)
 	// decoded are the records last decoded, per mode.
 	decoded recordCache
 	// quiet is the last refresh per kind that found nothing to do.

@@ -240,7 +240,7 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 	var wg sync.WaitGroup
 	// What the workers read and build at once is bounded by maxBuildBytes,
 	// whatever the sources: each waits for its source's charge.
-	gate := newBuildGate(int64(ix.cfg.MaxBuildBytes))
+	gate := ix.newBuildGate()
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -277,26 +277,29 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 func (r *refreshRun) buildOne(j job, buf *[]byte, gate *buildGate) result {
 	t := r.targets[j.i]
 	res := result{i: j.i}
-	src, release, err := readSourceInto(r.ctx, t.Path, *buf, gate)
-	defer release()
-	if err == nil && cap(src.Data) <= reuseMax {
-		*buf = src.Data
-	}
-	switch {
-	case err != nil:
-		res.err = err
-	case src.Changed:
-		res.err = errChanged
-	default:
+	b, src, release, readErr, err := r.ix.readAndBuild(r.ctx, t.Path, *buf, gate, func(src *Source) (*built, error) {
+		if src.Changed {
+			return nil, errChanged
+		}
 		rec := r.known.recs[j.i]
 		if r.current(rec, src.Identity, j.tier, t) && rec.SourceHash == src.Hash {
 			// Racy but unchanged: vouch for it from now on.
 			c := *rec
 			c.IndexedAtNs = time.Now().UnixNano()
 			res.fresh = &c
-		} else {
-			res.b, res.err = r.ix.build(src, r.mode, j.tier, t.Live, false)
+			return nil, nil
 		}
+		return r.ix.build(src, r.mode, j.tier, t.Live, false)
+	})
+	defer release()
+	if readErr == nil && src.Data != nil && cap(src.Data) <= reuseMax {
+		*buf = src.Data
+	}
+	res.b = b
+	if readErr != nil {
+		res.err = readErr
+	} else {
+		res.err = err
 	}
 	return res
 }

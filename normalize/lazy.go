@@ -91,6 +91,36 @@ type Lazy struct {
 	recs  []int32
 	calls map[string][]string
 	opt   Options
+	// spans and hookIsCustom replace slim once Detach let it go.
+	spans        []lazySpan
+	hookIsCustom bool
+}
+
+// lazySpan is what Entry needs of an entry's record without the slim read.
+type lazySpan struct {
+	off, end  int64
+	line      int32
+	synthetic bool
+}
+
+// Detach lets go of the slim read, keeping of each entry's record only its
+// span, line and whether its id is synthetic: about 28 bytes an entry,
+// where the slim records hold some 70 bytes a record and their ids, so
+// that a build of a long session holds less while it normalizes (issue
+// 12). EntryID is no longer available, and Entry no longer checks a
+// record's id against the read: the caller must know by other means (the
+// file's identity before and after) that the file is the one read.
+func (l *Lazy) Detach() {
+	if l.slim == nil {
+		return
+	}
+	l.spans = make([]lazySpan, len(l.recs))
+	for k, idx := range l.recs {
+		r := &l.slim.Records[idx]
+		l.spans[k] = lazySpan{off: r.Offset, end: r.End, line: r.Line, synthetic: r.ID.Synthetic()}
+	}
+	l.hookIsCustom = l.slim.LegacyHookMessages()
+	l.slim = nil
 }
 
 // NewLazy plans the entries of sel. ok is false when the selection holds a
@@ -129,12 +159,15 @@ func (l *Lazy) Len() int { return len(l.recs) }
 
 // Span returns the byte span in the file of entry k's record.
 func (l *Lazy) Span(k int) (offset, end int64) {
+	if l.slim == nil {
+		return l.spans[k].off, l.spans[k].end
+	}
 	r := &l.slim.Records[l.recs[k]]
 	return r.Offset, r.End
 }
 
 // EntryID is entry k's EntryID (ok false for nil), known without reading
-// the entry.
+// the entry. It must not be called after Detach.
 func (l *Lazy) EntryID(k int) (id string, ok bool) {
 	rid := l.slim.Records[l.recs[k]].ID
 	if rid.Synthetic() {
@@ -150,9 +183,18 @@ var ErrRecordChanged = errors.New("normalize: the record is no longer the one th
 // Entry normalizes entry k from value, the bytes of its record (see Span).
 // The entry may share memory with value.
 func (l *Lazy) Entry(k int, value []byte) (Entry, error) {
+	var ps jsjson.Parser
+	return l.EntryWith(&ps, k, value)
+}
+
+// EntryWith is Entry parsing with ps, which it resets first: a caller that
+// normalizes entries one after another reuses the parser's memory (a
+// build of a long session makes far less garbage). The entry is valid
+// until ps is used again.
+func (l *Lazy) EntryWith(ps *jsjson.Parser, k int, value []byte) (Entry, error) {
 	idx := int(l.recs[k])
-	sr := &l.slim.Records[idx]
-	v, end, err := jsjson.ParseValue(value, 0)
+	ps.Reset()
+	v, end, err := ps.ParseValue(value, 0)
 	if err != nil || end != len(value) {
 		return Entry{}, ErrRecordChanged
 	}
@@ -161,14 +203,16 @@ func (l *Lazy) Entry(k int, value []byte) (Entry, error) {
 	if p.Tag(idx, typ, v) != TagOne {
 		return Entry{}, ErrRecordChanged
 	}
-	if idv := v.Get("id"); !sr.ID.Synthetic() && (idv.Exists() != sr.ID.Present() && !idv.IsNull() ||
-		idv.Exists() && jsjson.Stringify(idv) != jsjson.Stringify(sr.ID.JSON())) {
+	r, ok := l.record(k, v, typ)
+	if !ok {
 		return Entry{}, ErrRecordChanged
 	}
-	r := session.Record{Index: idx, Line: int(sr.Line), Offset: sr.Offset, End: sr.End, Value: v, Type: typ,
-		ID: sr.ID, Parent: sr.Parent, HasParentKey: sr.HasParentKey()}
+	hookIsCustom := l.hookIsCustom
+	if l.slim != nil {
+		hookIsCustom = l.slim.LegacyHookMessages()
+	}
 	res := &Result{Entries: make([]Entry, 0, 1)}
-	n := normalizer{opt: l.opt, res: res, hookIsCustom: l.slim.LegacyHookMessages(), calls: l.calls}
+	n := normalizer{opt: l.opt, res: res, hookIsCustom: hookIsCustom, calls: l.calls}
 	n.record(&r)
 	if len(res.Entries) != 1 {
 		return Entry{}, ErrRecordChanged
@@ -179,4 +223,25 @@ func (l *Lazy) Entry(k int, value []byte) (Entry, error) {
 		e.Bound(l.opt.MaxEntryChars)
 	}
 	return e, nil
+}
+
+// record is entry k's record, of value v and type typ; ok is false when v
+// does not carry the id the slim read saw (not checked after Detach).
+func (l *Lazy) record(k int, v jsjson.Value, typ string) (session.Record, bool) {
+	idx := int(l.recs[k])
+	if l.slim == nil {
+		sp := &l.spans[k]
+		r := session.Record{Index: idx, Line: int(sp.line), Offset: sp.off, End: sp.end, Value: v, Type: typ}
+		if sp.synthetic {
+			r.ID = session.SyntheticID(idx) // the normalizer drops a v1 record's ids
+		}
+		return r, true
+	}
+	sr := &l.slim.Records[idx]
+	if idv := v.Get("id"); !sr.ID.Synthetic() && (idv.Exists() != sr.ID.Present() && !idv.IsNull() ||
+		idv.Exists() && jsjson.Stringify(idv) != jsjson.Stringify(sr.ID.JSON())) {
+		return session.Record{}, false
+	}
+	return session.Record{Index: idx, Line: int(sr.Line), Offset: sr.Offset, End: sr.End, Value: v, Type: typ,
+		ID: sr.ID, Parent: sr.Parent, HasParentKey: sr.HasParentKey()}, true
 }

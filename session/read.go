@@ -554,42 +554,70 @@ func (f *File) LegacyHookMessages() bool {
 // checkHostRefusals flags records that make OMP's loader throw, so that
 // callers know the host would not open this file even though memidx can.
 func (f *File) checkHostRefusals(version float64) {
-	refuse := false
+	var c RefusalCheck
 	for i := range f.Records {
-		r := &f.Records[i]
-		v := r.Value
-		switch v.Kind() {
-		case jsjson.Number, jsjson.String, jsjson.True, jsjson.False:
-			// The v1 migration assigns properties to every record; on a
-			// primitive that throws in strict-mode JavaScript.
-			if version < 2 {
-				refuse = true
-			}
-			continue
-		}
-		switch r.Type {
-		case "message":
-			msg := v.Get("message")
-			if !msg.Exists() || msg.IsNull() {
-				refuse = true
-				continue
-			}
-			if msg.Get("role").StrOr("") == "assistant" && usageWithoutCost(msg.Get("usage")) {
-				refuse = true
-			}
-			if msg.Get("role").StrOr("") == "toolResult" && msg.Get("toolName").StrOr("") == "task" &&
-				usageWithoutCost(msg.Get("details").Get("usage")) {
-				refuse = true
-			}
-		case "model_usage":
-			if usageWithoutCost(v.Get("usage")) {
-				refuse = true
-			}
-		}
+		c.Record(f.Records[i].Type, f.Records[i].Value)
 	}
-	if refuse {
+	if c.Refuses(version) {
 		f.Problems.Add(coverage.HostRefusesFile)
 	}
+}
+
+// RefusalCheck looks at records one at a time for what makes OMP's
+// loader throw on the file, so that a reader that does not keep the
+// records (ReadSlim's tag function) reaches Parse's answer.
+type RefusalCheck struct {
+	refuse, primitive bool
+}
+
+// Record looks at one record: typ is its string "type".
+func (c *RefusalCheck) Record(typ string, v jsjson.Value) {
+	switch v.Kind() {
+	case jsjson.Number, jsjson.String, jsjson.True, jsjson.False:
+		// The v1 migration assigns properties to every record; on a
+		// primitive that throws in strict-mode JavaScript.
+		c.primitive = true
+		return
+	}
+	switch typ {
+	case "message":
+		msg := v.Get("message")
+		if !msg.Exists() || msg.IsNull() {
+			c.refuse = true
+			return
+		}
+		if msg.Get("role").StrOr("") == "assistant" && usageWithoutCost(msg.Get("usage")) {
+			c.refuse = true
+		}
+		if msg.Get("role").StrOr("") == "toolResult" && msg.Get("toolName").StrOr("") == "task" &&
+			usageWithoutCost(msg.Get("details").Get("usage")) {
+			c.refuse = true
+		}
+	case "model_usage":
+		if usageWithoutCost(v.Get("usage")) {
+			c.refuse = true
+		}
+	}
+}
+
+// Refuses reports whether OMP refuses a file of the header's version
+// holding the records seen.
+func (c *RefusalCheck) Refuses(version float64) bool {
+	return c.refuse || c.primitive && version < 2
+}
+
+// Problems are the file-level problems Parse reports for a file that
+// ReadSlim read (a slim read admits none of the malformed-line ones),
+// given the refusal check of its records.
+func (s *Slim) Problems(c *RefusalCheck) coverage.Set {
+	var p coverage.Set
+	if s.Header.Version > 4 {
+		p.Add(coverage.UnknownVersion)
+	}
+	if c.Refuses(s.Header.Version) {
+		p.Add(coverage.HostRefusesFile)
+	}
+	return p
 }
 
 // usageWithoutCost reports a usage object whose cost.total OMP would read

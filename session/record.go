@@ -43,6 +43,9 @@ func idOf(v jsjson.Value, recordIndex int) ID {
 // that no other reader can reproduce).
 func syntheticID(recordIndex int) ID { return ID{"v" + strconv.Itoa(recordIndex)} }
 
+// SyntheticID is the id the v1 migration gives record recordIndex.
+func SyntheticID(recordIndex int) ID { return syntheticID(recordIndex) }
+
 // Valid reports whether the id names something a walk can follow. OMP
 // tests ids for JavaScript truthiness, so missing, null, "", 0 and false
 // all end a walk.

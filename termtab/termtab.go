@@ -55,6 +55,35 @@ func Build(terms []string, payloads [][]byte) ([]byte, error) {
 	return b, nil
 }
 
+// BuildPacked is Build with the payloads back to back in pays, payload i
+// ending at ends[i]: the same bytes, without a slice per payload (a
+// shard of a million terms would spend 24 MB on their headers alone).
+func BuildPacked(terms []string, pays []byte, ends []uint32) ([]byte, error) {
+	if len(ends) != len(terms) || len(terms) > 0 && int(ends[len(ends)-1]) != len(pays) {
+		return nil, fmt.Errorf("termtab: %d terms but %d payload ends for %d bytes", len(terms), len(ends), len(pays))
+	}
+	size := 12 + 8*(len(terms)+1) + len(pays)
+	for i, t := range terms {
+		if i > 0 && terms[i-1] >= t {
+			return nil, fmt.Errorf("termtab: terms not strictly increasing at %d (%q, %q)", i, terms[i-1], t)
+		}
+		size += len(t)
+	}
+	if uint64(size) > 1<<32-1 {
+		return nil, errors.New("termtab: table over 4 GiB")
+	}
+	b := make([]byte, 0, size)
+	b = append(b, magic...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(terms)))
+	b = binary.LittleEndian.AppendUint32(b, flagPayloads)
+	b = appendSection(b, terms)
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	for _, e := range ends {
+		b = binary.LittleEndian.AppendUint32(b, e)
+	}
+	return append(b, pays...), nil
+}
+
 // appendSection appends n+1 offsets, then the n items' bytes.
 func appendSection[T string | []byte](b []byte, items []T) []byte {
 	off := uint32(0)

@@ -1,6 +1,7 @@
 package termtab
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"sort"
@@ -168,5 +169,32 @@ func BenchmarkFind(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		tab.Find(terms[i%len(terms)])
+	}
+}
+
+// BuildPacked writes the bytes Build writes for the same payloads.
+func TestBuildPackedIsBuild(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 300} {
+		terms := make([]string, n)
+		payloads := make([][]byte, n)
+		var pays []byte
+		ends := make([]uint32, n)
+		for i := range terms {
+			terms[i] = fmt.Sprintf("t%05d", i)
+			payloads[i] = bytes.Repeat([]byte{byte(i)}, i%5)
+			pays = append(pays, payloads[i]...)
+			ends[i] = uint32(len(pays))
+		}
+		want, err := Build(terms, payloads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := BuildPacked(terms, pays, ends)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, got) {
+			t.Fatalf("%d terms: packed table differs", n)
+		}
 	}
 }

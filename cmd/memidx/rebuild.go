@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -44,6 +45,10 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 	// collecting less often costs some peak memory (still far under the
 	// 256 MiB bound) and saves much CPU.
 	debug.SetGCPercent(200)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// Garbage must not triple a long session's build.
+		defer e.Index().SteerHeap(0, rebuildHeapFloor)()
+	}
 	var bar *progressBar
 	var progress func(done, total int, bytesRead int64)
 	if isTerminal(stderr) {
@@ -144,6 +149,12 @@ func flagSet(fl *flag.FlagSet, name string) bool {
 // refresh every session of the scope (default global, active branches)
 // without the per-call budgets; progress, when set, is called after each
 // session read. Its summary adds what a batch job wants (rebuildSummary).
+// rebuildHeapFloor is the soft limit of a rebuild's Go heap while its
+// builds are charged less (index.SteerHeap): a rebuild's bound is 256 MiB,
+// and the process holds some 15-25 MiB outside the Go heap's reach
+// (binary, index file pages) or above the soft limit.
+const rebuildHeapFloor = 224 << 20
+
 func rebuildIndex(ctx context.Context, e *engine.Engine, scope, branches string, progress func(done, total int, bytesRead int64)) (*rebuildSummary, error) {
 	if scope == "" {
 		scope = "global"
