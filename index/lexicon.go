@@ -100,7 +100,7 @@ func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	}
 	var srcs []lexicon.Source
 	for _, b := range batch {
-		if b.cold == nil && b.hot == nil {
+		if b.cold == nil && (b.hot == nil || len(b.hot.Dict) > maxLexiconShardDict) {
 			continue
 		}
 		doc, err := lb.NextSequence()
@@ -170,6 +170,13 @@ func digestSource(doc uint32, blob []byte) (lexicon.Source, error) {
 	}
 	return lexicon.Source{Doc: doc, Len: nAddr + v.Vocabulary.Len(), Key: key}, v.Err()
 }
+
+// maxLexiconShardDict bounds the dictionary of a hot shard the lexicon
+// numbers. A larger one (a session of a million distinct words) would add
+// as much again to a build's memory and to the lexicon, for a shard that
+// is then only ever opened, as hot shards without a doc are. Generated and
+// real hot shards' dictionaries are 2-240 KB.
+const maxLexiconShardDict = 1 << 20
 
 // shardSource lists what the lexicon keeps of a hot shard: the keys of
 // its dictionary, in order (its terms, and its structural keys, which no
