@@ -271,8 +271,10 @@ func parseBody(f *File, data []byte, pos, line, limit int) []Record {
 		// A record starts a line, so there are no more records than
 		// lines: counting them (a vectorized pass) costs less than
 		// growing the slice of records, whose copies the collector's
-		// write barriers slow down.
-		n = bytes.Count(data[pos:], []byte{'\n'}) + 1
+		// write barriers slow down. Blank lines make no record: a guess
+		// is capped at one record per 64 bytes (a Record is 104), so that
+		// a file of blank lines does not reserve 100 times its size.
+		n = min(bytes.Count(data[pos:], []byte{'\n'})+1, (len(data)-pos)/64+64)
 	}
 	records := make([]Record, 0, n)
 	bodyStart := pos

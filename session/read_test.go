@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -277,4 +278,18 @@ func TestLargeFilesUseStreamRules(t *testing.T) {
 	pad := `{"type":"pad","x":"` + strings.Repeat("y", session.StreamThreshold) + `"}` + "\n"
 	large := session.Parse("x.jsonl", []byte(body+pad))
 	assert.Equal(t, []string{"a", "pad"}, types(large), "stream loader: the record is kept")
+}
+
+// A file of blank lines reserves no record per line: reading it allocates
+// about what the file holds, not a hundred times that.
+func TestParseBlankLinesAllocateLittle(t *testing.T) {
+	data := append([]byte(`{"type":"session","version":3,"id":"b","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`+"\n"), bytes.Repeat([]byte("\n"), 4<<20)...)
+	allocs := testing.Benchmark(func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if f := session.Parse("blank.jsonl", data); len(f.Records) != 0 {
+				b.Fatal("records in blank lines")
+			}
+		}
+	}).AllocedBytesPerOp()
+	require.Less(t, allocs, int64(4*len(data)), "bytes allocated reading %d bytes", len(data))
 }
