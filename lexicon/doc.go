@@ -1,9 +1,10 @@
 // Package lexicon is the archive's term dictionary: for each canonical term,
 // and each structural key (role, tool, ref, provider, action, outcome), the
-// doc numbers of the cold sessions whose digest holds it. A query reads the
-// postings of its own terms instead of probing every cold digest, takes the
-// cold document frequencies from the postings' lengths, and opens only the
-// digests of sessions that can match.
+// doc numbers of the sessions that hold it: the cold sessions whose digest
+// holds it, and the hot sessions whose shard dictionary does. A query reads
+// the postings of its own terms instead of probing every cold digest, takes
+// the cold document frequencies from the postings' lengths, and opens only
+// the digests and hot shards of sessions that can match.
 //
 // The lexicon is written as segments so that a refresh that re-reads k
 // sessions writes O(k): each write batch adds one segment of its sessions
