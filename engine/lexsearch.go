@@ -47,7 +47,47 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	if s.plan.kind == planBrowse {
 		terms = nil
 	}
-	named := namedColds{slot: slotsFor(len(colds)), nt: len(terms)}
+	named, held, ok := s.nameColds(lex, at, len(colds), terms)
+	if !ok {
+		return colds, false
+	}
+	look := named.order(len(colds), len(s.filt.keys) == 0 && s.termsMayMatch(make([]bool, named.nt)))
+	filtered := s.filt.any()
+	// Every cold record counts in the statistics through unopened but
+	// the ones opened, which count as sources.
+	s.unopened = unopened{entries: entries, df: held}
+	bulk := &settled{colds: colds, named: named, idx: make([]int32, 0, len(look))}
+	for _, i := range look {
+		bits, keys := named.of(i)
+		switch {
+		case keys != len(s.filt.keys) || !s.termsMayMatch(bits):
+			// Ruled out.
+		case filtered || !rd.Current(colds[i]):
+			// Only its digest can count the entries that pass a filter;
+			// and a candidate another process rewrote since the refresh
+			// is opened too, so that its stamp sends it to be read from
+			// source.
+			open = append(open, colds[i])
+			s.unopened.remove(colds[i], bits)
+		case named.nt > 64:
+			// Too many terms for a settled group's mask (see settled).
+			s.unopened.remove(colds[i], bits)
+			s.cold = append(s.cold, coldSource{rec: colds[i], has: bits})
+		default:
+			bulk.idx = append(bulk.idx, int32(i))
+		}
+	}
+	s.settled = bulk
+	lexiconUses.Add(1)
+	return open, true
+}
+
+// nameColds reads the postings of terms and of the filter keys, and
+// returns the cold records (of n, indexed by at) they name, with what each
+// holds, and how many hold each term. ok is false when the lexicon turned
+// out damaged.
+func (s *searcher) nameColds(lex *index.Lexicon, at docIndex, n int, terms []string) (named *namedColds, held []float64, ok bool) {
+	named = &namedColds{slot: slotsFor(n), nt: len(terms)}
 	// holders calls fn with the index of every cold record that holds
 	// key, or the plan's term t when key is "" (those lists are kept for
 	// the search; a key's is read into a buffer of its own).
@@ -79,13 +119,12 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		docs, err := s.termDocs(lex, t)
 		if err != nil {
 			s.lexiconFailed(err)
-			return colds, false
+			return nil, nil, false
 		}
 		most = max(most, len(docs))
 	}
-	named.grow(min(most, len(colds)))
-	// held[t]: how many of colds hold term t.
-	held := make([]float64, len(terms))
+	named.grow(min(most, n))
+	held = make([]float64, len(terms))
 	for t := range terms {
 		if !holders("", t, func(i int) {
 			if k := named.touch(i)*named.nt + t; !named.bits[k] {
@@ -93,43 +132,15 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 				held[t]++
 			}
 		}) {
-			return colds, false
+			return nil, nil, false
 		}
 	}
 	for _, k := range s.filt.keys {
 		if !holders(k, -1, func(i int) { named.keys[named.touch(i)]++ }) {
-			return colds, false
+			return nil, nil, false
 		}
 	}
-	look := named.order(len(colds), len(s.filt.keys) == 0 && s.termsMayMatch(make([]bool, named.nt)))
-	filtered := s.filt.any()
-	// Every cold record counts in the statistics through unopened but
-	// the ones opened, which count as sources.
-	s.unopened = unopened{entries: entries, df: held}
-	bulk := &settled{colds: colds, named: &named, idx: make([]int32, 0, len(look))}
-	for _, i := range look {
-		bits, keys := named.of(i)
-		switch {
-		case keys != len(s.filt.keys) || !s.termsMayMatch(bits):
-			// Ruled out.
-		case filtered || !rd.Current(colds[i]):
-			// Only its digest can count the entries that pass a filter;
-			// and a candidate another process rewrote since the refresh
-			// is opened too, so that its stamp sends it to be read from
-			// source.
-			open = append(open, colds[i])
-			s.unopened.remove(colds[i], bits)
-		case named.nt > 64:
-			// Too many terms for a settled group's mask (see settled).
-			s.unopened.remove(colds[i], bits)
-			s.cold = append(s.cold, coldSource{rec: colds[i], has: bits})
-		default:
-			bulk.idx = append(bulk.idx, int32(i))
-		}
-	}
-	s.settled = bulk
-	lexiconUses.Add(1)
-	return open, true
+	return named, held, true
 }
 
 // lexicon opens the archive lexicon once per search; nil when it cannot
