@@ -300,99 +300,39 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 	if single {
 		checked = rep.States[0].Record
 	}
-	var page *RecallPage
-	// mem holds sessions read into memory for this call (a hydrated single
-	// session, or every session when the index cannot be used).
-	mem := map[*index.Record]hotSource{}
-	memCold := map[*index.Record]coldSource{}
+	// c.mem holds sessions read into memory for this call (a hydrated
+	// single session, or every session when the index cannot be used).
+	c := &recallSearch{e: e, q: q, req: req, r: r, rep: rep, s: s, single: single,
+		mem: map[*index.Record]hotSource{}, memCold: map[*index.Record]coldSource{}}
 	if hydrated != nil {
-		mem[hydrated.rec] = *hydrated
-	}
-	search := func(rd *index.Reader) error {
-		split := rep.Split()
-		// raced are the states whose data another process rewrote since
-		// this call's refresh: they are read from source instead.
-		raced := s.openHot(rd, rep, split.Each, mem)
-		colds, coldEntries := split.Cold, split.ColdEntries
-		if len(mem)+len(memCold) > 0 {
-			colds, coldEntries = s.fromMemory(colds, mem, memCold)
-		}
-		// The archive lexicon settles most cold sessions without their
-		// digests; the rest are opened.
-		if open, ok := s.lexiconCold(rd, rep.LexEpoch, colds, coldEntries); ok {
-			colds = open
-		}
-		rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
-			if errors.Is(err, index.ErrNoData) {
-				raced = append(raced, stateIndex(rep, rec))
-				return
-			}
-			if err != nil {
-				s.fail(rec)
-				return
-			}
-			s.cold = append(s.cold, coldSource{rec: rec, view: v})
-		})
-		// Read them within the sync budget; the new records' own reasons
-		// (and any failure) count in the coverage.
-		var spent int64
-		if len(raced) > 0 {
-			rep.Own()
-		}
-		for _, i := range raced {
-			st := &rep.States[i]
-			if spent >= int64(e.cfg.MaxSyncSourceBytes) {
-				st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
-				continue
-			}
-			if s.add(e.readState(st, r.targets[i], q.mode, st.Record.Tier)) {
-				spent += st.Record.Identity.Size
-			}
-		}
-		if len(raced) > 0 {
-			rep.Recount()
-		}
-		// Keep the sources in scope order (newest first), whatever order
-		// the index walk found them in.
-		sortByState(rep, s.cold)
-		if req.EntryRange != nil && len(s.hot) == 1 {
-			s.hot[0].first, s.hot[0].last = int(req.EntryRange.First), int(req.EntryRange.Last)
-		}
-		items, total := s.run(q.offset + q.pageSize)
-		var perr error
-		page, perr = e.buildPage(q, r, rep, s, items, total, single)
-		if s.anchorCancel != nil {
-			s.anchorCancel()
-		}
-		s.settled.release()
-		s.checkSources()
-		return perr
+		c.mem[hydrated.rec] = *hydrated
 	}
 	switch {
 	case memoryOnly:
 		// The index cannot be used: answer from the sources, read into
 		// memory within the sync budget (nothing is persisted).
-		mem, memCold = e.hydrateAll(r, rep, q.mode, hydrated)
-		err = search(&index.Reader{})
-	case !needsIndex(rep, rep.Split(), mem):
+		c.mem, c.memCold = e.hydrateAll(r, rep, q.mode, hydrated)
+		err = c.search(&index.Reader{})
+	case !needsIndex(rep, rep.Split(), c.mem):
 		// Everything this answer needs is in memory: built by this call's
 		// refresh, which the index could not take (unwritable, busy,
 		// unreadable). No need to read the index, nor the sources again.
-		err = search(&index.Reader{})
+		err = c.search(&index.Reader{})
 	default:
 		if beforeSearch != nil {
 			beforeSearch()
 		}
-		err = e.ix.ViewAfter(ctx, q.mode, rep, search)
+		err = e.ix.ViewAfter(ctx, q.mode, rep, c.search)
 		// Whatever turned out broken is rebuilt by the next refresh.
 		dropped := e.ix.Forget(ctx, q.mode, s.broken)
 		if s.lexDamaged {
 			e.ix.ResetLexicon(ctx, q.mode)
 		}
-		if page != nil {
-			page.dropped = dropped
+		if c.page != nil {
+			c.page.dropped = dropped
 		}
 	}
+	page := c.page
 	if err != nil {
 		return nil, err
 	}
@@ -409,6 +349,94 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.reasons.Reasons()...), s.qerr)
 	fitEnvelope(page)
 	return page, nil
+}
+
+// recallSearch is one recall's search, over the index (or the sources
+// read into memory) after its refresh.
+type recallSearch struct {
+	e       *Engine
+	q       *recallQuery
+	req     recallArgs
+	r       *resolved
+	rep     *index.Report
+	s       *searcher
+	single  bool
+	mem     map[*index.Record]hotSource
+	memCold map[*index.Record]coldSource
+	page    *RecallPage // the answer, once search returns
+}
+
+// search makes every state a source, ranks them and builds the page.
+func (c *recallSearch) search(rd *index.Reader) error {
+	s, rep := c.s, c.rep
+	c.readRaced(c.sources(rd))
+	// Keep the sources in scope order (newest first), whatever order the
+	// index walk found them in.
+	sortByState(rep, s.cold)
+	if c.req.EntryRange != nil && len(s.hot) == 1 {
+		s.hot[0].first, s.hot[0].last = int(c.req.EntryRange.First), int(c.req.EntryRange.Last)
+	}
+	items, total := s.run(c.q.offset + c.q.pageSize)
+	var err error
+	c.page, err = c.e.buildPage(c.q, c.r, rep, s, items, total, c.single)
+	if s.anchorCancel != nil {
+		s.anchorCancel()
+	}
+	s.settled.release()
+	s.checkSources()
+	return err
+}
+
+// sources opens the states' data: hot shards, then what the lexicon does
+// not settle of the cold sessions, their digests. It returns the states
+// whose data another process rewrote since this call's refresh.
+func (c *recallSearch) sources(rd *index.Reader) (raced []int) {
+	s, rep := c.s, c.rep
+	split := rep.Split()
+	raced = s.openHot(rd, rep, split.Each, c.mem)
+	colds, coldEntries := split.Cold, split.ColdEntries
+	if len(c.mem)+len(c.memCold) > 0 {
+		colds, coldEntries = s.fromMemory(colds, c.mem, c.memCold)
+	}
+	// The archive lexicon settles most cold sessions without their
+	// digests; the rest are opened.
+	if open, ok := s.lexiconCold(rd, rep.LexEpoch, colds, coldEntries); ok {
+		colds = open
+	}
+	rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
+		if errors.Is(err, index.ErrNoData) {
+			raced = append(raced, stateIndex(rep, rec))
+			return
+		}
+		if err != nil {
+			s.fail(rec)
+			return
+		}
+		s.cold = append(s.cold, coldSource{rec: rec, view: v})
+	})
+	return raced
+}
+
+// readRaced reads the raced states from source, within the sync budget;
+// the new records' own reasons (and any failure) count in the coverage.
+func (c *recallSearch) readRaced(raced []int) {
+	if len(raced) == 0 {
+		return
+	}
+	rep := c.rep
+	rep.Own()
+	var spent int64
+	for _, i := range raced {
+		st := &rep.States[i]
+		if spent >= int64(c.e.cfg.MaxSyncSourceBytes) {
+			st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
+			continue
+		}
+		if c.s.add(c.e.readState(st, c.r.targets[i], c.q.mode, st.Record.Tier)) {
+			spent += st.Record.Identity.Size
+		}
+	}
+	rep.Recount()
 }
 
 // stateIndex is the index of the state whose record is rec (rare: a
