@@ -30,6 +30,28 @@ func AppendTokens(dst []string, text string) []string {
 	return sc.appendAll(dst)
 }
 
+// A Tokenizer tokenizes texts one after another and reuses, from one text
+// to the next, the memory that holds lowercased and normalized tokens: its
+// AppendTokens returns the tokens of [AppendTokens], which are valid only
+// until the next call. It suits a caller that counts or looks up the
+// tokens of each text and copies the few it keeps, as an index build does;
+// after the first texts it allocates nothing. The zero Tokenizer is ready
+// to use; it is not safe for concurrent use.
+type Tokenizer struct {
+	arena []byte
+}
+
+// AppendTokens appends the tokens of text to dst and returns the extended
+// slice, as the package's AppendTokens does. The tokens may share memory
+// with text and with the Tokenizer, which the next call overwrites.
+func (t *Tokenizer) AppendTokens(dst []string, text string) []string {
+	sc := scanner{text: text, arena: t.arena[:0], reuse: true}
+	sc.loadChunk()
+	dst = sc.appendAll(dst)
+	t.arena = sc.arena[:0]
+	return dst
+}
+
 // Each calls fn for every token of text, in order. The tokens are those of
 // Tokens, with the same memory sharing.
 func Each(text string, fn func(tok string)) {

@@ -104,6 +104,19 @@ func FuzzTokens(f *testing.F) {
 		if got := AppendTokens([]string{"x"}, s); !slices.Equal(got[1:], toks) || got[0] != "x" {
 			t.Fatalf("AppendTokens(%q) = %q", s, got)
 		}
+		// A Tokenizer, fresh or reusing the memory of s and of other text.
+		var tk Tokenizer
+		for _, text := range []string{s, "Other TEXT ＦＵＬＬ Größe", s, s + " " + s, s} {
+			got := tk.AppendTokens(nil, text)
+			if want := Tokens(text); !slices.Equal(got, want) {
+				t.Fatalf("Tokenizer.AppendTokens(%q) = %q, Tokens = %q", text, got, want)
+			}
+		}
+		withChunkSize(3, func() {
+			if got := tk.AppendTokens(nil, s); !slices.Equal(got, toks) {
+				t.Fatalf("Tokenizer.AppendTokens(%q) with 3-byte chunks = %q, want %q", s, got, toks)
+			}
+		})
 
 		// Tokenizing the tokens again changes nothing (but U+0307 splits).
 		if !dotted {

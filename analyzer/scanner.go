@@ -31,6 +31,9 @@ type scanner struct {
 	word, upper, high uint64
 
 	arena []byte // backing store of lowercased tokens; never written below len
+	// reuse: the arena came from a Tokenizer and goes back to it, so it
+	// grows without the chunk-sized cap of a one-off text.
+	reuse bool
 }
 
 // chunkSize is a variable so that tests can make chunks tiny.
@@ -58,7 +61,14 @@ func (sc *scanner) loadChunk() bool {
 	chunk := sc.text[start:end]
 	sc.chunkEnd = end
 	if !isASCII(chunk) {
-		if n, ok := appendNormalized(nil, chunk); ok {
+		if sc.reuse {
+			// Into the arena, so that a Tokenizer reuses the bytes too;
+			// keep makes them part of it and they are never written
+			// again: tokens may share them.
+			if n, ok := appendNormalized(sc.grow(len(chunk)+len(chunk)/8+16), chunk); ok {
+				chunk = sc.keep(n)
+			}
+		} else if n, ok := appendNormalized(nil, chunk); ok {
 			// n is never written again: tokens may share it.
 			chunk = unsafe.String(unsafe.SliceData(n), len(n))
 		}
@@ -305,8 +315,11 @@ func (sc *scanner) grow(n int) []byte {
 		// from a small first one up to a chunk's worth: most text has
 		// few tokens to lowercase, and sizing the first arena by the
 		// text allocated about as many bytes as the text itself.
-		rest := len(sc.text) - sc.chunkEnd + len(sc.s) - sc.base
-		size := min(rest+8, max(2*cap(sc.arena), firstArena), chunkSize)
+		size := max(2*cap(sc.arena), firstArena)
+		if !sc.reuse {
+			rest := len(sc.text) - sc.chunkEnd + len(sc.s) - sc.base
+			size = min(rest+8, size, chunkSize)
+		}
 		sc.arena = make([]byte, 0, max(size, n))
 	}
 	return sc.arena[len(sc.arena):]

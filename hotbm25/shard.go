@@ -155,6 +155,7 @@ type Builder struct {
 	n        int
 	counts   map[string]uint32
 	toks     []string
+	tokr     analyzer.Tokenizer // its tokens live until the next Add
 }
 
 // NewBuilder returns a Builder expecting about n entries.
@@ -174,9 +175,9 @@ func (b *Builder) Add(e *normalize.Entry) error {
 	}
 	i := uint32(b.n)
 	b.n++
-	b.toks = analyzer.AppendTokens(b.toks[:0], e.IndexText())
+	clear(b.counts) // its keys may share the memory the tokenizer reuses
+	b.toks = b.tokr.AppendTokens(b.toks[:0], e.IndexText())
 	b.sumLen += int64(len(b.toks))
-	clear(b.counts)
 	for _, t := range b.toks {
 		b.counts[t]++
 	}
