@@ -176,6 +176,7 @@ func TestTokenizer(t *testing.T) {
 		withChunkSize(size, func() {
 			var tk Tokenizer
 			var dst []string
+			var spans []Span
 			for round := 0; round < 3; round++ {
 				for i, text := range texts {
 					want := Tokens(text)
@@ -183,6 +184,12 @@ func TestTokenizer(t *testing.T) {
 					require.Equal(t, len(want), len(dst), "chunk %d, text %d", size, i)
 					if len(want) > 0 {
 						require.Equal(t, want, dst, "chunk %d, text %d", size, i)
+					}
+					spans = tk.AppendSpans(spans[:0], text)
+					require.Equal(t, len(want), len(spans), "spans: chunk %d, text %d", size, i)
+					for k, sp := range spans {
+						require.Equal(t, want[k], tk.Token(text, sp), "spans: chunk %d, text %d, token %d", size, i, k)
+						require.Equal(t, len(want[k]), sp.Len())
 					}
 				}
 			}
@@ -211,6 +218,11 @@ func TestAllocations(t *testing.T) {
 	for _, text := range []string{mixedASCII, strings.ToUpper(lowerASCII), strings.Repeat("Größe İstanbul ", 300)} {
 		dst = tk.AppendTokens(dst[:0], text)
 		assert.Zero(t, testing.AllocsPerRun(100, func() { dst = tk.AppendTokens(dst[:0], text) }), text[:10])
+	}
+	spans := make([]Span, 0, 64)
+	for _, text := range []string{mixedASCII, strings.ToUpper(lowerASCII), strings.Repeat("Größe İstanbul ", 300)} {
+		spans = tk.AppendSpans(spans[:0], text)
+		assert.Zero(t, testing.AllocsPerRun(100, func() { spans = tk.AppendSpans(spans[:0], text) }), text[:10])
 	}
 	unnormalized := strings.Repeat("ﬁle ＦＵＬＬ１２３ Größe ", 300)
 	dst = tk.AppendTokens(dst[:0], unnormalized)

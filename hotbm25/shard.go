@@ -154,7 +154,7 @@ type Builder struct {
 	sumLen   int64
 	n        int
 	counts   map[string]uint32
-	toks     []string
+	spans    []analyzer.Span
 	tokr     analyzer.Tokenizer // its tokens live until the next Add
 }
 
@@ -176,16 +176,17 @@ func (b *Builder) Add(e *normalize.Entry) error {
 	i := uint32(b.n)
 	b.n++
 	clear(b.counts) // its keys may share the memory the tokenizer reuses
-	b.toks = b.tokr.AppendTokens(b.toks[:0], e.IndexText())
-	b.sumLen += int64(len(b.toks))
-	for _, t := range b.toks {
-		b.counts[t]++
+	text := e.IndexText()
+	b.spans = b.tokr.AppendSpans(b.spans[:0], text)
+	b.sumLen += int64(len(b.spans))
+	for _, sp := range b.spans {
+		b.counts[b.tokr.Token(text, sp)]++
 	}
 	for t, n := range b.counts {
 		b.post.add(t, posting{i, n}, true)
 	}
 	e.EachStructuralKey(func(k string) { b.post.add(k, posting{i, 1}, false) })
-	b.cols = binary.LittleEndian.AppendUint32(b.cols, uint32(len(b.toks)))
+	b.cols = binary.LittleEndian.AppendUint32(b.cols, uint32(len(b.spans)))
 	b.cols = binary.LittleEndian.AppendUint32(b.cols, math.Float32bits(Weight(normalize.Get(e.Role), normalize.Get(e.Tool))))
 	ts := math.NaN()
 	if e.Timestamp != nil {
