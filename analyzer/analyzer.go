@@ -1,5 +1,7 @@
 package analyzer
 
+import "unsafe"
+
 // Tokens returns the canonical tokens of text, in order and with duplicates:
 // the lowercased maximal runs of letters, numbers and '_' of the
 // NFKC-normalized text (see the package documentation for the exact rules).
@@ -28,6 +30,58 @@ func Tokens(text string) []string {
 func AppendTokens(dst []string, text string) []string {
 	sc := newScanner(text)
 	return sc.appendAll(dst)
+}
+
+// A Tokenizer tokenizes texts one after another and reuses, from one text
+// to the next, the memory that holds lowercased and normalized tokens: its
+// AppendTokens returns the tokens of [AppendTokens], which are valid only
+// until the next call. It suits a caller that counts or looks up the
+// tokens of each text and copies the few it keeps, as an index build does;
+// after the first texts it allocates nothing. The zero Tokenizer is ready
+// to use; it is not safe for concurrent use.
+type Tokenizer struct {
+	// arena holds the bytes of the last text's tokens that are not in the
+	// text; AppendSpans keeps all of them in this one array.
+	arena []byte
+}
+
+// A Span is where a token of [Tokenizer.AppendSpans] is: in the text or
+// in the Tokenizer's memory. It holds no pointer, so storing it costs the
+// collector nothing.
+type Span struct{ start, end int }
+
+// Len returns the length in bytes of the span's token.
+func (sp Span) Len() int { return sp.end - sp.start }
+
+// AppendSpans appends the places of the tokens of text to dst and returns
+// the extended slice: the tokens are those of [AppendTokens], and
+// t.Token(text, sp) returns the token of span sp until the next call.
+func (t *Tokenizer) AppendSpans(dst []Span, text string) []Span {
+	sc := scanner{text: text, arena: t.arena[:0], reuse: true}
+	sc.loadChunk()
+	dst = sc.appendSpans(dst)
+	t.arena = sc.arena
+	return dst
+}
+
+// Token returns the token at sp, a Span that the last AppendSpans of text
+// returned.
+func (t *Tokenizer) Token(text string, sp Span) string {
+	if sp.end <= len(text) {
+		return text[sp.start:sp.end]
+	}
+	return unsafe.String(&t.arena[sp.start-len(text)], sp.end-sp.start)
+}
+
+// AppendTokens appends the tokens of text to dst and returns the extended
+// slice, as the package's AppendTokens does. The tokens may share memory
+// with text and with the Tokenizer, which the next call overwrites.
+func (t *Tokenizer) AppendTokens(dst []string, text string) []string {
+	sc := scanner{text: text, arena: t.arena[:0], reuse: true}
+	sc.loadChunk()
+	dst = sc.appendAll(dst)
+	t.arena = sc.arena
+	return dst
 }
 
 // Each calls fn for every token of text, in order. The tokens are those of

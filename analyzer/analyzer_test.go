@@ -156,6 +156,50 @@ func TestAppendTokensReuse(t *testing.T) {
 	assert.Equal(t, []string{"σας", "i\u0307"}, toks[2000:])
 }
 
+// TestTokenizer checks that a Tokenizer, which reuses its memory from one
+// text to the next, yields each text's Tokens, whatever came before: short
+// and long texts, lowercased, unnormalized and non-ASCII ones, in whole and
+// in tiny chunks.
+func TestTokenizer(t *testing.T) {
+	texts := []string{
+		"",
+		"one Two THREE",
+		strings.Repeat("ABC DEF ", 1000) + "ΣΑΣ İ",
+		"ﬁle ＦＵＬＬ１２３ ① x² ｶﾞ cafe\u0301 Ⅻ ǅ ½",
+		"already lower case",
+		strings.Repeat("Größe naïve ＦＵＬＬ Straße ", 500),
+		"MixedCase HTTPServer userID",
+		strings.Repeat("x", 10000) + " " + strings.ToUpper(strings.Repeat("y", 10000)),
+		"ΌΣΟΣ Привет 日本語",
+	}
+	for _, size := range []int{chunkSize, 3, 64} {
+		withChunkSize(size, func() {
+			var tk Tokenizer
+			var dst []string
+			var spans []Span
+			for round := 0; round < 3; round++ {
+				for i, text := range texts {
+					want := Tokens(text)
+					dst = tk.AppendTokens(dst[:0], text)
+					require.Equal(t, len(want), len(dst), "chunk %d, text %d", size, i)
+					if len(want) > 0 {
+						require.Equal(t, want, dst, "chunk %d, text %d", size, i)
+					}
+					spans = tk.AppendSpans(spans[:0], text)
+					require.Equal(t, len(want), len(spans), "spans: chunk %d, text %d", size, i)
+					for k, sp := range spans {
+						require.Equal(t, want[k], tk.Token(text, sp), "spans: chunk %d, text %d, token %d", size, i, k)
+						require.Equal(t, len(want[k]), sp.Len())
+					}
+				}
+			}
+		})
+	}
+	var tk Tokenizer
+	got := tk.AppendTokens([]string{"x"}, "A b")
+	assert.Equal(t, []string{"x", "a", "b"}, got)
+}
+
 func TestAllocations(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("allocation counts differ under -cover and -race")
@@ -168,6 +212,24 @@ func TestAllocations(t *testing.T) {
 	normalized := "naïve café – “quoted” 雪"
 	assert.Zero(t, testing.AllocsPerRun(100, func() { dst = AppendTokens(dst[:0], normalized) }))
 	assert.Zero(t, testing.AllocsPerRun(100, func() { Each(lowerASCII, func(string) {}) }))
+	// A Tokenizer, once warm, allocates nothing for lowercased tokens, and
+	// for normalized ones only what x/text's normalizer does.
+	var tk Tokenizer
+	for _, text := range []string{mixedASCII, strings.ToUpper(lowerASCII), strings.Repeat("Größe İstanbul ", 300)} {
+		dst = tk.AppendTokens(dst[:0], text)
+		assert.Zero(t, testing.AllocsPerRun(100, func() { dst = tk.AppendTokens(dst[:0], text) }), text[:10])
+	}
+	spans := make([]Span, 0, 64)
+	for _, text := range []string{mixedASCII, strings.ToUpper(lowerASCII), strings.Repeat("Größe İstanbul ", 300)} {
+		spans = tk.AppendSpans(spans[:0], text)
+		assert.Zero(t, testing.AllocsPerRun(100, func() { spans = tk.AppendSpans(spans[:0], text) }), text[:10])
+	}
+	unnormalized := strings.Repeat("ﬁle ＦＵＬＬ１２３ Größe ", 300)
+	dst = tk.AppendTokens(dst[:0], unnormalized)
+	reused := testing.AllocsPerRun(100, func() { dst = tk.AppendTokens(dst[:0], unnormalized) })
+	once := testing.AllocsPerRun(100, func() { dst = AppendTokens(dst[:0], unnormalized) })
+	t.Logf("unnormalized text: %v allocations with a Tokenizer, %v without", reused, once)
+	assert.Less(t, reused, once)
 }
 
 // utf16Compare is the definition of JavaScript's string order.

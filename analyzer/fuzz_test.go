@@ -104,6 +104,22 @@ func FuzzTokens(f *testing.F) {
 		if got := AppendTokens([]string{"x"}, s); !slices.Equal(got[1:], toks) || got[0] != "x" {
 			t.Fatalf("AppendTokens(%q) = %q", s, got)
 		}
+		// A Tokenizer, fresh or reusing the memory of s and of other text.
+		var tk Tokenizer
+		for _, text := range []string{s, "Other TEXT ＦＵＬＬ Größe", s, s + " " + s, s} {
+			got := tk.AppendTokens(nil, text)
+			want := Tokens(text)
+			if !slices.Equal(got, want) {
+				t.Fatalf("Tokenizer.AppendTokens(%q) = %q, Tokens = %q", text, got, want)
+			}
+			checkTokenizerSpans(t, &tk, text, want)
+		}
+		withChunkSize(3, func() {
+			if got := tk.AppendTokens(nil, s); !slices.Equal(got, toks) {
+				t.Fatalf("Tokenizer.AppendTokens(%q) with 3-byte chunks = %q, want %q", s, got, toks)
+			}
+			checkTokenizerSpans(t, &tk, s, toks)
+		})
 
 		// Tokenizing the tokens again changes nothing (but U+0307 splits).
 		if !dotted {
@@ -134,6 +150,21 @@ func FuzzTokens(f *testing.F) {
 			t.Fatalf("Tokens(NormalizePhrase(%q)) = %q, Tokens = %q", s, fromPhrase, toks)
 		}
 	})
+}
+
+// checkTokenizerSpans checks that tk.AppendSpans(text) yields the spans of
+// toks.
+func checkTokenizerSpans(t *testing.T, tk *Tokenizer, text string, toks []string) {
+	t.Helper()
+	spans := tk.AppendSpans([]Span{{}}, text)
+	if len(spans) != len(toks)+1 {
+		t.Fatalf("Tokenizer.AppendSpans(%q): %d spans, want %d", text, len(spans)-1, len(toks))
+	}
+	for i, sp := range spans[1:] {
+		if got := tk.Token(text, sp); got != toks[i] || sp.Len() != len(toks[i]) {
+			t.Fatalf("Tokenizer.AppendSpans(%q): token %d is %q (length %d), want %q", text, i, got, sp.Len(), toks[i])
+		}
+	}
 }
 
 // checkSpans checks that EachSpan yields toks, at offsets in Normalize(s)

@@ -31,6 +31,9 @@ type scanner struct {
 	word, upper, high uint64
 
 	arena []byte // backing store of lowercased tokens; never written below len
+	// reuse: the arena came from a Tokenizer and goes back to it, so it
+	// grows without the chunk-sized cap of a one-off text.
+	reuse bool
 }
 
 // chunkSize is a variable so that tests can make chunks tiny.
@@ -58,7 +61,14 @@ func (sc *scanner) loadChunk() bool {
 	chunk := sc.text[start:end]
 	sc.chunkEnd = end
 	if !isASCII(chunk) {
-		if n, ok := appendNormalized(nil, chunk); ok {
+		if sc.reuse {
+			// Into the arena, so that a Tokenizer reuses the bytes too;
+			// keep makes them part of it and they are never written
+			// again: tokens may share them.
+			if n, ok := appendNormalized(sc.grow(len(chunk)+len(chunk)/8+16), chunk); ok {
+				chunk = sc.keep(n)
+			}
+		} else if n, ok := appendNormalized(nil, chunk); ok {
 			// n is never written again: tokens may share it.
 			chunk = unsafe.String(unsafe.SliceData(n), len(n))
 		}
@@ -211,6 +221,45 @@ func (sc *scanner) appendAll(dst []string) []string {
 	}
 }
 
+// appendSpans is appendAll for a Tokenizer's spans: the same tokens, each
+// as its place in the text or the arena.
+func (sc *scanner) appendSpans(dst []Span) []Span {
+	for {
+		if cand := sc.word | sc.high; cand != 0 {
+			tz := bits.TrailingZeros64(cand)
+			n := bits.TrailingZeros64(^(sc.word >> tz))
+			e := tz + n
+			if n > 0 && e < 64 && (sc.high>>e)&1 == 0 {
+				mask := uint64(1)<<e - 1
+				p := sc.base + tz
+				run := sc.s[p : p+n]
+				if sc.upper&mask != 0 {
+					run = sc.lowerASCII(run)
+				}
+				sc.word &^= mask
+				sc.upper &^= mask
+				dst = append(dst, sc.span(run))
+				continue
+			}
+		}
+		tok, _, _, ok := sc.next()
+		if !ok {
+			return dst
+		}
+		dst = append(dst, sc.span(tok))
+	}
+}
+
+// span returns the Span of tok, which lies in the text or in the arena.
+func (sc *scanner) span(tok string) Span {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(tok)))
+	if off := p - uintptr(unsafe.Pointer(unsafe.StringData(sc.text))); off < uintptr(len(sc.text)) {
+		return Span{int(off), int(off) + len(tok)}
+	}
+	off := int(p-uintptr(unsafe.Pointer(unsafe.SliceData(sc.arena)))) + len(sc.text)
+	return Span{off, off + len(tok)}
+}
+
 // slowNext skips the non-word runes from p, which starts a non-ASCII rune,
 // up to a word rune (whose token it returns) or an ASCII byte (where the
 // window restarts). Offsets are in sc.s.
@@ -301,15 +350,46 @@ func (sc *scanner) lowerASCII(run string) string {
 // bytes, as an empty slice to append to.
 func (sc *scanner) grow(n int) []byte {
 	if cap(sc.arena)-len(sc.arena) < n {
-		// Enough for the rest of a short text, else twice the last arena,
-		// from a small first one up to a chunk's worth: most text has
-		// few tokens to lowercase, and sizing the first arena by the
-		// text allocated about as many bytes as the text itself.
-		rest := len(sc.text) - sc.chunkEnd + len(sc.s) - sc.base
-		size := min(rest+8, max(2*cap(sc.arena), firstArena), chunkSize)
-		sc.arena = make([]byte, 0, max(size, n))
+		if sc.reuse {
+			sc.regrow(n)
+		} else {
+			// Enough for the rest of a short text, else twice the last
+			// arena, from a small first one up to a chunk's worth: most
+			// text has few tokens to lowercase, and sizing the first arena
+			// by the text allocated about as many bytes as the text itself.
+			rest := len(sc.text) - sc.chunkEnd + len(sc.s) - sc.base
+			size := min(rest+8, max(2*cap(sc.arena), firstArena), chunkSize)
+			sc.arena = make([]byte, 0, max(size, n))
+		}
 	}
 	return sc.arena[len(sc.arena):]
+}
+
+// regrow replaces a Tokenizer's arena with one at least twice as large
+// that holds a copy of its bytes, so that every byte of the text's tokens
+// outside the text is in the one arena (as Spans need) and the next text
+// has room. Strings into the old arena stay valid; the current chunk, if
+// it is in the old arena, moves to the new one.
+func (sc *scanner) regrow(n int) {
+	old := sc.arena
+	arena := make([]byte, len(old), max(2*cap(old), firstArena, len(old)+n))
+	copy(arena, old)
+	if off, ok := offsetIn(old, sc.s); ok {
+		sc.s = unsafe.String(&arena[off], len(sc.s))
+	}
+	sc.arena = arena
+}
+
+// offsetIn returns the offset of s in b when s lies in b[:len(b)].
+func offsetIn(b []byte, s string) (int, bool) {
+	if len(s) == 0 || len(b) == 0 {
+		return 0, false
+	}
+	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if off >= uintptr(len(b)) {
+		return 0, false
+	}
+	return int(off), true
 }
 
 // keep turns b, which grow returned and which was appended to, into a token
@@ -320,6 +400,10 @@ func (sc *scanner) keep(b []byte) string {
 	}
 	if rest := sc.arena[len(sc.arena):cap(sc.arena)]; len(rest) > 0 && &rest[0] == &b[0] {
 		sc.arena = sc.arena[:len(sc.arena)+len(b)]
+	} else if sc.reuse {
+		// A Tokenizer keeps all the bytes of a text's tokens in its one
+		// arena.
+		return sc.keep(append(sc.grow(len(b)), b...))
 	}
 	// The bytes of b are never written again: the arena only appends past
 	// its length, and a b that outgrew it is referenced only by the token.

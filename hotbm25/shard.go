@@ -154,7 +154,8 @@ type Builder struct {
 	sumLen   int64
 	n        int
 	counts   map[string]uint32
-	toks     []string
+	spans    []analyzer.Span
+	tokr     analyzer.Tokenizer // its tokens live until the next Add
 }
 
 // NewBuilder returns a Builder expecting about n entries.
@@ -174,17 +175,18 @@ func (b *Builder) Add(e *normalize.Entry) error {
 	}
 	i := uint32(b.n)
 	b.n++
-	b.toks = analyzer.AppendTokens(b.toks[:0], e.IndexText())
-	b.sumLen += int64(len(b.toks))
-	clear(b.counts)
-	for _, t := range b.toks {
-		b.counts[t]++
+	clear(b.counts) // its keys may share the memory the tokenizer reuses
+	text := e.IndexText()
+	b.spans = b.tokr.AppendSpans(b.spans[:0], text)
+	b.sumLen += int64(len(b.spans))
+	for _, sp := range b.spans {
+		b.counts[b.tokr.Token(text, sp)]++
 	}
 	for t, n := range b.counts {
 		b.post.add(t, posting{i, n}, true)
 	}
 	e.EachStructuralKey(func(k string) { b.post.add(k, posting{i, 1}, false) })
-	b.cols = binary.LittleEndian.AppendUint32(b.cols, uint32(len(b.toks)))
+	b.cols = binary.LittleEndian.AppendUint32(b.cols, uint32(len(b.spans)))
 	b.cols = binary.LittleEndian.AppendUint32(b.cols, math.Float32bits(Weight(normalize.Get(e.Role), normalize.Get(e.Tool))))
 	ts := math.NaN()
 	if e.Timestamp != nil {

@@ -42,18 +42,21 @@ func totalBytes(files [][]byte) int64 {
 
 // BenchmarkReadNormalizeTokenize is the whole read path of indexing: parse
 // as OMP does, select the active branch, normalize, tokenize every entry's
-// indexed text (tool-call arguments whole, as the tiers index them).
+// indexed text (tool-call arguments whole, as the tiers index them) with
+// one reused analyzer.Tokenizer, as the hot tier's builder does (the
+// tokens as spans, from which the builder takes each token's string).
 func BenchmarkReadNormalizeTokenize(b *testing.B) {
 	files := realFiles(b)
 	b.SetBytes(totalBytes(files))
 	b.ReportAllocs()
-	var toks []string
+	var spans []analyzer.Span
+	var tokr analyzer.Tokenizer
 	for i := 0; i < b.N; i++ {
 		for _, data := range files {
 			f := session.Parse("bench.jsonl", data)
 			res := normalize.Session(f, lineage.Select(f, lineage.Active, nil), normalize.Options{IndexToolOutput: true})
 			for j := range res.Entries {
-				toks = analyzer.AppendTokens(toks[:0], res.Entries[j].IndexText())
+				spans = tokr.AppendSpans(spans[:0], res.Entries[j].IndexText())
 			}
 		}
 	}
@@ -96,7 +99,8 @@ func BenchmarkBaselineEncodingJSON(b *testing.B) {
 func BenchmarkReadPathVsBaseline(b *testing.B) {
 	files := realFiles(b)
 	size := float64(totalBytes(files))
-	var toks []string
+	var spans []analyzer.Span
+	var tokr analyzer.Tokenizer
 	var read, base time.Duration
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
@@ -104,7 +108,7 @@ func BenchmarkReadPathVsBaseline(b *testing.B) {
 			f := session.Parse("bench.jsonl", data)
 			res := normalize.Session(f, lineage.Select(f, lineage.Active, nil), normalize.Options{IndexToolOutput: true})
 			for j := range res.Entries {
-				toks = analyzer.AppendTokens(toks[:0], res.Entries[j].IndexText())
+				spans = tokr.AppendSpans(spans[:0], res.Entries[j].IndexText())
 			}
 		}
 		t1 := time.Now()
