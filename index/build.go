@@ -101,6 +101,22 @@ func (ix *Index) newBuildGate() *buildGate {
 	return g
 }
 
+// charge takes cost, a source's estimated build memory, of the bound for
+// reading the file at path (size before.Size, lines lines): a source whose
+// cost alone is over the bound is refused with ErrOverBuildBudget. release
+// gives it back (once, whenever called); it is never nil.
+func (g *buildGate) charge(ctx context.Context, path string, before Identity, lines, cost int64) (release func(), err error) {
+	release = func() {}
+	if cost > g.limit {
+		return release, fmt.Errorf("%w: %s is %d bytes in %d lines, about %d to build, over %d", ErrOverBuildBudget, path, before.Size, lines, cost, g.limit)
+	}
+	if err := g.acquire(ctx, cost); err != nil {
+		return release, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { g.release(cost) }) }, nil
+}
+
 // acquire takes n bytes of the bound, waiting in turn until they fit. n
 // must be at most the limit.
 func (g *buildGate) acquire(ctx context.Context, n int64) error {
@@ -220,16 +236,10 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 // into buf's memory when it is large enough, under gate with the file's
 // BuildCost, hashing it as it goes.
 func readWhole(ctx context.Context, f *os.File, path string, before Identity, lines int64, buf []byte, gate *buildGate) (_ *Source, release func(), _ error) {
-	release = func() {}
-	cost := BuildCost(before.Size, lines)
-	if cost > gate.limit {
-		return nil, release, fmt.Errorf("%w: %s is %d bytes in %d lines, about %d to build, over %d", ErrOverBuildBudget, path, before.Size, lines, cost, gate.limit)
-	}
-	if err := gate.acquire(ctx, cost); err != nil {
+	release, err := gate.charge(ctx, path, before, lines, BuildCost(before.Size, lines))
+	if err != nil {
 		return nil, release, err
 	}
-	var once sync.Once
-	release = func() { once.Do(func() { gate.release(cost) }) }
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, release, err
 	}

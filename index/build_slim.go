@@ -3,13 +3,11 @@ package index
 import (
 	"context"
 	"errors"
-	"fmt"
 	"hash/maphash"
 	"io"
 	"os"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/jsjson"
@@ -62,16 +60,10 @@ type slimRead struct {
 // is outside the slim reader's fast path: the caller releases and reads
 // it whole.
 func readSlim(ctx context.Context, f *os.File, path string, before Identity, lines int64, gate *buildGate) (*Source, func(), error) {
-	release := func() {}
-	cost := SlimBuildCost(before.Size, lines)
-	if cost > gate.limit {
-		return nil, release, fmt.Errorf("%w: %s is %d bytes in %d lines, about %d to build, over %d", ErrOverBuildBudget, path, before.Size, lines, cost, gate.limit)
-	}
-	if err := gate.acquire(ctx, cost); err != nil {
+	release, err := gate.charge(ctx, path, before, lines, SlimBuildCost(before.Size, lines))
+	if err != nil {
 		return nil, release, err
 	}
-	var once sync.Once
-	release = func() { once.Do(func() { gate.release(cost) }) }
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, release, err
 	}

@@ -383,33 +383,7 @@ func appendUnescaped(buf []byte, raw string) []byte {
 		c := raw[i]
 		switch {
 		case c == '\\':
-			e := raw[i+1]
-			i += 2
-			switch e {
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
-			case 'u':
-				u, _ := parseHex4([]byte(raw[i : i+4]))
-				i += 4
-				if u >= 0xD800 && u < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if lo, ok := parseHex4([]byte(raw[i+2 : i+6])); ok && lo >= 0xDC00 && lo < 0xE000 {
-						buf = utf8.AppendRune(buf, 0x10000+(rune(u)-0xD800)<<10+(rune(lo)-0xDC00))
-						i += 6
-						continue
-					}
-				}
-				buf = appendWTF8(buf, rune(u))
-			default: // " \ /
-				buf = append(buf, e)
-			}
+			buf, i = appendEscape(buf, raw, i)
 		case c < utf8.RuneSelf:
 			j := skipPlainString(raw, i+1)
 			buf = append(buf, raw[i:j]...)
@@ -428,6 +402,37 @@ func appendUnescaped(buf []byte, raw string) []byte {
 		}
 	}
 	return buf
+}
+
+// appendEscape appends the decoding of the escape at raw[i] (a validated
+// string literal's body) to buf and returns the index after it; a high
+// surrogate followed by an escaped low one is one character.
+func appendEscape(buf []byte, raw string, i int) ([]byte, int) {
+	e := raw[i+1]
+	i += 2
+	switch e {
+	case 'b':
+		return append(buf, '\b'), i
+	case 'f':
+		return append(buf, '\f'), i
+	case 'n':
+		return append(buf, '\n'), i
+	case 'r':
+		return append(buf, '\r'), i
+	case 't':
+		return append(buf, '\t'), i
+	case 'u':
+		u, _ := parseHex4([]byte(raw[i : i+4]))
+		i += 4
+		if u >= 0xD800 && u < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+			if lo, ok := parseHex4([]byte(raw[i+2 : i+6])); ok && lo >= 0xDC00 && lo < 0xE000 {
+				return utf8.AppendRune(buf, 0x10000+(rune(u)-0xD800)<<10+(rune(lo)-0xDC00)), i + 6
+			}
+		}
+		return appendWTF8(buf, rune(u)), i
+	default: // " \ /
+		return append(buf, e), i
+	}
 }
 
 func (p *parser) hex4(pos int) (uint16, bool) {

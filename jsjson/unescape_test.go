@@ -8,39 +8,15 @@ import (
 )
 
 // appendUnescapedRef is the byte-at-a-time decoder appendUnescaped
-// replaced: the reference it is compared with.
+// replaced (it jumps over plain runs): the reference it is compared with.
 func appendUnescapedRef(buf []byte, raw string) []byte {
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		switch {
 		case c == '\\':
-			e := raw[i+1]
-			i += 2
-			switch e {
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
-			case 'u':
-				u, _ := parseHex4([]byte(raw[i : i+4]))
-				i += 4
-				if u >= 0xD800 && u < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if lo, ok := parseHex4([]byte(raw[i+2 : i+6])); ok && lo >= 0xDC00 && lo < 0xE000 {
-						buf = utf8.AppendRune(buf, 0x10000+(rune(u)-0xD800)<<10+(rune(lo)-0xDC00))
-						i += 6
-						continue
-					}
-				}
-				buf = appendWTF8(buf, rune(u))
-			default:
-				buf = append(buf, e)
-			}
+			// The escapes themselves are decoded as appendUnescaped
+			// decodes them: what is compared is the scanning around them.
+			buf, i = appendEscape(buf, raw, i)
 		case c < utf8.RuneSelf:
 			buf = append(buf, c)
 			i++
