@@ -183,7 +183,10 @@ func (r *Reader) Records() ([]*Record, error) {
 // Forget removes the records (and whatever tier data they have) of sessions
 // whose data turned out to be missing or damaged, so that the next refresh
 // rebuilds them from source. Best effort: a busy or unwritable index is left
-// as it is. It reports whether it removed any.
+// as it is. A file that turns out damaged where the removal writes (a page
+// no read had touched) is dropped whole, as ResetIfDamaged drops it:
+// otherwise the records would stay, their data unreadable, call after call.
+// It reports whether it removed any (or the file).
 func (ix *Index) Forget(ctx context.Context, mode lineage.Mode, recs []*Record) bool {
 	if len(recs) == 0 {
 		return false
@@ -196,7 +199,7 @@ func (ix *Index) Forget(ctx context.Context, mode lineage.Mode, recs []*Record) 
 		}
 		return nil
 	})
-	return err == nil
+	return err == nil || ix.ResetIfDamaged(err)
 }
 
 // ResetIfDamaged drops an index file that a read found damaged; the next
