@@ -229,8 +229,9 @@ func (s *searcher) hotTerms(rd *index.Reader, epoch index.LexiconEpoch, hots []*
 	}
 }
 
-// unopenedHot sums the hot sessions hotSkip left unopened, for the corpus
-// statistics: their entries and token counts, as their shards would.
+// unopenedHot sums the hot sessions openHot left unopened (hotTerms
+// proved they hold none of the query's terms), for the corpus statistics:
+// their entries and token counts, as their shards would.
 type unopenedHot struct {
 	entries, sumLen float64
 }
@@ -312,16 +313,9 @@ func (b *settled) top(s *searcher, need int) ([]item, int) {
 		for _, i := range g.first {
 			rec := b.colds[i]
 			bits, _ := b.named.of(int(i))
-			it := item{mtime: rec.Identity.MtimeNs, src: len(s.cold), file: rec.Path, index: -1}
+			it := coldItem(rec, len(s.cold))
 			s.cold = append(s.cold, coldSource{rec: rec, has: bits})
-			if s.plan.kind != planBrowse {
-				for t, h := range bits {
-					if h {
-						it.matched++
-						it.score += s.idf(s.plan.terms[t])
-					}
-				}
-			}
+			s.scoreHeld(&it, bits) // browsing looks up no terms: bits is empty
 			items = append(items, it)
 		}
 	}

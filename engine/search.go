@@ -107,12 +107,13 @@ type hotSource struct {
 	lacks uint64
 }
 
-// postingsOf returns source si's postings of the plan's term ti (t).
-func (s *searcher) postingsOf(si, ti int, t string) hotbm25.Postings {
-	if ti < 64 && s.hot[si].lacks&(1<<ti) != 0 {
+// postings returns the source's postings of the plan's term ti (t):
+// none, without a dictionary lookup, when the lexicon proved it lacks it.
+func (h *hotSource) postings(ti int, t string) hotbm25.Postings {
+	if ti < 64 && h.lacks&(1<<ti) != 0 {
 		return hotbm25.Postings{}
 	}
-	return s.hot[si].shard.Postings(t)
+	return h.shard.Postings(t)
 }
 
 type coldSource struct {
@@ -232,7 +233,7 @@ func (s *searcher) stats(terms []string) {
 	for ti, t := range terms {
 		var df float64
 		for i := range s.hot {
-			p := s.postingsOf(i, ti, t)
+			p := s.hot[i].postings(ti, t)
 			s.hotLists = append(s.hotLists, p)
 			c := p.Count()
 			df += float64(c)
@@ -312,10 +313,7 @@ func (s *searcher) accumulate(src *hotSource, keep func(e int) bool) (acc []floa
 	touched := s.touched[:0]
 	for ti, t := range s.plan.terms {
 		idf := s.idf(t)
-		var p hotbm25.Postings
-		if ti >= 64 || src.lacks&(1<<ti) == 0 {
-			p = src.shard.Postings(t)
-		}
+		p := src.postings(ti, t)
 		for {
 			e, tf, more := p.Next()
 			if !more {
@@ -494,6 +492,23 @@ func (s *searcher) coldStructural(c *coldSource) int {
 	return matched
 }
 
+// coldItem is the item of cold session rec, source src.
+func coldItem(rec *index.Record, src int) item {
+	return item{mtime: rec.Identity.MtimeNs, src: src, file: rec.Path, index: -1}
+}
+
+// scoreHeld scores a cold session that holds the plan's terms marked in
+// has: the score an average-length entry holding each matched term once
+// would get, weight 1 (the same scale as hot BM25).
+func (s *searcher) scoreHeld(it *item, has []bool) {
+	for t, h := range has {
+		if h {
+			it.matched++
+			it.score += s.idf(s.plan.terms[t])
+		}
+	}
+}
+
 // searchCold ranks cold sessions as candidates: it returns those that can
 // reach a page of need items, and how many the budget retains.
 func (s *searcher) searchCold(need int) ([]item, int) {
@@ -501,7 +516,7 @@ func (s *searcher) searchCold(need int) ([]item, int) {
 	hasFilters := s.filt.any()
 	for ci := range s.cold {
 		c := &s.cold[ci]
-		it := item{mtime: c.rec.Identity.MtimeNs, src: ci, file: c.rec.Path, index: -1}
+		it := coldItem(c.rec, ci)
 		if hasFilters {
 			it.matchedS = s.coldStructural(c)
 			if it.matchedS == 0 {
@@ -514,15 +529,8 @@ func (s *searcher) searchCold(need int) ([]item, int) {
 				it.score = 1
 			}
 		case planTerms, planPhrase:
-			for ti, t := range s.plan.terms {
-				if s.coldHas[ci*len(s.plan.terms)+ti] {
-					it.matched++
-					// The score an average-length entry holding each
-					// matched term once would get, weight 1: the same
-					// scale as hot BM25.
-					it.score += s.idf(t)
-				}
-			}
+			nt := len(s.plan.terms)
+			s.scoreHeld(&it, s.coldHas[ci*nt:(ci+1)*nt])
 			if it.matched == 0 || ((s.plan.all || s.plan.kind == planPhrase) && it.matched != len(s.plan.terms)) {
 				continue
 			}

@@ -229,7 +229,7 @@ func (s *searcher) postings(si, ti int, t string) hotbm25.Postings {
 	if i := ti*len(s.hot) + si; len(s.hotLists) == len(s.hot)*len(s.plan.terms) {
 		return s.hotLists[i]
 	}
-	return s.postingsOf(si, ti, t)
+	return s.hot[si].postings(ti, t)
 }
 
 // reset clears the columns of the union's entries for the next shard:
