@@ -60,23 +60,12 @@ func (p *Planner) Tag(rec int, typ string, v jsjson.Value) uint8 {
 			return TagSpecial
 		}
 	case "assistant":
-		for _, b := range msg.Get("content").Items() {
-			if b.Value.Get("type").StrOr("") != "toolCall" {
-				continue
-			}
-			id := b.Value.Get("id").StrOr("")
-			if id == "" {
-				continue
-			}
-			files := filesFromArgs(b.Value.Get("arguments"), nil) // copies
-			if len(files) == 0 {
-				continue
-			}
+		eachToolCallFiles(msg, func(id string, files []string) {
 			if p.calls == nil {
 				p.calls = make(map[int][]toolCallFiles)
 			}
 			p.calls[rec] = append(p.calls[rec], toolCallFiles{strings.Clone(id), files})
-		}
+		})
 	}
 	return TagOne
 }

@@ -109,22 +109,28 @@ func (n *normalizer) pairToolCalls(indexes []int) {
 		if msg.Get("role").StrOr("") != "assistant" {
 			continue
 		}
-		for _, b := range msg.Get("content").Items() {
-			if b.Value.Get("type").StrOr("") != "toolCall" {
-				continue
-			}
-			id := b.Value.Get("id").StrOr("")
-			if id == "" {
-				continue
-			}
-			files := filesFromArgs(b.Value.Get("arguments"), nil)
-			if len(files) == 0 {
-				continue
-			}
+		eachToolCallFiles(msg, func(id string, files []string) {
 			if n.calls == nil {
 				n.calls = make(map[string][]string)
 			}
 			n.calls[id] = files
+		})
+	}
+}
+
+// eachToolCallFiles calls fn with the id and the touched paths (copies) of
+// every tool call of an assistant message that has an id and touches any.
+func eachToolCallFiles(msg jsjson.Value, fn func(id string, files []string)) {
+	for _, b := range msg.Get("content").Items() {
+		if b.Value.Get("type").StrOr("") != "toolCall" {
+			continue
+		}
+		id := b.Value.Get("id").StrOr("")
+		if id == "" {
+			continue
+		}
+		if files := filesFromArgs(b.Value.Get("arguments"), nil); len(files) > 0 {
+			fn(id, files)
 		}
 	}
 }
