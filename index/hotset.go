@@ -49,8 +49,11 @@ func (k *knownSessions) isTarget(path string) bool {
 // hotSessions while it goes, so a large archive costs one pass.
 //
 // A refresh of a narrower scope also ranks the roster's files (roster.go),
-// stat-ed now: what a refresh of the whole archive found newest.
-func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, roster []recentSession) (map[string]bool, []recentSession) {
+// stat-ed now: what a refresh of the whole archive found newest. A refresh
+// of the whole archive (archive) ranks its targets alone: a stored record
+// that is not one is a session gone since (deleted, or renamed: its file
+// is a target under its new path), and must not hold a hot place.
+func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, roster []recentSession, archive bool) (map[string]bool, []recentSession) {
 	top := newestSessions{k: max(0, ix.cfg.HotSessions)}
 	for i, t := range known.targets {
 		switch {
@@ -73,7 +76,7 @@ func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, r
 			}
 		}
 	}
-	if !known.allTargets() {
+	if !archive && !known.allTargets() {
 		for p, r := range known.stored {
 			if !known.isTarget(p) && !inRoster[p] {
 				top.offer(p, r.Identity.MtimeNs)

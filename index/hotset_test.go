@@ -13,12 +13,15 @@ import (
 // TestHotSetIsTheNewestKnownSessions checks the one-pass hot set against
 // sorting every known session, on random archives: targets with fresh
 // stats, targets that failed to stat (their stored mtime counts), stored
-// sessions outside the targets, ties in mtime broken by path.
+// sessions outside the targets, ties in mtime broken by path. When the
+// targets are the whole archive, a stored session outside them is gone
+// (deleted, or renamed to a target) and is not ranked.
 func TestHotSetIsTheNewestKnownSessions(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for round := range 300 {
+	for round := range 600 {
 		n := r.IntN(60)
 		k := r.IntN(12)
+		archive := r.IntN(2) == 0
 		stored := map[string]*Record{}
 		var targets []Target
 		var ids []Identity
@@ -42,6 +45,8 @@ func TestHotSetIsTheNewestKnownSessions(t *testing.T) {
 					statErr = append(statErr, nil)
 					want[p] = fresh
 				}
+			} else if archive {
+				delete(want, p)
 			}
 		}
 		var all []recentSession
@@ -54,7 +59,7 @@ func TestHotSetIsTheNewestKnownSessions(t *testing.T) {
 			expect[s.path] = true
 		}
 		ix := &Index{cfg: Config{HotSessions: k}}
-		got, _ := ix.hotSet(newKnownSessions(stored, targets), ids, statErr, nil)
+		got, _ := ix.hotSet(newKnownSessions(stored, targets), ids, statErr, nil, archive)
 		assert.Equal(t, expect, got, "round %d", round)
 	}
 }

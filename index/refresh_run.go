@@ -133,7 +133,7 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 		roster = nil // the targets are the archive
 	}
 	var best []recentSession
-	r.hot, best = r.ix.hotSet(r.known, r.ids, r.statErr, roster)
+	r.hot, best = r.ix.hotSet(r.known, r.ids, r.statErr, roster, r.opt.Archive)
 	if r.opt.Archive && (!r.hasRoster || !sameRoster(best, r.roster)) {
 		r.newRoster = rosterOf(best)
 	}

@@ -104,7 +104,7 @@ func (ix *Index) HasRoster(ctx context.Context, mode lineage.Mode, pre *Preloade
 // the newest hotSessions as the roster.
 func (ix *Index) SeedRoster(ctx context.Context, archive []Target) error {
 	ids, statErr := identities(archive)
-	_, best := ix.hotSet(newKnownSessions(nil, archive), ids, statErr, nil)
+	_, best := ix.hotSet(newKnownSessions(nil, archive), ids, statErr, nil, true)
 	roster := rosterOf(best)
 	return ix.store.Update(ctx, func(tx *bolt.Tx) error { return writeRoster(tx, roster) })
 }
