@@ -4,9 +4,13 @@
 // bbolt holds an flock for the whole life of an open handle, shared for a
 // read-only handle and exclusive for a writable one. A long-lived handle in
 // one process would therefore stall every other OMP window, CLI and batch
-// job. So a [Store] never keeps the file open: [Store.View] and
-// [Store.Update] open it, run one transaction and close it again, always
-// with a lock timeout. Within a process a read-write mutex orders the
+// job. So a [Store] never holds the lock between transactions: [Store.Update]
+// opens the file, runs one transaction and closes it again, always with a
+// lock timeout; [Store.View] does the same, except that where the platform
+// allows it keeps its read-only handle and map between reads with the lock
+// dropped, and takes the lock again for the next read, which reuses the
+// handle only while the file is unchanged (held.go). [Store.Close] lets go
+// of that handle. Within a process a read-write mutex orders the
 // opens, since flock does not distinguish handles of one process from
 // another's. A caller that cannot get the lock in time gets [ErrLocked]
 // and answers with what it has, marking coverage incomplete; it never

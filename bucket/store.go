@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -72,6 +73,7 @@ type Store struct {
 	path string
 	opt  Options
 	mu   sync.RWMutex
+	held *held
 }
 
 // New returns the store of dir. It touches nothing on disk.
@@ -79,7 +81,17 @@ func New(dir string, opt Options) *Store {
 	if opt.LockTimeout <= 0 {
 		opt.LockTimeout = 2 * time.Second
 	}
-	return &Store{dir: dir, path: filepath.Join(dir, FileName), opt: opt}
+	s := &Store{dir: dir, path: filepath.Join(dir, FileName), opt: opt, held: &held{}}
+	// A Store dropped without Close still lets go of its file.
+	runtime.AddCleanup(s, func(h *held) { h.close() }, s.held)
+	return s
+}
+
+// Close lets go of the read handle the Store keeps between reads (see
+// held). The Store still works after Close, opening the file for each read.
+func (s *Store) Close() error {
+	s.held.close()
+	return nil
 }
 
 // Path returns the index file's path.
@@ -139,7 +151,7 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 	default:
 		return pre
 	}
-	db, err := s.open(false, time.Until(deadline))
+	db, _, err := s.open(false, time.Until(deadline))
 	if err != nil {
 		return s.judge(err)
 	}
@@ -163,12 +175,12 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 	return err
 }
 
-// read opens the file read-only and runs fn once the file is known to be
-// memidx's, of this version.
+// read runs fn in a read-only transaction once the file is known to be
+// memidx's, of this version, on the handle kept between reads (or a fresh
+// one).
 func (s *Store) read(timeout time.Duration, fn func(tx *bolt.Tx) error) error {
-	db, err := s.open(true, timeout) // a missing file is ErrMissing
+	db, err := s.held.acquire(s, timeout) // a missing file is ErrMissing
 	if err == nil {
-		defer db.Close()
 		err = guard(func() error {
 			return db.View(func(tx *bolt.Tx) error {
 				if err := s.check(tx); err != nil {
@@ -177,6 +189,7 @@ func (s *Store) read(timeout time.Duration, fn func(tx *bolt.Tx) error) error {
 				return fn(tx)
 			})
 		})
+		s.held.release(db, err)
 	}
 	return s.judge(err)
 }
@@ -191,6 +204,9 @@ func (s *Store) Reset() error {
 	if err := s.owned(); err != nil {
 		return err
 	}
+	s.held.mu.Lock()
+	s.held.drop() // no read is in flight: s.mu is ours
+	s.held.mu.Unlock()
 	err := os.Remove(s.path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("bucket: reset: %w", err)
@@ -215,13 +231,20 @@ func (s *Store) ensureDir() error {
 
 // open opens the file with bbolt. A new file is created 0600 (bbolt
 // passes the mode to open(2)); an existing file's mode is left as it is.
-// Errors that may mean damage come back as *damaged, for judge.
-func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, error) {
+// Errors that may mean damage come back as *damaged, for judge. The file
+// bbolt opened is returned too, for held's locking.
+func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, *os.File, error) {
+	var file *os.File
 	o := &bolt.Options{
 		// Zero would mean no timeout at all.
 		Timeout:  max(timeout, time.Millisecond),
 		ReadOnly: readOnly,
 		NoSync:   s.opt.NoSync,
+		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, perm)
+			file = f
+			return f, err
+		},
 	}
 	if !readOnly {
 		// A writer grows the file batch by batch; every remap copies the
@@ -239,18 +262,18 @@ func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, error) {
 		var d *damaged
 		switch {
 		case errors.As(err, &d):
-			return nil, err // a panic while opening (a damaged freelist)
+			return nil, nil, err // a panic while opening (a damaged freelist)
 		case errors.Is(err, berrors.ErrTimeout):
-			return nil, ErrLocked
+			return nil, nil, ErrLocked
 		case errors.Is(err, os.ErrPermission), errors.Is(err, berrors.ErrDatabaseReadOnly):
 			if readOnly {
-				return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+				return nil, nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
 			}
-			return nil, fmt.Errorf("%w: %v", ErrReadOnly, err)
+			return nil, nil, fmt.Errorf("%w: %v", ErrReadOnly, err)
 		case errors.Is(err, os.ErrNotExist):
-			return nil, ErrMissing
+			return nil, nil, ErrMissing
 		}
-		return nil, &damaged{err}
+		return nil, nil, &damaged{err}
 	}
 	if !readOnly {
 		// With the large mmap above, bbolt would grow the file 16 MiB at a
@@ -258,7 +281,7 @@ func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, error) {
 		// stays small.
 		db.AllocSize = 1 << 20
 	}
-	return db, nil
+	return db, file, nil
 }
 
 // damaged is a file that bbolt could not open or read: memidx's damaged

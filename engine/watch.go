@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/memidx/memidx/session"
+import (
+	"errors"
+
+	"github.com/memidx/memidx/session"
+)
 
 // openWatch gives a watching Engine's resolver its listing cache. The
 // index itself needs no watch: every call reads the stored records
@@ -13,14 +17,16 @@ func (e *Engine) openWatch() {
 	e.resolver.Watch = e.watch
 }
 
-// Close releases what the Engine holds between calls: the watches of
-// Options.Watch. An Engine still answers after Close, listing every
-// session file of a scope on each call as one without Watch does.
+// Close releases what the Engine holds between calls: the index file's
+// read handle and the watches of Options.Watch. An Engine still answers
+// after Close, opening the index and listing every session file of a scope
+// on each call as one without Watch does.
 func (e *Engine) Close() error {
+	ixErr := e.ix.Close()
 	if e.watch == nil {
-		return nil
+		return ixErr
 	}
-	return e.watch.Close()
+	return errors.Join(e.watch.Close(), ixErr)
 }
 
 // WatchStats counts what Options.Watch did (zero without it).

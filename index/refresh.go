@@ -77,6 +77,10 @@ func Open(cfg Config, lockTimeout time.Duration) *Index {
 	return ix
 }
 
+// Close lets go of the index file handle kept between reads. The Index
+// still works after Close, opening the file for each read.
+func (x *Index) Close() error { return x.store.Close() }
+
 // Store returns the underlying store.
 func (ix *Index) Store() *bucket.Store { return ix.store }
 

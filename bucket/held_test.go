@@ -1,0 +1,201 @@
+package bucket
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+)
+
+// heldDB is the handle r keeps between reads (nil when none).
+func heldDB(s *Store) *bolt.DB {
+	s.held.mu.Lock()
+	defer s.held.mu.Unlock()
+	return s.held.db
+}
+
+func skipWithoutHold(t *testing.T) {
+	if !canHold {
+		t.Skip("this platform opens the file for every read")
+	}
+}
+
+// The kept handle serves read after read while the file is unchanged;
+// another handle's commits (another process's, as far as the lock and the
+// file go) are seen by the next read, whether they grew the file or not.
+func TestStore_HeldHandleSeesOtherWriters(t *testing.T) {
+	skipWithoutHold(t)
+	dir := t.TempDir()
+	r := New(dir, Options{LockTimeout: time.Second})
+	w := New(dir, Options{LockTimeout: time.Second})
+	put(t, w, "k", "v0000")
+	_, err := get(r, "k")
+	require.NoError(t, err)
+	first := heldDB(r)
+	require.NotNil(t, first)
+	for i := 0; i < 10; i++ {
+		_, err := get(r, "k")
+		require.NoError(t, err)
+	}
+	assert.Same(t, first, heldDB(r), "an unchanged file keeps its handle")
+
+	for i := 1; i <= 50; i++ {
+		want := fmt.Sprintf("v%04d", i)
+		put(t, w, "k", want)
+		got, err := get(r, "k")
+		require.NoError(t, err)
+		require.Equal(t, want, got, "round %d", i)
+	}
+	big := string(make([]byte, 4<<20)) // grows the file past its map
+	put(t, w, "big", big)
+	got, err := get(r, "big")
+	require.NoError(t, err)
+	assert.Len(t, got, len(big))
+}
+
+// Commits seen through a kept handle whose file looks unchanged (a commit
+// within the same clock tick): the shared map shows them. The file's time
+// is put back after each commit to force that case.
+func TestStore_HeldHandleSeesCommitsWithinATick(t *testing.T) {
+	skipWithoutHold(t)
+	dir := t.TempDir()
+	r := New(dir, Options{LockTimeout: time.Second})
+	w := New(dir, Options{LockTimeout: time.Second})
+	put(t, w, "k", "v0000")
+	put(t, w, "pad", string(make([]byte, 1<<20))) // room: later commits don't grow the file
+	_, err := get(r, "k")
+	require.NoError(t, err)
+	first := heldDB(r)
+	st, err := os.Stat(r.Path())
+	require.NoError(t, err)
+	for i := 1; i <= 50; i++ {
+		want := fmt.Sprintf("v%04d", i)
+		put(t, w, "k", want)
+		now, err := os.Stat(r.Path())
+		require.NoError(t, err)
+		if now.Size() != st.Size() {
+			t.Skipf("the file grew at commit %d", i)
+		}
+		require.NoError(t, os.Chtimes(r.Path(), st.ModTime(), st.ModTime()))
+		got, err := get(r, "k")
+		require.NoError(t, err)
+		require.Equal(t, want, got, "round %d", i)
+	}
+	assert.Same(t, first, heldDB(r))
+}
+
+// Between reads the kept handle holds no lock: a writer elsewhere gets the
+// file at once.
+func TestStore_HeldHandleDoesNotBlockWriters(t *testing.T) {
+	skipWithoutHold(t)
+	dir := t.TempDir()
+	r := New(dir, Options{LockTimeout: time.Second})
+	w := New(dir, Options{LockTimeout: 50 * time.Millisecond})
+	put(t, w, "k", "v")
+	_, err := get(r, "k")
+	require.NoError(t, err)
+	require.NotNil(t, heldDB(r))
+	start := time.Now()
+	put(t, w, "k", "w")
+	assert.Less(t, time.Since(start), time.Second)
+}
+
+// A file removed and written anew, or replaced by another program's file,
+// is read as what the path names now, never through the old handle.
+func TestStore_HeldHandleFollowsAReplacedFile(t *testing.T) {
+	skipWithoutHold(t)
+	dir := t.TempDir()
+	r := New(dir, Options{LockTimeout: time.Second})
+	w := New(dir, Options{LockTimeout: time.Second})
+	put(t, w, "k", "old")
+	_, err := get(r, "k")
+	require.NoError(t, err)
+
+	require.NoError(t, w.Reset())
+	put(t, w, "k", "new")
+	got, err := get(r, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "new", got)
+
+	foreign := filepath.Join(t.TempDir(), "other.db")
+	require.NoError(t, os.WriteFile(foreign, []byte("SQLite format 3\x00 not memidx's"), 0o600))
+	require.NoError(t, os.Rename(foreign, r.Path()))
+	_, err = get(r, "k")
+	assert.ErrorIs(t, err, ErrForeign)
+	assert.Nil(t, heldDB(r), "a failed read keeps no handle")
+}
+
+// A file cut short under the kept handle is damage, reported as such, not
+// a crash (pages past the end of the file fault).
+func TestStore_HeldHandleOnATruncatedFile(t *testing.T) {
+	skipWithoutHold(t)
+	dir := t.TempDir()
+	r := New(dir, Options{LockTimeout: time.Second})
+	put(t, r, "big", string(make([]byte, 1<<20)))
+	_, err := get(r, "big")
+	require.NoError(t, err)
+	require.NotNil(t, heldDB(r))
+	st, err := os.Stat(r.Path())
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(r.Path(), st.Size()/3))
+	_, err = get(r, "big")
+	assert.ErrorIs(t, err, ErrCorrupt)
+}
+
+// Reads in flight share the handle and its lock; the last one out drops
+// the lock, so a writer gets in afterwards. Run with -race.
+func TestStore_HeldHandleConcurrentReads(t *testing.T) {
+	skipWithoutHold(t)
+	dir := t.TempDir()
+	r := New(dir, Options{LockTimeout: 5 * time.Second})
+	w := New(dir, Options{LockTimeout: 5 * time.Second})
+	put(t, w, "k", "v000")
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				if v, err := get(r, "k"); err != nil || len(v) != 4 {
+					errs <- fmt.Errorf("read %q: %v", v, err)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		put(t, w, "k", fmt.Sprintf("v%03d", i))
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	r.held.mu.Lock()
+	assert.Zero(t, r.held.users)
+	r.held.mu.Unlock()
+	w2 := New(dir, Options{LockTimeout: 50 * time.Millisecond})
+	put(t, w2, "k", "last")
+}
+
+// After Close the Store keeps nothing open and still reads.
+func TestStore_CloseLetsGo(t *testing.T) {
+	dir := t.TempDir()
+	s := New(dir, Options{})
+	put(t, s, "k", "v")
+	_, err := get(s, "k")
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	assert.Nil(t, heldDB(s))
+	v, err := get(s, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "v", v)
+	assert.Nil(t, heldDB(s), "a closed Store holds nothing")
+}
