@@ -45,6 +45,9 @@ func (r *CallResult) MarshalJSON() ([]byte, error) {
 	if v == nil {
 		return nil, fmt.Errorf("engine: empty call result")
 	}
+	if m, ok := v.(json.Marshaler); ok {
+		return m.MarshalJSON() // compact already: no second pass
+	}
 	return marshalAs(v)
 }
 

@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/index"
 )
 
 // TestHitLenIsJSONLen: the short way of measuring a hit counts what the
@@ -27,4 +31,38 @@ func TestHitLenIsJSONLen(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1<<30, hitLen(Hit{}), "an empty hit never fits")
+}
+
+// TestRecallPageJSONIsTheEncoders: the page's own MarshalJSON writes the
+// bytes encoding/json writes for its fields, with HTML escaped or not as
+// the encoder is told, for pages with and without hits, next, error and
+// notices.
+func TestRecallPageJSONIsTheEncoders(t *testing.T) {
+	type fields RecallPage // the same fields, without the method
+	role := "user <b>"
+	next := &FabricCall{Ref: "memory.recall", Args: json.RawMessage(`{"query":"a&b"}`)}
+	pages := []RecallPage{
+		{},
+		{Hits: []Hit{}, Coverage: failureCoverage("invalid_request"), Error: &ErrorObject{Code: "invalid_request", Message: "bad <query> & more"}},
+		{Total: 3, Next: next, Hits: []Hit{
+			{Entry: &EntryHit{Kind: "entry", SessionID: "s1", Role: &role, Snippet: "<script>&\u2028😀",
+				Follow: FabricCall{Ref: "memory.expand", Args: json.RawMessage(`{"sessionId":"s1"}`)}}},
+			{Session: &SessionHit{Kind: "session", SessionID: "s2", Cwd: "/a<b>"}},
+		}},
+		{Total: 1, Hits: []Hit{{Session: &SessionHit{Kind: "session"}}},
+			Notices: []index.Notice{{File: "/x.yml", Key: "k", Message: "m <&>"}}},
+	}
+	for i, p := range pages {
+		for _, escape := range []bool{true, false} {
+			encode := func(v any) string {
+				var buf bytes.Buffer
+				enc := json.NewEncoder(&buf)
+				enc.SetEscapeHTML(escape)
+				require.NoError(t, enc.Encode(v))
+				return buf.String()
+			}
+			assert.Equal(t, encode(fields(p)), encode(p), "page %d, escape %v", i, escape)
+			assert.Equal(t, encode(&CallResult{Recall: &p}), encode(fields(p)), "page %d, escape %v, as a call result", i, escape)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/index"
@@ -81,6 +82,43 @@ type RecallPage struct {
 	// dropped: tier data read for this page was damaged and was dropped
 	// from the index; asking again rebuilds it from source.
 	dropped bool
+}
+
+// MarshalJSON writes the page as encoding/json writes its fields, but
+// splices each hit's JSON in as Hit.MarshalJSON returns it: through the
+// encoder, every hit (most of a page) was scanned a second time.
+func (p RecallPage) MarshalJSON() ([]byte, error) {
+	type rest struct {
+		Next     *FabricCall    `json:"next"`
+		Coverage Coverage       `json:"coverage"`
+		Error    *ErrorObject   `json:"error,omitempty"`
+		Notices  []index.Notice `json:"notices,omitempty"`
+	}
+	tail, err := marshalAs(rest{p.Next, p.Coverage, p.Error, p.Notices})
+	if err != nil {
+		return nil, err
+	}
+	b := append(make([]byte, 0, 1024+len(tail)), `{"total":`...)
+	b = strconv.AppendInt(b, int64(p.Total), 10)
+	b = append(b, `,"hits":`...)
+	if p.Hits == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, h := range p.Hits {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			hb, err := h.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, hb...)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, ',')
+	return append(b, tail[1:]...), nil // tail without its '{'
 }
 
 // Hit is an entry hit or a cold session candidate; exactly one of Entry and

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/engine"
 )
 
 // A malformed message gets an error and the server goes on.
@@ -415,5 +417,28 @@ func TestServeWaitProgress(t *testing.T) {
 				assert.Equal(t, "indexing", m)
 			}
 		})
+	}
+}
+
+// An answer with the engine's result spliced in is byte for byte what the
+// encoder writes for it.
+func TestServeSplicedAnswerIsTheEncoders(t *testing.T) {
+	role := "user"
+	page := &engine.RecallPage{Total: 1, Hits: []engine.Hit{{Entry: &engine.EntryHit{Kind: "entry",
+		SessionID: "s<1>", Role: &role, Snippet: "a & b \u2028 😀",
+		Follow: engine.FabricCall{Ref: "memory.expand", Args: json.RawMessage(`{"sessionId": "s<1>"}`)}}}}}
+	results := []*engine.CallResult{
+		{Recall: page},
+		{Recall: &engine.RecallPage{}},
+		{Expand: &engine.ExpandResult{}},
+		{Sessions: &engine.SessionsResult{}},
+	}
+	for _, id := range []string{`1`, ` 7 `, `"a<b>&"`, `null`, `-2.5e3`} {
+		for i, cr := range results {
+			want, err := marshalJSON(rpcResponse{JSONRPC: "2.0", ID: json.RawMessage(id), Result: cr})
+			require.NoError(t, err)
+			got := encodeResponse(&rpcResponse{ID: json.RawMessage(id), Result: cr})
+			assert.Equal(t, string(want), string(got), "id %s, result %d", id, i)
+		}
 	}
 }
