@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"math"
+	"sync"
 	"sync/atomic"
 )
 
@@ -72,15 +73,42 @@ func split(sealed []byte) (data, sums []byte, ok bool) {
 
 // Open checks the shape of a sealed value and returns its data, whose
 // blocks are verified as they are read. It reads no data block.
-func Open(sealed []byte) (Bytes, error) {
+func Open(sealed []byte) (Bytes, error) { return OpenSeen(sealed, nil) }
+
+// Seen keeps which blocks of one stored value reads have verified, across
+// the opens of it: a caller that knows the bytes are the same as at the
+// last open (the same commit of the same file) need not verify them again.
+// It holds no bytes. It is safe for concurrent use.
+type Seen struct {
+	mu   sync.Mutex
+	bits []atomic.Uint64
+}
+
+// words returns the bits for a value of nw words of blocks; another
+// shape starts afresh.
+func (s *Seen) words(nw int) []atomic.Uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.bits) != nw {
+		s.bits = make([]atomic.Uint64, nw)
+	}
+	return s.bits
+}
+
+// OpenSeen is Open with the verified blocks kept in seen (nil: kept with
+// the returned Bytes only).
+func OpenSeen(sealed []byte, seen *Seen) (Bytes, error) {
 	data, sums, ok := split(sealed)
 	if !ok {
 		return Bytes{}, ErrCorrupt
 	}
 	g := &guard{data: data, sums: sums}
-	if nw := (len(sums)/4 + 63) / 64; nw <= len(g.small) {
+	switch nw := (len(sums)/4 + 63) / 64; {
+	case seen != nil:
+		g.seen = seen.words(nw)
+	case nw <= len(g.small):
 		g.seen = g.small[:nw]
-	} else {
+	default:
 		g.seen = make([]atomic.Uint64, nw)
 	}
 	return Bytes{b: data, g: g}, nil

@@ -234,3 +234,42 @@ func BenchmarkCheckedRead(b *testing.B) {
 		})
 	}
 }
+
+// A Seen carries verification from one open of a value to the next: a
+// block verified once is trusted at the next open with the same Seen
+// (the caller vouches that the bytes are the same), while unverified
+// blocks, a fresh Seen and a value of another shape are checked.
+func TestSeenCarriesVerificationAcrossOpens(t *testing.T) {
+	data := randomData(4*BlockSize, 11)
+	sealed, err := Seal(append([]byte(nil), data...))
+	require.NoError(t, err)
+	var seen Seen
+	b, err := OpenSeen(sealed, &seen)
+	require.NoError(t, err)
+	_, ok := b.Slice(0, BlockSize) // block 0 verified
+	require.True(t, ok)
+
+	damaged := append([]byte(nil), sealed...)
+	damaged[Overhead(len(data))+3] ^= 1             // in block 0
+	damaged[Overhead(len(data))+2*BlockSize+3] ^= 1 // in block 2
+	again, err := OpenSeen(damaged, &seen)
+	require.NoError(t, err)
+	_, ok = again.Slice(0, BlockSize)
+	assert.True(t, ok, "block 0 was verified at the last open")
+	_, ok = again.Slice(2*BlockSize, 2*BlockSize+4)
+	assert.False(t, ok, "block 2 was never verified")
+
+	fresh, err := OpenSeen(damaged, new(Seen))
+	require.NoError(t, err)
+	_, ok = fresh.Slice(0, BlockSize)
+	assert.False(t, ok, "a fresh Seen trusts nothing")
+
+	other := randomData(200*BlockSize, 12) // another shape: four words of bits
+	otherSealed, err := Seal(append([]byte(nil), other...))
+	require.NoError(t, err)
+	otherSealed[Overhead(len(other))+1] ^= 1
+	o, err := OpenSeen(otherSealed, &seen)
+	require.NoError(t, err)
+	_, ok = o.Slice(0, 4)
+	assert.False(t, ok, "a value of another shape starts afresh")
+}

@@ -87,7 +87,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 // holds, and how many hold each term. ok is false when the lexicon turned
 // out damaged.
 func (s *searcher) nameColds(lex *index.Lexicon, at docIndex, n int, terms []string) (named *namedColds, held []float64, ok bool) {
-	named = &namedColds{slot: slotsFor(n), nt: len(terms)}
+	named = newNamedColds(n, len(terms))
 	// holders calls fn with the index of every cold record that holds
 	// key, or the plan's term t when key is "" (those lists are kept for
 	// the search; a key's is read into a buffer of its own).
@@ -167,13 +167,35 @@ type lexLookup struct {
 	docs   [][]uint32 // per plan term, nil until read
 }
 
+// docsPool keeps the buffers of terms' postings between queries.
+var docsPool sync.Pool
+
+// release gives the postings buffers back; nothing reads them after the
+// sources are made.
+func (l *lexLookup) release() {
+	for i, d := range l.docs {
+		if d != nil {
+			d = d[:0]
+			docsPool.Put(&d)
+			l.docs[i] = nil
+		}
+	}
+}
+
 // termDocs returns the docs of the plan's term t.
 func (s *searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
 	if s.lex.docs[t] != nil {
 		return s.lex.docs[t], nil
 	}
-	docs, err := lex.Docs(make([]uint32, 0, 8), s.plan.terms[t])
+	buf, _ := docsPool.Get().(*[]uint32)
+	if buf == nil {
+		buf = new([]uint32)
+	}
+	docs, err := lex.Docs((*buf)[:0], s.plan.terms[t])
 	if err == nil {
+		if docs == nil {
+			docs = []uint32{} // read, and empty
+		}
 		s.lex.docs[t] = docs
 	}
 	return docs, err
@@ -343,28 +365,34 @@ type namedColds struct {
 	nothing []bool // the bits of a record no posting named
 }
 
-// slotPool keeps slot arrays between queries: one per cold record would
-// be a query's largest allocation, for a rare term that names a few.
-var slotPool sync.Pool
+// namedPool keeps namedColds between queries: for a common term they are
+// a query's largest allocations (a slot per cold record, and a place per
+// record named), and most of its garbage.
+var namedPool sync.Pool
 
-func slotsFor(n int) []int32 {
-	if p, ok := slotPool.Get().(*[]int32); ok && cap(*p) >= n {
-		return (*p)[:n]
+func newNamedColds(n, nt int) *namedColds {
+	c, _ := namedPool.Get().(*namedColds)
+	if c == nil {
+		c = &namedColds{}
 	}
-	return make([]int32, n)
+	if cap(c.slot) >= n {
+		c.slot = c.slot[:n] // zero: release cleared what it set
+	} else {
+		c.slot = make([]int32, n)
+	}
+	c.named, c.bits, c.keys, c.nt, c.nothing = c.named[:0], c.bits[:0], c.keys[:0], nt, nil
+	return c
 }
 
-// release zeroes the slots this query set and returns them to the pool;
-// the search calls it when it is done with the settled candidates (top
-// reads their bits through the slots). A failed lexicon pass just drops
-// its slots.
+// release zeroes the slots this query set and returns n to the pool; the
+// search calls it when it is done with the settled candidates and the cold
+// sources (top reads their bits through the slots, and the sources it
+// makes share them). A failed lexicon pass just drops n.
 func (n *namedColds) release() {
 	for _, i := range n.named {
 		n.slot[i] = 0
 	}
-	s := n.slot[:0]
-	n.slot = nil // nothing reads them after this
-	slotPool.Put(&s)
+	namedPool.Put(n)
 }
 
 func (n *namedColds) grow(k int) {

@@ -383,6 +383,7 @@ func (c *recallSearch) search(rd *index.Reader) error {
 		s.anchorCancel()
 	}
 	s.settled.release()
+	s.lex.release()
 	s.checkSources()
 	return err
 }

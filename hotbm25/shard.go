@@ -346,11 +346,19 @@ type Shard struct {
 }
 
 // Open checks and opens a shard of n entries from its three sealed values.
-func Open(dict, cols, ents []byte, n int) (Shard, error) {
+func Open(dict, cols, ents []byte, n int) (Shard, error) { return OpenSeen(dict, cols, ents, n, nil) }
+
+// OpenSeen is Open with the values' verified blocks kept in seen (see
+// blocksum.Seen), when not nil.
+func OpenSeen(dict, cols, ents []byte, n int, seen *[3]blocksum.Seen) (Shard, error) {
 	var v [3]blocksum.Bytes
 	for i, b := range [][]byte{dict, cols, ents} {
+		var sn *blocksum.Seen
+		if seen != nil {
+			sn = &seen[i]
+		}
 		var err error
-		if v[i], err = blocksum.Open(b); err != nil {
+		if v[i], err = blocksum.OpenSeen(b, sn); err != nil {
 			return Shard{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
 	}

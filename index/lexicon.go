@@ -510,7 +510,7 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	}
 	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode)}
 	for _, k := range keys {
-		s, err := lexicon.Open(segmentAt(lb, k))
+		s, err := lexicon.OpenSeen(segmentAt(lb, k), r.segSeen(k))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
 		}

@@ -51,6 +51,10 @@ type Reader struct {
 	// unchanged: the file is at the commit a refresh read its records
 	// at, and nothing was written since, so every one of them is current.
 	unchanged bool
+	// ix keeps the verified blocks of the commit read (seen.go).
+	ix           *Index
+	at           commit
+	atRead, atOK bool
 }
 
 // View runs fn with a Reader over the current index file. With no index
@@ -65,9 +69,9 @@ func (ix *Index) View(ctx context.Context, mode lineage.Mode, fn func(*Reader) e
 // record again (Current). A nil rep trusts nothing.
 func (ix *Index) ViewAfter(ctx context.Context, mode lineage.Mode, rep *Report, fn func(*Reader) error) error {
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
-		rd := &Reader{tx: tx, mode: mode}
+		rd := &Reader{tx: tx, mode: mode, ix: ix}
 		if rep != nil && rep.readAtKnown && !rep.wrote {
-			at, ok := commitOf(tx)
+			at, ok := rd.commit()
 			rd.unchanged = ok && at == rep.readAt
 		}
 		return fn(rd)
@@ -87,7 +91,8 @@ func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 	if hb == nil {
 		return hotbm25.Shard{}, ErrNoData
 	}
-	b := hb.Bucket(recordKey(r.mode, rec.Path))
+	key := recordKey(r.mode, rec.Path)
+	b := hb.Bucket(key)
 	if b == nil {
 		return hotbm25.Shard{}, ErrNoData
 	}
@@ -95,7 +100,7 @@ func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 	if err := r.sameData(rec, dict, cols, ents); err != nil {
 		return hotbm25.Shard{}, err
 	}
-	s, err := hotbm25.Open(dict, cols, ents, rec.EntryCount)
+	s, err := hotbm25.OpenSeen(dict, cols, ents, rec.EntryCount, r.shardSeen(key))
 	if err != nil {
 		return hotbm25.Shard{}, fmt.Errorf("%s: %w", rec.Path, err)
 	}

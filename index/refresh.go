@@ -56,6 +56,8 @@ type Index struct {
 	BuildCharged func(inUse int64)
 	// decoded are the records last decoded, per mode.
 	decoded recordCache
+	// seen is which blocks of tier data reads verified at the last commit.
+	seen seenMemo
 	// quiet is the last refresh per kind that found nothing to do.
 	quiet quietCache
 	// policies holds one instance of each policy string of this

@@ -18,6 +18,7 @@ import (
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/lineage"
 )
 
@@ -602,4 +603,58 @@ func TestRefresh_TwoProcessesAtOnce(t *testing.T) {
 	rep := f.refresh(f.index(), lineage.Active)
 	assert.True(t, rep.Coverage.Complete, rep.Coverage.Reasons)
 	assert.Equal(t, 0, rep.Rebuilt)
+}
+
+// A long-lived Index verifies a hot shard's blocks once per commit: a
+// second read at the same commit shares the first one's bits, and damage
+// written by a later commit is still found (the bits of another commit are
+// never trusted).
+func TestReader_VerifiedOncePerCommit(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	rep := f.refresh(ix, lineage.Active)
+	var hots []*Record
+	for _, st := range rep.States {
+		if st.Record.Tier == Hot {
+			hots = append(hots, st.Record)
+		}
+	}
+	require.NotEmpty(t, hots)
+	view := func() (errs []error) {
+		require.NoError(t, ix.View(ctx, lineage.Active, func(r *Reader) error {
+			for _, rec := range hots {
+				_, err := r.Shard(rec)
+				errs = append(errs, err)
+			}
+			return nil
+		}))
+		return errs
+	}
+	for _, err := range view() {
+		require.NoError(t, err)
+	}
+	ix.seen.mu.Lock()
+	first, n := ix.seen.at, len(ix.seen.shards)
+	ix.seen.mu.Unlock()
+	assert.Equal(t, len(hots), n, "one memo per shard read")
+
+	// Damage each shard's columns (a data byte: the stamp of the sums
+	// still matches the record) in a new commit.
+	require.NoError(t, ix.Store().Update(ctx, func(tx *bolt.Tx) error {
+		for _, rec := range hots {
+			b := tx.Bucket(hotBucket).Bucket(recordKey(lineage.Active, rec.Path))
+			v := append([]byte(nil), b.Get(keyCols)...)
+			v[len(v)-1] ^= 1
+			if err := b.Put(keyCols, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	for _, err := range view() {
+		assert.ErrorIs(t, err, hotbm25.ErrCorrupt)
+	}
+	ix.seen.mu.Lock()
+	assert.NotEqual(t, first, ix.seen.at, "the memo moved to the new commit")
+	ix.seen.mu.Unlock()
 }

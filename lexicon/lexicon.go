@@ -79,8 +79,12 @@ type Segment struct {
 }
 
 // Open checks a sealed segment's header; lookups verify what they read.
-func Open(sealed []byte) (Segment, error) {
-	b, err := blocksum.Open(sealed)
+func Open(sealed []byte) (Segment, error) { return OpenSeen(sealed, nil) }
+
+// OpenSeen is Open with the verified blocks kept in seen (see
+// blocksum.Seen), when not nil.
+func OpenSeen(sealed []byte, seen *blocksum.Seen) (Segment, error) {
+	b, err := blocksum.OpenSeen(sealed, seen)
 	if err != nil {
 		return Segment{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
