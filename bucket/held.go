@@ -16,63 +16,104 @@ import (
 // Between reads it holds no lock, so writers in this process and in others
 // go ahead exactly as if it were closed. A read takes the shared lock again
 // and reuses the handle only when the path still names the open file with
-// the size and modification time it had when mapped; anything else (a
-// commit, another file at the path, a grown or cut file, a failed read)
-// closes the handle and opens the file afresh, as every read did before.
-// A commit within the clock tick of the one before may leave the time as
-// it was; that is still safe: no writer runs while the shared lock is held,
-// the map is shared, so the commit is seen through it (bbolt reads the meta
-// pages from the map at each transaction), and a file of unchanged size has
-// no page beyond the map.
+// the size and modification time it had when mapped, and a transaction
+// can begin on it; anything else (a commit, another file at the path, a
+// grown or cut file, a failed read) closes the handle and opens the file
+// afresh, as every read did before. A commit within the clock tick of the
+// one before may leave the time as it was; that is still safe: no writer
+// runs while the shared lock is held, the map is shared, so the commit is
+// seen through it (bbolt reads the meta pages from the map at each
+// transaction), and a file of unchanged size has no page beyond the map.
 //
-// A read that panicked (damage bbolt meets while starting a transaction
-// can leave the handle's locks taken) abandons the handle: its file is
-// closed, which drops the flock, and its map is left to the process.
+// Damage that bbolt meets while beginning a transaction (both meta pages)
+// panics with its locks taken: the handle can then neither be used nor
+// closed. So a reused handle is probed with a transaction of its own
+// before any read joins it, and a handle that panicked there is abandoned:
+// its file is closed, which drops the flock, and its map is left to the
+// process. A panic inside a read's own function leaves bbolt's locks
+// released (its transaction is rolled back), so that handle is closed.
 type held struct {
-	mu      sync.Mutex
-	db      *bolt.DB
-	file    *os.File    // db's file, for the lock
-	info    os.FileInfo // file as mapped
-	users   int         // reads in flight on db
-	broken  bool        // a read on db failed: close it when the last ends
-	abandon bool        // a read on db panicked: close only its file
-	closed  bool        // Store.Close: hold nothing from now on
+	files  *sync.Map // the Store's open handles' files (Store.Stat)
+	mu     sync.Mutex
+	db     *bolt.DB
+	file   *os.File    // db's file, for the lock
+	info   os.FileInfo // file as mapped
+	users  int         // reads in flight on db
+	broken bool        // a read on db failed: close it when the last ends
+	closed bool        // Store.Close: hold nothing from now on
 }
 
-// acquire returns a handle for one read, under the shared lock. release
-// must be called with the read's outcome.
-func (h *held) acquire(s *Store, timeout time.Duration) (*bolt.DB, error) {
+// lease is one read's handle: the kept one, or one opened for that read
+// alone (own is then its file).
+type lease struct {
+	db  *bolt.DB
+	own *os.File
+}
+
+// lockPoll is how long a read waits between tries of a taken lock, as
+// bbolt's own open does.
+const lockPoll = 50 * time.Millisecond
+
+// acquire returns a handle for one read, under the shared lock; release
+// must be called with the read's outcome. Reads waiting for the lock wait
+// side by side (the mutex is not held while they sleep).
+func (h *held) acquire(s *Store, timeout time.Duration) (lease, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		h.mu.Lock()
+		switch {
+		case h.closed || !canHold:
+			h.mu.Unlock()
+			return s.openLease(deadline)
+		case h.users > 0: // the lock is held already
+			h.users++
+			h.mu.Unlock()
+			return lease{db: h.db}, nil
+		case h.db == nil:
+			h.mu.Unlock()
+			return h.install(s, deadline)
+		}
+		err := tryLockShared(h.file)
+		if err == nil {
+			if h.current(s.path) && h.probe() {
+				h.users = 1
+				h.mu.Unlock()
+				return lease{db: h.db}, nil
+			}
+			h.drop() // and open afresh
+			h.mu.Unlock()
+			continue
+		}
+		h.mu.Unlock()
+		if !errors.Is(err, errWouldBlock) {
+			return lease{}, err
+		}
+		if time.Now().After(deadline) {
+			return lease{}, ErrLocked
+		}
+		time.Sleep(lockPoll)
+	}
+}
+
+// install opens the file and keeps the handle, unless another read kept
+// one meanwhile: this one is then for this read alone.
+func (h *held) install(s *Store, deadline time.Time) (lease, error) {
+	l, err := s.openLease(deadline)
+	if err != nil {
+		return lease{}, err
+	}
+	info, err := l.own.Stat()
+	if err != nil {
+		s.closeDB(l.db)
+		return lease{}, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed || !canHold {
-		db, _, err := s.open(true, timeout)
-		return db, err
+	if h.db != nil || h.closed {
+		return l, nil
 	}
-	if h.users > 0 { // the lock is held already
-		h.users++
-		return h.db, nil
-	}
-	if h.db != nil {
-		if err := lockShared(h.file, timeout); err != nil {
-			return nil, err
-		}
-		if h.current(s.path) {
-			h.users = 1
-			return h.db, nil
-		}
-		h.drop()
-	}
-	db, f, err := s.open(true, timeout)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	h.db, h.file, h.info, h.users, h.broken = db, f, info, 1, false
-	return db, nil
+	h.db, h.file, h.info, h.users, h.broken = l.db, l.own, info, 1, false
+	return lease{db: l.db}, nil
 }
 
 // current tells whether path still names the mapped file, as it was when
@@ -83,19 +124,42 @@ func (h *held) current(path string) bool {
 		fi.ModTime().Equal(h.info.ModTime())
 }
 
-// release ends one read on db with its outcome. The last read out drops
-// the shared lock, or the handle itself when a read failed or the Store
-// was closed.
-func (h *held) release(db *bolt.DB, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if db != h.db {
-		_ = db.Close() // opened for this read alone, just checked by Open
-		return
-	}
+// probe begins and ends a transaction on the kept handle, abandoning the
+// handle when that panics (see held).
+func (h *held) probe() bool {
+	err := guard(func() error {
+		tx, err := h.db.Begin(false)
+		if err != nil {
+			return err
+		}
+		return tx.Rollback()
+	})
 	var d *damaged
 	if errors.As(err, &d) {
-		h.abandon = true
+		h.abandon()
+	}
+	return err == nil
+}
+
+// release ends one read with its outcome; inBegin says the read panicked
+// before its function ran (bbolt's locks may be taken). The last read out
+// drops the shared lock, or the handle itself when a read failed or the
+// Store was closed.
+func (h *held) release(s *Store, l lease, err error, inBegin bool) {
+	if l.own != nil { // opened for this read alone
+		if inBegin {
+			s.forget(l.db)
+			_ = l.own.Close()
+		} else {
+			s.closeDB(l.db)
+		}
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if inBegin {
+		h.abandon()
+		return
 	}
 	h.broken = h.broken || err != nil
 	if h.users--; h.users > 0 {
@@ -106,15 +170,25 @@ func (h *held) release(db *bolt.DB, err error) {
 	}
 }
 
+// abandon lets go of a handle bbolt may have left locked: its file is
+// closed and the handle forgotten, even with reads in flight (they fail on
+// their own).
+func (h *held) abandon() {
+	if h.db == nil {
+		return
+	}
+	h.files.Delete(h.db)
+	_ = h.file.Close()
+	h.db, h.file, h.info, h.users, h.broken = nil, nil, nil, 0, false
+}
+
 // drop closes the handle; it must not be in use.
 func (h *held) drop() {
-	switch {
-	case h.abandon:
-		_ = h.file.Close()
-	case h.db != nil:
+	if h.db != nil {
+		h.files.Delete(h.db)
 		_ = h.db.Close()
 	}
-	h.db, h.file, h.info, h.users, h.broken, h.abandon = nil, nil, nil, 0, false, false
+	h.db, h.file, h.info, h.users, h.broken = nil, nil, nil, 0, false
 }
 
 // close stops holding: the handle is closed now, or by the last read in

@@ -199,3 +199,116 @@ func TestStore_CloseLetsGo(t *testing.T) {
 	assert.Equal(t, "v", v)
 	assert.Nil(t, heldDB(s), "a closed Store holds nothing")
 }
+
+// Both meta pages damaged in place with the file's size and time as they
+// were: the kept handle would panic inside bbolt with its locks taken. Many
+// reads at once must each answer (damage) rather than hang, and the file
+// works again once reset.
+func TestStore_HeldHandleDamagedInPlaceUnderParallelReads(t *testing.T) {
+	skipWithoutHold(t)
+	for round := 0; round < 20; round++ {
+		dir := t.TempDir()
+		s := New(dir, Options{LockTimeout: time.Second})
+		put(t, s, "k", "v")
+		_, err := get(s, "k")
+		require.NoError(t, err)
+		require.NotNil(t, heldDB(s))
+		st, err := os.Stat(s.Path())
+		require.NoError(t, err)
+		f, err := os.OpenFile(s.Path(), os.O_RDWR, 0)
+		require.NoError(t, err)
+		for _, off := range []int64{16, 4096 + 16} {
+			_, err := f.WriteAt([]byte{0xde, 0xad, 0xbe, 0xef}, off)
+			require.NoError(t, err)
+		}
+		require.NoError(t, f.Close())
+		require.NoError(t, os.Chtimes(s.Path(), st.ModTime(), st.ModTime()))
+
+		done := make(chan error, 16)
+		for g := 0; g < 16; g++ {
+			go func() { _, err := get(s, "k"); done <- err }()
+		}
+		for g := 0; g < 16; g++ {
+			select {
+			case err := <-done:
+				assert.Error(t, err, "round %d", round)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("round %d: a read hangs on the damaged handle", round)
+			}
+		}
+		require.NoError(t, s.Reset())
+		put(t, s, "k", "w")
+		v, err := get(s, "k")
+		require.NoError(t, err)
+		assert.Equal(t, "w", v)
+	}
+}
+
+// Reads waiting for a lock another process holds wait side by side: each
+// gives up after its own timeout, not after the reads before it.
+func TestStore_HeldHandleWaitsSideBySide(t *testing.T) {
+	skipWithoutHold(t)
+	dir := t.TempDir()
+	const timeout = 300 * time.Millisecond
+	r := New(dir, Options{LockTimeout: timeout})
+	w := New(dir, Options{LockTimeout: time.Second})
+	put(t, w, "k", "v")
+	_, err := get(r, "k")
+	require.NoError(t, err)
+	inside, release := make(chan struct{}), make(chan struct{})
+	writer := make(chan error, 1)
+	go func() {
+		writer <- w.Update(ctx, func(*bolt.Tx) error { close(inside); <-release; return nil })
+	}()
+	<-inside
+	start := time.Now()
+	errs := make(chan error, 6)
+	for g := 0; g < 6; g++ {
+		go func() { _, err := get(r, "k"); errs <- err }()
+	}
+	for g := 0; g < 6; g++ {
+		assert.ErrorIs(t, <-errs, ErrLocked)
+	}
+	assert.Less(t, time.Since(start), 3*timeout, "six reads waited one after another")
+	close(release)
+	require.NoError(t, <-writer)
+	v, err := get(r, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "v", v)
+}
+
+// A panic in a read's own function closes the kept handle (bbolt's locks
+// were released by its rollback) rather than leaking its map, and the next
+// read opens the file afresh.
+func TestStore_PanicInAReadClosesTheHandle(t *testing.T) {
+	skipWithoutHold(t)
+	s := New(t.TempDir(), Options{})
+	put(t, s, "k", "v")
+	err := s.View(ctx, func(*bolt.Tx) error { panic("a bug") })
+	assert.Error(t, err)
+	assert.Nil(t, heldDB(s))
+	n := 0
+	s.files.Range(func(any, any) bool { n++; return true })
+	assert.Zero(t, n, "no handle is left open")
+	v, err := get(s, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "v", v)
+}
+
+// Stat describes the file a transaction reads, even when another file
+// has taken its path meanwhile.
+func TestStore_StatIsTheOpenFile(t *testing.T) {
+	s := New(t.TempDir(), Options{})
+	put(t, s, "k", "v")
+	before, err := os.Stat(s.Path())
+	require.NoError(t, err)
+	other := filepath.Join(t.TempDir(), "other")
+	require.NoError(t, os.WriteFile(other, []byte("x"), 0o600))
+	require.NoError(t, s.View(ctx, func(tx *bolt.Tx) error {
+		require.NoError(t, os.Rename(other, s.Path()))
+		st, err := s.Stat(tx)
+		require.NoError(t, err)
+		assert.True(t, os.SameFile(before, st), "the file read, not the one at the path")
+		return nil
+	}))
+}

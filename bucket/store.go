@@ -74,6 +74,8 @@ type Store struct {
 	opt  Options
 	mu   sync.RWMutex
 	held *held
+	// files are the files of the read handles open now (Stat).
+	files *sync.Map
 }
 
 // New returns the store of dir. It touches nothing on disk.
@@ -81,7 +83,8 @@ func New(dir string, opt Options) *Store {
 	if opt.LockTimeout <= 0 {
 		opt.LockTimeout = 2 * time.Second
 	}
-	s := &Store{dir: dir, path: filepath.Join(dir, FileName), opt: opt, held: &held{}}
+	files := new(sync.Map) // apart from s: the cleanup's held must not keep s alive
+	s := &Store{dir: dir, path: filepath.Join(dir, FileName), opt: opt, held: &held{files: files}, files: files}
 	// A Store dropped without Close still lets go of its file.
 	runtime.AddCleanup(s, func(h *held) { h.close() }, s.held)
 	return s
@@ -179,19 +182,51 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 // memidx's, of this version, on the handle kept between reads (or a fresh
 // one).
 func (s *Store) read(timeout time.Duration, fn func(tx *bolt.Tx) error) error {
-	db, err := s.held.acquire(s, timeout) // a missing file is ErrMissing
+	l, err := s.held.acquire(s, timeout) // a missing file is ErrMissing
 	if err == nil {
+		entered := false
 		err = guard(func() error {
-			return db.View(func(tx *bolt.Tx) error {
+			return l.db.View(func(tx *bolt.Tx) error {
+				entered = true
 				if err := s.check(tx); err != nil {
 					return err
 				}
 				return fn(tx)
 			})
 		})
-		s.held.release(db, err)
+		var d *damaged
+		s.held.release(s, l, err, !entered && errors.As(err, &d))
 	}
 	return s.judge(err)
+}
+
+// openLease opens the file read-only for one read, by deadline.
+func (s *Store) openLease(deadline time.Time) (lease, error) {
+	db, f, err := s.open(true, max(time.Until(deadline), 0))
+	if err != nil {
+		return lease{}, err
+	}
+	s.files.Store(db, f)
+	return lease{db: db, own: f}, nil
+}
+
+// closeDB closes a read handle and forgets its file.
+func (s *Store) closeDB(db *bolt.DB) {
+	s.forget(db)
+	_ = db.Close()
+}
+
+// forget forgets a read handle's file.
+func (s *Store) forget(db *bolt.DB) { s.files.Delete(db) }
+
+// Stat describes the file a read transaction reads: the open file, which
+// the path may no longer name (another process reset the index meanwhile),
+// so that what a caller remembers of a commit is of the file it read.
+func (s *Store) Stat(tx *bolt.Tx) (os.FileInfo, error) {
+	if f, ok := s.files.Load(tx.DB()); ok {
+		return f.(*os.File).Stat()
+	}
+	return os.Stat(s.path)
 }
 
 // Reset deletes the index file, a damaged one or one of another version,

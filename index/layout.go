@@ -42,7 +42,7 @@ func (ix *Index) loadRecords(ctx context.Context, mode lineage.Mode) (map[string
 func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, error) {
 	var got loaded
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
-		at, ok := commitOf(tx)
+		at, ok := ix.commitOf(tx)
 		if ok {
 			if c, hit := ix.decoded.get(mode, at); hit {
 				got = c
@@ -119,10 +119,15 @@ type commit struct {
 	file Identity
 }
 
-// commitOf is the commit tx reads; ok is false when the file cannot be
-// stat-ed (then nothing is cached).
-func commitOf(tx *bolt.Tx) (commit, bool) {
-	id, err := StatIdentity(tx.DB().Path())
+// commitOf is the commit tx reads, of the file it reads (which another
+// process may have replaced at the path meanwhile); ok is false when the
+// file cannot be stat-ed (then nothing is cached).
+func (ix *Index) commitOf(tx *bolt.Tx) (commit, bool) {
+	st, err := ix.store.Stat(tx)
+	if err != nil {
+		return commit{}, false
+	}
+	id, err := identityOf(st)
 	if err != nil {
 		return commit{}, false
 	}

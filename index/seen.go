@@ -63,7 +63,7 @@ func (r *Reader) commit() (commit, bool) {
 	}
 	if !r.atRead {
 		r.atRead = true
-		r.at, r.atOK = commitOf(r.tx)
+		r.at, r.atOK = r.ix.commitOf(r.tx)
 	}
 	return r.at, r.atOK
 }
