@@ -804,7 +804,7 @@ func (l *lister) listFlat(dir, bucket string) {
 		if !l.isSessionName(name) {
 			continue
 		}
-		p := filepath.Join(dir, name)
+		p := joinClean(dir, name) // a directory entry's name is one clean element
 		ref, ok := l.stat(d, at, p, name, e)
 		if !ok {
 			continue
@@ -852,10 +852,12 @@ func (l *lister) listNested(dir, canonDir, top, bucket string, depth int) {
 		return
 	}
 	defer d.close()
+	dir = filepath.Clean(dir)
 	var at *dirPlace
 	for _, e := range ents {
 		name := e.Name()
-		p := filepath.Join(dir, name)
+		// A directory entry's name is one clean element.
+		p := joinClean(dir, name)
 		if e.IsDir() { // a real directory: a symlink's entry is no dir
 			if !strings.HasPrefix(name, ".") {
 				l.listNested(p, filepath.Join(canonDir, name), top, bucket, depth+1)
