@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/memidx/memidx/engine"
 )
@@ -143,5 +147,35 @@ func TestSetArgGivesZero(t *testing.T) {
 	}
 	if got := wireNumber([]byte(`{"pageSize":null}`), "pageSize"); got != nil {
 		t.Errorf("null is absent: %v", *got)
+	}
+}
+
+// A short question runs with the batch collector setting; expand and walk
+// keep the runtime's (batchHeap). GOGC, when set, wins.
+func TestShortQuestionsCollectLess(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set: batchHeap leaves the collector alone")
+	}
+	w := newWorld(t)
+	base := debug.SetGCPercent(100)
+	limit := debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetGCPercent(base); debug.SetMemoryLimit(limit) })
+	for _, c := range []struct {
+		args []string
+		gc   int
+	}{
+		{[]string{"recall", "zqnothing"}, shortGCPercent},
+		{[]string{"sessions"}, shortGCPercent},
+		{[]string{"expand", w.session, "-n", "0"}, 100},
+		{[]string{"walk", w.session}, 100},
+	} {
+		r := runCLI(t, append([]string{"--agent-dir", w.agent, "--index-dir", w.index, "--cwd", w.proj}, c.args...), "", false)
+		assert.Equal(t, 0, r.code, "%v: %s", c.args, r.stderr)
+		assert.Equal(t, c.gc, debug.SetGCPercent(100), "%v", c.args)
+		if c.gc == shortGCPercent {
+			assert.Equal(t, int64(rebuildHeapFloor), debug.SetMemoryLimit(math.MaxInt64), "%v: the soft limit", c.args)
+		} else {
+			assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(math.MaxInt64), "%v", c.args)
+		}
 	}
 }
