@@ -26,19 +26,30 @@ func skipWithoutHold(t *testing.T) {
 	}
 }
 
+// keptReader returns a reader Store holding its handle on a file whose
+// writer is w (another process, as far as the lock and the file go): w
+// wrote k = v (and any more pairs of kv) before r read k once.
+func keptReader(t *testing.T, kv ...string) (r, w *Store) {
+	t.Helper()
+	skipWithoutHold(t)
+	dir := t.TempDir()
+	r = New(dir, Options{LockTimeout: time.Second})
+	w = New(dir, Options{LockTimeout: time.Second})
+	for i := 0; i+1 < len(kv); i += 2 {
+		put(t, w, kv[i], kv[i+1])
+	}
+	_, err := get(r, "k")
+	require.NoError(t, err)
+	require.NotNil(t, heldDB(r))
+	return r, w
+}
+
 // The kept handle serves read after read while the file is unchanged;
 // another handle's commits (another process's, as far as the lock and the
 // file go) are seen by the next read, whether they grew the file or not.
 func TestStore_HeldHandleSeesOtherWriters(t *testing.T) {
-	skipWithoutHold(t)
-	dir := t.TempDir()
-	r := New(dir, Options{LockTimeout: time.Second})
-	w := New(dir, Options{LockTimeout: time.Second})
-	put(t, w, "k", "v0000")
-	_, err := get(r, "k")
-	require.NoError(t, err)
+	r, w := keptReader(t, "k", "v0000")
 	first := heldDB(r)
-	require.NotNil(t, first)
 	for i := 0; i < 10; i++ {
 		_, err := get(r, "k")
 		require.NoError(t, err)
@@ -63,14 +74,8 @@ func TestStore_HeldHandleSeesOtherWriters(t *testing.T) {
 // within the same clock tick): the shared map shows them. The file's time
 // is put back after each commit to force that case.
 func TestStore_HeldHandleSeesCommitsWithinATick(t *testing.T) {
-	skipWithoutHold(t)
-	dir := t.TempDir()
-	r := New(dir, Options{LockTimeout: time.Second})
-	w := New(dir, Options{LockTimeout: time.Second})
-	put(t, w, "k", "v0000")
-	put(t, w, "pad", string(make([]byte, 1<<20))) // room: later commits don't grow the file
-	_, err := get(r, "k")
-	require.NoError(t, err)
+	// pad: room, so that later commits don't grow the file.
+	r, w := keptReader(t, "k", "v0000", "pad", string(make([]byte, 1<<20)))
 	first := heldDB(r)
 	st, err := os.Stat(r.Path())
 	require.NoError(t, err)
@@ -109,13 +114,7 @@ func TestStore_HeldHandleDoesNotBlockWriters(t *testing.T) {
 // A file removed and written anew, or replaced by another program's file,
 // is read as what the path names now, never through the old handle.
 func TestStore_HeldHandleFollowsAReplacedFile(t *testing.T) {
-	skipWithoutHold(t)
-	dir := t.TempDir()
-	r := New(dir, Options{LockTimeout: time.Second})
-	w := New(dir, Options{LockTimeout: time.Second})
-	put(t, w, "k", "old")
-	_, err := get(r, "k")
-	require.NoError(t, err)
+	r, w := keptReader(t, "k", "old")
 
 	require.NoError(t, w.Reset())
 	put(t, w, "k", "new")
