@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 
+	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coldvocab"
+	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/lineage"
 )
@@ -130,45 +133,88 @@ type ShardSummary struct {
 }
 
 // InspectSession refreshes one session (session:<id-or-path>) and
-// describes its record with its digest or shard summary.
+// describes its record with its digest or shard summary. It recovers as a
+// recall does: tier data rewritten by another process between the refresh
+// and the read is read again after a new refresh; damaged tier data is
+// dropped and rebuilt, a damaged index file reset (the coverage then says
+// index_reset); a busy or unreadable index leaves the summary out and says
+// why in the coverage.
 func (e *Engine) InspectSession(ctx context.Context, target, branches string) (*SessionReport, error) {
 	mode, err := lineage.ParseMode(branches)
 	if err != nil {
 		return nil, err
 	}
+	var reset bool
+	for try := 0; ; try++ {
+		out, rec, err := e.inspectSessionOnce(ctx, target, mode)
+		if reset && out != nil {
+			out.Coverage.Reasons = mergeReasons(out.Coverage.Reasons, index.IndexReset)
+			out.Coverage.Complete = false
+		}
+		if err == nil || try == 2 {
+			return out, err
+		}
+		switch {
+		case errors.Is(err, index.ErrNoData): // rewritten since the refresh
+		case errors.Is(err, index.ErrDamaged), errors.Is(err, hotbm25.ErrCorrupt), errors.Is(err, coldvocab.ErrCorrupt):
+			reset = e.ix.Forget(ctx, mode, []*index.Record{rec}) || reset
+		case e.ix.ResetIfDamaged(err):
+			reset = true
+		case out != nil && (errors.Is(err, bucket.ErrLocked) || errors.Is(err, bucket.ErrCorrupt) || errors.Is(err, bucket.ErrUnreadable)):
+			reason := index.IndexBusy
+			if !errors.Is(err, bucket.ErrLocked) {
+				reason = index.IndexUnreadable
+			}
+			out.Coverage.Reasons = mergeReasons(out.Coverage.Reasons, reason)
+			out.Coverage.Complete = false
+			return out, nil
+		default:
+			return out, err
+		}
+	}
+}
+
+// inspectSessionOnce is one try of InspectSession; on an error reading the
+// tier data, out is the report without it and rec the record read.
+func (e *Engine) inspectSessionOnce(ctx context.Context, target string, mode lineage.Mode) (out *SessionReport, rec *index.Record, err error) {
 	r, err := e.resolve("session:"+target, mode)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rep, err := e.refresh(ctx, r, false, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := &SessionReport{Coverage: rep.Coverage}
+	out = &SessionReport{Coverage: rep.Coverage}
 	if len(rep.States) == 0 {
-		return out, nil
+		return out, nil, nil
 	}
 	st := rep.States[0]
 	out.Path = st.Path
 	if st.Record == nil {
-		return out, nil
+		return out, nil, nil
 	}
-	rec := *st.Record // a copy: the wire form gets [] for no reasons
-	if rec.Reasons == nil {
-		rec.Reasons = []string{}
+	rec = st.Record
+	shown := *rec // a copy: the wire form gets [] for no reasons
+	if shown.Reasons == nil {
+		shown.Reasons = []string{}
 	}
-	out.Record = &rec
-	out.Size = st.Record.Identity.Size
+	out.Record = &shown
+	out.Size = rec.Identity.Size
 	err = e.ix.View(ctx, mode, func(rd *index.Reader) error {
-		if st.Record.Tier == index.Hot {
-			s, err := rd.Shard(st.Record)
+		if rec.Tier == index.Hot {
+			s, err := rd.Shard(rec)
 			if err != nil {
 				return err
 			}
-			out.Shard = &ShardSummary{Entries: s.Len(), Terms: s.Terms().Len(), DictBytes: st.Record.CacheBytes}
+			n := s.Terms().Len()
+			if err := s.Err(); err != nil {
+				return err
+			}
+			out.Shard = &ShardSummary{Entries: s.Len(), Terms: n, DictBytes: rec.CacheBytes}
 			return nil
 		}
-		blob, _, err := rd.Digest(st.Record)
+		blob, _, err := rd.Digest(rec)
 		if err != nil {
 			return err
 		}
@@ -179,5 +225,5 @@ func (e *Engine) InspectSession(ctx context.Context, target, branches string) (*
 		out.Digest = d
 		return nil
 	})
-	return out, err
+	return out, rec, err
 }

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/jsjson"
@@ -223,4 +226,61 @@ func TestTierDoesNotDependOnCallOrder(t *testing.T) {
 	require.Equal(t, "cold", after.Record.Tier)
 	require.Equal(t, after.Record.Tier, first.Record.Tier, "the first call already knows the newer session")
 	require.NotNil(t, first.Digest, "a cold session shows its digest")
+}
+
+// InspectSession recovers as a recall does: damaged tier data (here every
+// block-sum head of the hot shards and digests) is dropped and rebuilt,
+// and the coverage says index_reset.
+func TestInspectSessionRecoversFromDamagedTierData(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	cold := w.write("s-cold", msgLine("u1", "", ts, user("older walrus")))
+	hot := w.write("s-hot", msgLine("u1", "", ts, user("newer walrus")))
+	e := w.engine()
+	for _, p := range []string{cold, hot} {
+		r, err := e.InspectSession(ctx, p, "active")
+		require.NoError(t, err)
+		require.NotNil(t, r.Record)
+	}
+	require.NoError(t, e.Close()) // the index file is written below, as by another process
+
+	db, err := bolt.Open(filepath.Join(e.Config().IndexDir, "index.db"), 0o600, nil)
+	require.NoError(t, err)
+	flipped := 0
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		flip := func(b *bolt.Bucket, k []byte) error {
+			bad := slices.Clone(b.Get(k))
+			bad[4] ^= 0x40 // the first block's checksum
+			flipped++
+			return b.Put(k, bad)
+		}
+		hb := tx.Bucket([]byte("hot"))
+		require.NoError(t, hb.ForEachBucket(func(k []byte) error { return flip(hb.Bucket(k), []byte("d")) }))
+		cb := tx.Bucket([]byte("cold"))
+		var keys [][]byte
+		require.NoError(t, cb.ForEach(func(k, _ []byte) error { keys = append(keys, slices.Clone(k)); return nil }))
+		for _, k := range keys {
+			require.NoError(t, flip(cb, k))
+		}
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	require.Equal(t, 2, flipped)
+
+	for _, c := range []struct {
+		path string
+		hot  bool
+	}{{cold, false}, {hot, true}} {
+		r, err := e.InspectSession(ctx, c.path, "active")
+		require.NoError(t, err, c.path)
+		assert.Contains(t, r.Coverage.Reasons, "index_reset", c.path)
+		if c.hot {
+			assert.NotNil(t, r.Shard, "the shard is rebuilt and described")
+		} else {
+			assert.NotNil(t, r.Digest, "the digest is rebuilt and described")
+		}
+		again, err := e.InspectSession(ctx, c.path, "active")
+		require.NoError(t, err)
+		assert.NotContains(t, again.Coverage.Reasons, "index_reset", "repaired")
+	}
 }
