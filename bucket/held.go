@@ -27,19 +27,21 @@ import (
 //
 // Damage that bbolt meets while beginning a transaction (both meta pages)
 // panics with its locks taken: the handle can then neither be used nor
-// closed. So a reused handle is probed with a transaction of its own
-// before any read joins it, and a handle that panicked there is abandoned:
-// its file is closed, which drops the flock, and its map is left to the
-// process. A panic inside a read's own function leaves bbolt's locks
-// released (its transaction is rolled back), so that handle is closed.
+// closed, and a transaction still open on it would hang in its rollback.
+// So one read at a time uses the kept handle (a read that finds it in use
+// opens the file for itself, as every read did before), the handle is
+// probed with a transaction of its own before each use, and a handle whose
+// probe or whose read panicked while beginning is abandoned: its flock is
+// dropped and its file closed, and its map is left to the process. A
+// panic inside a read's own function leaves bbolt's locks released (its
+// transaction is rolled back), so that handle is closed.
 type held struct {
 	files  *sync.Map // the Store's open handles' files (Store.Stat)
 	mu     sync.Mutex
 	db     *bolt.DB
 	file   *os.File    // db's file, for the lock
 	info   os.FileInfo // file as mapped
-	users  int         // reads in flight on db
-	broken bool        // a read on db failed: close it when the last ends
+	busy   bool        // a read is using db
 	closed bool        // Store.Close: hold nothing from now on
 }
 
@@ -62,13 +64,9 @@ func (h *held) acquire(s *Store, timeout time.Duration) (lease, error) {
 	for {
 		h.mu.Lock()
 		switch {
-		case h.closed || !canHold:
+		case h.closed || !canHold || h.busy:
 			h.mu.Unlock()
 			return s.openLease(deadline)
-		case h.users > 0: // the lock is held already
-			h.users++
-			h.mu.Unlock()
-			return lease{db: h.db}, nil
 		case h.db == nil:
 			h.mu.Unlock()
 			return h.install(s, deadline)
@@ -76,7 +74,7 @@ func (h *held) acquire(s *Store, timeout time.Duration) (lease, error) {
 		err := tryLockShared(h.file)
 		if err == nil {
 			if h.current(s.path) && h.probe() {
-				h.users = 1
+				h.busy = true
 				h.mu.Unlock()
 				return lease{db: h.db}, nil
 			}
@@ -112,7 +110,7 @@ func (h *held) install(s *Store, deadline time.Time) (lease, error) {
 	if h.db != nil || h.closed {
 		return l, nil
 	}
-	h.db, h.file, h.info, h.users, h.broken = l.db, l.own, info, 1, false
+	h.db, h.file, h.info, h.busy = l.db, l.own, info, true
 	return lease{db: l.db}, nil
 }
 
@@ -142,13 +140,14 @@ func (h *held) probe() bool {
 }
 
 // release ends one read with its outcome; inBegin says the read panicked
-// before its function ran (bbolt's locks may be taken). The last read out
-// drops the shared lock, or the handle itself when a read failed or the
+// before its function ran (bbolt's locks may be taken). The kept handle's
+// shared lock is dropped, or the handle itself when the read failed or the
 // Store was closed.
 func (h *held) release(s *Store, l lease, err error, inBegin bool) {
 	if l.own != nil { // opened for this read alone
 		if inBegin {
 			s.forget(l.db)
+			_ = unlock(l.own)
 			_ = l.own.Close()
 		} else {
 			s.closeDB(l.db)
@@ -157,29 +156,29 @@ func (h *held) release(s *Store, l lease, err error, inBegin bool) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if inBegin {
+	if l.db != h.db { // not the kept handle any more: nothing of it is ours
+		return
+	}
+	h.busy = false
+	switch {
+	case inBegin:
 		h.abandon()
-		return
-	}
-	h.broken = h.broken || err != nil
-	if h.users--; h.users > 0 {
-		return
-	}
-	if h.broken || h.closed || unlock(h.file) != nil {
+	case err != nil || h.closed || unlock(h.file) != nil:
 		h.drop()
 	}
 }
 
-// abandon lets go of a handle bbolt may have left locked: its file is
-// closed and the handle forgotten, even with reads in flight (they fail on
-// their own).
+// abandon lets go of a handle bbolt may have left locked (no read is using
+// it): its flock is dropped (the map it leaves keeps the file open) and its
+// file closed.
 func (h *held) abandon() {
 	if h.db == nil {
 		return
 	}
 	h.files.Delete(h.db)
+	_ = unlock(h.file)
 	_ = h.file.Close()
-	h.db, h.file, h.info, h.users, h.broken = nil, nil, nil, 0, false
+	h.db, h.file, h.info, h.busy = nil, nil, nil, false
 }
 
 // drop closes the handle; it must not be in use.
@@ -188,7 +187,7 @@ func (h *held) drop() {
 		h.files.Delete(h.db)
 		_ = h.db.Close()
 	}
-	h.db, h.file, h.info, h.users, h.broken = nil, nil, nil, 0, false
+	h.db, h.file, h.info, h.busy = nil, nil, nil, false
 }
 
 // close stops holding: the handle is closed now, or by the last read in
@@ -197,7 +196,7 @@ func (h *held) close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.closed = true
-	if h.users == 0 {
+	if !h.busy {
 		h.drop()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -178,7 +179,7 @@ func TestStore_HeldHandleConcurrentReads(t *testing.T) {
 		t.Error(err)
 	}
 	r.held.mu.Lock()
-	assert.Zero(t, r.held.users)
+	assert.False(t, r.held.busy)
 	r.held.mu.Unlock()
 	w2 := New(dir, Options{LockTimeout: 50 * time.Millisecond})
 	put(t, w2, "k", "last")
@@ -310,4 +311,79 @@ func TestStore_StatIsTheOpenFile(t *testing.T) {
 		assert.True(t, os.SameFile(before, st), "the file read, not the one at the path")
 		return nil
 	}))
+}
+
+// Both meta pages damaged while a read is in flight on the kept handle: a
+// second read (which opens the file for itself) fails, the read in flight
+// ends, and once the bytes are back a writer gets the lock (no handle
+// left behind keeps it).
+func TestStore_DamageWhileAReadIsInFlight(t *testing.T) {
+	r, _ := keptReader(t, "k", "v")
+	orig, err := os.ReadFile(r.Path())
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		done <- r.View(ctx, func(*bolt.Tx) error {
+			f, err := os.OpenFile(r.Path(), os.O_RDWR, 0)
+			if err != nil {
+				return err
+			}
+			for _, off := range []int64{16, 4096 + 16} {
+				if _, err := f.WriteAt([]byte{0xde, 0xad, 0xbe, 0xef}, off); err != nil {
+					return err
+				}
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+			if _, err := get(r, "k"); err == nil {
+				return fmt.Errorf("a read of the damaged file answered")
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read in flight hangs")
+	}
+	require.NoError(t, os.WriteFile(r.Path(), orig, 0o600))
+	w := New(r.Dir(), Options{LockTimeout: 200 * time.Millisecond})
+	put(t, w, "k", "w")
+	v, err := get(r, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "w", v)
+}
+
+// A handle abandoned on damage (its probe panicked) lets go of its lock:
+// once the bytes are back, a writer gets the file.
+func TestStore_AbandonedHandleDropsItsLock(t *testing.T) {
+	r, _ := keptReader(t, "k", "v")
+	orig, err := os.ReadFile(r.Path())
+	require.NoError(t, err)
+	st, err := os.Stat(r.Path())
+	require.NoError(t, err)
+	damaged := slices.Clone(orig)
+	for _, off := range []int{16, 4096 + 16} {
+		copy(damaged[off:], []byte{0xde, 0xad, 0xbe, 0xef})
+	}
+	rewrite := func(b []byte) {
+		f, err := os.OpenFile(r.Path(), os.O_RDWR, 0)
+		require.NoError(t, err)
+		_, err = f.WriteAt(b, 0)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+		require.NoError(t, os.Chtimes(r.Path(), st.ModTime(), st.ModTime()))
+	}
+	rewrite(damaged)
+	_, err = get(r, "k")
+	require.Error(t, err)
+	require.Nil(t, heldDB(r), "the handle was let go")
+	rewrite(orig)
+	w := New(r.Dir(), Options{LockTimeout: 200 * time.Millisecond})
+	put(t, w, "k", "w")
+	v, err := get(r, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "w", v)
 }
