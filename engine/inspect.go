@@ -151,23 +151,27 @@ func (e *Engine) InspectSession(ctx context.Context, target, branches string) (*
 			out.Coverage.Reasons = mergeReasons(out.Coverage.Reasons, index.IndexReset)
 			out.Coverage.Complete = false
 		}
-		if err == nil || try == 2 {
-			return out, err
+		if err == nil {
+			return out, nil
 		}
-		switch {
-		case errors.Is(err, index.ErrNoData): // rewritten since the refresh
-		case errors.Is(err, index.ErrDamaged), errors.Is(err, hotbm25.ErrCorrupt), errors.Is(err, coldvocab.ErrCorrupt):
-			reset = e.ix.Forget(ctx, mode, []*index.Record{rec}) || reset
-		case e.ix.ResetIfDamaged(err):
-			reset = true
-		case out != nil && (errors.Is(err, bucket.ErrLocked) || errors.Is(err, bucket.ErrCorrupt) || errors.Is(err, bucket.ErrUnreadable)):
+		if out != nil && (errors.Is(err, bucket.ErrLocked) || errors.Is(err, bucket.ErrUnreadable)) {
 			reason := index.IndexBusy
-			if !errors.Is(err, bucket.ErrLocked) {
+			if errors.Is(err, bucket.ErrUnreadable) {
 				reason = index.IndexUnreadable
 			}
 			out.Coverage.Reasons = mergeReasons(out.Coverage.Reasons, reason)
 			out.Coverage.Complete = false
 			return out, nil
+		}
+		if try == 2 {
+			return out, err
+		}
+		switch {
+		case errors.Is(err, index.ErrNoData): // rewritten since the refresh
+		case rec != nil && (errors.Is(err, index.ErrDamaged) || errors.Is(err, hotbm25.ErrCorrupt) || errors.Is(err, coldvocab.ErrCorrupt)):
+			reset = e.ix.Forget(ctx, mode, []*index.Record{rec}) || reset
+		case e.ix.ResetIfDamaged(err):
+			reset = true
 		default:
 			return out, err
 		}
