@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"golang.org/x/term"
 
@@ -130,6 +131,7 @@ func runCommand(ctx context.Context, g globals, cmd string, args []string, stdin
 	switch cmd {
 	case "recall", "sessions", "call", "catalog", "inspect":
 		g.shortHeap = true
+		defer restoreHeap()
 	}
 	switch cmd {
 	case "inspect":
@@ -435,19 +437,45 @@ func openEngineWith(g globals, catalogFile string, live engine.LiveSession, set 
 // it lives for milliseconds, so collecting its garbage early is wasted work
 // (a recall ran one collection at 2k sessions and five at 10k: its whole
 // process took 14-15% longer than with GOGC=400), while a first call that
-// indexes a large archive must stay bounded as a rebuild does (the same
-// soft limit, raised with the builds' charge). GOGC and GOMEMLIMIT, when
-// set, win. expand and walk keep the runtime's defaults (their memory is
-// bounded per entry), and so does a long-lived host (serve): the limit is
-// the process's.
+// indexes an archive must stay bounded: a soft limit of shortHeapFloor,
+// raised with the builds' charge as a rebuild's is, holds it near what it
+// used before. GOGC and GOMEMLIMIT, when set, win. expand and walk keep the
+// runtime's defaults (their memory is bounded per entry), and so does a
+// long-lived host (serve): the settings are the process's, and
+// runCommand puts them back when the command ends (restoreHeap).
 func batchHeap(e *engine.Engine) {
+	var undo []func()
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(shortGCPercent)
+		prev := debug.SetGCPercent(shortGCPercent)
+		undo = append(undo, func() { debug.SetGCPercent(prev) })
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		e.Index().SteerHeap(0, rebuildHeapFloor)
+		undo = append(undo, e.Index().SteerHeap(0, shortHeapFloor))
 	}
+	heapUndo.Lock()
+	heapUndo.fns = append(heapUndo.fns, undo...)
+	heapUndo.Unlock()
 }
+
+// heapUndo puts back what batchHeap changed, newest first.
+var heapUndo struct {
+	sync.Mutex
+	fns []func()
+}
+
+// restoreHeap undoes batchHeap.
+func restoreHeap() {
+	heapUndo.Lock()
+	defer heapUndo.Unlock()
+	for i := len(heapUndo.fns) - 1; i >= 0; i-- {
+		heapUndo.fns[i]()
+	}
+	heapUndo.fns = nil
+}
+
+// shortHeapFloor is a short question's soft heap limit while its builds
+// are charged less (see batchHeap).
+const shortHeapFloor = 64 << 20
 
 // shortGCPercent is GOGC for a short question (batchHeap).
 const shortGCPercent = 400

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
 )
@@ -150,8 +151,9 @@ func TestSetArgGivesZero(t *testing.T) {
 	}
 }
 
-// A short question runs with the batch collector setting; expand and walk
-// keep the runtime's (batchHeap). GOGC, when set, wins.
+// A short question runs with the batch collector setting (batchHeap),
+// put back when the command ends; expand and walk keep the runtime's.
+// GOGC, when set, wins.
 func TestShortQuestionsCollectLess(t *testing.T) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOGC or GOMEMLIMIT is set: batchHeap leaves the collector alone")
@@ -160,22 +162,25 @@ func TestShortQuestionsCollectLess(t *testing.T) {
 	base := debug.SetGCPercent(100)
 	limit := debug.SetMemoryLimit(math.MaxInt64)
 	t.Cleanup(func() { debug.SetGCPercent(base); debug.SetMemoryLimit(limit) })
-	for _, c := range []struct {
-		args []string
-		gc   int
-	}{
-		{[]string{"recall", "zqnothing"}, shortGCPercent},
-		{[]string{"sessions"}, shortGCPercent},
-		{[]string{"expand", w.session, "-n", "0"}, 100},
-		{[]string{"walk", w.session}, 100},
+
+	e, err := openEngine(globals{agentDir: w.agent, indexDir: w.index, cwd: w.proj, shortHeap: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close() })
+	assert.Equal(t, shortGCPercent, debug.SetGCPercent(shortGCPercent))
+	assert.Equal(t, int64(shortHeapFloor), debug.SetMemoryLimit(shortHeapFloor))
+	restoreHeap()
+	assert.Equal(t, 100, debug.SetGCPercent(100), "put back")
+	assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(math.MaxInt64), "put back")
+
+	for _, args := range [][]string{
+		{"recall", "zqnothing"},
+		{"sessions"},
+		{"expand", w.session, "-n", "0"},
+		{"walk", w.session},
 	} {
-		r := runCLI(t, append([]string{"--agent-dir", w.agent, "--index-dir", w.index, "--cwd", w.proj}, c.args...), "", false)
-		assert.Equal(t, 0, r.code, "%v: %s", c.args, r.stderr)
-		assert.Equal(t, c.gc, debug.SetGCPercent(100), "%v", c.args)
-		if c.gc == shortGCPercent {
-			assert.Equal(t, int64(rebuildHeapFloor), debug.SetMemoryLimit(math.MaxInt64), "%v: the soft limit", c.args)
-		} else {
-			assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(math.MaxInt64), "%v", c.args)
-		}
+		r := runCLI(t, append([]string{"--agent-dir", w.agent, "--index-dir", w.index, "--cwd", w.proj}, args...), "", false)
+		assert.Equal(t, 0, r.code, "%v: %s", args, r.stderr)
+		assert.Equal(t, 100, debug.SetGCPercent(100), "%v leaves the collector as it found it", args)
+		assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(math.MaxInt64), "%v", args)
 	}
 }
