@@ -82,12 +82,17 @@ func TestCanonicalEscaped(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	for i := 0; i < 50_000; i++ {
-		var b strings.Builder
-		for n := r.IntN(12); n >= 0; n-- {
-			b.WriteString(canonicalPieces[r.IntN(len(canonicalPieces))])
-		}
-		checkCanonical(t, b.String())
+		checkCanonical(t, joinRandom(r, canonicalPieces, 12))
 	}
+}
+
+// joinRandom joins one to most random pieces.
+func joinRandom(r *rand.Rand, pieces []string, most int) string {
+	var b strings.Builder
+	for n := r.IntN(most); n >= 0; n-- {
+		b.WriteString(pieces[r.IntN(len(pieces))])
+	}
+	return b.String()
 }
 
 func FuzzCanonicalEscaped(f *testing.F) {

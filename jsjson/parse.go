@@ -389,19 +389,22 @@ func appendUnescaped(buf []byte, raw string) []byte {
 			buf = append(buf, raw[i:j]...)
 			i = j
 		default:
-			r, n := utf8.DecodeRuneInString(raw[i:])
-			if r == utf8.RuneError && n == 1 {
-				// The host decodes the file as UTF-8 with replacement
-				// before parsing: one U+FFFD per maximal invalid subpart.
-				n = invalidLen([]byte(raw[i:min(i+4, len(raw))]))
-				buf = append(buf, "\uFFFD"...)
-			} else {
-				buf = append(buf, raw[i:i+n]...)
-			}
-			i += n
+			buf, i = appendNonASCII(buf, raw, i)
 		}
 	}
 	return buf
+}
+
+// appendNonASCII appends the character at raw[i], a byte of 0x80 or more,
+// and returns the index after it. The host decodes the file as UTF-8 with
+// replacement before parsing: an invalid sequence is one U+FFFD per
+// maximal invalid subpart.
+func appendNonASCII(buf []byte, raw string, i int) ([]byte, int) {
+	r, n := utf8.DecodeRuneInString(raw[i:])
+	if r == utf8.RuneError && n == 1 {
+		return append(buf, "\uFFFD"...), i + invalidLen([]byte(raw[i:min(i+4, len(raw))]))
+	}
+	return append(buf, raw[i:i+n]...), i + n
 }
 
 // appendEscape appends the decoding of the escape at raw[i] (a validated

@@ -14,21 +14,15 @@ func appendUnescapedRef(buf []byte, raw string) []byte {
 		c := raw[i]
 		switch {
 		case c == '\\':
-			// The escapes themselves are decoded as appendUnescaped
-			// decodes them: what is compared is the scanning around them.
+			// The escapes (and non-ASCII characters) are decoded as
+			// appendUnescaped decodes them: what is compared is the
+			// scanning around them.
 			buf, i = appendEscape(buf, raw, i)
 		case c < utf8.RuneSelf:
 			buf = append(buf, c)
 			i++
 		default:
-			r, n := utf8.DecodeRuneInString(raw[i:])
-			if r == utf8.RuneError && n == 1 {
-				n = invalidLen([]byte(raw[i:min(i+4, len(raw))]))
-				buf = append(buf, "\uFFFD"...)
-			} else {
-				buf = append(buf, raw[i:i+n]...)
-			}
-			i += n
+			buf, i = appendNonASCII(buf, raw, i)
 		}
 	}
 	return buf
@@ -66,11 +60,7 @@ func TestAppendUnescaped(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(9, 10))
 	for i := 0; i < 50_000; i++ {
-		var b strings.Builder
-		for n := r.IntN(16); n >= 0; n-- {
-			b.WriteString(unescapePieces[r.IntN(len(unescapePieces))])
-		}
-		checkUnescape(t, b.String())
+		checkUnescape(t, joinRandom(r, unescapePieces, 16))
 	}
 }
 
