@@ -83,16 +83,10 @@ func deref(p *string) (string, bool) {
 
 // entryReader reads the entries of one snapshot for one call.
 type entryReader struct {
-	snap *snapshot
-	f    *os.File
-	// buf holds the file's bytes from off: records are read ahead in
-	// blocks, so that a walk reads the file sequentially.
-	buf []byte
-	off int64
+	snap  *snapshot
+	f     *os.File
+	spans *session.SpanReader // a walk reads the file sequentially
 }
-
-// readAhead is the block an entry reader reads at once.
-const readAhead = 256 << 10
 
 // open prepares to read the snapshot's entries. For a lazy snapshot the
 // file must still be the one that was read.
@@ -109,7 +103,7 @@ func (s *snapshot) open() (*entryReader, *ErrorObject) {
 		f.Close()
 		return nil, s.changedError()
 	}
-	r.f = f
+	r.f, r.spans = f, session.NewSpanReader(f)
 	return r, nil
 }
 
@@ -130,21 +124,13 @@ func (r *entryReader) entry(i int) (*normalize.Entry, *ErrorObject) {
 	if s.lazy == nil {
 		return &s.entries[i], nil
 	}
-	off, end := s.lazy.Span(i)
-	if off < r.off || end > r.off+int64(len(r.buf)) {
-		n := max(readAhead, int(end-off))
-		if cap(r.buf) < n {
-			r.buf = make([]byte, n)
-		}
-		m, _ := r.f.ReadAt(r.buf[:n], off)
-		r.buf, r.off = r.buf[:m], off
-		if end > off+int64(m) {
-			return nil, s.changedError()
-		}
+	b, ok := r.spans.Read(s.lazy.Span(i))
+	if !ok {
+		return nil, s.changedError()
 	}
 	// The entry may share memory with the bytes it is read from, and the
 	// buffer is read into again: it gets its own copy.
-	val := bytes.Clone(r.buf[off-r.off : end-r.off])
+	val := bytes.Clone(b)
 	e, err := s.lazy.Entry(i, val)
 	if err != nil {
 		return nil, s.changedError()

@@ -164,12 +164,12 @@ func feedSlim(src *Source, lz *normalize.Lazy, sink *entrySink) error {
 	if id, err := identityOf(st); err != nil || id != src.Identity {
 		return errChanged
 	}
-	r := spanReader{f: f}
+	r := session.NewSpanReader(f)
 	var ps jsjson.Parser
 	for k := 0; k < lz.Len(); k++ {
-		val, err := r.read(lz.Span(k))
-		if err != nil {
-			return err
+		val, ok := r.Read(lz.Span(k))
+		if !ok {
+			return errChanged
 		}
 		// The entry aliases the parser's memory and the read buffer,
 		// both reused for the next: the sink copies what it keeps.
@@ -224,32 +224,4 @@ func duplicateIDs(lz *normalize.Lazy) bool {
 		}
 	}
 	return false
-}
-
-// spanReader reads records' bytes from a file, a block ahead, so that a
-// selection in file order reads the file sequentially.
-type spanReader struct {
-	f   *os.File
-	buf []byte
-	off int64 // the file offset of buf[0]
-}
-
-// spanAhead is the block a spanReader reads at once.
-const spanAhead = 256 << 10
-
-// read returns the bytes [off, end) of the file, valid until the next
-// read; errChanged when the file no longer holds them.
-func (r *spanReader) read(off, end int64) ([]byte, error) {
-	if off < r.off || end > r.off+int64(len(r.buf)) {
-		n := max(spanAhead, int(end-off))
-		if cap(r.buf) < n {
-			r.buf = make([]byte, n)
-		}
-		m, _ := r.f.ReadAt(r.buf[:n], off)
-		r.buf, r.off = r.buf[:m], off
-		if end > off+int64(m) {
-			return nil, errChanged
-		}
-	}
-	return r.buf[off-r.off : end-r.off], nil
 }
