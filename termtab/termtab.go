@@ -24,18 +24,34 @@ func Build(terms []string, payloads [][]byte) ([]byte, error) {
 	if payloads != nil && len(payloads) != len(terms) {
 		return nil, fmt.Errorf("termtab: %d terms but %d payloads", len(terms), len(payloads))
 	}
-	size := 12 + 4*(len(terms)+1)
-	for i, t := range terms {
-		if i > 0 && terms[i-1] >= t {
-			return nil, fmt.Errorf("termtab: terms not strictly increasing at %d (%q, %q)", i, terms[i-1], t)
-		}
-		size += len(t)
-	}
+	size, flags := 12+4*(len(terms)+1), uint32(0)
 	if payloads != nil {
 		size += 4 * (len(terms) + 1)
 		for _, p := range payloads {
 			size += len(p)
 		}
+		flags |= flagPayloads
+	}
+	b, err := start(terms, size, flags)
+	if err != nil {
+		return nil, err
+	}
+	b = appendSection(b, terms)
+	if payloads != nil {
+		b = appendSection(b, payloads)
+	}
+	return b, nil
+}
+
+// start checks that terms are strictly increasing and the table, of size
+// bytes besides the terms', fits its 32-bit offsets, and returns a buffer
+// of the table's whole size with the header written.
+func start(terms []string, size int, flags uint32) ([]byte, error) {
+	for i, t := range terms {
+		if i > 0 && terms[i-1] >= t {
+			return nil, fmt.Errorf("termtab: terms not strictly increasing at %d (%q, %q)", i, terms[i-1], t)
+		}
+		size += len(t)
 	}
 	if uint64(size) > 1<<32-1 {
 		return nil, errors.New("termtab: table over 4 GiB")
@@ -43,16 +59,7 @@ func Build(terms []string, payloads [][]byte) ([]byte, error) {
 	b := make([]byte, 0, size)
 	b = append(b, magic...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(terms)))
-	flags := uint32(0)
-	if payloads != nil {
-		flags |= flagPayloads
-	}
-	b = binary.LittleEndian.AppendUint32(b, flags)
-	b = appendSection(b, terms)
-	if payloads != nil {
-		b = appendSection(b, payloads)
-	}
-	return b, nil
+	return binary.LittleEndian.AppendUint32(b, flags), nil
 }
 
 // BuildPacked is Build with the payloads back to back in pays, payload i
@@ -62,20 +69,10 @@ func BuildPacked(terms []string, pays []byte, ends []uint32) ([]byte, error) {
 	if len(ends) != len(terms) || len(terms) > 0 && int(ends[len(ends)-1]) != len(pays) {
 		return nil, fmt.Errorf("termtab: %d terms but %d payload ends for %d bytes", len(terms), len(ends), len(pays))
 	}
-	size := 12 + 8*(len(terms)+1) + len(pays)
-	for i, t := range terms {
-		if i > 0 && terms[i-1] >= t {
-			return nil, fmt.Errorf("termtab: terms not strictly increasing at %d (%q, %q)", i, terms[i-1], t)
-		}
-		size += len(t)
+	b, err := start(terms, 12+8*(len(terms)+1)+len(pays), flagPayloads)
+	if err != nil {
+		return nil, err
 	}
-	if uint64(size) > 1<<32-1 {
-		return nil, errors.New("termtab: table over 4 GiB")
-	}
-	b := make([]byte, 0, size)
-	b = append(b, magic...)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(terms)))
-	b = binary.LittleEndian.AppendUint32(b, flagPayloads)
 	b = appendSection(b, terms)
 	b = binary.LittleEndian.AppendUint32(b, 0)
 	for _, e := range ends {
