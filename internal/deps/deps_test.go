@@ -20,6 +20,7 @@ var layer = map[string]int{
 	"bucket":                 0,
 	"blocksum":               0,
 	"termtab":                1,
+	"frontcode":              0,
 	"session":                1,
 	"lineage":                2,
 	"regexiso":               2,

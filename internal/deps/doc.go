@@ -4,8 +4,8 @@
 // Layers, lowest first; a package may import only packages of a strictly
 // lower layer:
 //
-//	0 coverage  analyzer  jsjson  bucket  termtab   leaves (and internal/memtest, for tests)
-//	1 session                              find and read files
+//	0 coverage  analyzer  jsjson  bucket  blocksum  frontcode  leaves (and internal/memtest, for tests)
+//	1 session   termtab                    find and read files; sorted tables
 //	2 lineage   regexiso   lexicon         select branches, bounded regex, archive lexicon
 //	3 normalize                            records -> entries
 //	4 hotbm25   coldvocab  catalog         postings, digests, capability heads

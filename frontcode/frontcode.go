@@ -1,0 +1,194 @@
+package frontcode
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+)
+
+var magic = []byte("FC1\x00")
+
+// ErrCorrupt is returned by Decode for bytes that are not a valid list.
+var ErrCorrupt = errors.New("frontcode: corrupt list")
+
+// IsList reports whether b starts as a list does (its magic).
+func IsList(b []byte) bool { return bytes.HasPrefix(b, magic) }
+
+// maxShared is the longest shared prefix the head byte can say; a longer
+// one is cut to it, which costs only its rest's bytes.
+const maxShared = 15
+
+// appendStream appends the front-coded stream of terms to dst.
+func appendStream(dst []byte, terms []string) ([]byte, error) {
+	prev := ""
+	for i, t := range terms {
+		if i > 0 && t <= prev {
+			return nil, fmt.Errorf("frontcode: strings not strictly increasing at %d (%q, %q)", i, prev, t)
+		}
+		shared := 0
+		for shared < maxShared && shared < len(prev) && shared < len(t) && prev[shared] == t[shared] {
+			shared++
+		}
+		rest := len(t) - shared
+		if rest < 15 {
+			dst = append(dst, byte(shared<<4|rest))
+		} else {
+			dst = append(dst, byte(shared<<4|15))
+			dst = binary.AppendUvarint(dst, uint64(rest-15))
+		}
+		dst = append(dst, t[shared:]...)
+		prev = t
+	}
+	return dst, nil
+}
+
+// Deflate writers are large (about 1 MB of state): they are reused.
+var writers = sync.Pool{New: func() any {
+	w, err := flate.NewWriter(nil, flate.BestSpeed)
+	if err != nil {
+		panic(err) // BestSpeed is a valid level
+	}
+	return w
+}}
+
+var streams = sync.Pool{New: func() any { return new([]byte) }}
+
+// Encode returns the list of terms, which must be in strictly increasing
+// byte order.
+func Encode(terms []string) ([]byte, error) {
+	sp := streams.Get().(*[]byte)
+	defer streams.Put(sp)
+	stream, err := appendStream((*sp)[:0], terms)
+	if err != nil {
+		return nil, err
+	}
+	*sp = stream
+	out := bytes.NewBuffer(make([]byte, 0, len(stream)/3+32))
+	out.Write(magic)
+	var tmp [2 * binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(tmp[:], uint64(len(terms)))
+	n += binary.PutUvarint(tmp[n:], uint64(len(stream)))
+	out.Write(tmp[:n])
+	w := writers.Get().(*flate.Writer)
+	defer writers.Put(w)
+	w.Reset(out)
+	if _, err := w.Write(stream); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// List is a decoded list: its strings back to back in one buffer.
+type List struct {
+	buf  []byte
+	ends []uint32 // ends[i] is where string i ends in buf
+}
+
+// Len returns the number of strings.
+func (l *List) Len() int { return len(l.ends) }
+
+// Term returns string i (0 <= i < Len). The slice aliases the list.
+func (l *List) Term(i int) []byte {
+	lo := uint32(0)
+	if i > 0 {
+		lo = l.ends[i-1]
+	}
+	return l.buf[lo:l.ends[i]]
+}
+
+// Find returns the index of term and whether it is present; when absent
+// the index is where it would be inserted.
+func (l *List) Find(term string) (int, bool) {
+	i := sort.Search(len(l.ends), func(i int) bool { return string(l.Term(i)) >= term })
+	return i, i < len(l.ends) && string(l.Term(i)) == term
+}
+
+// Has reports whether term is in the list.
+func (l *List) Has(term string) bool {
+	_, ok := l.Find(term)
+	return ok
+}
+
+var readers = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
+
+// Decode decodes a list whose front-coded stream is at most maxRaw bytes
+// (a bound the container knows, so that damage cannot make it allocate
+// more).
+func Decode(b []byte, maxRaw int) (*List, error) {
+	if !IsList(b) {
+		return nil, ErrCorrupt
+	}
+	b = b[len(magic):]
+	n, k1 := binary.Uvarint(b)
+	if k1 <= 0 {
+		return nil, ErrCorrupt
+	}
+	raw, k2 := binary.Uvarint(b[k1:])
+	// Every string takes at least its head byte.
+	if k2 <= 0 || raw > uint64(maxRaw) || n > raw {
+		return nil, ErrCorrupt
+	}
+	r := readers.Get().(io.ReadCloser)
+	defer readers.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(b[k1+k2:]), nil); err != nil {
+		return nil, ErrCorrupt
+	}
+	stream := make([]byte, raw)
+	if _, err := io.ReadFull(r, stream); err != nil {
+		return nil, fmt.Errorf("%w: stream is not %d bytes: %v", ErrCorrupt, raw, err)
+	}
+	// The deflate stream must end there, and end whole (a cut one ends
+	// in io.ErrUnexpectedEOF).
+	if k, err := r.Read(make([]byte, 1)); k != 0 || err != io.EOF {
+		return nil, fmt.Errorf("%w: stream is not %d bytes", ErrCorrupt, raw)
+	}
+	return parse(stream, int(n))
+}
+
+// parse rebuilds n strings from their front-coded stream.
+func parse(s []byte, n int) (*List, error) {
+	l := &List{buf: make([]byte, 0, len(s)+len(s)/2), ends: make([]uint32, 0, n)}
+	prev := 0 // start of the previous string in buf
+	for len(l.ends) < n {
+		if len(s) == 0 {
+			return nil, ErrCorrupt
+		}
+		shared, rest := int(s[0]>>4), int(s[0]&15)
+		s = s[1:]
+		if rest == 15 {
+			x, k := binary.Uvarint(s)
+			if k <= 0 || x > uint64(len(s)) {
+				return nil, ErrCorrupt
+			}
+			rest += int(x)
+			s = s[k:]
+		}
+		start := len(l.buf)
+		if shared > start-prev || rest > len(s) || len(l.ends) == 0 && shared > 0 {
+			return nil, ErrCorrupt
+		}
+		l.buf = append(l.buf, l.buf[prev:prev+shared]...)
+		l.buf = append(l.buf, s[:rest]...)
+		s = s[rest:]
+		if len(l.ends) > 0 && bytes.Compare(l.buf[prev:start], l.buf[start:]) >= 0 {
+			return nil, ErrCorrupt
+		}
+		if uint64(len(l.buf)) > 1<<32-1 {
+			return nil, ErrCorrupt
+		}
+		l.ends = append(l.ends, uint32(len(l.buf)))
+		prev = start
+	}
+	if len(s) != 0 {
+		return nil, ErrCorrupt
+	}
+	return l, nil
+}

@@ -1,0 +1,170 @@
+package frontcode
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func roundTrip(t testing.TB, terms []string) *List {
+	t.Helper()
+	b, err := Encode(terms)
+	require.NoError(t, err)
+	l, err := Decode(b, 1<<30)
+	require.NoError(t, err)
+	require.Equal(t, len(terms), l.Len())
+	for i, term := range terms {
+		require.Equal(t, term, string(l.Term(i)), "term %d", i)
+	}
+	return l
+}
+
+func TestRoundTrip(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	for _, tc := range []struct {
+		name  string
+		terms []string
+	}{
+		{"empty", nil},
+		{"one", []string{"a"}},
+		{"the empty string first", []string{"", "a", "ab"}},
+		{"shared prefix past 15", []string{long, long + "a", long + "b", long + "bc"}},
+		{"suffix of exactly 14, 15 and 16", []string{strings.Repeat("a", 14), strings.Repeat("b", 15), strings.Repeat("c", 16)}},
+		{"prefix of the next", []string{"go", "goroutine", "goroutines"}},
+		{"non-ASCII", []string{"café", "cafés", "日本", "日本語"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := roundTrip(t, tc.terms)
+			for i, term := range tc.terms {
+				j, ok := l.Find(term)
+				require.True(t, ok)
+				require.Equal(t, i, j)
+			}
+			require.False(t, l.Has("zz-not-there"))
+		})
+	}
+}
+
+func TestRandomLists(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 200; round++ {
+		terms := randomTerms(r, r.IntN(400))
+		l := roundTrip(t, terms)
+		// Absent strings are placed where they would be inserted.
+		for k := 0; k < 20; k++ {
+			q := randomTerm(r)
+			i, ok := l.Find(q)
+			want, wantOK := slices.BinarySearch(terms, q)
+			require.Equal(t, wantOK, ok, q)
+			require.Equal(t, want, i, q)
+		}
+	}
+}
+
+func randomTerm(r *rand.Rand) string {
+	const alpha = "abcé_0"
+	n := r.IntN(40)
+	var b strings.Builder
+	for range n {
+		b.WriteString(string([]rune(alpha)[r.IntN(6)]))
+	}
+	return b.String()
+}
+
+func randomTerms(r *rand.Rand, n int) []string {
+	terms := make([]string, n)
+	for i := range terms {
+		terms[i] = randomTerm(r)
+	}
+	slices.Sort(terms)
+	return slices.Compact(terms)
+}
+
+func TestEncodeRejectsUnsorted(t *testing.T) {
+	for _, terms := range [][]string{{"b", "a"}, {"a", "a"}} {
+		_, err := Encode(terms)
+		require.Error(t, err, "%q", terms)
+	}
+}
+
+func TestDecodeRejectsDamage(t *testing.T) {
+	good, err := Encode([]string{"alpha", "alphabet", "beta", "gamma"})
+	require.NoError(t, err)
+	stream, err := appendStream(nil, []string{"alpha", "alphabet"})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		b    []byte
+	}{
+		{"no magic", []byte("FC2\x00\x01\x01")},
+		{"truncated header", good[:5]},
+		{"truncated deflate", good[:len(good)-3]},
+		{"raw over the bound", append(append([]byte{}, magic...), 1, 0xff, 0xff, 0x7f)},
+		{"count over raw", append(append([]byte{}, magic...), 9, 2)},
+		{"count off by one", rewrite(t, good, func(n, raw int, s []byte) (int, int, []byte) { return n + 1, raw, s })},
+		{"stream longer than raw", rewrite(t, good, func(n, raw int, s []byte) (int, int, []byte) { return n, raw - 1, s })},
+		{"stream shorter than raw", rewrite(t, good, func(n, raw int, s []byte) (int, int, []byte) { return n, raw + 1, s })},
+		{"unsorted", frame(t, 2, swapFirstTwo(stream))},
+		{"shared past the last string", frame(t, 2, []byte{0x01, 'a', 0x51, 'b'})},
+		{"first string shares", frame(t, 1, []byte{0x11, 'a'})},
+		{"suffix past the end", frame(t, 1, []byte{0x05, 'a'})},
+		{"trailing bytes", frame(t, 1, []byte{0x01, 'a', 0x01})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode(tc.b, 1<<20)
+			require.ErrorIs(t, err, ErrCorrupt)
+		})
+	}
+}
+
+// frame deflates stream as a list of n strings.
+func frame(t *testing.T, n int, stream []byte) []byte {
+	t.Helper()
+	return rewrite(t, mustEncode(t, nil), func(int, int, []byte) (int, int, []byte) { return n, len(stream), stream })
+}
+
+func mustEncode(t *testing.T, terms []string) []byte {
+	b, err := Encode(terms)
+	require.NoError(t, err)
+	return b
+}
+
+// rewrite decodes good's header and stream, lets f change them and
+// encodes them again, unchecked.
+func rewrite(t *testing.T, good []byte, f func(n, raw int, s []byte) (int, int, []byte)) []byte {
+	t.Helper()
+	l, err := Decode(good, 1<<20)
+	require.NoError(t, err)
+	terms := make([]string, l.Len())
+	for i := range terms {
+		terms[i] = string(l.Term(i))
+	}
+	s, err := appendStream(nil, terms)
+	require.NoError(t, err)
+	n, raw, s := f(len(terms), len(s), s)
+	head := append(append([]byte{}, magic...), binary.AppendUvarint(binary.AppendUvarint(nil, uint64(n)), uint64(raw))...)
+	out := bytes.NewBuffer(head)
+	w, err := flate.NewWriter(out, flate.BestSpeed)
+	require.NoError(t, err)
+	_, err = w.Write(s)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return out.Bytes()
+}
+
+func swapFirstTwo(stream []byte) []byte {
+	// "alpha" then "alphabet" as written: swap them as whole strings.
+	a, err := appendStream(nil, []string{"alphabet"})
+	if err != nil {
+		panic(err)
+	}
+	b := []byte{0x05}
+	b = append(b, "alpha"...)
+	return append(a, b...)
+}
