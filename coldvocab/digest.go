@@ -14,6 +14,7 @@ import (
 	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/frontcode"
 	"github.com/memidx/memidx/normalize"
 	"github.com/memidx/memidx/termtab"
 )
@@ -116,6 +117,9 @@ type Builder struct {
 	maxAddr int
 	intern  map[string]string
 	n       int
+	// packed is the encoding of the first packedN sorted terms.
+	packed  []byte
+	packedN int
 }
 
 // addrEntry is what the address table needs of an entry.
@@ -261,7 +265,11 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 		if na > len(b.addrs) {
 			return false // more addresses than the cap can hold
 		}
-		blob, c, err := d.encode(b.addrs[:na], vocab[:nv], reasons, na < b.n, nv < len(vocab))
+		packed, err := b.pack(vocab, nv)
+		if err != nil {
+			return false
+		}
+		blob, c, err := d.encode(b.addrs[:na], vocab[:nv], packed, reasons, na < b.n, nv < len(vocab))
 		if err != nil || len(blob) > b.lim.MaxCacheBytes {
 			return false
 		}
@@ -285,6 +293,19 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 	return fit.blob, fit.d, nil
 }
 
+// pack returns the encoding of vocab[:nv]; the cap's search over address
+// prefixes asks for the same nv again and again, so the last is kept.
+func (b *Builder) pack(vocab []string, nv int) ([]byte, error) {
+	if b.packed == nil || b.packedN != nv {
+		p, err := frontcode.Encode(vocab[:nv])
+		if err != nil {
+			return nil, err
+		}
+		b.packed, b.packedN = p, nv
+	}
+	return b.packed, nil
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -294,19 +315,16 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// encode writes the digest with the given address and vocabulary prefixes,
-// iterating cacheBytes to a fixpoint as the reference does.
-func (d *Digest) encode(entries []addrEntry, vocab []string, reasons coverage.Set, addrCut, vocabCut bool) ([]byte, *Digest, error) {
-	v, err := termtab.Build(vocab, nil)
-	if err != nil {
-		return nil, nil, err
-	}
+// encode writes the digest with the given address and vocabulary prefixes
+// (packed is the vocabulary's encoding), iterating cacheBytes to a
+// fixpoint as the reference does.
+func (d *Digest) encode(entries []addrEntry, vocab []string, packed []byte, reasons coverage.Set, addrCut, vocabCut bool) ([]byte, *Digest, error) {
 	a, err := buildAddresses(entries)
 	if err != nil {
 		return nil, nil, err
 	}
 	c := *d
-	c.Vocabulary, c.Addresses = v, a
+	c.Vocabulary, c.Addresses = packed, a
 	c.IndexCoverage.AddressCount = len(entries)
 	c.IndexCoverage.VocabularyBytes = vocabJSONBytes(vocab)
 	c.IndexCoverage.VocabularyLastTerm = nil

@@ -2,18 +2,22 @@
 // session that is not among the most recently modified.
 //
 // A digest is one msgpack map with the fields of the spec's Cache V6 cold
-// record. Its first two values are binary [termtab] tables:
+// record. Its first two values are binary:
 //
 //   - vocabulary: the sorted unique canonical terms of the full,
 //     untruncated normalized text (tool-call arguments whole, past their
-//     display cut), with no postings. A term lookup reads
-//     the map header, the first key and the table header in place and
-//     binary-searches; the rest of the digest is never decoded for it.
-//   - addresses: structural postings: for every role, tool, ref, provider,
-//     action and outcome value (the same keys as the hot dictionary) the
-//     entry numbers that carry it, each entry's timestamp, and its entry id
-//     and operation address, so that a structural filter is exact for the
-//     session while no lexical term is tied to an entry.
+//     display cut), with no postings, as a [frontcode] list (front-coded
+//     and deflated: a quarter of a table's size, the index's largest
+//     part). The archive lexicon answers for cold terms on the query
+//     path, so the list is decoded only when read: by a regex query, by
+//     the lexicon's build, and when the lexicon cannot answer. A digest
+//     written before holds a [termtab] table, still read in place.
+//   - addresses: a [termtab] table of structural postings: for every
+//     role, tool, ref, provider, action and outcome value (the same keys
+//     as the hot dictionary) the entry numbers that carry it, each
+//     entry's timestamp, and its entry id and operation address, so that
+//     a structural filter is exact for the session while no lexical term
+//     is tied to an entry.
 //
 // The blob is stored sealed ([blocksum]): a lookup verifies the blocks it
 // reads, [View.Err] reports damage, and [Decode] verifies the whole blob.

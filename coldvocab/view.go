@@ -16,7 +16,7 @@ import (
 // rest; every byte it reads is verified against the blob's block checksums
 // first. It is valid as long as the blob.
 type View struct {
-	Vocabulary termtab.Table
+	Vocabulary *Vocabulary
 	Addresses  termtab.Table
 }
 
@@ -31,20 +31,22 @@ func Open(blob []byte) (View, error) {
 	if n := h.mapLen(); !h.ok || n < 2 {
 		return View{}, ErrCorrupt
 	}
-	var tables [2]termtab.Table
+	var vals [2]blocksum.Bytes
 	for i, want := range []string{"vocabulary", "addresses"} {
 		if key := h.str(); !h.ok || string(key) != want {
 			return View{}, fmt.Errorf("%w: field %d is not %s", ErrCorrupt, i, want)
 		}
-		t := h.bin()
-		if !h.ok {
+		if vals[i] = h.bin(); !h.ok {
 			return View{}, ErrCorrupt
 		}
-		if tables[i], err = termtab.Open(t); err != nil {
-			return View{}, fmt.Errorf("%w: %s: %v", ErrCorrupt, want, err)
-		}
 	}
-	v := View{Vocabulary: tables[0], Addresses: tables[1]}
+	var v View
+	if v.Vocabulary, err = openVocabulary(vals[0]); err != nil {
+		return View{}, fmt.Errorf("%w: vocabulary: %v", ErrCorrupt, err)
+	}
+	if v.Addresses, err = termtab.Open(vals[1]); err != nil {
+		return View{}, fmt.Errorf("%w: addresses: %v", ErrCorrupt, err)
+	}
 	if err := v.Err(); err != nil {
 		return View{}, err
 	}
@@ -54,8 +56,13 @@ func Open(blob []byte) (View, error) {
 // Err reports damage that any read of the digest met: what was read after
 // it may be wrong, and the digest should be rebuilt.
 func (v View) Err() error {
-	// Both tables and the timestamps are views of the one sealed blob.
-	if err := v.Vocabulary.Err(); err != nil {
+	// Both tables and the timestamps are views of the one sealed blob:
+	// the addresses' guard is the blob's.
+	err := v.Addresses.Err()
+	if err == nil && v.Vocabulary != nil {
+		err = v.Vocabulary.Err() // a list that does not decode
+	}
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return nil

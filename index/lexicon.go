@@ -162,13 +162,14 @@ func digestSource(doc uint32, blob []byte) (lexicon.Source, error) {
 	}
 	lo, hi := v.Addresses.Prefix("\x00")
 	nAddr := hi - lo
+	nVocab := v.Vocabulary.Len() // decodes it: v.Err then covers that too
 	key := func(i int) []byte {
 		if i < nAddr {
 			return v.Addresses.Term(lo + i)
 		}
 		return v.Vocabulary.Term(i - nAddr)
 	}
-	return lexicon.Source{Doc: doc, Len: nAddr + v.Vocabulary.Len(), Key: key}, v.Err()
+	return lexicon.Source{Doc: doc, Len: nAddr + nVocab, Key: key}, v.Err()
 }
 
 // maxLexiconShardDict bounds the dictionary of a hot shard the lexicon
