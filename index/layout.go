@@ -218,6 +218,9 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 		if err != nil {
 			return err
 		}
+		if err := noteDead(tx, key, recs.Get(key), b.rec.Doc); err != nil {
+			return err
+		}
 		if err := recs.Put(key, enc); err != nil {
 			return err
 		}
@@ -227,6 +230,9 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 
 func deleteSession(tx *bolt.Tx, key []byte) error {
 	if b := tx.Bucket(recordsBucket); b != nil {
+		if err := noteDead(tx, key, b.Get(key), 0); err != nil {
+			return err
+		}
 		if err := b.Delete(key); err != nil {
 			return err
 		}

@@ -64,13 +64,17 @@ func segmentKey(mode lineage.Mode, seq uint64) []byte {
 // would be copied again by every write (as hot shards are kept apart too).
 var segmentValue = []byte("v")
 
-func putSegment(lb *bolt.Bucket, mode lineage.Mode, seq uint64, sealed []byte) error {
-	b, err := lb.CreateBucket(segmentKey(mode, seq))
+func putSegment(lb *bolt.Bucket, mode lineage.Mode, seq uint64, sealed []byte, census lexicon.Census) error {
+	key := segmentKey(mode, seq)
+	b, err := lb.CreateBucket(key)
 	if err != nil {
 		return err
 	}
 	b.FillPercent = 1
-	return b.Put(segmentValue, sealed)
+	if err := b.Put(segmentValue, sealed); err != nil {
+		return err
+	}
+	return putCensus(lb, key, census)
 }
 
 // deleteSegment removes the segment under key, whatever is stored there
@@ -144,7 +148,7 @@ func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	if err != nil {
 		return err
 	}
-	if err := putSegment(lb, mode, seq, sealed); err != nil {
+	if err := putSegment(lb, mode, seq, sealed, lexicon.CensusOf(srcs)); err != nil {
 		return err
 	}
 	return putSegmentList(lb, mode, append(keys, segmentKey(mode, seq)))
@@ -252,13 +256,14 @@ func segmentBuckets(lb *bolt.Bucket, mode lineage.Mode) [][]byte {
 	return keys
 }
 
-// mergeLexicon merges mode's segments: each size class that has
-// mergeFanIn segments under maxMergeInput bytes, cascading; and with force
-// (a write that removed sessions) every segment is rewritten, alone, so
-// that the removed sessions' docs, and the words only they held, leave the
-// file. Only the docs of the cold records stored now are kept. A merge
-// bumps the epoch, so that a reader whose records predate it does not
-// trust the lexicon.
+// mergeLexicon merges mode's segments: first, each segment that is half
+// dead is rewritten alone (lexdead.go); then each size class that has
+// mergeFanIn segments under maxMergeInput bytes is merged, cascading. With
+// force (a write that removed sessions) every segment is rewritten, alone,
+// so that the removed sessions' docs, and the words only they held, leave
+// the file. Only the docs of the records stored now are kept, and a
+// segment left with none is dropped. A merge bumps the epoch, so that a
+// reader whose records predate it does not trust the lexicon.
 func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
 	lb := tx.Bucket(lexiconBucket)
 	if lb == nil {
@@ -271,44 +276,73 @@ func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
 	if err != nil {
 		return err
 	}
-	var live map[uint32]struct{}
-	merged := false
-	merge := func(pick [][]byte) ([]byte, error) {
-		if live == nil {
-			live = liveDocs(tx, mode)
+	m := &merger{tx: tx, lb: lb, mode: mode, keys: keys}
+	// Rewritten alone: every segment when forced, else the half-dead ones.
+	alone := keys
+	if !force {
+		alone = nil
+		if sweepDead {
+			alone, err = halfDead(lb, mode, keys, m.liveDocs)
 		}
-		merged = true
-		return mergeSegments(lb, mode, pick, live)
 	}
-	if force {
-		for i, k := range keys {
-			if keys[i], err = merge([][]byte{k}); err != nil {
-				break
-			}
+	for _, k := range slices.Clone(alone) {
+		if err != nil {
+			break
 		}
+		err = m.merge([][]byte{k})
 	}
 	for err == nil {
-		pick := pickMerge(lb, keys)
+		pick := pickMerge(lb, m.keys)
 		if pick == nil {
 			break
 		}
-		var k []byte
-		if k, err = merge(pick); err == nil {
-			keys = append(slices.DeleteFunc(keys, func(x []byte) bool {
-				return slices.ContainsFunc(pick, func(p []byte) bool { return bytes.Equal(p, x) })
-			}), k)
-		}
+		err = m.merge(pick)
 	}
 	if errors.Is(err, ErrLexiconDamaged) {
 		return resetLexicon(tx, mode)
 	}
-	if err != nil || !merged {
+	if err != nil || !m.merged {
 		return err
 	}
-	if err := putSegmentList(lb, mode, keys); err != nil {
+	if err := putSegmentList(lb, mode, m.keys); err != nil {
 		return err
 	}
 	return bumpEpoch(lb, mode)
+}
+
+// merger merges segments of one mode in one write, keeping their list.
+type merger struct {
+	tx     *bolt.Tx
+	lb     *bolt.Bucket
+	mode   lineage.Mode
+	keys   [][]byte // the segments listed now
+	live   map[uint32]struct{}
+	merged bool
+}
+
+// liveDocs are the docs that records name, read once.
+func (m *merger) liveDocs() map[uint32]struct{} {
+	if m.live == nil {
+		m.live = liveDocs(m.tx, m.mode)
+	}
+	return m.live
+}
+
+// merge replaces the segments pick by their merge in the list (by
+// nothing when none of their docs is live).
+func (m *merger) merge(pick [][]byte) error {
+	k, err := mergeSegments(m.lb, m.mode, pick, m.liveDocs())
+	if err != nil {
+		return err
+	}
+	m.merged = true
+	m.keys = slices.DeleteFunc(m.keys, func(x []byte) bool {
+		return slices.ContainsFunc(pick, func(p []byte) bool { return bytes.Equal(p, x) })
+	})
+	if k != nil {
+		m.keys = append(m.keys, k)
+	}
+	return nil
 }
 
 // pickMerge chooses the segments to merge next, or nil.
@@ -329,29 +363,41 @@ func pickMerge(lb *bolt.Bucket, keys [][]byte) [][]byte {
 }
 
 // mergeSegments replaces the segments at keys by their merge and returns
-// its key (the caller lists it).
+// its key (the caller lists it), or nil when nothing in them was live.
 func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[uint32]struct{}) ([]byte, error) {
 	segs := make([]lexicon.Segment, len(keys))
+	censuses := make([]lexicon.Census, len(keys))
 	for i, k := range keys {
 		var err error
 		if segs[i], err = lexicon.Open(segmentAt(lb, k)); err != nil {
 			return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 		}
+		if censuses[i], _, err = censusOf(lb, k); err != nil {
+			return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
+		}
 	}
-	merged, err := lexicon.Merge(segs, func(d uint32) bool { _, ok := live[d]; return ok })
+	isLive := func(d uint32) bool { _, ok := live[d]; return ok }
+	merged, err := lexicon.Merge(segs, isLive)
 	if err != nil {
 		return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
+	}
+	census := lexicon.Merged(censuses, isLive)
+	if err := forgetNotes(lb, mode, censuses, census); err != nil {
+		return nil, err
 	}
 	for _, k := range keys {
 		if err := deleteSegment(lb, k); err != nil {
 			return nil, err
 		}
 	}
+	if seg, err := lexicon.Open(merged); err == nil && seg.Len() == 0 {
+		return nil, nil // every doc was dead: no segment
+	}
 	seq, err := lb.NextSequence()
 	if err != nil {
 		return nil, err
 	}
-	return segmentKey(mode, seq), putSegment(lb, mode, seq, merged)
+	return segmentKey(mode, seq), putSegment(lb, mode, seq, merged, census)
 }
 
 // ErrLexiconDamaged is returned for a lexicon segment whose checksums or
@@ -390,6 +436,12 @@ func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 	}
 	if lb == nil {
 		return nil
+	}
+	// After the records: deleting them noted their docs.
+	if lb.Bucket(deadBucket(mode)) != nil {
+		if err := lb.DeleteBucket(deadBucket(mode)); err != nil {
+			return err
+		}
 	}
 	// A new id too: a writer that reset the lexicon in its own write must
 	// not take the epoch after it as its records' (see adoptEpoch).

@@ -1,0 +1,131 @@
+package index
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/lexicon"
+	"github.com/memidx/memidx/lineage"
+)
+
+// lexiconPostings counts mode's lexicon postings, and those of docs no
+// record names.
+func lexiconPostings(t *testing.T, ix *Index, mode lineage.Mode) (total, dead uint64, segs int) {
+	t.Helper()
+	return countPostings(t, ix, mode, true)
+}
+
+// countPostings is lexiconPostings; stored says every segment must keep
+// its census, and that census must be the segment's.
+func countPostings(t *testing.T, ix *Index, mode lineage.Mode, stored bool) (total, dead uint64, segs int) {
+	t.Helper()
+	require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
+		live := liveDocs(tx, mode)
+		lb := tx.Bucket(lexiconBucket)
+		keys, err := segmentList(lb, mode)
+		require.NoError(t, err)
+		segs = len(keys)
+		for _, k := range keys {
+			seg, err := lexicon.Open(segmentAt(lb, k))
+			require.NoError(t, err)
+			c, err := seg.Census()
+			require.NoError(t, err)
+			if stored {
+				kept, counted, err := censusOf(lb, k)
+				require.NoError(t, err)
+				require.False(t, counted, "every segment keeps its census")
+				require.Equal(t, c, kept, "the stored census is the segment's")
+			}
+			for _, d := range c {
+				total += uint64(d.Keys)
+				if _, ok := live[d.Doc]; !ok {
+					dead += uint64(d.Keys)
+				}
+			}
+		}
+		return nil
+	}))
+	return total, dead, segs
+}
+
+// rewriteAll appends a turn to every session, so that the next refresh
+// reads each again and gives it a new doc.
+func (f *fixture) rewriteAll(round int) {
+	for i := range f.paths {
+		f.rewriteOne(i, round)
+	}
+}
+
+func (f *fixture) rewriteOne(i, round int) {
+	text := sessionText(fmt.Sprintf("s%d", i), fmt.Sprintf("alpha%d beta", i), fmt.Sprintf("round%d gamma%d", round, i))
+	require.NoError(f.t, os.WriteFile(f.paths[i], []byte(text), 0o600))
+}
+
+// Reading every session again (a full rebuild, a policy change) used to
+// leave the old segments' postings behind for good whenever their size
+// class did not fill: a half-dead segment is now rewritten alone.
+func TestLexiconDropsDeadSegments(t *testing.T) {
+	f := newFixture(t, 20)
+	ix := f.index()
+	defer ix.Close()
+	f.refresh(ix, lineage.Active)
+	total0, dead0, _ := lexiconPostings(t, ix, lineage.Active)
+	require.Zero(t, dead0)
+	for round := 1; round <= 4; round++ {
+		f.rewriteAll(round)
+		rep := f.refresh(ix, lineage.Active)
+		require.Equal(t, 20, rep.Rebuilt, "round %d", round)
+		total, dead, segs := lexiconPostings(t, ix, lineage.Active)
+		require.LessOrEqual(t, float64(dead), deadShare*float64(total), "round %d: %d of %d postings dead in %d segments", round, dead, total, segs)
+		require.Less(t, total, 2*(total0+uint64(20*4)), "round %d", round)
+	}
+	// The notes of the dropped docs went with them.
+	require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
+		notes := loadNotes(tx.Bucket(lexiconBucket), lineage.Active)
+		live := liveDocs(tx, lineage.Active)
+		for d := range notes {
+			_, ok := live[d]
+			require.False(t, ok, "doc %d is live but noted dead", d)
+		}
+		require.LessOrEqual(t, len(notes), 20)
+		return nil
+	}))
+}
+
+// An index written before censuses: its segments get counted, and the
+// dead ones among them rewritten, at the next write.
+func TestLexiconCountsOlderSegments(t *testing.T) {
+	f := newFixture(t, 20)
+	ix := f.index()
+	defer ix.Close()
+	f.refresh(ix, lineage.Active)
+	f.rewriteAll(1)
+	// Read again without the sweep, then drop the censuses and notes: the
+	// first segment is dead, as an older memidx left it.
+	sweepDead = false
+	f.refresh(ix, lineage.Active)
+	sweepDead = true
+	require.NoError(t, ix.store.Update(ctx, func(tx *bolt.Tx) error {
+		lb := tx.Bucket(lexiconBucket)
+		keys, err := segmentList(lb, lineage.Active)
+		require.NoError(t, err)
+		for _, k := range keys {
+			require.NoError(t, lb.Bucket(k).Delete(censusValue))
+		}
+		return lb.DeleteBucket(deadBucket(lineage.Active))
+	}))
+	_, dead0, segs := countPostings(t, ix, lineage.Active, false)
+	require.Equal(t, 2, segs)
+	require.Positive(t, dead0, "the first segment is dead")
+	// One session changes: that write counts every segment.
+	f.rewriteOne(0, 2)
+	require.Equal(t, 1, f.refresh(ix, lineage.Active).Rebuilt)
+	total, dead, segs := lexiconPostings(t, ix, lineage.Active)
+	require.Equal(t, 2, segs, "the dead one dropped, the new one's added")
+	require.Less(t, dead, dead0)
+	require.LessOrEqual(t, float64(dead), deadShare*float64(total))
+}
