@@ -59,9 +59,16 @@ func Merged(cs []Census, live func(doc uint32) bool) Census {
 func (s Segment) Census() (Census, error) {
 	keys := map[uint32]uint32{}
 	var docs []uint32
-	for i := 0; i < s.t.Len(); i++ {
-		var err error
-		if docs, err = s.appendAt(docs[:0], i); err != nil {
+	w := s.walk()
+	for {
+		more, err := w.next()
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+		if docs, err = w.appendDocs(docs[:0]); err != nil {
 			return nil, err
 		}
 		for _, d := range docs {

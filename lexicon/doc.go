@@ -14,8 +14,11 @@
 // until a merge drops them. Merge folds segments into one; the caller
 // (package index) merges segments of one size class at a time.
 //
-// A segment is a sealed termtab table (see package termtab and blocksum):
-// the keys in byte order, each with a payload of its postings: a uvarint
-// count, then the doc numbers in increasing order as uvarint deltas. Every
-// byte a lookup reads is verified against its block checksum first.
+// A segment is a sealed packed table (packed.go; blocksum): the keys in
+// byte order, front-coded in runs of 16, each with a payload of its
+// postings: a uvarint count, then the doc numbers in increasing order as
+// uvarint deltas. A lookup binary-searches the runs' first keys and scans
+// one run; every byte it reads is verified against its block checksum
+// first. Segments written before packed tables are termtab tables, still
+// read and merged (into packed ones).
 package lexicon

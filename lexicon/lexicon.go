@@ -73,9 +73,12 @@ func appendPostings(b []byte, docs []uint32) []byte {
 }
 
 // Segment is one sealed segment read in place (from the memory map): valid
-// as long as its bytes.
+// as long as its bytes. A segment is a packed table (packed.go); one
+// written before is a termtab table, still read.
 type Segment struct {
-	t termtab.Table
+	p      packedTable
+	t      termtab.Table
+	packed bool
 }
 
 // Open checks a sealed segment's header; lookups verify what they read.
@@ -88,6 +91,12 @@ func OpenSeen(sealed []byte, seen *blocksum.Seen) (Segment, error) {
 	if err != nil {
 		return Segment{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
+	if p, ok := openPacked(b); ok {
+		return Segment{p: p, packed: true}, nil
+	}
+	if head, ok := b.Slice(0, min(4, b.Len())); ok && bytes.Equal(head, packedMagic) {
+		return Segment{}, fmt.Errorf("%w: packed table header", ErrCorrupt)
+	}
 	t, err := termtab.Open(b)
 	if err != nil {
 		return Segment{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
@@ -97,29 +106,56 @@ func OpenSeen(sealed []byte, seen *blocksum.Seen) (Segment, error) {
 
 // Err reports damage that a read of the segment met.
 func (s Segment) Err() error {
-	if err := s.t.Err(); err != nil {
+	err := s.t.Err()
+	if s.packed {
+		err = s.p.b.Err()
+	}
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return nil
 }
 
 // Len is the number of keys.
-func (s Segment) Len() int { return s.t.Len() }
+func (s Segment) Len() int {
+	if s.packed {
+		return s.p.n
+	}
+	return s.t.Len()
+}
 
 // AppendDocs appends the doc numbers that hold key to dst, in increasing
 // order.
 func (s Segment) AppendDocs(dst []uint32, key string) ([]uint32, error) {
+	if s.packed {
+		p, found, ok := s.p.find(key)
+		if !ok {
+			return dst, s.damaged()
+		}
+		if !found {
+			return dst, s.Err()
+		}
+		return s.appendPostings(dst, p)
+	}
 	i, ok := s.t.Find(key)
 	if !ok {
 		return dst, s.Err()
 	}
-	return s.appendAt(dst, i)
+	return s.appendPostings(dst, s.t.Payload(i))
 }
 
-func (s Segment) appendAt(dst []uint32, i int) ([]uint32, error) {
-	p := s.t.Payload(i)
+// damaged is the error of a read that found the segment's shape wrong.
+func (s Segment) damaged() error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	return ErrCorrupt
+}
+
+// appendPostings decodes the postings p (nil: damaged) onto dst.
+func (s Segment) appendPostings(dst []uint32, p []byte) ([]uint32, error) {
 	if p == nil {
-		return dst, ErrCorrupt
+		return dst, s.damaged()
 	}
 	n, k := binary.Uvarint(p)
 	if k <= 0 || n > uint64(len(p)) {
@@ -142,19 +178,76 @@ func (s Segment) appendAt(dst []uint32, i int) ([]uint32, error) {
 	return dst, s.Err()
 }
 
+// walker walks a segment's keys in order, whatever its layout.
+type walker struct {
+	s   Segment
+	it  *packedIter
+	pos int
+}
+
+func (s Segment) walk() *walker {
+	w := &walker{s: s, pos: -1}
+	if s.packed {
+		w.it = s.p.iter()
+	}
+	return w
+}
+
+// next moves to the next key; false at the end, or on damage (then err).
+func (w *walker) next() (bool, error) {
+	if w.it != nil {
+		more, ok := w.it.next()
+		if !ok {
+			return false, w.s.damaged()
+		}
+		return more, nil
+	}
+	w.pos++
+	return w.pos < w.s.t.Len(), nil
+}
+
+// key is the current key: valid until the walker has moved on twice.
+func (w *walker) key() []byte {
+	if w.it != nil {
+		return w.it.key()
+	}
+	return w.s.t.Term(w.pos)
+}
+
+// appendDocs appends the current key's docs to dst.
+func (w *walker) appendDocs(dst []uint32) ([]uint32, error) {
+	if w.it != nil {
+		return w.s.appendPostings(dst, w.it.pay)
+	}
+	return w.s.appendPostings(dst, w.s.t.Payload(w.pos))
+}
+
 // Merge folds segments into one, keeping only the docs live reports true
 // for; a key left with no doc is dropped. The result is sealed.
 func Merge(segs []Segment, live func(doc uint32) bool) ([]byte, error) {
 	w := segmentWriter{live: live}
+	walks := make([]*walker, len(segs))
+	for i, s := range segs {
+		walks[i] = s.walk()
+	}
+	var walkErr error
 	err := mergeSorted(len(segs),
 		func(src, pos int) ([]byte, bool) {
-			if pos >= segs[src].t.Len() {
+			// mergeSorted asks each input for its positions in turn.
+			more, err := walks[src].next()
+			if err != nil {
+				walkErr = err
+			}
+			if !more || err != nil {
 				return nil, false
 			}
-			return segs[src].t.Term(pos), true
+			return walks[src].key(), true
 		},
-		func(c cursor) (err error) { w.docs, err = segs[c.src].appendAt(w.docs, c.pos); return err },
+		func(c cursor) (err error) { w.docs, err = walks[c.src].appendDocs(w.docs); return err },
 		w.flush)
+	if err == nil {
+		err = walkErr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +261,7 @@ func Merge(segs []Segment, live func(doc uint32) bool) ([]byte, error) {
 
 // segmentWriter writes the merged postings of each key in turn.
 type segmentWriter struct {
-	out  termtab.Appender
+	out  packedWriter
 	docs []uint32
 	pay  []byte
 	live func(doc uint32) bool // nil: every doc

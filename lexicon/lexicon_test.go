@@ -144,6 +144,9 @@ func FuzzOpen(f *testing.F) {
 	sealed, _ := b.Build()
 	f.Add(sealed)
 	f.Add([]byte{})
+	if data, err := blocksum.Unseal(sealed); err == nil {
+		f.Add(data) // the packed table itself: sealedOf seals it
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, in := range [][]byte{data, sealedOf(data)} {
 			s, err := Open(in)
@@ -157,6 +160,7 @@ func FuzzOpen(f *testing.F) {
 				}
 			}
 			_, _ = Merge([]Segment{s, s}, func(uint32) bool { return true })
+			_, _ = s.Census()
 		}
 	})
 }

@@ -1,0 +1,167 @@
+package lexicon
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/blocksum"
+	"github.com/memidx/memidx/termtab"
+)
+
+// randomKeys returns n sorted unique keys with long shared prefixes (past
+// a run's 64-byte key buffer too) and structural keys.
+func randomKeys(r *rand.Rand, n int) []string {
+	long := strings.Repeat("p", 70)
+	var keys []string
+	for range n {
+		var k string
+		switch r.IntN(4) {
+		case 0:
+			k = fmt.Sprintf("w%x", r.IntN(5000))
+		case 1:
+			k = long + fmt.Sprintf("%d", r.IntN(100))
+		case 2:
+			k = fmt.Sprintf("\x00t%d", r.IntN(50))
+		default:
+			k = fmt.Sprintf("w%x_%d", r.IntN(50), r.IntN(9))
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// Every key of a packed table is found with its own payload, every other
+// string is absent, and a walk returns them all in order: at every size
+// around the runs' boundaries.
+func TestPackedTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 31, 32, 33, 200, 1000} {
+		keys := randomKeys(r, n)
+		var w packedWriter
+		for i, k := range keys {
+			require.NoError(t, w.Append([]byte(k), []byte(fmt.Sprint(i))))
+		}
+		tab, ok := openPacked(blocksum.Trusted(w.Bytes()))
+		require.True(t, ok, "n=%d", n)
+		require.Equal(t, len(keys), tab.n)
+		for i, k := range keys {
+			p, found, ok := tab.find(k)
+			require.True(t, ok && found, "n=%d %q", n, k)
+			require.Equal(t, fmt.Sprint(i), string(p))
+		}
+		for range 200 {
+			q := randomKeys(r, 1)[0] + string(rune('a' + r.IntN(3)))[:r.IntN(2)]
+			_, found, ok := tab.find(q)
+			require.True(t, ok)
+			_, want := slices.BinarySearch(keys, q)
+			require.Equal(t, want, found, "n=%d %q", n, q)
+		}
+		for _, q := range []string{"", "\x00", "\xff\xff"} {
+			_, found, _ := tab.find(q)
+			_, want := slices.BinarySearch(keys, q)
+			require.Equal(t, want, found, q)
+		}
+		it := tab.iter()
+		var got []string
+		for {
+			more, ok := it.next()
+			require.True(t, ok)
+			if !more {
+				break
+			}
+			require.Equal(t, fmt.Sprint(len(got)), string(it.pay))
+			got = append(got, string(it.key()))
+		}
+		require.Equal(t, len(keys), len(got))
+		if n > 0 {
+			require.Equal(t, keys, got)
+		}
+	}
+}
+
+func TestPackedWriterRejectsUnsorted(t *testing.T) {
+	var w packedWriter
+	require.NoError(t, w.Append([]byte("b"), nil))
+	require.Error(t, w.Append([]byte("b"), nil))
+	require.Error(t, w.Append([]byte("a"), nil))
+}
+
+// oldSegment writes a segment as memidx did before packed tables: a
+// sealed termtab table.
+func oldSegment(t *testing.T, sessions map[uint32][]string) Segment {
+	t.Helper()
+	s, err := Open(oldSealed(t, sessions))
+	require.NoError(t, err)
+	require.False(t, s.packed)
+	return s
+}
+
+func oldSealed(t *testing.T, sessions map[uint32][]string) []byte {
+	t.Helper()
+	byKey := map[string][]uint32{}
+	for d, keys := range sessions {
+		for _, k := range keys {
+			byKey[k] = append(byKey[k], d)
+		}
+	}
+	keys := make([]string, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	pays := make([][]byte, len(keys))
+	for i, k := range keys {
+		docs := byKey[k]
+		slices.Sort(docs)
+		pays[i] = appendPostings(nil, docs)
+	}
+	tab, err := termtab.Build(keys, pays)
+	require.NoError(t, err)
+	sealed, err := blocksum.Seal(tab)
+	require.NoError(t, err)
+	return sealed
+}
+
+// A segment written before packed tables is read, counted and merged with
+// new ones.
+func TestOlderSegments(t *testing.T) {
+	old := oldSegment(t, map[uint32][]string{1: {"alpha", "beta"}, 2: {"beta"}})
+	cur := build(t, map[uint32][]string{5: {"beta", "gamma"}})
+	require.True(t, cur.packed)
+	require.Equal(t, []uint32{1, 2}, docs(t, []Segment{old}, "beta"))
+	c, err := old.Census()
+	require.NoError(t, err)
+	require.Equal(t, Census{{Doc: 1, Keys: 2}, {Doc: 2, Keys: 1}}, c)
+	sealed, err := Merge([]Segment{old, cur}, func(d uint32) bool { return d != 2 })
+	require.NoError(t, err)
+	m, err := Open(sealed)
+	require.NoError(t, err)
+	require.True(t, m.packed)
+	require.Equal(t, []uint32{1, 5}, docs(t, []Segment{m}, "beta"))
+	require.Equal(t, []uint32{1}, docs(t, []Segment{m}, "alpha"))
+	require.Equal(t, []uint32{5}, docs(t, []Segment{m}, "gamma"))
+	require.Equal(t, 3, m.Len())
+}
+
+// The packed table is smaller than the termtab one for the same keys.
+func TestPackedIsSmaller(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	sessions := map[uint32][]string{}
+	for d := uint32(1); d <= 20; d++ {
+		sessions[d] = randomKeys(r, 300)
+	}
+	b := NewBuilder()
+	for d, k := range sessions {
+		b.Add(d, k)
+	}
+	packed, err := b.Build()
+	require.NoError(t, err)
+	old := oldSealed(t, sessions)
+	require.Less(t, float64(len(packed)), 0.8*float64(len(old)), "%d against %d bytes", len(packed), len(old))
+}
