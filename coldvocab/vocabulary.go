@@ -40,14 +40,24 @@ func openVocabulary(b blocksum.Bytes) (*Vocabulary, error) {
 	return &Vocabulary{tab: t}, nil
 }
 
+// decodes counts the lists decoded in this process (DecodeCount).
+var decodes atomic.Int64
+
+// DecodeCount is how many vocabularies this process has decoded: tests
+// use it to check that a query decoded none it did not need.
+func DecodeCount() int64 { return decodes.Load() }
+
 // decoded returns the decoded list, or nil for the older layout or a
 // damaged list (then err says why).
 func (v *Vocabulary) decoded() *frontcode.List {
 	if v.packed.Len() == 0 {
 		return nil
 	}
-	v.used.Store(true)
+	if !v.used.Load() {
+		v.used.Store(true)
+	}
 	v.once.Do(func() {
+		decodes.Add(1)
 		b, ok := v.packed.Slice(0, v.packed.Len())
 		if !ok {
 			v.err = fmt.Errorf("vocabulary: %w", v.packed.Err())
@@ -62,6 +72,9 @@ func (v *Vocabulary) decoded() *frontcode.List {
 
 // Len returns the number of terms (0 for a damaged list: see Err).
 func (v *Vocabulary) Len() int {
+	if v == nil {
+		return 0
+	}
 	if l := v.decoded(); l != nil {
 		return l.Len()
 	}
@@ -81,6 +94,9 @@ func (v *Vocabulary) Term(i int) []byte {
 
 // Has reports whether term is in the vocabulary.
 func (v *Vocabulary) Has(term string) bool {
+	if v == nil {
+		return false
+	}
 	if l := v.decoded(); l != nil {
 		return l.Has(term)
 	}
@@ -90,14 +106,19 @@ func (v *Vocabulary) Has(term string) bool {
 // Err reports damage met by a read so far: what was read after it may be
 // wrong.
 func (v *Vocabulary) Err() error {
+	if v == nil {
+		return nil
+	}
 	if v.packed.Len() == 0 {
 		return v.tab.Err()
 	}
-	// Only a list some read asked for is decoded (a concurrent first
-	// read may still be at it: decoded waits for it).
-	if v.used.Load() {
-		v.decoded()
+	// Only a list some read asked for is decoded, and its error is read
+	// only after the decoding (once orders it; a concurrent first read
+	// may still be at it: decoded waits for it).
+	if !v.used.Load() {
+		return v.packed.Err()
 	}
+	v.decoded()
 	if v.err != nil {
 		return v.err
 	}

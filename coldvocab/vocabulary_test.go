@@ -134,3 +134,37 @@ func TestVocabularyConcurrentReads(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// The zero View (returned with an error) answers nothing and panics on
+// nothing.
+func TestZeroView(t *testing.T) {
+	var v View
+	assert.False(t, v.HasTerm("x"))
+	assert.Equal(t, 0, v.Vocabulary.Len())
+	assert.NoError(t, v.Err())
+}
+
+// Err may be asked while another goroutine decodes a damaged list (run
+// under -race).
+func TestVocabularyErrDuringDecode(t *testing.T) {
+	blob, _ := builtDigest(t)
+	bad := rewrapped(t, blob, []byte("FC1\x00\x05\x09garbage"))
+	for range 50 {
+		v, err := Open(bad)
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				_ = v.Err()
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			v.HasTerm("common")
+		}()
+		wg.Wait()
+		assert.ErrorIs(t, v.Err(), ErrCorrupt)
+	}
+}

@@ -22,6 +22,15 @@ func indexBytes(t *testing.T, w *world) []byte {
 	return b
 }
 
+// indexText is what the index file holds, packed values unpacked
+// (index.Plaintext): what a check that a word left the file greps.
+func indexText(t *testing.T, w *world) []byte {
+	t.Helper()
+	b, err := index.Plaintext(w.cfg.IndexDir)
+	require.NoError(t, err)
+	return b
+}
+
 // Over an index.db that is another program's bbolt file, recall answers
 // from the sources as a fresh index would, says why with a reason and an
 // error naming the file, and leaves the file as it was.

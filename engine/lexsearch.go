@@ -69,6 +69,12 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 			// source.
 			open = append(open, colds[i])
 			s.unopened.remove(colds[i], bits)
+			// Which terms it holds is known: its vocabulary need not be
+			// decoded (the digest is opened for its addresses).
+			if s.openHas == nil {
+				s.openHas = map[*index.Record][]bool{}
+			}
+			s.openHas[colds[i]] = bits
 		case named.nt > 64:
 			// Too many terms for a settled group's mask (see settled).
 			s.unopened.remove(colds[i], bits)

@@ -30,13 +30,13 @@ func TestGlobalRebuildRemovesSessionsFromAnyDirectory(t *testing.T) {
 	require.Equal(t, 1, p.Total)
 	_, err := withFlat.Rebuild(ctx, engine.RebuildRequest{Scope: "global"})
 	require.NoError(t, err)
-	require.True(t, bytes.Contains(indexBytes(t, w), []byte("zqflatsecret")))
+	require.True(t, bytes.Contains(indexText(t, w), []byte("zqflatsecret")))
 
 	require.NoError(t, os.Remove(gone))
 	rep, err := w.engine().Rebuild(ctx, engine.RebuildRequest{Scope: "global"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, rep.Removed)
-	assert.False(t, bytes.Contains(indexBytes(t, w), []byte("zqflatsecret")), "the deleted session's text is gone from index.db")
+	assert.False(t, bytes.Contains(indexText(t, w), []byte("zqflatsecret")), "the deleted session's text is gone from index.db")
 	ir, err := w.engine().InspectIndex(ctx)
 	require.NoError(t, err)
 	for _, r := range ir.Records {

@@ -413,7 +413,7 @@ func (c *recallSearch) sources(rd *index.Reader) (raced []int) {
 			s.fail(rec)
 			return
 		}
-		s.cold = append(s.cold, coldSource{rec: rec, view: v})
+		s.cold = append(s.cold, coldSource{rec: rec, view: v, has: s.openHas[rec]})
 	})
 	return raced
 }

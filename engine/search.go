@@ -178,6 +178,9 @@ type searcher struct {
 	// broken are records whose tier data turned out damaged.
 	broken []*index.Record
 
+	// openHas are the terms that the lexicon found in each cold record
+	// whose digest it left to be opened.
+	openHas map[*index.Record][]bool
 	// coldHas[i*len(terms)+t] records that cold source i holds term t.
 	coldHas []bool
 	// unopened are the cold sessions the archive lexicon ruled out or

@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -53,11 +54,24 @@ func noteDead(tx *bolt.Tx, key, stored []byte, keep uint32) error {
 	if lb == nil || i <= 0 {
 		return nil
 	}
-	db, err := lb.CreateBucketIfNotExists(deadBucket(lineage.Mode(key[:i])))
+	name := deadBucket(lineage.Mode(key[:i]))
+	if err := dropPlainValue(lb, name); err != nil {
+		return err
+	}
+	db, err := lb.CreateBucketIfNotExists(name)
 	if err != nil {
 		return err
 	}
 	return db.Put(docKey(r.Doc), nil)
+}
+
+// dropPlainValue deletes a plain value stored where the bucket name
+// belongs (damage): notes only decide when to rewrite, they can go.
+func dropPlainValue(lb *bolt.Bucket, name []byte) error {
+	if lb.Bucket(name) == nil && lb.Get(name) != nil {
+		return lb.Delete(name)
+	}
+	return nil
 }
 
 // putCensus stores the census of the segment under key.
@@ -105,7 +119,7 @@ func halfDead(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live func() map
 		}
 		c, counted, err := censusOf(lb, k)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 		}
 		if counted {
 			if err := putCensus(lb, k, c); err != nil {
@@ -155,22 +169,17 @@ func loadNotes(lb *bolt.Bucket, mode lineage.Mode) map[uint32]struct{} {
 	return notes
 }
 
-// forgetNotes drops the notes of the docs a merge of inputs dropped.
-func forgetNotes(lb *bolt.Bucket, mode lineage.Mode, inputs []lexicon.Census, out lexicon.Census) error {
+// forgetNotes drops the notes of the docs in a merge's inputs: those it
+// dropped, and any kept one, whose note was wrong (a kept doc is live).
+func forgetNotes(lb *bolt.Bucket, mode lineage.Mode, inputs []lexicon.Census) error {
 	notes := lb.Bucket(deadBucket(mode))
 	if notes == nil {
 		return nil
 	}
-	kept := make(map[uint32]struct{}, len(out))
-	for _, d := range out {
-		kept[d.Doc] = struct{}{}
-	}
 	for _, c := range inputs {
 		for _, d := range c {
-			if _, ok := kept[d.Doc]; !ok {
-				if err := notes.Delete(docKey(d.Doc)); err != nil {
-					return err
-				}
+			if err := notes.Delete(docKey(d.Doc)); err != nil {
+				return err
 			}
 		}
 	}

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
+	"slices"
+	"strings"
 
 	"github.com/memidx/memidx/lexicon"
 	"github.com/memidx/memidx/lineage"
@@ -60,9 +63,15 @@ func (f *fixture) rewriteAll(round int) {
 	}
 }
 
+// rewriteOne rewrites session i one second later than it was, so that
+// the sessions keep their order (and the hot set stays the same).
 func (f *fixture) rewriteOne(i, round int) {
+	st, err := os.Stat(f.paths[i])
+	require.NoError(f.t, err)
 	text := sessionText(fmt.Sprintf("s%d", i), fmt.Sprintf("alpha%d beta", i), fmt.Sprintf("round%d gamma%d", round, i))
 	require.NoError(f.t, os.WriteFile(f.paths[i], []byte(text), 0o600))
+	mt := st.ModTime().Add(time.Second)
+	require.NoError(f.t, os.Chtimes(f.paths[i], mt, mt))
 }
 
 // Reading every session again (a full rebuild, a policy change) used to
@@ -128,4 +137,110 @@ func TestLexiconCountsOlderSegments(t *testing.T) {
 	require.Equal(t, 2, segs, "the dead one dropped, the new one's added")
 	require.Less(t, dead, dead0)
 	require.LessOrEqual(t, float64(dead), deadShare*float64(total))
+}
+
+// writable says that a refresh wrote what it read.
+func writable(t *testing.T, rep *Report) {
+	t.Helper()
+	require.NotContains(t, rep.Coverage.Reasons, IndexUnwritable)
+}
+
+// Damage that a write's sweep meets (a segment without a census that does
+// not read, a plain value where the notes go) resets the lexicon or drops
+// the notes: it never blocks every later write.
+func TestLexiconSweepSurvivesDamage(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(lb *bolt.Bucket, first []byte)
+	}{
+		{"segment without census, damaged", func(lb *bolt.Bucket, first []byte) {
+			b := lb.Bucket(first)
+			require.NoError(t, b.Delete(censusValue))
+			v := append([]byte(nil), b.Get(segmentValue)...)
+			v[len(v)/2] ^= 0xff
+			require.NoError(t, b.Put(segmentValue, v))
+		}},
+		{"a plain value for the notes", func(lb *bolt.Bucket, _ []byte) {
+			if lb.Bucket(deadBucket(lineage.Active)) != nil {
+				require.NoError(t, lb.DeleteBucket(deadBucket(lineage.Active)))
+			}
+			require.NoError(t, lb.Put(deadBucket(lineage.Active), []byte("x")))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, 20)
+			ix := f.index()
+			defer ix.Close()
+			f.refresh(ix, lineage.Active)
+			require.NoError(t, ix.store.Update(ctx, func(tx *bolt.Tx) error {
+				lb := tx.Bucket(lexiconBucket)
+				keys, err := segmentList(lb, lineage.Active)
+				require.NoError(t, err)
+				tc.damage(lb, keys[0])
+				return nil
+			}))
+			for round := 2; round <= 3; round++ {
+				f.rewriteOne(19, round)
+				writable(t, f.refresh(ix, lineage.Active))
+			}
+			total, dead, _ := lexiconPostings(t, ix, lineage.Active)
+			require.LessOrEqual(t, float64(dead), deadShare*float64(total))
+		})
+	}
+}
+
+// A wrong note (damage) on a live doc costs one rewrite, not one per
+// write: a merge forgets the notes of all its inputs' docs.
+func TestLexiconWrongNoteIsForgotten(t *testing.T) {
+	f := newFixture(t, 20)
+	ix := f.index()
+	defer ix.Close()
+	f.refresh(ix, lineage.Active)
+	require.NoError(t, ix.store.Update(ctx, func(tx *bolt.Tx) error {
+		lb := tx.Bucket(lexiconBucket)
+		notes, err := lb.CreateBucketIfNotExists(deadBucket(lineage.Active))
+		require.NoError(t, err)
+		for d := range liveDocs(tx, lineage.Active) {
+			require.NoError(t, notes.Put(docKey(d), nil))
+		}
+		return nil
+	}))
+	// The key of the largest segment after each round.
+	var big [][]byte
+	for round := 1; round <= 4; round++ {
+		f.rewriteOne(19, round)
+		writable(t, f.refresh(ix, lineage.Active))
+		require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
+			lb := tx.Bucket(lexiconBucket)
+			keys, err := segmentList(lb, lineage.Active)
+			require.NoError(t, err)
+			largest := slices.MaxFunc(keys, func(a, b []byte) int { return len(segmentAt(lb, a)) - len(segmentAt(lb, b)) })
+			big = append(big, largest)
+			require.LessOrEqual(t, len(loadNotes(lb, lineage.Active)), 1, "round %d", round)
+			return nil
+		}))
+	}
+	// Rewritten once (round 1), then left alone.
+	require.Equal(t, big[1], big[2])
+	require.Equal(t, big[1], big[3])
+}
+
+// Plaintext shows the words that packed values hold: a cold session's
+// words are in its deflated vocabulary and in the front-coded lexicon.
+func TestPlaintextUnpacks(t *testing.T) {
+	f := newFixture(t, 20)
+	ix := f.index()
+	defer ix.Close()
+	f.refresh(ix, lineage.Active)
+	ix.Close()
+	text, err := Plaintext(f.cfg.IndexDir)
+	require.NoError(t, err)
+	n := 0
+	for _, line := range strings.Split(string(text), "\n") {
+		if line == "alpha3" {
+			n++
+		}
+	}
+	require.Equal(t, 2, n, "alpha3 (cold) once in its vocabulary, once in the lexicon")
+	require.NotContains(t, string(text), "neverwritten")
 }

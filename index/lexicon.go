@@ -382,7 +382,7 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 		return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 	}
 	census := lexicon.Merged(censuses, isLive)
-	if err := forgetNotes(lb, mode, censuses, census); err != nil {
+	if err := forgetNotes(lb, mode, censuses); err != nil {
 		return nil, err
 	}
 	for _, k := range keys {
@@ -438,6 +438,9 @@ func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 		return nil
 	}
 	// After the records: deleting them noted their docs.
+	if err := dropPlainValue(lb, deadBucket(mode)); err != nil {
+		return err
+	}
 	if lb.Bucket(deadBucket(mode)) != nil {
 		if err := lb.DeleteBucket(deadBucket(mode)); err != nil {
 			return err

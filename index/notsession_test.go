@@ -39,7 +39,7 @@ func TestRefreshRefusesFilesThatAreNotSessions(t *testing.T) {
 	require.NotNil(t, rep.States[3].Record, "a blank file is a fresh session")
 	assert.Zero(t, rep.States[3].Record.EntryCount)
 
-	db, err := os.ReadFile(filepath.Join(f.cfg.IndexDir, "index.db"))
+	db, err := Plaintext(f.cfg.IndexDir)
 	require.NoError(t, err)
 	sum := sha256.Sum256([]byte(body))
 	for _, leak := range []string{"zqstrayword", hex.EncodeToString(sum[:]), stray} {

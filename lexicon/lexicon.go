@@ -385,3 +385,16 @@ func (h *cursors) down() {
 		i = small
 	}
 }
+
+// EachKey calls fn with every key of the segment, in order; the slice is
+// valid only during the call.
+func (s Segment) EachKey(fn func(key []byte)) error {
+	w := s.walk()
+	for {
+		more, err := w.next()
+		if err != nil || !more {
+			return err
+		}
+		fn(w.key())
+	}
+}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/index"
 )
 
 // TestPrivacyIndexPermissions: after a rebuild a new index directory is
@@ -139,7 +141,7 @@ func TestPrivacyThinkingNotIndexed(t *testing.T) {
 		assert.NotContains(t, string(o.stdout), thinkingTerm, "memidx %s", strings.Join(shorten(o.args), " "))
 	}
 	assert.Zero(t, decodeRecall(t, outputs[1]).Total)
-	db, err := os.ReadFile(filepath.Join(w.index, "index.db"))
+	db, err := index.Plaintext(w.index)
 	require.NoError(t, err)
 	assert.False(t, bytes.Contains(db, []byte(thinkingTerm)), "the thinking term is in index.db")
 	assert.True(t, bytes.Contains(db, []byte("zqvisibleterm")), "the grep is meaningful: visible text is there")
@@ -153,7 +155,7 @@ func TestPrivacyThinkingNotIndexed(t *testing.T) {
 	r = w.mustRun(t, on, "recall", "-q", thinkingTerm, "--scope", "global")
 	got := decodeRecall(t, r)
 	assert.Positive(t, got.Total, "indexThinking: the thinking term is findable\n%s", r)
-	db, err = os.ReadFile(filepath.Join(w.root, "index-thinking", "index.db"))
+	db, err = index.Plaintext(filepath.Join(w.root, "index-thinking"))
 	require.NoError(t, err)
 	assert.True(t, bytes.Contains(db, []byte(thinkingTerm)), "indexThinking: the term is indexed")
 	t.Logf("thinking: %d outputs checked without indexThinking; with it, %d hits", len(outputs), got.Total)
