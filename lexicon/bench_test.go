@@ -32,3 +32,45 @@ func BenchmarkBuildSorted(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLookup: one key's docs from a segment of 64 sessions' 3,000
+// words each, as packed tables store it and as termtab tables did.
+func BenchmarkLookup(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	sessions := map[uint32][]string{}
+	for s := range 64 {
+		var keys []string
+		for range 3000 {
+			keys = append(keys, fmt.Sprintf("w%x", r.IntN(50000)))
+		}
+		sessions[uint32(s+1)] = keys
+	}
+	nb := NewBuilder()
+	for d, k := range sessions {
+		nb.Add(d, k)
+	}
+	sealed, err := nb.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, layout := range []struct {
+		name   string
+		sealed []byte
+	}{{"packed", sealed}, {"termtab", oldSealed(b, sessions)}} {
+		s, err := Open(layout.sealed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		queries := make([]string, 256)
+		for i := range queries {
+			queries[i] = fmt.Sprintf("w%x", r.IntN(60000))
+		}
+		b.Run(layout.name, func(b *testing.B) {
+			b.ReportMetric(float64(len(layout.sealed)), "bytes")
+			var dst []uint32
+			for i := range b.N {
+				dst, _ = s.AppendDocs(dst[:0], queries[i%len(queries)])
+			}
+		})
+	}
+}

@@ -102,7 +102,7 @@ func oldSegment(t *testing.T, sessions map[uint32][]string) Segment {
 	return s
 }
 
-func oldSealed(t *testing.T, sessions map[uint32][]string) []byte {
+func oldSealed(t testing.TB, sessions map[uint32][]string) []byte {
 	t.Helper()
 	byKey := map[string][]uint32{}
 	for d, keys := range sessions {
