@@ -24,17 +24,8 @@
 //
 // # Ranking
 //
-// Hot entries are scored with BM25 (k1 1.2, b 0.75, Lucene idf) times the
-// reference's provenance weight; corpus statistics (N, df, mean length) are
-// taken over every session of the scope before filters, so a filter or a
-// page never changes a score. A cold session candidate scores what an entry
-// of average length holding each matched term once would score, weight 1:
-// the two tiers share one scale, and one mixed stream is ranked (score,
-// then session mtime, entries before sessions, entry index, file) and then
-// paged. Phrase mode matches whole tokens in order (so "cat" never matches
-// "concatenate" and a line break equals a space) and ranks phrase hits by
-// BM25 of their terms. Regex mode (package regexiso) scores the provenance
-// weight.
+// Package search ranks (BM25 with the reference's weights, one mixed
+// stream of hot entries and cold session candidates; see its doc).
 //
 // A single session (scope session or session:<id-or-path>) is searched
 // entry by entry even when it is cold: it is hydrated from its source with

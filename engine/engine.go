@@ -15,6 +15,7 @@ import (
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/search"
 	"github.com/memidx/memidx/session"
 )
 
@@ -113,7 +114,7 @@ type Engine struct {
 		refs    []session.Ref
 		targets []index.Target
 	}
-	docs docMemo // the cold records' doc index (lexiconCold)
+	docs search.DocMemo // the cold records' doc index (lexiconCold)
 }
 
 // Open resolves directories and configuration. It reads no session and
@@ -419,3 +420,11 @@ func hasProvider(c *catalog.Catalog, name string) bool {
 	}
 	return false
 }
+
+// noLexicon makes recalls open every cold digest, as without an archive
+// lexicon (tests compare the answers); lexiconUses counts the recalls the
+// lexicon answered for.
+var (
+	noLexicon   bool
+	lexiconUses atomic.Int64
+)

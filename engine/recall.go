@@ -7,19 +7,25 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/memidx/memidx/analyzer"
 	"github.com/memidx/memidx/bucket"
-	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/jsjson"
 	"github.com/memidx/memidx/lineage"
 	"github.com/memidx/memidx/normalize"
+	"github.com/memidx/memidx/search"
 	"github.com/memidx/memidx/session"
+)
+
+// Per-call candidate budgets (package search holds them).
+const (
+	MaxEntryCandidates  = search.MaxEntryCandidates
+	MaxDigestCandidates = search.MaxDigestCandidates
+	MaxRankedItems      = search.MaxRankedItems
 )
 
 // recallQuery is a validated request.
@@ -27,8 +33,8 @@ type recallQuery struct {
 	req          recallArgs
 	mode         lineage.Mode
 	scope        string
-	plan         plan
-	filt         filters
+	plan         search.Plan
+	filt         search.Filters
 	offset       int
 	pageSize     int
 	snippetChars int
@@ -115,11 +121,11 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 		{normalize.KeyOutcome, req.Outcome},
 	} {
 		if k.v != nil {
-			f.keys = append(f.keys, k.prefix+*k.v)
-			f.operational = f.operational || k.prefix != normalize.KeyRole
+			f.Keys = append(f.Keys, k.prefix+*k.v)
+			f.Operational = f.Operational || k.prefix != normalize.KeyRole
 		}
 	}
-	f.since, f.until = req.Since, req.Until
+	f.Since, f.Until = req.Since, req.Until
 
 	query := ""
 	if req.Query != nil {
@@ -127,25 +133,25 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	}
 	switch {
 	case strings.TrimSpace(query) == "":
-		q.plan.kind = planBrowse
+		q.plan.Kind = search.PlanBrowse
 	case q.req.QueryMode == "regex":
-		q.plan.kind = planRegex
+		q.plan.Kind = search.PlanRegex
 		m, cerr := e.compileRegex(query)
 		if cerr != nil {
 			return q, &ErrorObject{Code: cerr.Code, Message: cerr.Message}
 		}
-		q.plan.regex = m
+		q.plan.Regex = m
 	case q.req.QueryMode == "phrase":
-		q.plan.kind = planPhrase
-		q.plan.phrase = analyzer.Tokens(strings.TrimSpace(query))
-		q.plan.terms = unique(q.plan.phrase)
-		if len(q.plan.terms) == 0 {
-			q.plan.kind = planBrowse
+		q.plan.Kind = search.PlanPhrase
+		q.plan.Phrase = analyzer.Tokens(strings.TrimSpace(query))
+		q.plan.Terms = unique(q.plan.Phrase)
+		if len(q.plan.Terms) == 0 {
+			q.plan.Kind = search.PlanBrowse
 		}
 	default:
-		q.plan.kind = planTerms
-		q.plan.terms = unique(analyzer.Tokens(query))
-		q.plan.all = q.req.QueryMatch == "all"
+		q.plan.Kind = search.PlanTerms
+		q.plan.Terms = unique(analyzer.Tokens(query))
+		q.plan.All = q.req.QueryMatch == "all"
 		// Only punctuation leaves no terms: then nothing matches.
 	}
 	return q, nil
@@ -270,10 +276,11 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 	}
 	single := (r.scope.Kind == session.ScopeSessionTarget || r.scope.Kind == session.ScopeSession) && len(r.targets) == 1
 
-	s := &searcher{ctx: ctx, plan: q.plan, filt: q.filt, docs: &e.docs}
+	s := search.New(ctx, q.plan, q.filt, &e.docs)
+	s.NoLexicon = noLexicon
 	// A single session is searched entry by entry even when it is cold:
 	// hydrate it from source (untruncated text, never persisted).
-	var hydrated *hotSource
+	var hydrated *search.HotSource
 	if single {
 		st := rep.States[0]
 		if st.Record == nil || st.Record.Tier == index.Cold {
@@ -286,7 +293,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 			}
 			hydrated = h
 			rep.Own()
-			rep.States[0].Record = h.rec
+			rep.States[0].Record = h.Rec
 			rep.States[0].Reason = ""
 			// A fresh read of the source answers for the session.
 			rep.Recount()
@@ -303,9 +310,9 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 	// c.mem holds sessions read into memory for this call (a hydrated
 	// single session, or every session when the index cannot be used).
 	c := &recallSearch{e: e, q: q, req: req, r: r, rep: rep, s: s, single: single,
-		mem: map[*index.Record]hotSource{}, memCold: map[*index.Record]coldSource{}}
+		mem: map[*index.Record]search.HotSource{}, memCold: map[*index.Record]search.ColdSource{}}
 	if hydrated != nil {
-		c.mem[hydrated.rec] = *hydrated
+		c.mem[hydrated.Rec] = *hydrated
 	}
 	switch {
 	case memoryOnly:
@@ -324,8 +331,8 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		}
 		err = e.ix.ViewAfter(ctx, q.mode, rep, c.search)
 		// Whatever turned out broken is rebuilt by the next refresh.
-		dropped := e.ix.Forget(ctx, q.mode, s.broken)
-		if s.lexDamaged {
+		dropped := e.ix.Forget(ctx, q.mode, s.Broken)
+		if s.LexDamaged {
 			e.ix.ResetLexicon(ctx, q.mode)
 		}
 		if c.page != nil {
@@ -346,7 +353,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 			return failurePage(eo), nil
 		}
 	}
-	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.reasons.Reasons()...), s.qerr)
+	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.Reasons.Reasons()...), s.QueryErr)
 	fitEnvelope(page)
 	return page, nil
 }
@@ -359,10 +366,10 @@ type recallSearch struct {
 	req     recallArgs
 	r       *resolved
 	rep     *index.Report
-	s       *searcher
+	s       *search.Searcher
 	single  bool
-	mem     map[*index.Record]hotSource
-	memCold map[*index.Record]coldSource
+	mem     map[*index.Record]search.HotSource
+	memCold map[*index.Record]search.ColdSource
 	page    *RecallPage // the answer, once search returns
 }
 
@@ -372,19 +379,18 @@ func (c *recallSearch) search(rd *index.Reader) error {
 	c.readRaced(c.sources(rd))
 	// Keep the sources in scope order (newest first), whatever order the
 	// index walk found them in.
-	sortByState(rep, s.cold)
-	if c.req.EntryRange != nil && len(s.hot) == 1 {
-		s.hot[0].first, s.hot[0].last = int(c.req.EntryRange.First), int(c.req.EntryRange.Last)
+	search.SortByState(rep, s.Cold)
+	if c.req.EntryRange != nil && len(s.Hot) == 1 {
+		s.Hot[0].First, s.Hot[0].Last = int(c.req.EntryRange.First), int(c.req.EntryRange.Last)
 	}
-	items, total := s.run(c.q.offset + c.q.pageSize)
+	items, total := s.Run(c.q.offset + c.q.pageSize)
 	var err error
 	c.page, err = c.e.buildPage(c.q, c.r, rep, s, items, total, c.single)
-	if s.anchorCancel != nil {
-		s.anchorCancel()
+	s.Release()
+	s.CheckSources()
+	if s.LexiconAnswered {
+		lexiconUses.Add(1)
 	}
-	s.settled.release()
-	s.lex.release()
-	s.checkSources()
 	return err
 }
 
@@ -394,27 +400,19 @@ func (c *recallSearch) search(rd *index.Reader) error {
 func (c *recallSearch) sources(rd *index.Reader) (raced []int) {
 	s, rep := c.s, c.rep
 	split := rep.Split()
-	raced = s.openHot(rd, rep, split.Each, c.mem)
+	raced = s.OpenHot(rd, rep, split.Each, c.mem)
 	colds, coldEntries := split.Cold, split.ColdEntries
 	if len(c.mem)+len(c.memCold) > 0 {
-		colds, coldEntries = s.fromMemory(colds, c.mem, c.memCold)
+		colds, coldEntries = s.FromMemory(colds, c.mem, c.memCold)
 	}
 	// The archive lexicon settles most cold sessions without their
 	// digests; the rest are opened.
-	if open, ok := s.lexiconCold(rd, rep.LexEpoch, colds, coldEntries); ok {
+	if open, ok := s.LexiconCold(rd, rep.LexEpoch, colds, coldEntries); ok {
 		colds = open
 	}
-	rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
-		if errors.Is(err, index.ErrNoData) {
-			raced = append(raced, stateIndex(rep, rec))
-			return
-		}
-		if err != nil {
-			s.fail(rec)
-			return
-		}
-		s.cold = append(s.cold, coldSource{rec: rec, view: v, has: s.openHas[rec]})
-	})
+	for _, rec := range s.OpenCold(rd, colds) {
+		raced = append(raced, stateIndex(rep, rec))
+	}
 	return raced
 }
 
@@ -433,7 +431,7 @@ func (c *recallSearch) readRaced(raced []int) {
 			st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
 			continue
 		}
-		if c.s.add(c.e.readState(st, c.r.targets[i], c.q.mode, st.Record.Tier)) {
+		if c.s.Add(c.e.readState(st, c.r.targets[i], c.q.mode, st.Record.Tier)) {
 			spent += st.Record.Identity.Size
 		}
 	}
@@ -451,38 +449,21 @@ func stateIndex(rep *index.Report, rec *index.Record) int {
 	panic("engine: a searched record has no state")
 }
 
-// sortByState orders cold sources as their states are ordered.
-func sortByState(rep *index.Report, cold []coldSource) {
-	if len(cold) < 2 {
-		return
-	}
-	order := make(map[*index.Record]int, len(cold))
-	for i := range cold {
-		order[cold[i].rec] = -1
-	}
-	for i := range rep.States {
-		if _, ok := order[rep.States[i].Record]; ok {
-			order[rep.States[i].Record] = i
-		}
-	}
-	sort.Slice(cold, func(a, b int) bool { return order[cold[a].rec] < order[cold[b].rec] })
-}
-
 // hydrateAll replaces every state's record with an in-memory build of its
 // source, tiered as the index would tier it (the newest hotSessions of the
 // scope hot, the rest cold digests), newest first until maxSyncSourceBytes
 // is spent; the rest stay without a record, counted stale with the
 // budget's reason. Nothing is persisted.
-func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, first *hotSource) (map[*index.Record]hotSource, map[*index.Record]coldSource) {
+func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, first *search.HotSource) (map[*index.Record]search.HotSource, map[*index.Record]search.ColdSource) {
 	var spent int64
-	hot := map[*index.Record]hotSource{}
-	cold := map[*index.Record]coldSource{}
+	hot := map[*index.Record]search.HotSource{}
+	cold := map[*index.Record]search.ColdSource{}
 	rep.Own()
 	for i := range rep.States {
 		st := &rep.States[i]
 		if i == 0 && first != nil {
-			st.Record, st.Reason = first.rec, ""
-			hot[first.rec] = *first
+			st.Record, st.Reason = first.Rec, ""
+			hot[first.Rec] = *first
 			continue
 		}
 		if spent >= int64(e.cfg.MaxSyncSourceBytes) {
@@ -496,9 +477,9 @@ func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, f
 		h, c := e.readState(st, r.targets[i], mode, tier)
 		switch {
 		case h != nil:
-			hot[h.rec] = *h
+			hot[h.Rec] = *h
 		case c != nil:
-			cold[c.rec] = *c
+			cold[c.Rec] = *c
 		default:
 			continue
 		}
@@ -522,7 +503,7 @@ func checkSingle(rec *index.Record, req recallArgs) *ErrorObject {
 
 // needsIndex reports whether some session of rep has its data only in the
 // index file: a current record that this call did not build in memory.
-func needsIndex(rep *index.Report, split *index.Split, mem map[*index.Record]hotSource) bool {
+func needsIndex(rep *index.Report, split *index.Split, mem map[*index.Record]search.HotSource) bool {
 	for _, rec := range split.Cold {
 		if _, inMem := mem[rec]; !inMem {
 			return true
@@ -536,86 +517,9 @@ func needsIndex(rep *index.Report, split *index.Split, mem map[*index.Record]hot
 	return false
 }
 
-// openHot makes the states of each (hot records, and records built in
-// memory) sources, in state order: from mem, from what this call built,
-// or from their shards in the index, leaving unopened the shards the
-// lexicon proves cannot match. It returns the states whose shards another
-// process rewrote since the refresh.
-func (s *searcher) openHot(rd *index.Reader, rep *index.Report, each []int, mem map[*index.Record]hotSource) (raced []int) {
-	hotTerms := s.hotTerms(rd, rep.LexEpoch, hotRecords(rep, each))
-	for _, i := range each {
-		rec := rep.States[i].Record
-		if h, ok := mem[rec]; ok {
-			s.hot = append(s.hot, h)
-			continue
-		}
-		if b := rep.States[i].Built; b != nil {
-			// Built by this call's refresh, which the index could not
-			// take (busy): answer from memory.
-			h, c, err := openBuilt(b)
-			if err != nil {
-				s.reasons.Add(coverage.IndexError)
-			}
-			s.add(h, c)
-			continue
-		}
-		var lacks uint64
-		if hotTerms != nil {
-			held, known := hotTerms(rec)
-			if known && held == 0 {
-				s.unopenedHot.add(rec)
-				continue
-			}
-			if known {
-				lacks = ^held
-			}
-		}
-		sh, err := rd.Shard(rec)
-		if errors.Is(err, index.ErrNoData) {
-			raced = append(raced, i)
-			continue
-		}
-		if err != nil {
-			s.fail(rec)
-			continue
-		}
-		s.hot = append(s.hot, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1, lacks: lacks})
-	}
-	return raced
-}
-
-// hotRecords are the records of states whose hot shards the index holds
-// (not read into memory, not built by this call).
-func hotRecords(rep *index.Report, each []int) []*index.Record {
-	recs := make([]*index.Record, 0, len(each))
-	for _, i := range each {
-		if st := &rep.States[i]; st.Built == nil && st.Record.Tier == index.Hot {
-			recs = append(recs, st.Record)
-		}
-	}
-	return recs
-}
-
-// fromMemory takes the cold records read into memory for this call out of
-// colds (rare: a hydrated single session, or an index that cannot be
-// used), and returns the rest with their entries.
-func (s *searcher) fromMemory(colds []*index.Record, mem map[*index.Record]hotSource, memCold map[*index.Record]coldSource) (rest []*index.Record, entries float64) {
-	for _, rec := range colds {
-		if h, ok := mem[rec]; ok {
-			s.hot = append(s.hot, h)
-		} else if c, ok := memCold[rec]; ok {
-			s.cold = append(s.cold, c)
-		} else {
-			rest = append(rest, rec)
-			entries += float64(rec.EntryCount)
-		}
-	}
-	return rest, entries
-}
-
 // readState reads the session of st from source for tier and makes it the
 // state's record; on failure the state keeps no record and says why.
-func (e *Engine) readState(st *index.State, t index.Target, mode lineage.Mode, tier string) (*hotSource, *coldSource) {
+func (e *Engine) readState(st *index.State, t index.Target, mode lineage.Mode, tier string) (*search.HotSource, *search.ColdSource) {
 	h, c, err := e.readSource(t, mode, tier)
 	switch {
 	case errors.Is(err, index.ErrSourceUnavailable):
@@ -623,37 +527,21 @@ func (e *Engine) readState(st *index.State, t index.Target, mode lineage.Mode, t
 	case err != nil:
 		st.Record, st.Reason = nil, coverage.IndexError
 	case h != nil:
-		st.Record, st.Reason = h.rec, ""
+		st.Record, st.Reason = h.Rec, ""
 	default:
-		st.Record, st.Reason = c.rec, ""
+		st.Record, st.Reason = c.Rec, ""
 	}
 	return h, c
 }
 
 // readSource reads and builds one session in memory for tier, as a refresh
 // would, and opens it as a hot or a cold source. Nothing is written.
-func (e *Engine) readSource(t index.Target, mode lineage.Mode, tier string) (*hotSource, *coldSource, error) {
+func (e *Engine) readSource(t index.Target, mode lineage.Mode, tier string) (*search.HotSource, *search.ColdSource, error) {
 	b, err := e.ix.BuildSource(t, mode, tier)
 	if err != nil {
 		return nil, nil, err
 	}
-	return openBuilt(b)
-}
-
-// openBuilt opens a session built in memory as a hot or a cold source.
-func openBuilt(b *index.Built) (*hotSource, *coldSource, error) {
-	if b.Hot != nil {
-		sh, err := hotbm25.Open(b.Hot.Dict, b.Hot.Cols, b.Hot.Ents, b.Hot.Entries)
-		if err != nil {
-			return nil, nil, err
-		}
-		return &hotSource{rec: b.Record, shard: sh, tier: index.Hot, first: -1, last: -1}, nil, nil
-	}
-	v, err := coldvocab.Open(b.Cold)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, &coldSource{rec: b.Record, view: v}, nil
+	return search.OpenBuilt(b)
 }
 
 // checkExpectations compares a pointer's bindings with the session now.
@@ -682,7 +570,7 @@ func checkExpectations(rec *index.Record, hash, fp string) *ErrorObject {
 // hydrate reads one session from source into an in-memory shard with its
 // full, untruncated text, so that a cold session answers with exact entry
 // hits. Nothing is written to the index.
-func (e *Engine) hydrate(t index.Target, mode lineage.Mode) (*hotSource, *ErrorObject, error) {
+func (e *Engine) hydrate(t index.Target, mode lineage.Mode) (*search.HotSource, *ErrorObject, error) {
 	b, err := e.ix.HydrateSource(t, mode)
 	if errors.Is(err, index.ErrSourceUnavailable) {
 		return nil, &ErrorObject{Code: coverage.SourceUnavailable, Message: err.Error(), SessionFile: t.Path}, nil
@@ -694,7 +582,7 @@ func (e *Engine) hydrate(t index.Target, mode lineage.Mode) (*hotSource, *ErrorO
 	if err != nil {
 		return nil, nil, err
 	}
-	return &hotSource{rec: b.Record, shard: sh, tier: index.Cold, first: -1, last: -1}, nil, nil
+	return &search.HotSource{Rec: b.Record, Shard: sh, Tier: index.Cold, First: -1, Last: -1}, nil, nil
 }
 
 // checkLive refuses a request that carries a live session other than the
@@ -739,7 +627,7 @@ func marshalArgs(v any) json.RawMessage {
 }
 
 // buildPage pages the ranked stream into hits under the envelope.
-func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *searcher, items []item, total int, single bool) (*RecallPage, error) {
+func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *search.Searcher, items []search.Item, total int, single bool) (*RecallPage, error) {
 	page := &RecallPage{Total: total, Hits: []Hit{}}
 	if q.offset > total {
 		n := total
@@ -757,15 +645,15 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 		base.ExpectedSourceHash = rec.SourceHash
 		base.ExpectedLineageFingerprint = rec.LineageFingerprint
 	}
-	anchorTerms := q.plan.terms
+	anchorTerms := q.plan.Terms
 	for i := q.offset; i < end; i++ {
 		it := &items[i]
-		if it.entry {
+		if it.Entry {
 			h, err := e.entryHit(q, s, it, anchorTerms)
 			if err != nil {
 				// Damaged shard data: leave the hit out, say so, and let
 				// the next refresh rebuild the session.
-				s.fail(s.hot[it.src].rec)
+				s.Fail(s.Hot[it.Src].Rec)
 				continue
 			}
 			page.Hits = append(page.Hits, Hit{Entry: h})
@@ -786,20 +674,20 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 	return page, nil
 }
 
-func (e *Engine) entryHit(q *recallQuery, s *searcher, it *item, terms []string) (*EntryHit, error) {
-	src := &s.hot[it.src]
-	st, err := src.shard.Entry(it.index)
+func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, terms []string) (*EntryHit, error) {
+	src := &s.Hot[it.Src]
+	st, err := src.Shard.Entry(it.Index)
 	if err != nil {
 		return nil, err
 	}
 	h := &EntryHit{
 		Kind:      "entry",
-		SessionID: boundString(src.rec.SessionID, 512),
-		Tier:      src.tier,
-		Index:     it.index,
+		SessionID: boundString(src.Rec.SessionID, 512),
+		Tier:      src.Tier,
+		Index:     it.Index,
 		Type:      st.Type,
 		IsError:   st.IsError,
-		Score:     it.score,
+		Score:     it.Score,
 		Outcome:   st.Outcome,
 	}
 	if h.Type == "" {
@@ -825,40 +713,40 @@ func (e *Engine) entryHit(q *recallQuery, s *searcher, it *item, terms []string)
 		h.Timestamp = &ts
 	}
 	anchor := 0
-	switch q.plan.kind {
-	case planTerms, planPhrase:
+	switch q.plan.Kind {
+	case search.PlanTerms, search.PlanPhrase:
 		anchor = anchorOf(st.Text, terms)
-	case planRegex:
-		anchor = s.regexAnchor(st.Text)
+	case search.PlanRegex:
+		anchor = s.RegexAnchor(st.Text)
 	}
 	h.Snippet, h.Truncated = makeSnippet(st.Text, anchor, q.snippetChars)
 	h.Truncated = h.Truncated || st.Truncated
 	h.Follow = FabricCall{Ref: "memory.expand", Args: marshalArgs(expandArgs{
-		Session:                    src.rec.Path,
-		ExpectedSourceHash:         src.rec.SourceHash,
-		ExpectedLineageFingerprint: src.rec.LineageFingerprint,
+		Session:                    src.Rec.Path,
+		ExpectedSourceHash:         src.Rec.SourceHash,
+		ExpectedLineageFingerprint: src.Rec.LineageFingerprint,
 		Branches:                   Branches(q.mode),
-		Indices:                    []int64{int64(it.index)},
+		Indices:                    []int64{int64(it.Index)},
 	})}
 	return h, nil
 }
 
-func (e *Engine) sessionHit(q *recallQuery, s *searcher, it *item) *SessionHit {
-	c := &s.cold[it.src]
+func (e *Engine) sessionHit(q *recallQuery, s *search.Searcher, it *search.Item) *SessionHit {
+	c := &s.Cold[it.Src]
 	a := canonicalArgs(q)
 	a.EntryRange = nil
-	a.Scope = ScopeOf(c.rec.Path)
-	a.ExpectedSourceHash = c.rec.SourceHash
-	a.ExpectedLineageFingerprint = c.rec.LineageFingerprint
+	a.Scope = ScopeOf(c.Rec.Path)
+	a.ExpectedSourceHash = c.Rec.SourceHash
+	a.ExpectedLineageFingerprint = c.Rec.LineageFingerprint
 	h := &SessionHit{
 		Kind:                     "session",
-		SessionID:                boundString(c.rec.SessionID, 512),
+		SessionID:                boundString(c.Rec.SessionID, 512),
 		Tier:                     index.Cold,
-		Cwd:                      boundString(c.rec.Cwd, 2048),
-		LastTimestamp:            c.rec.LastTs,
-		Score:                    it.score,
-		MatchedTerms:             it.matched,
-		MatchedStructuralEntries: it.matchedS,
+		Cwd:                      boundString(c.Rec.Cwd, 2048),
+		LastTimestamp:            c.Rec.LastTs,
+		Score:                    it.Score,
+		MatchedTerms:             it.Matched,
+		MatchedStructuralEntries: it.MatchedS,
 		Follow:                   FabricCall{Ref: "memory.recall", Args: marshalArgs(a)},
 	}
 	return h

@@ -30,13 +30,14 @@ var layer = map[string]int{
 	"lexicon":                2,
 	"catalog":                4,
 	"index":                  5,
-	"engine":                 6,
-	"cmd/memidx":             8,
+	"search":                 6,
+	"engine":                 7,
+	"cmd/memidx":             9,
 	"internal/deps":          0,
 	"internal/memtest":       0,
 	"internal/corpus":        1,
-	"internal/reliability":   8,
-	"internal/benchmark":     7,
+	"internal/reliability":   9,
+	"internal/benchmark":     8,
 	"analyzer/bleveanalyzer": 1,
 }
 

@@ -10,7 +10,8 @@
 //	3 normalize                            records -> entries
 //	4 hotbm25   coldvocab  catalog         postings, digests, capability heads
 //	5 index                                refresh, tiers, budgets, records
-//	6 engine                               public API
-//	7 internal/benchmark                   memidx bench
-//	8 cmd/memidx, internal/reliability     CLI; tests of the whole
+//	6 search                               ranking: BM25, top-k, the lexicon walk
+//	7 engine                               public API: requests and responses
+//	8 internal/benchmark                   memidx bench
+//	9 cmd/memidx, internal/reliability     CLI; tests of the whole
 package deps

@@ -1,11 +1,10 @@
-package engine
+package search
 
 import (
 	"errors"
 	"math"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/memidx/memidx/index"
 )
@@ -16,14 +15,7 @@ import (
 // the postings settle becomes a source without a digest; only the sessions
 // that can match and whose entries a filter must count are opened.
 
-// noLexicon turns the lexicon off (tests compare answers with and
-// without it); lexiconUses counts the recalls it answered for.
-var (
-	noLexicon   bool
-	lexiconUses atomic.Int64
-)
-
-// lexiconCold turns the cold records of a query into sources, and returns
+// LexiconCold turns the cold records of a query into sources, and returns
 // the records whose digests must still be opened; entries is the sum of
 // the records' EntryCount. ok is false when the lexicon cannot answer for
 // them (none, damaged, merged since the records were read, a regex query,
@@ -31,8 +23,8 @@ var (
 // lexicon. It costs what the query's postings cost: a record that no
 // posting names is ruled out without being looked at, unless the plan
 // matches a session without any of its terms (browsing).
-func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds []*index.Record, entries float64) (open []*index.Record, ok bool) {
-	if len(colds) == 0 || s.plan.kind == planRegex || noLexicon {
+func (s *Searcher) LexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds []*index.Record, entries float64) (open []*index.Record, ok bool) {
+	if len(colds) == 0 || s.Plan.Kind == PlanRegex || s.NoLexicon {
 		return colds, false
 	}
 	lex := s.lexicon(rd, epoch)
@@ -43,15 +35,15 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	if !ok {
 		return colds, false
 	}
-	terms := s.plan.terms
-	if s.plan.kind == planBrowse {
+	terms := s.Plan.Terms
+	if s.Plan.Kind == PlanBrowse {
 		terms = nil
 	}
 	named, held, ok := s.nameColds(lex, at, len(colds), terms)
 	if !ok {
 		return colds, false
 	}
-	look := named.order(len(colds), len(s.filt.keys) == 0 && s.termsMayMatch(make([]bool, named.nt)))
+	look := named.order(len(colds), len(s.filt.Keys) == 0 && s.termsMayMatch(make([]bool, named.nt)))
 	filtered := s.filt.any()
 	// Every cold record counts in the statistics through unopened but
 	// the ones opened, which count as sources.
@@ -60,7 +52,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	for _, i := range look {
 		bits, keys := named.of(i)
 		switch {
-		case keys != len(s.filt.keys) || !s.termsMayMatch(bits):
+		case keys != len(s.filt.Keys) || !s.termsMayMatch(bits):
 			// Ruled out.
 		case filtered || !rd.Current(colds[i]):
 			// Only its digest can count the entries that pass a filter;
@@ -78,13 +70,13 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 		case named.nt > 64:
 			// Too many terms for a settled group's mask (see settled).
 			s.unopened.remove(colds[i], bits)
-			s.cold = append(s.cold, coldSource{rec: colds[i], has: bits})
+			s.Cold = append(s.Cold, ColdSource{Rec: colds[i], Has: bits})
 		default:
 			bulk.idx = append(bulk.idx, int32(i))
 		}
 	}
 	s.settled = bulk
-	lexiconUses.Add(1)
+	s.LexiconAnswered = true
 	return open, true
 }
 
@@ -92,7 +84,7 @@ func (s *searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 // returns the cold records (of n, indexed by at) they name, with what each
 // holds, and how many hold each term. ok is false when the lexicon turned
 // out damaged.
-func (s *searcher) nameColds(lex *index.Lexicon, at docIndex, n int, terms []string) (named *namedColds, held []float64, ok bool) {
+func (s *Searcher) nameColds(lex *index.Lexicon, at docIndex, n int, terms []string) (named *namedColds, held []float64, ok bool) {
 	named = newNamedColds(n, len(terms))
 	// holders calls fn with the index of every cold record that holds
 	// key, or the plan's term t when key is "" (those lists are kept for
@@ -141,7 +133,7 @@ func (s *searcher) nameColds(lex *index.Lexicon, at docIndex, n int, terms []str
 			return nil, nil, false
 		}
 	}
-	for _, k := range s.filt.keys {
+	for _, k := range s.filt.Keys {
 		if !holders(k, -1, func(i int) { named.keys[named.touch(i)]++ }) {
 			return nil, nil, false
 		}
@@ -151,7 +143,7 @@ func (s *searcher) nameColds(lex *index.Lexicon, at docIndex, n int, terms []str
 
 // lexicon opens the archive lexicon once per search; nil when it cannot
 // answer for records of epoch (none, damaged, merged since).
-func (s *searcher) lexicon(rd *index.Reader, epoch index.LexiconEpoch) *index.Lexicon {
+func (s *Searcher) lexicon(rd *index.Reader, epoch index.LexiconEpoch) *index.Lexicon {
 	if !s.lex.opened {
 		s.lex.opened = true
 		lex, err := rd.Lexicon()
@@ -160,7 +152,7 @@ func (s *searcher) lexicon(rd *index.Reader, epoch index.LexiconEpoch) *index.Le
 			return nil
 		}
 		s.lex.lex = lex
-		s.lex.docs = make([][]uint32, len(s.plan.terms))
+		s.lex.docs = make([][]uint32, len(s.Plan.Terms))
 	}
 	return s.lex.lex
 }
@@ -189,7 +181,7 @@ func (l *lexLookup) release() {
 }
 
 // termDocs returns the docs of the plan's term t.
-func (s *searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
+func (s *Searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
 	if s.lex.docs[t] != nil {
 		return s.lex.docs[t], nil
 	}
@@ -197,7 +189,7 @@ func (s *searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
 	if buf == nil {
 		buf = new([]uint32)
 	}
-	docs, err := lex.Docs((*buf)[:0], s.plan.terms[t])
+	docs, err := lex.Docs((*buf)[:0], s.Plan.Terms[t])
 	if err == nil {
 		if docs == nil {
 			docs = []uint32{} // read, and empty
@@ -216,9 +208,9 @@ func (s *searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
 // without terms (browsing, a regex) or with more than 64, or no usable
 // lexicon. A record without a doc (written before hot shards joined the
 // lexicon) is never known.
-func (s *searcher) hotTerms(rd *index.Reader, epoch index.LexiconEpoch, hots []*index.Record) func(*index.Record) (held uint64, known bool) {
-	nt := len(s.plan.terms)
-	if noLexicon || s.filt.any() || (s.plan.kind != planTerms && s.plan.kind != planPhrase) || nt == 0 || nt > 64 {
+func (s *Searcher) hotTerms(rd *index.Reader, epoch index.LexiconEpoch, hots []*index.Record) func(*index.Record) (held uint64, known bool) {
+	nt := len(s.Plan.Terms)
+	if s.NoLexicon || s.filt.any() || (s.Plan.Kind != PlanTerms && s.Plan.Kind != PlanPhrase) || nt == 0 || nt > 64 {
 		return nil
 	}
 	held := make(map[uint32]uint64, len(hots))
@@ -236,7 +228,7 @@ func (s *searcher) hotTerms(rd *index.Reader, epoch index.LexiconEpoch, hots []*
 	if lex == nil {
 		return nil
 	}
-	for t := range s.plan.terms {
+	for t := range s.Plan.Terms {
 		docs, err := s.termDocs(lex, t)
 		if err != nil {
 			s.lexiconFailed(err)
@@ -312,7 +304,7 @@ func (b *settled) release() {
 // candidates holding the same terms score the same, and within such a
 // group scope order (newest first, then path) is the items' order (less),
 // so the first need of each group hold the best need of all.
-func (b *settled) top(s *searcher, need int) ([]item, int) {
+func (b *settled) top(s *Searcher, need int) ([]Item, int) {
 	if b == nil {
 		return nil, 0
 	}
@@ -336,13 +328,13 @@ func (b *settled) top(s *searcher, need int) ([]item, int) {
 			g.first = append(g.first, i)
 		}
 	}
-	var items []item
+	var items []Item
 	for _, g := range groups {
 		for _, i := range g.first {
 			rec := b.colds[i]
 			bits, _ := b.named.of(int(i))
-			it := coldItem(rec, len(s.cold))
-			s.cold = append(s.cold, coldSource{rec: rec, has: bits})
+			it := coldItem(rec, len(s.Cold))
+			s.Cold = append(s.Cold, ColdSource{Rec: rec, Has: bits})
 			s.scoreHeld(&it, bits) // browsing looks up no terms: bits is empty
 			items = append(items, it)
 		}
@@ -477,14 +469,14 @@ func (x docIndex) of(doc uint32) int {
 // docMemo keeps the doc index of the last cold records it indexed: a quiet
 // archive's cold records are the same slice call after call (index.Split),
 // which nobody changes.
-type docMemo struct {
+type DocMemo struct {
 	mu    sync.Mutex
 	colds []*index.Record
 	at    docIndex
 	ok    bool
 }
 
-func (m *docMemo) of(colds []*index.Record) (docIndex, bool) {
+func (m *DocMemo) of(colds []*index.Record) (docIndex, bool) {
 	if m == nil {
 		return indexByDoc(colds)
 	}
@@ -525,8 +517,8 @@ func indexByDoc(colds []*index.Record) (docIndex, bool) {
 
 // termsMayMatch reports whether a session holding the terms marked in has
 // can be a candidate of the plan.
-func (s *searcher) termsMayMatch(has []bool) bool {
-	if s.plan.kind == planBrowse {
+func (s *Searcher) termsMayMatch(has []bool) bool {
+	if s.Plan.Kind == PlanBrowse {
 		return true
 	}
 	n := 0
@@ -535,7 +527,7 @@ func (s *searcher) termsMayMatch(has []bool) bool {
 			n++
 		}
 	}
-	if s.plan.all || s.plan.kind == planPhrase {
+	if s.Plan.All || s.Plan.Kind == PlanPhrase {
 		return n == len(has)
 	}
 	return n > 0
@@ -544,9 +536,9 @@ func (s *searcher) termsMayMatch(has []bool) bool {
 // lexiconFailed notes a damaged lexicon: this answer comes from the
 // digests, and the lexicon is dropped after the search so that the next
 // refresh rebuilds it (the page says index_reset).
-func (s *searcher) lexiconFailed(err error) {
+func (s *Searcher) lexiconFailed(err error) {
 	if errors.Is(err, index.ErrLexiconDamaged) {
-		s.lexDamaged = true
-		s.reasons.Add(index.IndexReset)
+		s.LexDamaged = true
+		s.Reasons.Add(index.IndexReset)
 	}
 }

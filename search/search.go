@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"context"
@@ -28,80 +28,80 @@ const (
 )
 
 // planKind is what a query asks for.
-type planKind int
+type PlanKind int
 
 const (
-	planBrowse planKind = iota
-	planTerms
-	planPhrase
-	planRegex
+	PlanBrowse PlanKind = iota
+	PlanTerms
+	PlanPhrase
+	PlanRegex
 )
 
-type plan struct {
-	kind  planKind
-	terms []string // unique canonical terms, first-seen order
-	all   bool     // literal queryMatch "all"
-	// phrase holds the phrase's tokens in order (with repeats).
-	phrase []string
-	regex  regexMatcher
+type Plan struct {
+	Kind  PlanKind
+	Terms []string // unique canonical terms, first-seen order
+	All   bool     // literal queryMatch "all"
+	// Phrase holds the Phrase's tokens in order (with repeats).
+	Phrase []string
+	Regex  *regexiso.Regexp
 }
 
 // filters are the exact structural filters of a request, resolved once
 // per call.
-type filters struct {
-	// keys are the structural dictionary keys every matching entry must
+type Filters struct {
+	// Keys are the structural dictionary Keys every matching entry must
 	// carry.
-	keys []string
-	// operational reports a tool/ref/provider/action/outcome filter: then
+	Keys []string
+	// Operational reports a tool/ref/provider/action/outcome filter: then
 	// every entry weighs 1, because the caller asked for operations.
-	operational  bool
-	since, until *float64
+	Operational  bool
+	Since, Until *float64
 }
 
-func (f *filters) any() bool {
-	return len(f.keys) > 0 || f.since != nil || f.until != nil
+func (f *Filters) any() bool {
+	return len(f.Keys) > 0 || f.Since != nil || f.Until != nil
 }
 
 // carriers marks the entries, of n, that carry every filter key (all of
 // them when there are no keys). postings visits the entries of one key.
-func (f *filters) carriers(n int, postings func(key string, visit func(e int))) []bool {
+func (f *Filters) carriers(n int, postings func(key string, visit func(e int))) []bool {
 	ok := make([]bool, n)
-	if len(f.keys) == 0 {
+	if len(f.Keys) == 0 {
 		for i := range ok {
 			ok[i] = true
 		}
 		return ok
 	}
 	count := make([]uint8, n)
-	for _, k := range f.keys {
+	for _, k := range f.Keys {
 		postings(k, func(e int) { count[e]++ })
 	}
 	for i := range ok {
-		ok[i] = int(count[i]) == len(f.keys)
+		ok[i] = int(count[i]) == len(f.Keys)
 	}
 	return ok
 }
 
 // timeOK applies since/until (inclusive, epoch ms). An entry without a
 // timestamp does not pass a time filter: nothing says it is in the window.
-func (f *filters) timeOK(ts float64, ok bool) bool {
-	if f.since == nil && f.until == nil {
+func (f *Filters) timeOK(ts float64, ok bool) bool {
+	if f.Since == nil && f.Until == nil {
 		return true
 	}
 	if !ok {
 		return false
 	}
-	return (f.since == nil || ts >= *f.since) && (f.until == nil || ts <= *f.until)
+	return (f.Since == nil || ts >= *f.Since) && (f.Until == nil || ts <= *f.Until)
 }
 
 // hotSource is one hot (or hydrated) session.
-type hotSource struct {
-	rec   *index.Record
-	shard hotbm25.Shard
-	// tier is what hits report: "hot", or "cold" for a hydrated session.
-	tier string
+type HotSource struct {
+	Rec   *index.Record
+	Shard hotbm25.Shard
+	// Tier is what hits report: "hot", or "cold" for a hydrated session.
+	Tier string
 	// rng restricts the session to an inclusive entry range (-1: none).
-	first, last int
+	First, Last int
 	// lacks marks the plan's terms (bit t, t < 64) the archive lexicon
 	// proved the shard does not hold: their postings are not looked up.
 	lacks uint64
@@ -109,74 +109,81 @@ type hotSource struct {
 
 // postings returns the source's postings of the plan's term ti (t):
 // none, without a dictionary lookup, when the lexicon proved it lacks it.
-func (h *hotSource) postings(ti int, t string) hotbm25.Postings {
+func (h *HotSource) postings(ti int, t string) hotbm25.Postings {
 	if ti < 64 && h.lacks&(1<<ti) != 0 {
 		return hotbm25.Postings{}
 	}
-	return h.shard.Postings(t)
+	return h.Shard.Postings(t)
 }
 
-type coldSource struct {
-	rec  *index.Record
-	view coldvocab.View
-	// has, when set, says which of the plan's terms the session holds,
+type ColdSource struct {
+	Rec  *index.Record
+	View coldvocab.View
+	// Has, when set, says which of the plan's terms the session holds,
 	// from the archive lexicon: view is then not opened.
-	has []bool
+	Has []bool
 }
 
 // item is one ranked candidate: an entry of a hot source or a cold session.
-type item struct {
-	score    float64
-	mtime    int64
-	entry    bool
-	src      int // index into hot or cold sources
-	index    int
-	matched  int // cold: matched terms
-	matchedS int // cold: entries passing the structural filters
-	file     string
+type Item struct {
+	Score    float64
+	Mtime    int64
+	Entry    bool
+	Src      int // index into hot or cold sources
+	Index    int
+	Matched  int // cold: matched terms
+	MatchedS int // cold: entries passing the structural filters
+	File     string
 }
 
 // less orders the stream: score desc, session mtime desc, entries before
 // sessions, entry index asc, file asc.
-func less(a, b *item) bool {
-	if a.score != b.score {
-		return a.score > b.score
+func less(a, b *Item) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
 	}
-	if a.mtime != b.mtime {
-		return a.mtime > b.mtime
+	if a.Mtime != b.Mtime {
+		return a.Mtime > b.Mtime
 	}
-	if a.entry != b.entry {
-		return a.entry
+	if a.Entry != b.Entry {
+		return a.Entry
 	}
-	if a.index != b.index {
-		return a.index < b.index
+	if a.Index != b.Index {
+		return a.Index < b.Index
 	}
-	return a.file < b.file
+	return a.File < b.File
 }
 
 // searcher ranks one query over hot and cold sources.
-type searcher struct {
+type Searcher struct {
 	ctx          context.Context
-	docs         *docMemo // the engine's, when it has one
+	docs         *DocMemo // the engine's, when it has one
 	rrun         *regexiso.Run
 	anchorCtx    context.Context
 	anchorCancel context.CancelFunc
-	plan         plan
-	filt         filters
-	hot          []hotSource
-	cold         []coldSource
-	reasons      coverage.Set
-	qerr         *coverage.Error
+
+	// NoLexicon makes the search open every cold digest and hot shard,
+	// as without an archive lexicon (tests compare the answers).
+	NoLexicon bool
+	// LexiconAnswered reports that the archive lexicon answered for the
+	// cold sessions.
+	LexiconAnswered bool
+	Plan            Plan
+	filt            Filters
+	Hot             []HotSource
+	Cold            []ColdSource
+	Reasons         coverage.Set
+	QueryErr        *coverage.Error
 
 	// acc, hits and touched are per-shard scratch for term scoring.
 	acc     []float64
 	hits    []uint16
 	touched []uint32
 
-	// lexDamaged: the archive lexicon turned out damaged.
-	lexDamaged bool
-	// broken are records whose tier data turned out damaged.
-	broken []*index.Record
+	// LexDamaged: the archive lexicon turned out damaged.
+	LexDamaged bool
+	// Broken are records whose tier data turned out damaged.
+	Broken []*index.Record
 
 	// openHas are the terms that the lexicon found in each cold record
 	// whose digest it left to be opened.
@@ -203,25 +210,42 @@ type searcher struct {
 	hotLists []hotbm25.Postings
 }
 
+// New returns a search of plan with filt, under ctx (which bounds a regex
+// run). docs, when not nil, keeps the cold records' doc index between
+// searches of one Engine.
+func New(ctx context.Context, plan Plan, filt Filters, docs *DocMemo) *Searcher {
+	return &Searcher{ctx: ctx, Plan: plan, filt: filt, docs: docs}
+}
+
+// Release returns what the search borrowed (pooled tables, a regex
+// anchoring deadline); its sources and items must not be used after.
+func (s *Searcher) Release() {
+	if s.anchorCancel != nil {
+		s.anchorCancel()
+	}
+	s.settled.release()
+	s.lex.release()
+}
+
 // idf is Lucene's never-negative BM25 idf.
-func (s *searcher) idf(term string) float64 {
+func (s *Searcher) idf(term string) float64 {
 	df := s.df[term]
 	return math.Log(1 + (s.n-df+0.5)/(df+0.5))
 }
 
 // stats computes corpus statistics over every source of the scope, before
 // filters, so that a filter or a page never changes a score.
-func (s *searcher) stats(terms []string) {
+func (s *Searcher) stats(terms []string) {
 	var entries, sumLen float64
-	for i := range s.hot {
-		entries += float64(s.hot[i].shard.Len())
-		sumLen += float64(s.hot[i].rec.SumLen)
+	for i := range s.Hot {
+		entries += float64(s.Hot[i].Shard.Len())
+		sumLen += float64(s.Hot[i].Rec.SumLen)
 	}
 	entries += s.unopenedHot.entries
 	sumLen += s.unopenedHot.sumLen
 	hotEntries := entries
-	for i := range s.cold {
-		entries += float64(s.cold[i].rec.EntryCount)
+	for i := range s.Cold {
+		entries += float64(s.Cold[i].Rec.EntryCount)
 	}
 	entries += s.unopened.entries
 	s.n = math.Max(entries, 1)
@@ -232,19 +256,19 @@ func (s *searcher) stats(terms []string) {
 	s.df = make(map[string]float64, len(terms))
 	// Which cold session holds which term is looked up once, here, and
 	// reused by searchCold.
-	s.coldHas = make([]bool, len(s.cold)*len(terms))
+	s.coldHas = make([]bool, len(s.Cold)*len(terms))
 	for ti, t := range terms {
 		var df float64
-		for i := range s.hot {
-			p := s.hot[i].postings(ti, t)
+		for i := range s.Hot {
+			p := s.Hot[i].postings(ti, t)
 			s.hotLists = append(s.hotLists, p)
 			c := p.Count()
 			df += float64(c)
 			s.hotPostings += c
 		}
-		for i := range s.cold {
-			c := &s.cold[i]
-			if (c.has != nil && c.has[ti]) || (c.has == nil && c.view.HasTerm(t)) {
+		for i := range s.Cold {
+			c := &s.Cold[i]
+			if (c.Has != nil && c.Has[ti]) || (c.Has == nil && c.View.HasTerm(t)) {
 				s.coldHas[i*len(terms)+ti] = true
 				df++
 			}
@@ -258,14 +282,14 @@ func (s *searcher) stats(terms []string) {
 
 // candidates returns the entries of src that pass the structural and range
 // filters as a bitmap, or nil when every entry passes.
-func (s *searcher) candidates(src *hotSource) []bool {
-	rng := src.first >= 0
-	if len(s.filt.keys) == 0 && !rng && s.filt.since == nil && s.filt.until == nil {
+func (s *Searcher) candidates(src *HotSource) []bool {
+	rng := src.First >= 0
+	if len(s.filt.Keys) == 0 && !rng && s.filt.Since == nil && s.filt.Until == nil {
 		return nil
 	}
-	n := src.shard.Len()
+	n := src.Shard.Len()
 	ok := s.filt.carriers(n, func(k string, visit func(int)) {
-		p := src.shard.Postings(k)
+		p := src.Shard.Postings(k)
 		for {
 			e, _, more := p.Next()
 			if !more {
@@ -278,25 +302,25 @@ func (s *searcher) candidates(src *hotSource) []bool {
 		if !ok[i] {
 			continue
 		}
-		if rng && (i < src.first || i > src.last) {
+		if rng && (i < src.First || i > src.Last) {
 			ok[i] = false
 			continue
 		}
-		ts, has := src.shard.Timestamp(i)
+		ts, has := src.Shard.Timestamp(i)
 		ok[i] = s.filt.timeOK(ts, has)
 	}
 	return ok
 }
 
-func (s *searcher) weight(src *hotSource, e int) float64 {
-	if s.filt.operational {
+func (s *Searcher) weight(src *HotSource, e int) float64 {
+	if s.filt.Operational {
 		return 1
 	}
-	return float64(src.shard.Weight(e))
+	return float64(src.Shard.Weight(e))
 }
 
 // bm25 scores one posting.
-func (s *searcher) bm25(idf float64, tf uint32, dl uint32) float64 {
+func (s *Searcher) bm25(idf float64, tf uint32, dl uint32) float64 {
 	f := float64(tf)
 	return idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(dl)/s.avgdl))
 }
@@ -306,15 +330,15 @@ func (s *searcher) bm25(idf float64, tf uint32, dl uint32) float64 {
 // order (so that every path's scores agree to the bit), hits[e] counts
 // them, and s.touched lists the entries met. The caller resets acc and
 // hits at the touched entries for the next shard.
-func (s *searcher) accumulate(src *hotSource, keep func(e int) bool) (acc []float64, hits []uint16) {
-	n := src.shard.Len()
+func (s *Searcher) accumulate(src *HotSource, keep func(e int) bool) (acc []float64, hits []uint16) {
+	n := src.Shard.Len()
 	if cap(s.acc) < n {
 		s.acc = make([]float64, n)
 		s.hits = make([]uint16, n)
 	}
 	acc, hits = s.acc[:n], s.hits[:n]
 	touched := s.touched[:0]
-	for ti, t := range s.plan.terms {
+	for ti, t := range s.Plan.Terms {
 		idf := s.idf(t)
 		p := src.postings(ti, t)
 		for {
@@ -328,11 +352,11 @@ func (s *searcher) accumulate(src *hotSource, keep func(e int) bool) (acc []floa
 			if hits[e] == 0 {
 				touched = append(touched, e)
 			}
-			acc[e] += s.bm25(idf, tf, src.shard.DocLen(int(e)))
+			acc[e] += s.bm25(idf, tf, src.Shard.DocLen(int(e)))
 			hits[e]++
 		}
 		if p.Err() != nil {
-			s.fail(src.rec)
+			s.Fail(src.Rec)
 		}
 	}
 	s.touched = touched
@@ -340,103 +364,103 @@ func (s *searcher) accumulate(src *hotSource, keep func(e int) bool) (acc []floa
 }
 
 // searchHot ranks the hot entries.
-func (s *searcher) searchHot() []item {
+func (s *Searcher) searchHot() []Item {
 	// One allocation for term and phrase queries, bounded by their hot
 	// postings: a broad query has items in every shard, and growing the
 	// slice shard by shard copied it over and over (most of a
 	// two-common-term query's time).
 	bound := 0
-	if s.plan.kind == planTerms || s.plan.kind == planPhrase {
-		for i := range s.hot {
-			bound += s.hot[i].shard.Len()
+	if s.Plan.Kind == PlanTerms || s.Plan.Kind == PlanPhrase {
+		for i := range s.Hot {
+			bound += s.Hot[i].Shard.Len()
 		}
 		bound = min(bound, s.hotPostings)
 	}
-	items := make([]item, 0, bound)
-	for si := range s.hot {
-		src := &s.hot[si]
+	items := make([]Item, 0, bound)
+	for si := range s.Hot {
+		src := &s.Hot[si]
 		cand := s.candidates(src)
 		pass := func(e int) bool { return cand == nil || cand[e] }
-		mtime := src.rec.Identity.MtimeNs
-		file := src.rec.Path
-		switch s.plan.kind {
-		case planBrowse:
+		mtime := src.Rec.Identity.MtimeNs
+		file := src.Rec.Path
+		switch s.Plan.Kind {
+		case PlanBrowse:
 			score := 0.0
 			if s.filt.any() {
 				score = 1
 			}
-			for e := 0; e < src.shard.Len(); e++ {
+			for e := 0; e < src.Shard.Len(); e++ {
 				if pass(e) {
-					items = append(items, item{score: score, mtime: mtime, entry: true, src: si, index: e, file: file})
+					items = append(items, Item{Score: score, Mtime: mtime, Entry: true, Src: si, Index: e, File: file})
 				}
 			}
-		case planTerms, planPhrase:
-			terms := s.plan.terms
+		case PlanTerms, PlanPhrase:
+			terms := s.Plan.Terms
 			acc, hits := s.accumulate(src, pass)
 			touched := s.touched
 			items = slices.Grow(items, len(touched))
 			for _, e := range touched {
 				sc, m := acc[e], int(hits[e])
 				acc[e], hits[e] = 0, 0 // reset for the next shard
-				if (s.plan.all || s.plan.kind == planPhrase) && m != len(terms) {
+				if (s.Plan.All || s.Plan.Kind == PlanPhrase) && m != len(terms) {
 					continue
 				}
-				if s.plan.kind == planPhrase && !s.phraseIn(src, int(e)) {
+				if s.Plan.Kind == PlanPhrase && !s.phraseIn(src, int(e)) {
 					continue
 				}
-				items = append(items, item{score: sc * s.weight(src, int(e)), mtime: mtime, entry: true, src: si, index: int(e), file: file})
+				items = append(items, Item{Score: sc * s.weight(src, int(e)), Mtime: mtime, Entry: true, Src: si, Index: int(e), File: file})
 			}
-		case planRegex:
+		case PlanRegex:
 			items = append(items, s.regexHot(si, src, pass)...)
 		}
 	}
 	return s.bound(items, entryBudget, coverage.CandidateEntryBudget)
 }
 
-// add takes a session read into memory as a hot or a cold source (at most
+// Add takes a session read into memory as a hot or a cold source (at most
 // one is set); it reports whether there was one.
-func (s *searcher) add(h *hotSource, c *coldSource) bool {
+func (s *Searcher) Add(h *HotSource, c *ColdSource) bool {
 	switch {
 	case h != nil:
-		s.hot = append(s.hot, *h)
+		s.Hot = append(s.Hot, *h)
 	case c != nil:
-		s.cold = append(s.cold, *c)
+		s.Cold = append(s.Cold, *c)
 	default:
 		return false
 	}
 	return true
 }
 
-// fail records that rec's tier data turned out damaged: the answer says
+// Fail records that rec's tier data turned out damaged: the answer says
 // index_error, and the data is dropped so that it is rebuilt.
-func (s *searcher) fail(rec *index.Record) {
-	s.reasons.Add(coverage.IndexError)
-	s.broken = append(s.broken, rec)
+func (s *Searcher) Fail(rec *index.Record) {
+	s.Reasons.Add(coverage.IndexError)
+	s.Broken = append(s.Broken, rec)
 }
 
-// checkSources marks every source whose reads met damaged bytes (a failed
+// CheckSources marks every source whose reads met damaged bytes (a failed
 // block checksum) as broken: what the page took from it may be wrong.
-func (s *searcher) checkSources() {
-	for i := range s.hot {
-		if s.hot[i].shard.Err() != nil {
-			s.fail(s.hot[i].rec)
+func (s *Searcher) CheckSources() {
+	for i := range s.Hot {
+		if s.Hot[i].Shard.Err() != nil {
+			s.Fail(s.Hot[i].Rec)
 		}
 	}
-	for i := range s.cold {
-		if s.cold[i].view.Err() != nil {
-			s.fail(s.cold[i].rec)
+	for i := range s.Cold {
+		if s.Cold[i].View.Err() != nil {
+			s.Fail(s.Cold[i].Rec)
 		}
 	}
 }
 
 // bound rounds the scores and keeps the best limit items, saying reason
 // when it drops any.
-func (s *searcher) bound(items []item, limit int, reason string) []item {
+func (s *Searcher) bound(items []Item, limit int, reason string) []Item {
 	roundScores(items)
 	if len(items) > limit {
 		partitionTop(items, limit)
 		items = items[:limit]
-		s.reasons.Add(reason)
+		s.Reasons.Add(reason)
 	}
 	return items
 }
@@ -446,13 +470,13 @@ func (s *searcher) bound(items []item, limit int, reason string) []item {
 // in tool-call arguments past the display cut is found): case-insensitive
 // after NFKC, on token boundaries, with any punctuation or whitespace
 // between tokens.
-func (s *searcher) phraseIn(src *hotSource, e int) bool {
-	st, err := src.shard.Entry(e)
+func (s *Searcher) phraseIn(src *HotSource, e int) bool {
+	st, err := src.Shard.Entry(e)
 	if err != nil {
-		s.fail(src.rec)
+		s.Fail(src.Rec)
 		return false
 	}
-	return containsSeq(analyzer.Tokens(st.IndexText()), s.plan.phrase)
+	return containsSeq(analyzer.Tokens(st.IndexText()), s.Plan.Phrase)
 }
 
 func containsSeq(toks, seq []string) bool {
@@ -473,8 +497,8 @@ outer:
 
 // coldStructural counts the entries of a digest that pass the filters, and
 // reports whether the filters could be evaluated at all.
-func (s *searcher) coldStructural(c *coldSource) int {
-	st := c.view.Structural()
+func (s *Searcher) coldStructural(c *ColdSource) int {
+	st := c.View.Structural()
 	n := st.Count()
 	ok := s.filt.carriers(n, func(k string, visit func(int)) {
 		for _, e := range st.Entries(k) {
@@ -496,88 +520,88 @@ func (s *searcher) coldStructural(c *coldSource) int {
 }
 
 // coldItem is the item of cold session rec, source src.
-func coldItem(rec *index.Record, src int) item {
-	return item{mtime: rec.Identity.MtimeNs, src: src, file: rec.Path, index: -1}
+func coldItem(rec *index.Record, src int) Item {
+	return Item{Mtime: rec.Identity.MtimeNs, Src: src, File: rec.Path, Index: -1}
 }
 
 // scoreHeld scores a cold session that holds the plan's terms marked in
 // has: the score an average-length entry holding each matched term once
 // would get, weight 1 (the same scale as hot BM25).
-func (s *searcher) scoreHeld(it *item, has []bool) {
+func (s *Searcher) scoreHeld(it *Item, has []bool) {
 	for t, h := range has {
 		if h {
-			it.matched++
-			it.score += s.idf(s.plan.terms[t])
+			it.Matched++
+			it.Score += s.idf(s.Plan.Terms[t])
 		}
 	}
 }
 
 // searchCold ranks cold sessions as candidates: it returns those that can
 // reach a page of need items, and how many the budget retains.
-func (s *searcher) searchCold(need int) ([]item, int) {
-	var items []item
+func (s *Searcher) searchCold(need int) ([]Item, int) {
+	var items []Item
 	hasFilters := s.filt.any()
-	for ci := range s.cold {
-		c := &s.cold[ci]
-		it := coldItem(c.rec, ci)
+	for ci := range s.Cold {
+		c := &s.Cold[ci]
+		it := coldItem(c.Rec, ci)
 		if hasFilters {
-			it.matchedS = s.coldStructural(c)
-			if it.matchedS == 0 {
+			it.MatchedS = s.coldStructural(c)
+			if it.MatchedS == 0 {
 				continue
 			}
 		}
-		switch s.plan.kind {
-		case planBrowse:
+		switch s.Plan.Kind {
+		case PlanBrowse:
 			if hasFilters {
-				it.score = 1
+				it.Score = 1
 			}
-		case planTerms, planPhrase:
-			nt := len(s.plan.terms)
+		case PlanTerms, PlanPhrase:
+			nt := len(s.Plan.Terms)
 			s.scoreHeld(&it, s.coldHas[ci*nt:(ci+1)*nt])
-			if it.matched == 0 || ((s.plan.all || s.plan.kind == planPhrase) && it.matched != len(s.plan.terms)) {
+			if it.Matched == 0 || ((s.Plan.All || s.Plan.Kind == PlanPhrase) && it.Matched != len(s.Plan.Terms)) {
 				continue
 			}
-		case planRegex:
+		case PlanRegex:
 			m, ok := s.regexCold(c)
 			if !ok || m == 0 {
 				continue
 			}
-			it.matched = m
-			it.score = 1
+			it.Matched = m
+			it.Score = 1
 		}
 		items = append(items, it)
 	}
 	settled, count := s.settled.top(s, need)
 	items = append(items, settled...)
 	count += len(items) - len(settled)
-	if count > 0 && s.plan.kind != planBrowse {
+	if count > 0 && s.Plan.Kind != PlanBrowse {
 		if hasFilters {
-			s.reasons.Add(coverage.ColdStructuralFilterRequiresHydration)
+			s.Reasons.Add(coverage.ColdStructuralFilterRequiresHydration)
 		}
-		if s.plan.kind == planTerms && s.plan.all && len(s.plan.terms) > 1 {
-			s.reasons.Add(coverage.ColdAllTermsRequiresHydration)
+		if s.Plan.Kind == PlanTerms && s.Plan.All && len(s.Plan.Terms) > 1 {
+			s.Reasons.Add(coverage.ColdAllTermsRequiresHydration)
 		}
-		if s.plan.kind == planPhrase && len(s.plan.phrase) > 1 {
-			s.reasons.Add(coverage.ColdPhraseRequiresHydration)
+		if s.Plan.Kind == PlanPhrase && len(s.Plan.Phrase) > 1 {
+			s.Reasons.Add(coverage.ColdPhraseRequiresHydration)
 		}
 	}
 	items = s.bound(items, MaxDigestCandidates, coverage.CandidateDigestBudget)
 	if count > MaxDigestCandidates {
 		count = MaxDigestCandidates
-		s.reasons.Add(coverage.CandidateDigestBudget)
+		s.Reasons.Add(coverage.CandidateDigestBudget)
 	}
 	return items, count
 }
 
-// run ranks one mixed stream and returns it with the first need items in
+// Run ranks one mixed stream and returns it with the first need items in
 // order (those a page shows; the rest are retained but not sorted: a full
 // sort of every candidate would dominate a broad query) and the retained
 // total.
-func (s *searcher) run(need int) ([]item, int) {
-	if s.plan.kind == planTerms || s.plan.kind == planPhrase {
-		s.stats(s.plan.terms)
+func (s *Searcher) Run(need int) ([]Item, int) {
+	if s.Plan.Kind == PlanTerms || s.Plan.Kind == PlanPhrase {
+		s.stats(s.Plan.Terms)
 	}
-	var items []item
+	var items []Item
 	hotCount := 0
 	if s.useTopK(need) {
 		items, hotCount = s.searchHotTop(need)
@@ -594,7 +618,7 @@ func (s *searcher) run(need int) ([]item, int) {
 	total := hotCount + coldCount
 	if total > itemBudget {
 		total = itemBudget
-		s.reasons.Add(coverage.CandidateItemBudget)
+		s.Reasons.Add(coverage.CandidateItemBudget)
 	}
 	if len(items) > itemBudget {
 		partitionTop(items, itemBudget)
@@ -604,15 +628,15 @@ func (s *searcher) run(need int) ([]item, int) {
 	return items, total
 }
 
-func roundScores(items []item) {
+func roundScores(items []Item) {
 	for i := range items {
-		items[i].score = round6(items[i].score)
+		items[i].Score = round6(items[i].Score)
 	}
 }
 
 // selectTop puts the k best items (by less) first, in order; the others
 // follow in no particular order. It costs O(n + k log k).
-func selectTop(items []item, k int) {
+func selectTop(items []Item, k int) {
 	if k > len(items) {
 		k = len(items)
 	}
@@ -626,7 +650,7 @@ func selectTop(items []item, k int) {
 
 // partitionTop puts the k best items first, in no particular order, in
 // O(n) on average (quickselect).
-func partitionTop(items []item, k int) {
+func partitionTop(items []Item, k int) {
 	if k > 0 && k < len(items) {
 		lo, hi := 0, len(items)-1
 		for lo < hi {
@@ -645,7 +669,7 @@ func partitionTop(items []item, k int) {
 
 // partition orders items[lo..hi] around a median-of-three pivot and
 // returns the pivot's final position: better items before it.
-func partition(a []item, lo, hi int) int {
+func partition(a []Item, lo, hi int) int {
 	mid := lo + (hi-lo)/2
 	if less(&a[mid], &a[lo]) {
 		a[mid], a[lo] = a[lo], a[mid]

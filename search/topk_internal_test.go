@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 // short entries, so that equal scores (before and after rounding) are
 // common and the tie-breaks by mtime, index and file decide.
 type diffWorld struct {
-	hot  []hotSource
-	cold []coldSource
+	hot  []HotSource
+	cold []ColdSource
 	// vocab holds the words the entries use, most common first.
 	vocab []string
 }
@@ -39,14 +39,14 @@ func newDiffWorld(t *testing.T, rng *rand.Rand, withCold bool) *diffWorld {
 			}
 			rec := &index.Record{Path: fmt.Sprintf("/c%d.jsonl", c), EntryCount: rng.IntN(40), Tier: index.Cold}
 			rec.Identity.MtimeNs = int64(rng.IntN(3))
-			w.cold = append(w.cold, coldSource{rec: rec, has: has})
+			w.cold = append(w.cold, ColdSource{Rec: rec, Has: has})
 		}
 	}
 	return w
 }
 
 // diffShard builds one hot shard of up to 80 entries.
-func diffShard(t *testing.T, rng *rand.Rand, vocab []string, n int) hotSource {
+func diffShard(t *testing.T, rng *rand.Rand, vocab []string, n int) HotSource {
 	roles := []string{"user", "assistant", "toolResult", "custom", ""}
 	tools := []string{"", "", "bash", "read"}
 	ents := make([]normalize.Entry, rng.IntN(80))
@@ -81,43 +81,43 @@ func diffShard(t *testing.T, rng *rand.Rand, vocab []string, n int) hotSource {
 	rec := &index.Record{Path: fmt.Sprintf("/s%d.jsonl", n), SumLen: built.SumLen, EntryCount: len(ents), Tier: index.Hot}
 	// Few distinct mtimes: sessions tie on them.
 	rec.Identity.MtimeNs = int64(rng.IntN(3))
-	return hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1}
+	return HotSource{Rec: rec, Shard: sh, Tier: index.Hot, First: -1, Last: -1}
 }
 
 // diffQuery draws a literal query: 1 to 4 terms, common, rare or absent.
-func diffQuery(rng *rand.Rand, w *diffWorld) plan {
-	p := plan{kind: planTerms, all: rng.IntN(3) == 0}
+func diffQuery(rng *rand.Rand, w *diffWorld) Plan {
+	p := Plan{Kind: PlanTerms, All: rng.IntN(3) == 0}
 	for k := 1 + rng.IntN(4); k > 0; k-- {
 		t := "absent"
 		if rng.IntN(8) > 0 {
 			t = w.vocab[rng.IntN(len(w.vocab))]
 		}
-		if !slices.Contains(p.terms, t) {
-			p.terms = append(p.terms, t)
+		if !slices.Contains(p.Terms, t) {
+			p.Terms = append(p.Terms, t)
 		}
 	}
 	return p
 }
 
 // diffFilters draws structural, operational and time filters.
-func diffFilters(rng *rand.Rand) filters {
-	var f filters
+func diffFilters(rng *rand.Rand) Filters {
+	var f Filters
 	switch rng.IntN(5) {
 	case 0:
-		f.keys = []string{normalize.KeyRole + "assistant"}
+		f.Keys = []string{normalize.KeyRole + "assistant"}
 	case 1:
-		f.keys = []string{normalize.KeyTool + "bash"}
-		f.operational = true
+		f.Keys = []string{normalize.KeyTool + "bash"}
+		f.Operational = true
 	case 2:
-		f.operational = true
+		f.Operational = true
 	}
 	if rng.IntN(4) == 0 {
 		v := float64(rng.IntN(60))
-		f.since = &v
+		f.Since = &v
 	}
 	if rng.IntN(4) == 0 {
 		v := float64(40 + rng.IntN(60))
-		f.until = &v
+		f.Until = &v
 	}
 	return f
 }
@@ -144,8 +144,8 @@ func TestTopKMatchesExhaustive(t *testing.T) {
 			itemBudget = 1 + rng.IntN(60)
 		}
 		if len(w.hot) == 1 && rng.IntN(3) == 0 {
-			w.hot[0].first = rng.IntN(40)
-			w.hot[0].last = w.hot[0].first + rng.IntN(40)
+			w.hot[0].First = rng.IntN(40)
+			w.hot[0].Last = w.hot[0].First + rng.IntN(40)
 		}
 		for q := 0; q < 10; q++ {
 			p := diffQuery(rng, w)
@@ -159,14 +159,14 @@ func TestTopKMatchesExhaustive(t *testing.T) {
 	}
 }
 
-func compareTopK(t *testing.T, w *diffWorld, p plan, f filters, need int, what string) {
+func compareTopK(t *testing.T, w *diffWorld, p Plan, f Filters, need int, what string) {
 	t.Helper()
-	mk := func() *searcher {
-		return &searcher{ctx: context.Background(), plan: p, filt: f, hot: w.hot, cold: w.cold}
+	mk := func() *Searcher {
+		return &Searcher{ctx: context.Background(), Plan: p, filt: f, Hot: w.hot, Cold: w.cold}
 	}
 	ref, exh := mk(), mk()
-	want, wantTotal := ref.run(topKMax + 1) // exhaustive: deeper than top-k takes
-	got, gotTotal := exh.run(need)
+	want, wantTotal := ref.Run(topKMax + 1) // exhaustive: deeper than top-k takes
+	got, gotTotal := exh.Run(need)
 	if !exh.useTopK(need) {
 		t.Fatalf("%s: the top-k path is not taken", what)
 	}
@@ -182,7 +182,7 @@ func compareTopK(t *testing.T, w *diffWorld, p plan, f filters, need int, what s
 			t.Fatalf("%s: item %d is %+v, want %+v", what, i, got[i], want[i])
 		}
 	}
-	if g, w := exh.reasons.Reasons(), ref.reasons.Reasons(); !slices.Equal(g, w) {
+	if g, w := exh.Reasons.Reasons(), ref.Reasons.Reasons(); !slices.Equal(g, w) {
 		t.Fatalf("%s: reasons %v, want %v", what, g, w)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"math"
@@ -23,8 +23,8 @@ var entryBudget, itemBudget = MaxEntryCandidates, MaxRankedItems
 // browse have their own paths. need must stay within both item budgets,
 // so that the best need of the hot matches are the best need of what the
 // budgets retain.
-func (s *searcher) useTopK(need int) bool {
-	return s.plan.kind == planTerms && need > 0 && need <= topKMax &&
+func (s *Searcher) useTopK(need int) bool {
+	return s.Plan.Kind == PlanTerms && need > 0 && need <= topKMax &&
 		need <= entryBudget && need <= itemBudget
 }
 
@@ -32,14 +32,14 @@ func (s *searcher) useTopK(need int) bool {
 // an item that cannot enter is rejected with one comparison.
 type topHeap struct {
 	k  int
-	it []item
+	it []Item
 }
 
 // full reports whether an item must beat the root to enter.
 func (h *topHeap) full() bool { return len(h.it) >= h.k }
 
 // offer adds it when the heap has room or it beats the worst kept item.
-func (h *topHeap) offer(it item) {
+func (h *topHeap) offer(it Item) {
 	if len(h.it) < h.k {
 		h.it = append(h.it, it)
 		h.up(len(h.it) - 1)
@@ -90,12 +90,12 @@ func (h *topHeap) down(i int) {
 // exhaustive searchHot would put first: every match is counted, and every
 // one that could reach the page is scored, rounded and compared by less
 // as there; none is materialised unless it can reach the page.
-func (s *searcher) searchHotTop(k int) ([]item, int) {
-	h := topHeap{k: k, it: make([]item, 0, k)}
+func (s *Searcher) searchHotTop(k int) ([]Item, int) {
+	h := topHeap{k: k, it: make([]Item, 0, k)}
 	ts := s.newTermScan()
 	defer ts.release()
 	count := 0
-	for si := range s.hot {
+	for si := range s.Hot {
 		if !cursorOnly {
 			if c, ok := s.shardColumns(si, &h, ts); ok {
 				count += c
@@ -106,7 +106,7 @@ func (s *searcher) searchHotTop(k int) ([]item, int) {
 	}
 	if count > entryBudget {
 		count = entryBudget
-		s.reasons.Add(coverage.CandidateEntryBudget)
+		s.Reasons.Add(coverage.CandidateEntryBudget)
 	}
 	return h.it, count
 }
@@ -149,8 +149,8 @@ type termScan struct {
 
 var scanPool = sync.Pool{New: func() any { return new(termScan) }}
 
-func (s *searcher) newTermScan() *termScan {
-	terms := s.plan.terms
+func (s *Searcher) newTermScan() *termScan {
+	terms := s.Plan.Terms
 	ts := scanPool.Get().(*termScan)
 	for len(ts.ubAll) < len(terms) {
 		// Row 0 (frequency 0) stays 0: a term an entry lacks adds nothing.
@@ -160,7 +160,7 @@ func (s *searcher) newTermScan() *termScan {
 	ts.ub, ts.tfs = ts.ubAll[:len(terms)], ts.cols[:len(terms)]
 	ts.idf = append(ts.idf[:0], make([]float64, len(terms))...)
 	ts.want = 1
-	if s.plan.all {
+	if s.Plan.All {
 		ts.want = len(terms)
 	}
 	for i, t := range terms {
@@ -191,9 +191,9 @@ func (ts *termScan) release() {
 // union into ts.union. It reports false, with nothing recorded, when a
 // damaged list holds a frequency of 0, which a column cannot tell from
 // absence: the cursor path (shardTop) takes that shard.
-func (s *searcher) fillColumns(si int, ts *termScan) bool {
-	src := &s.hot[si]
-	n := src.shard.Len()
+func (s *Searcher) fillColumns(si int, ts *termScan) bool {
+	src := &s.Hot[si]
+	n := src.Shard.Len()
 	if cap(ts.seen) < n {
 		ts.seen, ts.union = make([]bool, n), make([]uint32, 0, n)
 	}
@@ -205,7 +205,7 @@ func (s *searcher) fillColumns(si int, ts *termScan) bool {
 	ts.n, ts.union = n, ts.union[:0]
 	ts.lists = ts.lists[:0]
 	damaged := false
-	for i, t := range s.plan.terms {
+	for i, t := range s.Plan.Terms {
 		ts.lists = append(ts.lists, s.postings(si, i, t))
 		var zero bool
 		ts.union, zero = ts.lists[i].Fill(ts.tfs[i][:n], ts.seen[:n], ts.union)
@@ -217,7 +217,7 @@ func (s *searcher) fillColumns(si int, ts *termScan) bool {
 	}
 	for i := range ts.lists {
 		if ts.lists[i].Err() != nil {
-			s.fail(src.rec)
+			s.Fail(src.Rec)
 		}
 	}
 	return true
@@ -225,11 +225,11 @@ func (s *searcher) fillColumns(si int, ts *termScan) bool {
 
 // postings returns hot source si's postings of term ti (t), from the
 // cursors stats looked up when it did.
-func (s *searcher) postings(si, ti int, t string) hotbm25.Postings {
-	if i := ti*len(s.hot) + si; len(s.hotLists) == len(s.hot)*len(s.plan.terms) {
+func (s *Searcher) postings(si, ti int, t string) hotbm25.Postings {
+	if i := ti*len(s.Hot) + si; len(s.hotLists) == len(s.Hot)*len(s.Plan.Terms) {
 		return s.hotLists[i]
 	}
-	return s.hot[si].postings(ti, t)
+	return s.Hot[si].postings(ti, t)
 }
 
 // reset clears the columns of the union's entries for the next shard:
@@ -254,8 +254,8 @@ func (ts *termScan) reset() {
 // number; ok is false, with nothing done, when fillColumns declines. Every
 // entry holding enough terms and passing the filters is counted, but
 // scored only when its bound can reach the heap.
-func (s *searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok bool) {
-	src := &s.hot[si]
+func (s *Searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok bool) {
+	src := &s.Hot[si]
 	if !s.fillColumns(si, ts) {
 		return 0, false
 	}
@@ -268,9 +268,9 @@ func (s *searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok
 			continue
 		}
 		count++
-		dl, w32 := src.shard.LenWeight(int(e))
+		dl, w32 := src.Shard.LenWeight(int(e))
 		w := float64(w32)
-		if s.filt.operational {
+		if s.filt.Operational {
 			w = 1 // as s.weight says
 		}
 		// An odd weight (not positive) has no bound: such an entry is
@@ -278,7 +278,7 @@ func (s *searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok
 		if w > 0 && ts.bound(e, dl)*w*(1+1e-9) < floor {
 			continue
 		}
-		h.offer(item{score: ts.score(s, e, dl, w), mtime: src.rec.Identity.MtimeNs, entry: true, src: si, index: int(e), file: src.rec.Path})
+		h.offer(Item{Score: ts.score(s, e, dl, w), Mtime: src.Rec.Identity.MtimeNs, Entry: true, Src: si, Index: int(e), File: src.Rec.Path})
 		floor = ts.floor(h)
 	}
 	return count, true
@@ -292,7 +292,7 @@ func (ts *termScan) floor(h *topHeap) float64 {
 	if !h.full() {
 		return math.Inf(-1)
 	}
-	return h.it[0].score - 1e-6
+	return h.it[0].Score - 1e-6
 }
 
 // held returns how many of the query's terms entry e holds.
@@ -318,7 +318,7 @@ func (ts *termScan) bound(e uint32, dl uint32) (ub float64) {
 
 // score is entry e's rounded score, summed in query term order as
 // shardTop sums it, so that the two paths agree to the bit.
-func (ts *termScan) score(s *searcher, e uint32, dl uint32, w float64) float64 {
+func (ts *termScan) score(s *Searcher, e uint32, dl uint32, w float64) float64 {
 	sc := 0.0
 	for t, col := range ts.tfs {
 		if f := col[e]; f != 0 {
@@ -331,8 +331,8 @@ func (ts *termScan) score(s *searcher, e uint32, dl uint32, w float64) float64 {
 // shardTop scores the matches of one shard into h and returns their
 // number. The sums add the terms in query order, as searchHot does, so
 // that every score is bit-identical to the exhaustive path's.
-func (s *searcher) shardTop(si int, h *topHeap) int {
-	src := &s.hot[si]
+func (s *Searcher) shardTop(si int, h *topHeap) int {
+	src := &s.Hot[si]
 	cand := s.candidates(src)
 	acc, hits := s.accumulate(src, func(e int) bool { return cand == nil || cand[e] })
 	return s.offerShard(si, h, acc, hits)
@@ -340,12 +340,12 @@ func (s *searcher) shardTop(si int, h *topHeap) int {
 
 // offerShard offers the shard's accumulated matches to h, resets the
 // scratch for the next shard, and returns the number of matches.
-func (s *searcher) offerShard(si int, h *topHeap, acc []float64, hits []uint16) int {
-	src := &s.hot[si]
-	mtime, file := src.rec.Identity.MtimeNs, src.rec.Path
+func (s *Searcher) offerShard(si int, h *topHeap, acc []float64, hits []uint16) int {
+	src := &s.Hot[si]
+	mtime, file := src.Rec.Identity.MtimeNs, src.Rec.Path
 	want := 1
-	if s.plan.all {
-		want = len(s.plan.terms)
+	if s.Plan.All {
+		want = len(s.Plan.Terms)
 	}
 	count := 0
 	for _, e := range s.touched {
@@ -356,10 +356,10 @@ func (s *searcher) offerShard(si int, h *topHeap, acc []float64, hits []uint16) 
 		}
 		count++
 		score := round6(sc * s.weight(src, int(e)))
-		if h.full() && score < h.it[0].score {
+		if h.full() && score < h.it[0].Score {
 			continue // cannot beat the worst kept item
 		}
-		h.offer(item{score: score, mtime: mtime, entry: true, src: si, index: int(e), file: file})
+		h.offer(Item{Score: score, Mtime: mtime, Entry: true, Src: si, Index: int(e), File: file})
 	}
 	return count
 }

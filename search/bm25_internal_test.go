@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"context"
@@ -16,11 +16,11 @@ import (
 
 // hotCorpus builds n entries spread over shards in memory: Zipf-like words
 // from a 50,000-word vocabulary, 20 to 120 words an entry.
-func hotCorpus(b *testing.B, shards, n int) []hotSource {
+func hotCorpus(b *testing.B, shards, n int) []HotSource {
 	rng := rand.New(rand.NewPCG(1, 2))
 	zipf := rand.NewZipf(rng, 1.1, 1, 50000)
 	role := []string{"user", "assistant", "toolResult"}
-	var out []hotSource
+	var out []HotSource
 	per := n / shards
 	for s := 0; s < shards; s++ {
 		ents := make([]normalize.Entry, per)
@@ -41,7 +41,7 @@ func hotCorpus(b *testing.B, shards, n int) []hotSource {
 			b.Fatal(err)
 		}
 		rec := &index.Record{Path: fmt.Sprintf("/s%d.jsonl", s), SumLen: built.SumLen, EntryCount: per, Tier: index.Hot}
-		out = append(out, hotSource{rec: rec, shard: sh, tier: index.Hot, first: -1, last: -1})
+		out = append(out, HotSource{Rec: rec, Shard: sh, Tier: index.Hot, First: -1, Last: -1})
 	}
 	return out
 }
@@ -56,9 +56,9 @@ func BenchmarkHotBM25(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		q := queries[i%len(queries)]
-		s := &searcher{ctx: context.Background(), plan: plan{kind: planTerms, terms: q}, hot: hot}
+		s := &Searcher{ctx: context.Background(), Plan: Plan{Kind: PlanTerms, Terms: q}, Hot: hot}
 		start := time.Now()
-		items, _ := s.run(10)
+		items, _ := s.Run(10)
 		times = append(times, time.Since(start))
 		if len(items) == 0 {
 			b.Fatal("no hits")

@@ -1,0 +1,38 @@
+// Package search ranks one recall query over the sources the index opened
+// for it: hot shards (or sessions read into memory) and cold digests. It
+// holds the query's plan and filters, the corpus statistics, BM25 and its
+// top-k (MaxScore over the hot postings, with an exact total), the archive
+// lexicon's walk over the cold sessions, phrase and regex matching, and the
+// one ordering every page follows. Package engine shapes the request into
+// a Plan and Filters, asks the index for sources, hands them to a Searcher
+// and turns the Items it returns into hits.
+//
+// # Ranking
+//
+// Hot entries are scored with BM25 (k1 1.2, b 0.75, Lucene idf) times the
+// reference's provenance weight; corpus statistics (N, df, mean length)
+// are taken over every session of the scope before filters, so a filter
+// or a page never changes a score. A cold session candidate scores what an
+// entry of average length holding each matched term once would score,
+// weight 1: the two tiers share one scale, and one mixed stream is ranked
+// (score, then session mtime, entries before sessions, entry index, file)
+// and then paged. Phrase mode matches whole tokens in order and ranks
+// phrase hits by BM25 of their terms. Regex mode (package regexiso) scores
+// the provenance weight.
+//
+// # Cold sessions and the lexicon
+//
+// The archive lexicon (package index, package lexicon) names the cold
+// sessions that hold a query's terms and filter keys: a session no posting
+// names is ruled out without being looked at, and the ones it settles
+// become items only as far as a page needs them. Only the candidates whose
+// entries a filter must count have their digests opened (OpenCold), with
+// the terms the lexicon found in them. A search that finds a source's data
+// damaged marks it (Broken, LexDamaged) for the caller to drop and rebuild.
+//
+// # Bounds
+//
+// The candidate budgets (MaxEntryCandidates hot entries, MaxDigestCandidates
+// cold digests, MaxRankedItems ranked items) keep the best candidates and
+// name the budget in the coverage.
+package search

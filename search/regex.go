@@ -1,0 +1,115 @@
+package search
+
+import (
+	"context"
+	"time"
+
+	"github.com/memidx/memidx/regexiso"
+)
+
+// regexRun is the one bounded run a query shares across its haystacks: hot
+// entry texts first (newest session first, entry order), then cold
+// vocabulary terms, until a limit stops it.
+func (s *Searcher) regexRun() *regexiso.Run {
+	if s.rrun == nil {
+		ctx := s.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		s.rrun = s.Plan.Regex.NewRun(ctx)
+	}
+	return s.rrun
+}
+
+// regexHot scores the filter-matching entries whose hot text matches.
+func (s *Searcher) regexHot(si int, src *HotSource, pass func(int) bool) []Item {
+	run := s.regexRun()
+	var items []Item
+	for e := 0; e < src.Shard.Len(); e++ {
+		if run.Stopped() {
+			break
+		}
+		if !pass(e) {
+			continue
+		}
+		st, err := src.Shard.Entry(e)
+		if err != nil {
+			s.Fail(src.Rec)
+			continue
+		}
+		// The text the terms came from; a text cut at maxEntryChars is
+		// the head of a longer one, where $ and \z must not match at the
+		// cut.
+		var matched, ok bool
+		if st.Truncated {
+			matched, ok = run.AddCut(st.IndexText())
+		} else {
+			matched, ok = run.Add(st.IndexText())
+		}
+		if !ok {
+			break
+		}
+		if matched {
+			items = append(items, Item{Score: s.weight(src, e), Mtime: src.Rec.Identity.MtimeNs, Entry: true, Src: si, Index: e, File: src.Rec.Path})
+		}
+	}
+	return items
+}
+
+// regexCold counts the vocabulary terms of a digest that match; each term
+// is one haystack, so a pattern spanning words cannot match a cold
+// session (its exact entries are one follow away).
+func (s *Searcher) regexCold(c *ColdSource) (int, bool) {
+	run := s.regexRun()
+	n := 0
+	voc := c.View.Vocabulary
+	for i := 0; i < voc.Len(); i++ {
+		if run.Stopped() {
+			return n, n > 0
+		}
+		matched, ok := run.Add(string(voc.Term(i)))
+		if !ok {
+			return n, n > 0
+		}
+		if matched {
+			n++
+		}
+	}
+	return n, true
+}
+
+// regexFinish records the run's coverage.
+func (s *Searcher) regexFinish() {
+	if s.rrun == nil {
+		return
+	}
+	out := s.rrun.Result()
+	for _, r := range out.Reasons {
+		s.Reasons.Add(r)
+	}
+	if out.Error != nil {
+		s.QueryErr = out.Error
+	}
+}
+
+// anchorBudget bounds the snippet anchoring of one page's regex hits.
+const anchorBudget = 100 * time.Millisecond
+
+func (s *Searcher) RegexAnchor(text string) int {
+	if s.Plan.Regex == nil {
+		return 0
+	}
+	if s.anchorCtx == nil {
+		parent := s.ctx
+		if parent == nil {
+			parent = context.Background()
+		}
+		s.anchorCtx, s.anchorCancel = context.WithTimeout(parent, anchorBudget)
+	}
+	// Past the budget a snippet starts at the text's head instead.
+	start, _, ok := s.Plan.Regex.FirstMatchContext(s.anchorCtx, text)
+	if !ok {
+		return 0
+	}
+	return start
+}
