@@ -376,7 +376,7 @@ type recallSearch struct {
 // search makes every state a source, ranks them and builds the page.
 func (c *recallSearch) search(rd *index.Reader) error {
 	s, rep := c.s, c.rep
-	c.readRaced(c.sources(rd))
+	c.readRaced(s.Open(rd, rep, c.mem, c.memCold))
 	// Keep the sources in scope order (newest first), whatever order the
 	// index walk found them in.
 	search.SortByState(rep, s.Cold)
@@ -392,28 +392,6 @@ func (c *recallSearch) search(rd *index.Reader) error {
 		lexiconUses.Add(1)
 	}
 	return err
-}
-
-// sources opens the states' data: hot shards, then what the lexicon does
-// not settle of the cold sessions, their digests. It returns the states
-// whose data another process rewrote since this call's refresh.
-func (c *recallSearch) sources(rd *index.Reader) (raced []int) {
-	s, rep := c.s, c.rep
-	split := rep.Split()
-	raced = s.OpenHot(rd, rep, split.Each, c.mem)
-	colds, coldEntries := split.Cold, split.ColdEntries
-	if len(c.mem)+len(c.memCold) > 0 {
-		colds, coldEntries = s.FromMemory(colds, c.mem, c.memCold)
-	}
-	// The archive lexicon settles most cold sessions without their
-	// digests; the rest are opened.
-	if open, ok := s.LexiconCold(rd, rep.LexEpoch, colds, coldEntries); ok {
-		colds = open
-	}
-	for _, rec := range s.OpenCold(rd, colds) {
-		raced = append(raced, stateIndex(rep, rec))
-	}
-	return raced
 }
 
 // readRaced reads the raced states from source, within the sync budget;
@@ -436,17 +414,6 @@ func (c *recallSearch) readRaced(raced []int) {
 		}
 	}
 	rep.Recount()
-}
-
-// stateIndex is the index of the state whose record is rec (rare: a
-// session another process rewrote during the search).
-func stateIndex(rep *index.Report, rec *index.Record) int {
-	for i := range rep.States {
-		if rep.States[i].Record == rec {
-			return i
-		}
-	}
-	panic("engine: a searched record has no state")
 }
 
 // hydrateAll replaces every state's record with an in-memory build of its

@@ -15,7 +15,7 @@ import (
 // the postings settle becomes a source without a digest; only the sessions
 // that can match and whose entries a filter must count are opened.
 
-// LexiconCold turns the cold records of a query into sources, and returns
+// lexiconCold turns the cold records of a query into sources, and returns
 // the records whose digests must still be opened; entries is the sum of
 // the records' EntryCount. ok is false when the lexicon cannot answer for
 // them (none, damaged, merged since the records were read, a regex query,
@@ -23,7 +23,7 @@ import (
 // lexicon. It costs what the query's postings cost: a record that no
 // posting names is ruled out without being looked at, unless the plan
 // matches a session without any of its terms (browsing).
-func (s *Searcher) LexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds []*index.Record, entries float64) (open []*index.Record, ok bool) {
+func (s *Searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds []*index.Record, entries float64) (open []*index.Record, ok bool) {
 	if len(colds) == 0 || s.Plan.Kind == PlanRegex || s.NoLexicon {
 		return colds, false
 	}

@@ -27,12 +27,12 @@ func SortByState(rep *index.Report, cold []ColdSource) {
 	sort.Slice(cold, func(a, b int) bool { return order[cold[a].Rec] < order[cold[b].Rec] })
 }
 
-// OpenHot makes the states of each (hot records, and records built in
+// openHot makes the states of each (hot records, and records built in
 // memory) sources, in state order: from mem, from what this call built,
 // or from their shards in the index, leaving unopened the shards the
 // lexicon proves cannot match. It returns the states whose shards another
 // process rewrote since the refresh.
-func (s *Searcher) OpenHot(rd *index.Reader, rep *index.Report, each []int, mem map[*index.Record]HotSource) (raced []int) {
+func (s *Searcher) openHot(rd *index.Reader, rep *index.Report, each []int, mem map[*index.Record]HotSource) (raced []int) {
 	hotTerms := s.hotTerms(rd, rep.LexEpoch, hotRecords(rep, each))
 	for _, i := range each {
 		rec := rep.States[i].Record
@@ -87,10 +87,10 @@ func hotRecords(rep *index.Report, each []int) []*index.Record {
 	return recs
 }
 
-// FromMemory takes the cold records read into memory for this call out of
+// fromMemory takes the cold records read into memory for this call out of
 // colds (rare: a hydrated single session, or an index that cannot be
 // used), and returns the rest with their entries.
-func (s *Searcher) FromMemory(colds []*index.Record, mem map[*index.Record]HotSource, memCold map[*index.Record]ColdSource) (rest []*index.Record, entries float64) {
+func (s *Searcher) fromMemory(colds []*index.Record, mem map[*index.Record]HotSource, memCold map[*index.Record]ColdSource) (rest []*index.Record, entries float64) {
 	for _, rec := range colds {
 		if h, ok := mem[rec]; ok {
 			s.Hot = append(s.Hot, h)
@@ -120,11 +120,11 @@ func OpenBuilt(b *index.Built) (*HotSource, *ColdSource, error) {
 	return nil, &ColdSource{Rec: b.Record, View: v}, nil
 }
 
-// OpenCold opens the digests of colds as sources, each with the terms the
+// openCold opens the digests of colds as sources, each with the terms the
 // lexicon found in it (so that no vocabulary is decoded), and returns the
 // records whose digests another process rewrote since the refresh: their
 // sessions are to be read from source.
-func (s *Searcher) OpenCold(rd *index.Reader, colds []*index.Record) (raced []*index.Record) {
+func (s *Searcher) openCold(rd *index.Reader, colds []*index.Record) (raced []*index.Record) {
 	rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
 		if errors.Is(err, index.ErrNoData) {
 			raced = append(raced, rec)
@@ -137,4 +137,38 @@ func (s *Searcher) OpenCold(rd *index.Reader, colds []*index.Record) (raced []*i
 		s.Cold = append(s.Cold, ColdSource{Rec: rec, View: v, Has: s.openHas[rec]})
 	})
 	return raced
+}
+
+// Open makes every state of rep a source: hot shards (or the sessions in
+// mem), then what the lexicon does not settle of the cold sessions (or the
+// digests in memCold), their digests. It returns the states whose data
+// another process rewrote since the refresh: the caller reads them from
+// source (Add).
+func (s *Searcher) Open(rd *index.Reader, rep *index.Report, mem map[*index.Record]HotSource, memCold map[*index.Record]ColdSource) (raced []int) {
+	split := rep.Split()
+	raced = s.openHot(rd, rep, split.Each, mem)
+	colds, coldEntries := split.Cold, split.ColdEntries
+	if len(mem)+len(memCold) > 0 {
+		colds, coldEntries = s.fromMemory(colds, mem, memCold)
+	}
+	// The archive lexicon settles most cold sessions without their
+	// digests; the rest are opened.
+	if open, ok := s.lexiconCold(rd, rep.LexEpoch, colds, coldEntries); ok {
+		colds = open
+	}
+	for _, rec := range s.openCold(rd, colds) {
+		raced = append(raced, stateIndex(rep, rec))
+	}
+	return raced
+}
+
+// stateIndex is the index of the state whose record is rec (rare: a
+// session another process rewrote during the search).
+func stateIndex(rep *index.Report, rec *index.Record) int {
+	for i := range rep.States {
+		if rep.States[i].Record == rec {
+			return i
+		}
+	}
+	panic("search: a searched record has no state")
 }
