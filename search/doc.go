@@ -26,7 +26,7 @@
 // sessions that hold a query's terms and filter keys: a session no posting
 // names is ruled out without being looked at, and the ones it settles
 // become items only as far as a page needs them. Only the candidates whose
-// entries a filter must count have their digests opened (see openCold), with
+// entries a filter must count have their digests opened (by Open), with
 // the terms the lexicon found in them. A search that finds a source's data
 // damaged marks it (Broken, LexDamaged) for the caller to drop and rebuild.
 //
