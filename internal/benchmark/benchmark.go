@@ -197,6 +197,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	r.idx = filepath.Join(tmp, "index")
 	steps := []func() error{r.rebuild, r.refreshes, r.open, r.queries, r.wholeProcess}
+	defer func() {
+		if r.eng != nil {
+			r.eng.Close()
+		}
+	}()
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -345,8 +350,14 @@ func (r *runner) openEngine() (*engine.Engine, error) {
 	return engine.Open(engine.Options{AgentDir: r.dir, Memory: &cfg})
 }
 
+// open opens the engine the queries use: long-lived and watching the
+// session directories, as serve does, so that a query's latency is its
+// own, after the freshness gate (the listing's cost is the whole-process
+// figure's).
 func (r *runner) open() error {
-	e, err := r.openEngine()
+	cfg := engine.DefaultConfig()
+	cfg.IndexDir = r.idx
+	e, err := engine.Open(engine.Options{AgentDir: r.dir, Memory: &cfg, Watch: true})
 	if err != nil {
 		return err
 	}
@@ -463,6 +474,15 @@ func (r *runner) hotSet() map[string]bool {
 func (r *runner) queries() error {
 	hot := r.hotSet()
 	global := engine.ScopeGlobal
+	// The session the refresh step appended to is re-hashed by every call
+	// until it ages out of the racy window: wait, as on a settled archive.
+	time.Sleep(index.DefaultRacyWindow)
+	// Warm up as a host does: the first calls start the watch (a watch on
+	// every directory, then a barrier) and read the listing and the
+	// records; the whole-process figure pays that.
+	for range 10 {
+		r.recall(engine.RecallRequest{Query: "zqwarmup", Scope: global})
+	}
 	var hotLat, coldLat []time.Duration
 	quality := map[string]*struct {
 		n, at1, at10 int
@@ -551,10 +571,12 @@ func (r *runner) queries() error {
 			}
 		}
 	}
-	r.rep.Latency["hot query (in process)"] = summarize(hotLat)
-	r.rep.Latency["cold query (in process)"] = summarize(coldLat)
-	r.target("hot BM25 p99 in process", summarize(hotLat).P99, 2, "ms", true, false)
-	r.target("cold lookup p99 in process", summarize(coldLat).P99, 20, "ms", true, false)
+	r.rep.Latency["hot query (in process, watching)"] = summarize(hotLat)
+	r.rep.Latency["cold query (in process, watching)"] = summarize(coldLat)
+	// Issue 11's in-process targets, after the freshness gate (hot BM25
+	// alone has its own: go test ./search -bench HotBM25).
+	r.target("hot recall p99 in process", summarize(hotLat).P99, 5, "ms", true, false)
+	r.target("cold recall p99 in process", summarize(coldLat).P99, 5, "ms", true, false)
 	for k, q := range quality {
 		r.rep.Quality[k] = Quality{Queries: q.n, RecallAt1: round3(float64(q.at1) / float64(q.n)),
 			RecallAt10: round3(float64(q.at10) / float64(q.n)), MRR: round3(q.mrr / float64(q.n))}
