@@ -10,10 +10,16 @@
 //
 //	"TT1\x00"  magic
 //	n          uint32  number of terms
-//	flags      uint32  bit 0: payloads present
+//	flags      uint32  bit 0: payloads present; bit 1: a head
 //	offsets    (n+1) × uint32, into the term bytes
 //	terms      the terms, concatenated, in strictly increasing byte order
 //	[payload offsets (n+1) × uint32, payload bytes]  when bit 0 is set
+//	[head: ceil(n/32) × uint64 big-endian, the first 8 bytes of every
+//	 32nd term, zero-padded]                          when bit 1 is set
+//
+// A lookup reads the head first (a few blocks in one place) to narrow its
+// binary search to about 32 terms; tables written before heads are
+// searched whole.
 //
 // Open checks the header and overall bounds in constant time, so opening a
 // table per query costs nothing. A table is read through [blocksum.Bytes]:

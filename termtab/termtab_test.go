@@ -2,8 +2,10 @@ package termtab
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand"
+	"slices"
 	"sort"
 	"testing"
 
@@ -197,4 +199,113 @@ func TestBuildPackedIsBuild(t *testing.T) {
 			t.Fatalf("%d terms: packed table differs", n)
 		}
 	}
+}
+
+// headTerms returns n sorted unique terms, many sharing their first 8
+// bytes (ties in the head) and some shorter than 8 (zero padding).
+func headTerms(r *rand.Rand, n int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		var t string
+		switch r.Intn(3) {
+		case 0:
+			t = fmt.Sprintf("prefix00%04d", r.Intn(4*n+1))
+		case 1:
+			t = fmt.Sprintf("w%x", r.Intn(8*n+1))
+		default:
+			t = fmt.Sprintf("\x00k%d", r.Intn(n+1))
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Find through the head finds every term and places every other string
+// where a binary search of the whole table does, at every size around
+// the head's sampling.
+func TestHeadFind(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	for _, n := range []int{0, 1, 31, 32, 33, 64, 65, 500, 3000} {
+		terms := headTerms(r, n)
+		b, err := Build(terms, nil)
+		require.NoError(t, err)
+		tab, err := Open(blocksum.Trusted(b))
+		require.NoError(t, err)
+		require.True(t, tab.head)
+		require.NoError(t, tab.Verify())
+		queries := append(slices.Clone(terms), headTerms(r, 200)...)
+		queries = append(queries, "", "\x00", "prefix00", "prefix0", "\xff")
+		for _, q := range queries {
+			i, ok := tab.Find(q)
+			want, wantOK := slices.BinarySearch(terms, q)
+			require.Equal(t, wantOK, ok, "n=%d %q", n, q)
+			require.Equal(t, want, i, "n=%d %q", n, q)
+		}
+	}
+}
+
+// withoutHead rewrites a table as tables were written before heads.
+func withoutHead(t *testing.T, b []byte, n int) []byte {
+	t.Helper()
+	old := slices.Clone(b[:len(b)-headLen(n)])
+	flags := binary.LittleEndian.Uint32(old[8:]) &^ flagHead
+	binary.LittleEndian.PutUint32(old[8:], flags)
+	return old
+}
+
+// A table written before heads is searched whole, as before.
+func TestTableWithoutHead(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	terms := headTerms(r, 700)
+	pays := make([][]byte, len(terms))
+	for i := range pays {
+		pays[i] = []byte(fmt.Sprint(i))
+	}
+	b, err := Build(terms, pays)
+	require.NoError(t, err)
+	tab, err := Open(blocksum.Trusted(withoutHead(t, b, len(terms))))
+	require.NoError(t, err)
+	require.False(t, tab.head)
+	require.NoError(t, tab.Verify())
+	for i, term := range terms {
+		j, ok := tab.Find(term)
+		require.True(t, ok)
+		require.Equal(t, i, j)
+		require.Equal(t, fmt.Sprint(i), string(tab.Payload(j)))
+	}
+}
+
+// A head whose bytes are wrong (a bug, or damage the checksums missed)
+// fails Verify; a head that does not read is reported and the lookup
+// searches the whole table, still right.
+func TestDamagedHead(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	terms := headTerms(r, 2000)
+	b, err := Build(terms, nil)
+	require.NoError(t, err)
+	bad := slices.Clone(b)
+	bad[len(bad)-8*10] ^= 0x40 // a sample in the middle
+	tab, err := Open(blocksum.Trusted(bad))
+	require.NoError(t, err)
+	require.ErrorIs(t, tab.Verify(), ErrCorrupt)
+
+	sealed, err := blocksum.Seal(b)
+	require.NoError(t, err)
+	sealed[len(sealed)-8*10] ^= 0x40
+	v, err := blocksum.Open(sealed)
+	require.NoError(t, err)
+	tab, err = Open(v)
+	require.NoError(t, err)
+	for _, q := range terms[len(terms)-400:] {
+		_, ok := tab.Find(q)
+		if !ok {
+			require.Error(t, tab.Err(), "%q not found without damage reported", q)
+		}
+	}
+	require.Error(t, tab.Err())
 }
