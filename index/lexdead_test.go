@@ -78,10 +78,7 @@ func (f *fixture) rewriteOne(i, round int) {
 // leave the old segments' postings behind for good whenever their size
 // class did not fill: a half-dead segment is now rewritten alone.
 func TestLexiconDropsDeadSegments(t *testing.T) {
-	f := newFixture(t, 20)
-	ix := f.index()
-	defer ix.Close()
-	f.refresh(ix, lineage.Active)
+	f, ix := indexedFixture(t)
 	total0, dead0, _ := lexiconPostings(t, ix, lineage.Active)
 	require.Zero(t, dead0)
 	for round := 1; round <= 4; round++ {
@@ -108,25 +105,19 @@ func TestLexiconDropsDeadSegments(t *testing.T) {
 // An index written before censuses: its segments get counted, and the
 // dead ones among them rewritten, at the next write.
 func TestLexiconCountsOlderSegments(t *testing.T) {
-	f := newFixture(t, 20)
-	ix := f.index()
-	defer ix.Close()
-	f.refresh(ix, lineage.Active)
+	f, ix := indexedFixture(t)
 	f.rewriteAll(1)
 	// Read again without the sweep, then drop the censuses and notes: the
 	// first segment is dead, as an older memidx left it.
 	sweepDead = false
 	f.refresh(ix, lineage.Active)
 	sweepDead = true
-	require.NoError(t, ix.store.Update(ctx, func(tx *bolt.Tx) error {
-		lb := tx.Bucket(lexiconBucket)
-		keys, err := segmentList(lb, lineage.Active)
-		require.NoError(t, err)
-		for _, k := range keys {
+	editLexicon(t, ix, func(lb *bolt.Bucket, segs [][]byte) {
+		for _, k := range segs {
 			require.NoError(t, lb.Bucket(k).Delete(censusValue))
 		}
-		return lb.DeleteBucket(deadBucket(lineage.Active))
-	}))
+		require.NoError(t, lb.DeleteBucket(deadBucket(lineage.Active)))
+	})
 	_, dead0, segs := countPostings(t, ix, lineage.Active, false)
 	require.Equal(t, 2, segs)
 	require.Positive(t, dead0, "the first segment is dead")
@@ -137,6 +128,28 @@ func TestLexiconCountsOlderSegments(t *testing.T) {
 	require.Equal(t, 2, segs, "the dead one dropped, the new one's added")
 	require.Less(t, dead, dead0)
 	require.LessOrEqual(t, float64(dead), deadShare*float64(total))
+}
+
+// indexedFixture is 20 sessions, two of them hot, indexed once.
+func indexedFixture(t *testing.T) (*fixture, *Index) {
+	f := newFixture(t, 20)
+	ix := f.index()
+	t.Cleanup(func() { ix.Close() })
+	f.refresh(ix, lineage.Active)
+	return f, ix
+}
+
+// editLexicon runs edit in a write of the active mode's lexicon bucket,
+// with its listed segments.
+func editLexicon(t *testing.T, ix *Index, edit func(lb *bolt.Bucket, segs [][]byte)) {
+	t.Helper()
+	require.NoError(t, ix.store.Update(ctx, func(tx *bolt.Tx) error {
+		lb := tx.Bucket(lexiconBucket)
+		keys, err := segmentList(lb, lineage.Active)
+		require.NoError(t, err)
+		edit(lb, keys)
+		return nil
+	}))
 }
 
 // writable says that a refresh wrote what it read.
@@ -168,17 +181,8 @@ func TestLexiconSweepSurvivesDamage(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, 20)
-			ix := f.index()
-			defer ix.Close()
-			f.refresh(ix, lineage.Active)
-			require.NoError(t, ix.store.Update(ctx, func(tx *bolt.Tx) error {
-				lb := tx.Bucket(lexiconBucket)
-				keys, err := segmentList(lb, lineage.Active)
-				require.NoError(t, err)
-				tc.damage(lb, keys[0])
-				return nil
-			}))
+			f, ix := indexedFixture(t)
+			editLexicon(t, ix, func(lb *bolt.Bucket, segs [][]byte) { tc.damage(lb, segs[0]) })
 			for round := 2; round <= 3; round++ {
 				f.rewriteOne(19, round)
 				writable(t, f.refresh(ix, lineage.Active))
@@ -192,10 +196,7 @@ func TestLexiconSweepSurvivesDamage(t *testing.T) {
 // A wrong note (damage) on a live doc costs one rewrite, not one per
 // write: a merge forgets the notes of all its inputs' docs.
 func TestLexiconWrongNoteIsForgotten(t *testing.T) {
-	f := newFixture(t, 20)
-	ix := f.index()
-	defer ix.Close()
-	f.refresh(ix, lineage.Active)
+	f, ix := indexedFixture(t)
 	require.NoError(t, ix.store.Update(ctx, func(tx *bolt.Tx) error {
 		lb := tx.Bucket(lexiconBucket)
 		notes, err := lb.CreateBucketIfNotExists(deadBucket(lineage.Active))
@@ -228,10 +229,7 @@ func TestLexiconWrongNoteIsForgotten(t *testing.T) {
 // Plaintext shows the words that packed values hold: a cold session's
 // words are in its deflated vocabulary and in the front-coded lexicon.
 func TestPlaintextUnpacks(t *testing.T) {
-	f := newFixture(t, 20)
-	ix := f.index()
-	defer ix.Close()
-	f.refresh(ix, lineage.Active)
+	f, ix := indexedFixture(t)
 	ix.Close()
 	text, err := Plaintext(f.cfg.IndexDir)
 	require.NoError(t, err)
