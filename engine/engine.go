@@ -114,7 +114,7 @@ type Engine struct {
 		refs    []session.Ref
 		targets []index.Target
 	}
-	docs search.DocMemo // the cold records' doc index (lexiconCold)
+	docs search.DocMemo // the cold records' doc index, kept between searches
 }
 
 // Open resolves directories and configuration. It reads no session and

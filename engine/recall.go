@@ -386,8 +386,8 @@ func (c *recallSearch) search(rd *index.Reader) error {
 	items, total := s.Run(c.q.offset + c.q.pageSize)
 	var err error
 	c.page, err = c.e.buildPage(c.q, c.r, rep, s, items, total, c.single)
-	s.Release()
 	s.CheckSources()
+	s.Release()
 	if s.LexiconAnswered {
 		lexiconUses.Add(1)
 	}

@@ -191,7 +191,8 @@ func (t packedTable) find(key string) (pay []byte, found, ok bool) {
 	if !ok {
 		return nil, false, false
 	}
-	var buf [64]byte
+	// Keys are short (words, structural keys); a longer one grows cur once.
+	var buf [256]byte
 	cur := buf[:0]
 	for i := (lo - 1) * runLen; i < min(lo*runLen, t.n); i++ {
 		e, ok := t.entryAt(off)
@@ -199,10 +200,11 @@ func (t packedTable) find(key string) (pay []byte, found, ok bool) {
 			return nil, false, false
 		}
 		cur = append(cur[:e.shared], e.rest...)
-		switch c := bytes.Compare(cur, []byte(key)); {
-		case c == 0:
+		// Compared as strings in place: no copy of either.
+		switch {
+		case string(cur) == key:
 			return e.pay, true, true
-		case c > 0:
+		case string(cur) > key:
 			return nil, false, true
 		}
 		off = e.next
@@ -240,9 +242,15 @@ func (it *packedIter) next() (more, ok bool) {
 	if !ok || e.shared > len(prev) || it.i+1 == 0 && e.shared != 0 {
 		return false, false
 	}
-	it.i++
-	slot := &it.keys[it.i&1]
+	// Decoded into the other buffer, and refused unless it sorts after
+	// the one before: a merge holds the previous key while it moves on,
+	// and a repeated key would overwrite it in place.
+	slot := &it.keys[(it.i+1)&1]
 	*slot = append(append((*slot)[:0], prev[:e.shared]...), e.rest...)
+	if it.i >= 0 && bytes.Compare(*slot, prev) <= 0 {
+		return false, false
+	}
+	it.i++
 	it.pay, it.off = e.pay, e.next
 	return true, true
 }

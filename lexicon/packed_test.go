@@ -1,6 +1,7 @@
 package lexicon
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -164,4 +165,71 @@ func TestPackedIsSmaller(t *testing.T) {
 	require.NoError(t, err)
 	old := oldSealed(t, sessions)
 	require.Less(t, float64(len(packed)), 0.8*float64(len(old)), "%d against %d bytes", len(packed), len(old))
+}
+
+// rawPacked writes a packed table entry by entry, unchecked: for tables
+// the writer refuses to make.
+func rawPacked(t *testing.T, ents []rawEntry) []byte {
+	t.Helper()
+	b := make([]byte, packedHeaderLen)
+	var runs []uint32
+	for i, e := range ents {
+		if i%runLen == 0 {
+			runs = append(runs, uint32(len(b)))
+		}
+		b = binary.AppendUvarint(b, uint64(e.shared))
+		b = binary.AppendUvarint(b, uint64(len(e.rest)))
+		b = append(b, e.rest...)
+		p := appendPostings(nil, e.docs)
+		b = binary.AppendUvarint(b, uint64(len(p)))
+		b = append(b, p...)
+	}
+	copy(b, packedMagic)
+	binary.LittleEndian.PutUint32(b[4:], uint32(len(ents)))
+	binary.LittleEndian.PutUint32(b[8:], uint32(len(b)))
+	for _, r := range runs {
+		b = binary.LittleEndian.AppendUint32(b, r)
+	}
+	sealed, err := blocksum.Seal(b)
+	require.NoError(t, err)
+	return sealed
+}
+
+type rawEntry struct {
+	shared int
+	rest   string
+	docs   []uint32
+}
+
+// A table that repeats a key (only a bug could write one: its checksums
+// are good) is refused by a merge, never merged into other keys' postings.
+func TestMergeRefusesRepeatedKey(t *testing.T) {
+	s, err := Open(rawPacked(t, []rawEntry{{0, "ab", []uint32{1}}, {2, "", []uint32{2}}, {0, "zz", []uint32{3}}}))
+	require.NoError(t, err)
+	_, err = Merge([]Segment{s}, nil)
+	require.ErrorIs(t, err, ErrCorrupt)
+	_, err = s.Census()
+	require.ErrorIs(t, err, ErrCorrupt)
+}
+
+// A lookup of a long key allocates nothing.
+func TestLongKeyLookupAllocatesNothing(t *testing.T) {
+	long := strings.Repeat("k", 100)
+	b := NewBuilder()
+	for d := uint32(1); d <= 40; d++ {
+		b.Add(d, []string{fmt.Sprintf("%s%03d", long, d), fmt.Sprintf("%s%03db", long, d)})
+	}
+	sealed, err := b.Build()
+	require.NoError(t, err)
+	s, err := Open(sealed)
+	require.NoError(t, err)
+	dst := make([]uint32, 0, 8)
+	key := long + "017b"
+	allocs := testing.AllocsPerRun(100, func() {
+		var err error
+		if dst, err = s.AppendDocs(dst[:0], key); err != nil || len(dst) != 1 {
+			t.Fatalf("%v %v", dst, err)
+		}
+	})
+	require.Zero(t, allocs)
 }

@@ -56,7 +56,7 @@ func BenchmarkHotBM25(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		q := queries[i%len(queries)]
-		s := &Searcher{ctx: context.Background(), Plan: Plan{Kind: PlanTerms, Terms: q}, Hot: hot}
+		s := &Searcher{ctx: context.Background(), plan: Plan{Kind: PlanTerms, Terms: q}, Hot: hot}
 		start := time.Now()
 		items, _ := s.Run(10)
 		times = append(times, time.Since(start))

@@ -16,7 +16,8 @@
 // entry of average length holding each matched term once would score,
 // weight 1: the two tiers share one scale, and one mixed stream is ranked
 // (score, then session mtime, entries before sessions, entry index, file)
-// and then paged. Phrase mode matches whole tokens in order and ranks
+// and then paged. Phrase mode matches whole tokens in order (so "cat"
+// never matches "concatenate" and a line break equals a space) and ranks
 // phrase hits by BM25 of their terms. Regex mode (package regexiso) scores
 // the provenance weight.
 //

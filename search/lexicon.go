@@ -24,7 +24,7 @@ import (
 // posting names is ruled out without being looked at, unless the plan
 // matches a session without any of its terms (browsing).
 func (s *Searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds []*index.Record, entries float64) (open []*index.Record, ok bool) {
-	if len(colds) == 0 || s.Plan.Kind == PlanRegex || s.NoLexicon {
+	if len(colds) == 0 || s.plan.Kind == PlanRegex || s.NoLexicon {
 		return colds, false
 	}
 	lex := s.lexicon(rd, epoch)
@@ -35,8 +35,8 @@ func (s *Searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	if !ok {
 		return colds, false
 	}
-	terms := s.Plan.Terms
-	if s.Plan.Kind == PlanBrowse {
+	terms := s.plan.Terms
+	if s.plan.Kind == PlanBrowse {
 		terms = nil
 	}
 	named, held, ok := s.nameColds(lex, at, len(colds), terms)
@@ -152,7 +152,7 @@ func (s *Searcher) lexicon(rd *index.Reader, epoch index.LexiconEpoch) *index.Le
 			return nil
 		}
 		s.lex.lex = lex
-		s.lex.docs = make([][]uint32, len(s.Plan.Terms))
+		s.lex.docs = make([][]uint32, len(s.plan.Terms))
 	}
 	return s.lex.lex
 }
@@ -189,7 +189,7 @@ func (s *Searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
 	if buf == nil {
 		buf = new([]uint32)
 	}
-	docs, err := lex.Docs((*buf)[:0], s.Plan.Terms[t])
+	docs, err := lex.Docs((*buf)[:0], s.plan.Terms[t])
 	if err == nil {
 		if docs == nil {
 			docs = []uint32{} // read, and empty
@@ -209,8 +209,8 @@ func (s *Searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
 // lexicon. A record without a doc (written before hot shards joined the
 // lexicon) is never known.
 func (s *Searcher) hotTerms(rd *index.Reader, epoch index.LexiconEpoch, hots []*index.Record) func(*index.Record) (held uint64, known bool) {
-	nt := len(s.Plan.Terms)
-	if s.NoLexicon || s.filt.any() || (s.Plan.Kind != PlanTerms && s.Plan.Kind != PlanPhrase) || nt == 0 || nt > 64 {
+	nt := len(s.plan.Terms)
+	if s.NoLexicon || s.filt.any() || (s.plan.Kind != PlanTerms && s.plan.Kind != PlanPhrase) || nt == 0 || nt > 64 {
 		return nil
 	}
 	held := make(map[uint32]uint64, len(hots))
@@ -228,7 +228,7 @@ func (s *Searcher) hotTerms(rd *index.Reader, epoch index.LexiconEpoch, hots []*
 	if lex == nil {
 		return nil
 	}
-	for t := range s.Plan.Terms {
+	for t := range s.plan.Terms {
 		docs, err := s.termDocs(lex, t)
 		if err != nil {
 			s.lexiconFailed(err)
@@ -466,7 +466,7 @@ func (x docIndex) of(doc uint32) int {
 	return -1
 }
 
-// docMemo keeps the doc index of the last cold records it indexed: a quiet
+// DocMemo keeps the doc index of the last cold records it indexed: a quiet
 // archive's cold records are the same slice call after call (index.Split),
 // which nobody changes.
 type DocMemo struct {
@@ -518,7 +518,7 @@ func indexByDoc(colds []*index.Record) (docIndex, bool) {
 // termsMayMatch reports whether a session holding the terms marked in has
 // can be a candidate of the plan.
 func (s *Searcher) termsMayMatch(has []bool) bool {
-	if s.Plan.Kind == PlanBrowse {
+	if s.plan.Kind == PlanBrowse {
 		return true
 	}
 	n := 0
@@ -527,7 +527,7 @@ func (s *Searcher) termsMayMatch(has []bool) bool {
 			n++
 		}
 	}
-	if s.Plan.All || s.Plan.Kind == PlanPhrase {
+	if s.plan.All || s.plan.Kind == PlanPhrase {
 		return n == len(has)
 	}
 	return n > 0

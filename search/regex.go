@@ -16,7 +16,7 @@ func (s *Searcher) regexRun() *regexiso.Run {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		s.rrun = s.Plan.Regex.NewRun(ctx)
+		s.rrun = s.plan.Regex.NewRun(ctx)
 	}
 	return s.rrun
 }
@@ -50,7 +50,7 @@ func (s *Searcher) regexHot(si int, src *HotSource, pass func(int) bool) []Item 
 			break
 		}
 		if matched {
-			items = append(items, Item{Score: s.weight(src, e), Mtime: src.Rec.Identity.MtimeNs, Entry: true, Src: si, Index: e, File: src.Rec.Path})
+			items = append(items, Item{Score: s.weight(src, e), mtime: src.Rec.Identity.MtimeNs, Entry: true, Src: si, Index: e, file: src.Rec.Path})
 		}
 	}
 	return items
@@ -95,8 +95,10 @@ func (s *Searcher) regexFinish() {
 // anchorBudget bounds the snippet anchoring of one page's regex hits.
 const anchorBudget = 100 * time.Millisecond
 
+// RegexAnchor is where a regex hit's snippet starts in text: its first
+// match, or the text's head past the page's anchoring budget.
 func (s *Searcher) RegexAnchor(text string) int {
-	if s.Plan.Regex == nil {
+	if s.plan.Regex == nil {
 		return 0
 	}
 	if s.anchorCtx == nil {
@@ -107,7 +109,7 @@ func (s *Searcher) RegexAnchor(text string) int {
 		s.anchorCtx, s.anchorCancel = context.WithTimeout(parent, anchorBudget)
 	}
 	// Past the budget a snippet starts at the text's head instead.
-	start, _, ok := s.Plan.Regex.FirstMatchContext(s.anchorCtx, text)
+	start, _, ok := s.plan.Regex.FirstMatchContext(s.anchorCtx, text)
 	if !ok {
 		return 0
 	}

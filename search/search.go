@@ -27,7 +27,7 @@ const (
 	b  = 0.75
 )
 
-// planKind is what a query asks for.
+// PlanKind is what a query asks for.
 type PlanKind int
 
 const (
@@ -37,19 +37,20 @@ const (
 	PlanRegex
 )
 
+// Plan is a query, parsed: its kind and canonical terms.
 type Plan struct {
 	Kind  PlanKind
 	Terms []string // unique canonical terms, first-seen order
 	All   bool     // literal queryMatch "all"
-	// Phrase holds the Phrase's tokens in order (with repeats).
+	// Phrase holds the phrase's tokens in order (with repeats).
 	Phrase []string
 	Regex  *regexiso.Regexp
 }
 
-// filters are the exact structural filters of a request, resolved once
+// Filters are the exact structural filters of a request, resolved once
 // per call.
 type Filters struct {
-	// Keys are the structural dictionary Keys every matching entry must
+	// Keys are the structural dictionary keys every matching entry must
 	// carry.
 	Keys []string
 	// Operational reports a tool/ref/provider/action/outcome filter: then
@@ -94,7 +95,7 @@ func (f *Filters) timeOK(ts float64, ok bool) bool {
 	return (f.Since == nil || ts >= *f.Since) && (f.Until == nil || ts <= *f.Until)
 }
 
-// hotSource is one hot (or hydrated) session.
+// HotSource is one hot (or hydrated) session.
 type HotSource struct {
 	Rec   *index.Record
 	Shard hotbm25.Shard
@@ -116,24 +117,26 @@ func (h *HotSource) postings(ti int, t string) hotbm25.Postings {
 	return h.Shard.Postings(t)
 }
 
+// ColdSource is one cold session: its digest, or what the lexicon
+// knows of it.
 type ColdSource struct {
 	Rec  *index.Record
 	View coldvocab.View
 	// Has, when set, says which of the plan's terms the session holds,
-	// from the archive lexicon: view is then not opened.
+	// from the archive lexicon: View is then not opened.
 	Has []bool
 }
 
-// item is one ranked candidate: an entry of a hot source or a cold session.
+// Item is one ranked candidate: an entry of a hot source or a cold session.
 type Item struct {
 	Score    float64
-	Mtime    int64
+	mtime    int64
 	Entry    bool
 	Src      int // index into hot or cold sources
 	Index    int
 	Matched  int // cold: matched terms
 	MatchedS int // cold: entries passing the structural filters
-	File     string
+	file     string
 }
 
 // less orders the stream: score desc, session mtime desc, entries before
@@ -142,8 +145,8 @@ func less(a, b *Item) bool {
 	if a.Score != b.Score {
 		return a.Score > b.Score
 	}
-	if a.Mtime != b.Mtime {
-		return a.Mtime > b.Mtime
+	if a.mtime != b.mtime {
+		return a.mtime > b.mtime
 	}
 	if a.Entry != b.Entry {
 		return a.Entry
@@ -151,10 +154,10 @@ func less(a, b *Item) bool {
 	if a.Index != b.Index {
 		return a.Index < b.Index
 	}
-	return a.File < b.File
+	return a.file < b.file
 }
 
-// searcher ranks one query over hot and cold sources.
+// Searcher ranks one query over hot and cold sources.
 type Searcher struct {
 	ctx          context.Context
 	docs         *DocMemo // the engine's, when it has one
@@ -168,7 +171,7 @@ type Searcher struct {
 	// LexiconAnswered reports that the archive lexicon answered for the
 	// cold sessions.
 	LexiconAnswered bool
-	Plan            Plan
+	plan            Plan
 	filt            Filters
 	Hot             []HotSource
 	Cold            []ColdSource
@@ -214,7 +217,7 @@ type Searcher struct {
 // run). docs, when not nil, keeps the cold records' doc index between
 // searches of one Engine.
 func New(ctx context.Context, plan Plan, filt Filters, docs *DocMemo) *Searcher {
-	return &Searcher{ctx: ctx, Plan: plan, filt: filt, docs: docs}
+	return &Searcher{ctx: ctx, plan: plan, filt: filt, docs: docs}
 }
 
 // Release returns what the search borrowed (pooled tables, a regex
@@ -338,7 +341,7 @@ func (s *Searcher) accumulate(src *HotSource, keep func(e int) bool) (acc []floa
 	}
 	acc, hits = s.acc[:n], s.hits[:n]
 	touched := s.touched[:0]
-	for ti, t := range s.Plan.Terms {
+	for ti, t := range s.plan.Terms {
 		idf := s.idf(t)
 		p := src.postings(ti, t)
 		for {
@@ -370,7 +373,7 @@ func (s *Searcher) searchHot() []Item {
 	// slice shard by shard copied it over and over (most of a
 	// two-common-term query's time).
 	bound := 0
-	if s.Plan.Kind == PlanTerms || s.Plan.Kind == PlanPhrase {
+	if s.plan.Kind == PlanTerms || s.plan.Kind == PlanPhrase {
 		for i := range s.Hot {
 			bound += s.Hot[i].Shard.Len()
 		}
@@ -383,7 +386,7 @@ func (s *Searcher) searchHot() []Item {
 		pass := func(e int) bool { return cand == nil || cand[e] }
 		mtime := src.Rec.Identity.MtimeNs
 		file := src.Rec.Path
-		switch s.Plan.Kind {
+		switch s.plan.Kind {
 		case PlanBrowse:
 			score := 0.0
 			if s.filt.any() {
@@ -391,24 +394,24 @@ func (s *Searcher) searchHot() []Item {
 			}
 			for e := 0; e < src.Shard.Len(); e++ {
 				if pass(e) {
-					items = append(items, Item{Score: score, Mtime: mtime, Entry: true, Src: si, Index: e, File: file})
+					items = append(items, Item{Score: score, mtime: mtime, Entry: true, Src: si, Index: e, file: file})
 				}
 			}
 		case PlanTerms, PlanPhrase:
-			terms := s.Plan.Terms
+			terms := s.plan.Terms
 			acc, hits := s.accumulate(src, pass)
 			touched := s.touched
 			items = slices.Grow(items, len(touched))
 			for _, e := range touched {
 				sc, m := acc[e], int(hits[e])
 				acc[e], hits[e] = 0, 0 // reset for the next shard
-				if (s.Plan.All || s.Plan.Kind == PlanPhrase) && m != len(terms) {
+				if (s.plan.All || s.plan.Kind == PlanPhrase) && m != len(terms) {
 					continue
 				}
-				if s.Plan.Kind == PlanPhrase && !s.phraseIn(src, int(e)) {
+				if s.plan.Kind == PlanPhrase && !s.phraseIn(src, int(e)) {
 					continue
 				}
-				items = append(items, Item{Score: sc * s.weight(src, int(e)), Mtime: mtime, Entry: true, Src: si, Index: int(e), File: file})
+				items = append(items, Item{Score: sc * s.weight(src, int(e)), mtime: mtime, Entry: true, Src: si, Index: int(e), file: file})
 			}
 		case PlanRegex:
 			items = append(items, s.regexHot(si, src, pass)...)
@@ -476,7 +479,7 @@ func (s *Searcher) phraseIn(src *HotSource, e int) bool {
 		s.Fail(src.Rec)
 		return false
 	}
-	return containsSeq(analyzer.Tokens(st.IndexText()), s.Plan.Phrase)
+	return containsSeq(analyzer.Tokens(st.IndexText()), s.plan.Phrase)
 }
 
 func containsSeq(toks, seq []string) bool {
@@ -521,7 +524,7 @@ func (s *Searcher) coldStructural(c *ColdSource) int {
 
 // coldItem is the item of cold session rec, source src.
 func coldItem(rec *index.Record, src int) Item {
-	return Item{Mtime: rec.Identity.MtimeNs, Src: src, File: rec.Path, Index: -1}
+	return Item{mtime: rec.Identity.MtimeNs, Src: src, file: rec.Path, Index: -1}
 }
 
 // scoreHeld scores a cold session that holds the plan's terms marked in
@@ -531,7 +534,7 @@ func (s *Searcher) scoreHeld(it *Item, has []bool) {
 	for t, h := range has {
 		if h {
 			it.Matched++
-			it.Score += s.idf(s.Plan.Terms[t])
+			it.Score += s.idf(s.plan.Terms[t])
 		}
 	}
 }
@@ -550,15 +553,15 @@ func (s *Searcher) searchCold(need int) ([]Item, int) {
 				continue
 			}
 		}
-		switch s.Plan.Kind {
+		switch s.plan.Kind {
 		case PlanBrowse:
 			if hasFilters {
 				it.Score = 1
 			}
 		case PlanTerms, PlanPhrase:
-			nt := len(s.Plan.Terms)
+			nt := len(s.plan.Terms)
 			s.scoreHeld(&it, s.coldHas[ci*nt:(ci+1)*nt])
-			if it.Matched == 0 || ((s.Plan.All || s.Plan.Kind == PlanPhrase) && it.Matched != len(s.Plan.Terms)) {
+			if it.Matched == 0 || ((s.plan.All || s.plan.Kind == PlanPhrase) && it.Matched != len(s.plan.Terms)) {
 				continue
 			}
 		case PlanRegex:
@@ -574,14 +577,14 @@ func (s *Searcher) searchCold(need int) ([]Item, int) {
 	settled, count := s.settled.top(s, need)
 	items = append(items, settled...)
 	count += len(items) - len(settled)
-	if count > 0 && s.Plan.Kind != PlanBrowse {
+	if count > 0 && s.plan.Kind != PlanBrowse {
 		if hasFilters {
 			s.Reasons.Add(coverage.ColdStructuralFilterRequiresHydration)
 		}
-		if s.Plan.Kind == PlanTerms && s.Plan.All && len(s.Plan.Terms) > 1 {
+		if s.plan.Kind == PlanTerms && s.plan.All && len(s.plan.Terms) > 1 {
 			s.Reasons.Add(coverage.ColdAllTermsRequiresHydration)
 		}
-		if s.Plan.Kind == PlanPhrase && len(s.Plan.Phrase) > 1 {
+		if s.plan.Kind == PlanPhrase && len(s.plan.Phrase) > 1 {
 			s.Reasons.Add(coverage.ColdPhraseRequiresHydration)
 		}
 	}
@@ -598,8 +601,8 @@ func (s *Searcher) searchCold(need int) ([]Item, int) {
 // sort of every candidate would dominate a broad query) and the retained
 // total.
 func (s *Searcher) Run(need int) ([]Item, int) {
-	if s.Plan.Kind == PlanTerms || s.Plan.Kind == PlanPhrase {
-		s.stats(s.Plan.Terms)
+	if s.plan.Kind == PlanTerms || s.plan.Kind == PlanPhrase {
+		s.stats(s.plan.Terms)
 	}
 	var items []Item
 	hotCount := 0

@@ -24,7 +24,7 @@ var entryBudget, itemBudget = MaxEntryCandidates, MaxRankedItems
 // so that the best need of the hot matches are the best need of what the
 // budgets retain.
 func (s *Searcher) useTopK(need int) bool {
-	return s.Plan.Kind == PlanTerms && need > 0 && need <= topKMax &&
+	return s.plan.Kind == PlanTerms && need > 0 && need <= topKMax &&
 		need <= entryBudget && need <= itemBudget
 }
 
@@ -150,7 +150,7 @@ type termScan struct {
 var scanPool = sync.Pool{New: func() any { return new(termScan) }}
 
 func (s *Searcher) newTermScan() *termScan {
-	terms := s.Plan.Terms
+	terms := s.plan.Terms
 	ts := scanPool.Get().(*termScan)
 	for len(ts.ubAll) < len(terms) {
 		// Row 0 (frequency 0) stays 0: a term an entry lacks adds nothing.
@@ -160,7 +160,7 @@ func (s *Searcher) newTermScan() *termScan {
 	ts.ub, ts.tfs = ts.ubAll[:len(terms)], ts.cols[:len(terms)]
 	ts.idf = append(ts.idf[:0], make([]float64, len(terms))...)
 	ts.want = 1
-	if s.Plan.All {
+	if s.plan.All {
 		ts.want = len(terms)
 	}
 	for i, t := range terms {
@@ -205,7 +205,7 @@ func (s *Searcher) fillColumns(si int, ts *termScan) bool {
 	ts.n, ts.union = n, ts.union[:0]
 	ts.lists = ts.lists[:0]
 	damaged := false
-	for i, t := range s.Plan.Terms {
+	for i, t := range s.plan.Terms {
 		ts.lists = append(ts.lists, s.postings(si, i, t))
 		var zero bool
 		ts.union, zero = ts.lists[i].Fill(ts.tfs[i][:n], ts.seen[:n], ts.union)
@@ -226,7 +226,7 @@ func (s *Searcher) fillColumns(si int, ts *termScan) bool {
 // postings returns hot source si's postings of term ti (t), from the
 // cursors stats looked up when it did.
 func (s *Searcher) postings(si, ti int, t string) hotbm25.Postings {
-	if i := ti*len(s.Hot) + si; len(s.hotLists) == len(s.Hot)*len(s.Plan.Terms) {
+	if i := ti*len(s.Hot) + si; len(s.hotLists) == len(s.Hot)*len(s.plan.Terms) {
 		return s.hotLists[i]
 	}
 	return s.Hot[si].postings(ti, t)
@@ -278,7 +278,7 @@ func (s *Searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok
 		if w > 0 && ts.bound(e, dl)*w*(1+1e-9) < floor {
 			continue
 		}
-		h.offer(Item{Score: ts.score(s, e, dl, w), Mtime: src.Rec.Identity.MtimeNs, Entry: true, Src: si, Index: int(e), File: src.Rec.Path})
+		h.offer(Item{Score: ts.score(s, e, dl, w), mtime: src.Rec.Identity.MtimeNs, Entry: true, Src: si, Index: int(e), file: src.Rec.Path})
 		floor = ts.floor(h)
 	}
 	return count, true
@@ -344,8 +344,8 @@ func (s *Searcher) offerShard(si int, h *topHeap, acc []float64, hits []uint16) 
 	src := &s.Hot[si]
 	mtime, file := src.Rec.Identity.MtimeNs, src.Rec.Path
 	want := 1
-	if s.Plan.All {
-		want = len(s.Plan.Terms)
+	if s.plan.All {
+		want = len(s.plan.Terms)
 	}
 	count := 0
 	for _, e := range s.touched {
@@ -359,7 +359,7 @@ func (s *Searcher) offerShard(si int, h *topHeap, acc []float64, hits []uint16) 
 		if h.full() && score < h.it[0].Score {
 			continue // cannot beat the worst kept item
 		}
-		h.offer(Item{Score: score, Mtime: mtime, Entry: true, Src: si, Index: int(e), File: file})
+		h.offer(Item{Score: score, mtime: mtime, Entry: true, Src: si, Index: int(e), file: file})
 	}
 	return count
 }

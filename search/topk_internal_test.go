@@ -162,7 +162,7 @@ func TestTopKMatchesExhaustive(t *testing.T) {
 func compareTopK(t *testing.T, w *diffWorld, p Plan, f Filters, need int, what string) {
 	t.Helper()
 	mk := func() *Searcher {
-		return &Searcher{ctx: context.Background(), Plan: p, filt: f, Hot: w.hot, Cold: w.cold}
+		return &Searcher{ctx: context.Background(), plan: p, filt: f, Hot: w.hot, Cold: w.cold}
 	}
 	ref, exh := mk(), mk()
 	want, wantTotal := ref.Run(topKMax + 1) // exhaustive: deeper than top-k takes
