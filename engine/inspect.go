@@ -134,53 +134,42 @@ type ShardSummary struct {
 
 // InspectSession refreshes one session (session:<id-or-path>) and
 // describes its record with its digest or shard summary. It recovers as a
-// recall does: tier data rewritten by another process between the refresh
-// and the read is read again after a new refresh; damaged tier data is
-// dropped and rebuilt, a damaged index file reset (the coverage then says
-// index_reset); a busy or unreadable index leaves the summary out and says
-// why in the coverage.
+// recall does (recovering): tier data rewritten by another process
+// between the refresh and the read is read again after a new refresh;
+// damaged tier data is dropped and rebuilt, a damaged index file reset
+// (the coverage then says index_reset). A session the refresh built in
+// memory (the index busy or unwritable) is described from that build; an
+// index that turns busy or unreadable after the refresh leaves the summary
+// out and says why in the coverage.
 func (e *Engine) InspectSession(ctx context.Context, target, branches string) (*SessionReport, error) {
 	mode, err := lineage.ParseMode(branches)
 	if err != nil {
 		return nil, err
 	}
-	var reset bool
-	for try := 0; ; try++ {
-		out, rec, err := e.inspectSessionOnce(ctx, target, mode)
-		if reset && out != nil {
-			out.Coverage.Reasons = mergeReasons(out.Coverage.Reasons, index.IndexReset)
-			out.Coverage.Complete = false
-		}
-		if err == nil {
-			return out, nil
-		}
-		if out != nil && (errors.Is(err, bucket.ErrLocked) || errors.Is(err, bucket.ErrUnreadable)) {
-			reason := index.IndexBusy
-			if errors.Is(err, bucket.ErrUnreadable) {
-				reason = index.IndexUnreadable
+	out, err := recovering(ctx, e, mode, false,
+		func(attempt) (*SessionReport, []*index.Record, error) { return e.inspectSessionOnce(ctx, target, mode) },
+		func(out *SessionReport, reason string) {
+			if out != nil {
+				out.Coverage.Reasons = mergeReasons(out.Coverage.Reasons, reason)
+				out.Coverage.Complete = false
 			}
-			out.Coverage.Reasons = mergeReasons(out.Coverage.Reasons, reason)
-			out.Coverage.Complete = false
-			return out, nil
+		})
+	if out != nil && (errors.Is(err, bucket.ErrLocked) || errors.Is(err, bucket.ErrUnreadable)) {
+		reason := index.IndexBusy
+		if errors.Is(err, bucket.ErrUnreadable) {
+			reason = index.IndexUnreadable
 		}
-		if try == 2 {
-			return out, err
-		}
-		switch {
-		case errors.Is(err, index.ErrNoData): // rewritten since the refresh
-		case rec != nil && (errors.Is(err, index.ErrDamaged) || errors.Is(err, hotbm25.ErrCorrupt) || errors.Is(err, coldvocab.ErrCorrupt)):
-			reset = e.ix.Forget(ctx, mode, []*index.Record{rec}) || reset
-		case e.ix.ResetIfDamaged(err):
-			reset = true
-		default:
-			return out, err
-		}
+		out.Coverage.Reasons = mergeReasons(out.Coverage.Reasons, reason)
+		out.Coverage.Complete = false
+		return out, nil
 	}
+	return out, err
 }
 
 // inspectSessionOnce is one try of InspectSession; on an error reading the
-// tier data, out is the report without it and rec the record read.
-func (e *Engine) inspectSessionOnce(ctx context.Context, target string, mode lineage.Mode) (out *SessionReport, rec *index.Record, err error) {
+// tier data, out is the report without it, and broken holds the record
+// when its data turned out damaged.
+func (e *Engine) inspectSessionOnce(ctx context.Context, target string, mode lineage.Mode) (out *SessionReport, broken []*index.Record, err error) {
 	r, err := e.resolve("session:"+target, mode)
 	if err != nil {
 		return nil, nil, err
@@ -198,36 +187,60 @@ func (e *Engine) inspectSessionOnce(ctx context.Context, target string, mode lin
 	if st.Record == nil {
 		return out, nil, nil
 	}
-	rec = st.Record
+	rec := st.Record
 	shown := *rec // a copy: the wire form gets [] for no reasons
 	if shown.Reasons == nil {
 		shown.Reasons = []string{}
 	}
 	out.Record = &shown
 	out.Size = rec.Identity.Size
+	if b := st.Built; b != nil {
+		// Built by the refresh, which the index could not take.
+		return out, nil, describe(out, rec, b.Hot, b.Cold)
+	}
 	err = e.ix.View(ctx, mode, func(rd *index.Reader) error {
 		if rec.Tier == index.Hot {
 			s, err := rd.Shard(rec)
 			if err != nil {
 				return err
 			}
-			n := s.Terms().Len()
-			if err := s.Err(); err != nil {
-				return err
-			}
-			out.Shard = &ShardSummary{Entries: s.Len(), Terms: n, DictBytes: rec.CacheBytes}
-			return nil
+			return summarize(out, rec, s)
 		}
 		blob, _, err := rd.Digest(rec)
 		if err != nil {
 			return err
 		}
-		d, err := coldvocab.Decode(blob)
+		return describe(out, rec, nil, blob)
+	})
+	if errors.Is(err, index.ErrDamaged) || errors.Is(err, hotbm25.ErrCorrupt) || errors.Is(err, coldvocab.ErrCorrupt) {
+		broken = []*index.Record{rec}
+	}
+	return out, broken, err
+}
+
+// describe sets out's summary from a built hot shard or a digest blob.
+func describe(out *SessionReport, rec *index.Record, hot *hotbm25.Built, cold []byte) error {
+	if hot != nil {
+		s, err := hotbm25.Open(hot.Dict, hot.Cols, hot.Ents, hot.Entries)
 		if err != nil {
 			return err
 		}
-		out.Digest = d
-		return nil
-	})
-	return out, rec, err
+		return summarize(out, rec, s)
+	}
+	d, err := coldvocab.Decode(cold)
+	if err != nil {
+		return err
+	}
+	out.Digest = d
+	return nil
+}
+
+// summarize sets out's shard summary.
+func summarize(out *SessionReport, rec *index.Record, s hotbm25.Shard) error {
+	n := s.Terms().Len()
+	if err := s.Err(); err != nil {
+		return err
+	}
+	out.Shard = &ShardSummary{Entries: s.Len(), Terms: n, DictBytes: rec.CacheBytes}
+	return nil
 }

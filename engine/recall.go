@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/memidx/memidx/analyzer"
-	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
@@ -185,31 +184,15 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 }
 
 func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error) {
-	page, err := e.recallOnce(ctx, req, fromIndex)
-	if err == nil && page.dropped {
-		// Damaged tier data was dropped; asking again rebuilds it (an
-		// error now goes through the recovery below).
-		page, err = e.recallOnce(ctx, req, fromIndex)
-		if page != nil {
-			page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, index.IndexReset)
-			page.Coverage.Complete = false
-		}
-	}
-	if err != nil && e.ix.ResetIfDamaged(err) {
-		page, err = e.recallOnce(ctx, req, fromIndex)
-		if page != nil {
-			page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, index.IndexReset)
-			page.Coverage.Complete = false
-		}
-	}
-	if err != nil && (errors.Is(err, bucket.ErrCorrupt) || errors.Is(err, bucket.ErrLocked)) {
-		// The index cannot be read: answer from the sources instead.
-		page, err = e.recallOnce(ctx, req, fromMemory)
-		if page != nil {
-			page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, index.IndexUnwritable)
-			page.Coverage.Complete = false
-		}
-	}
+	mode, _ := lineage.ParseMode(string(req.Branches)) // checked again by prepareRecall
+	page, err := recovering(ctx, e, mode, true,
+		func(how attempt) (*RecallPage, []*index.Record, error) { return e.recallOnce(ctx, req, how) },
+		func(page *RecallPage, reason string) {
+			if page != nil {
+				page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, reason)
+				page.Coverage.Complete = false
+			}
+		})
 	if page != nil {
 		if n := e.noticesOnce(); n != nil {
 			page.Notices = n
@@ -230,22 +213,14 @@ func mergeReasons(list []string, add ...string) []string {
 // and its search: where another process may rewrite a session.
 var beforeSearch func()
 
-// attempt is where recallOnce takes its answer from.
-type attempt int
-
-const (
-	fromIndex  attempt = iota // the refreshed index
-	fromMemory                // the sources read into memory (the index cannot be used)
-)
-
-func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*RecallPage, error) {
+func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*RecallPage, []*index.Record, error) {
 	memoryOnly := how == fromMemory
 	q, eo := e.prepareRecall(req)
 	if eo != nil && eo.Code != coverage.InvalidRegex && eo.Code != coverage.RegexPatternTooLarge {
-		return failurePage(eo), nil
+		return failurePage(eo), nil, nil
 	}
 	if eo := e.checkLive(req.Live); eo != nil {
-		return failurePage(eo), nil
+		return failurePage(eo), nil, nil
 	}
 	var pre *index.Preloaded
 	if !memoryOnly {
@@ -255,16 +230,16 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 	r, err := e.resolve(q.scope, q.mode)
 	if err != nil {
 		if eo := errorObject(err); eo != nil {
-			return failurePage(eo), nil
+			return failurePage(eo), nil, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	r.pre = pre
 	var rep *index.Report
 	if memoryOnly {
 		rep = index.EmptyReport(r.targets, index.IndexUnwritable)
 	} else if rep, err = e.refresh(ctx, r, false, nil); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var scopeReasons []string
 	scopeReasons = append(scopeReasons, r.res.Reasons...)
@@ -272,7 +247,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		// An invalid or oversized pattern: nothing was searched, and the
 		// empty answer says so.
 		cov := coverageFrom(rep.Coverage, append(scopeReasons, eo.Code), &coverage.Error{Code: eo.Code, Message: eo.Message})
-		return &RecallPage{Hits: []Hit{}, Coverage: cov, Error: eo}, nil
+		return &RecallPage{Hits: []Hit{}, Coverage: cov, Error: eo}, nil, nil
 	}
 	single := (r.scope.Kind == session.ScopeSessionTarget || r.scope.Kind == session.ScopeSession) && len(r.targets) == 1
 
@@ -286,10 +261,10 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		if st.Record == nil || st.Record.Tier == index.Cold {
 			h, eo, err := e.hydrate(r.targets[0], q.mode)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if eo != nil {
-				return failurePage(eo), nil
+				return failurePage(eo), nil, nil
 			}
 			hydrated = h
 			rep.Own()
@@ -299,7 +274,7 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 			rep.Recount()
 		}
 		if eo := checkSingle(rep.States[0].Record, req); eo != nil {
-			return failurePage(eo), nil
+			return failurePage(eo), nil, nil
 		}
 	}
 
@@ -330,32 +305,27 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 			beforeSearch()
 		}
 		err = e.ix.ViewAfter(ctx, q.mode, rep, c.search)
-		// Whatever turned out broken is rebuilt by the next refresh.
-		dropped := e.ix.Forget(ctx, q.mode, s.Broken)
 		if s.LexDamaged {
 			e.ix.ResetLexicon(ctx, q.mode)
-		}
-		if c.page != nil {
-			c.page.dropped = dropped
 		}
 	}
 	page := c.page
 	if err != nil {
-		return nil, err
+		return nil, s.Broken, err
 	}
 	if single && rep.States[0].Record != checked {
 		// Another process rewrote the session after the checks above and
 		// the search read it again: the pointer's bindings are checked
 		// against what was answered from.
 		if rec := rep.States[0].Record; rec == nil {
-			return failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: "session changed and could not be read again", SessionFile: r.targets[0].Path}), nil
+			return failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: "session changed and could not be read again", SessionFile: r.targets[0].Path}), nil, nil
 		} else if eo := checkSingle(rec, req); eo != nil {
-			return failurePage(eo), nil
+			return failurePage(eo), nil, nil
 		}
 	}
 	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.Reasons.Reasons()...), s.QueryErr)
 	fitEnvelope(page)
-	return page, nil
+	return page, s.Broken, nil
 }
 
 // recallSearch is one recall's search, over the index (or the sources

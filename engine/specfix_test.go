@@ -284,3 +284,34 @@ func TestInspectSessionRecoversFromDamagedTierData(t *testing.T) {
 		assert.NotContains(t, again.Coverage.Reasons, "index_reset", "repaired")
 	}
 }
+
+// A session that the refresh had to build in memory (another process
+// holds the index) is described from that build, as a recall answers
+// from it, with the coverage saying why.
+func TestInspectSessionDescribesWhatTheRefreshBuilt(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	cold := w.write("s-cold", msgLine("u1", "", ts, user("older walrus")))
+	hot := w.write("s-hot", msgLine("u1", "", ts, user("newer walrus")))
+	e := w.engine()
+	_, err := e.InspectSession(ctx, hot, "active") // makes the index file
+	require.NoError(t, err)
+	require.NoError(t, e.Close())
+
+	db, err := bolt.Open(filepath.Join(e.Config().IndexDir, "index.db"), 0o600, nil)
+	require.NoError(t, err) // holds the file's lock until closed
+	defer db.Close()
+	for _, p := range []string{cold, hot} {
+		r, err := e.InspectSession(ctx, p, "active")
+		require.NoError(t, err, p)
+		require.NotNil(t, r.Record, p)
+		assert.False(t, r.Coverage.Complete, p)
+		assert.Contains(t, r.Coverage.Reasons, "index_busy", p)
+		// Tiered as a refresh that cannot read the roster tiers it.
+		if r.Record.Tier == "hot" {
+			assert.NotNil(t, r.Shard, "the hot shard built in memory is described")
+		} else {
+			assert.NotNil(t, r.Digest, "the digest built in memory is described")
+		}
+	}
+}

@@ -79,9 +79,6 @@ type RecallPage struct {
 
 	// nextFor rebuilds next when the envelope drops hits.
 	nextFor func(n int) *FabricCall
-	// dropped: tier data read for this page was damaged and was dropped
-	// from the index; asking again rebuilds it from source.
-	dropped bool
 }
 
 // MarshalJSON writes the page as encoding/json writes its fields, but
