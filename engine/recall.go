@@ -318,9 +318,9 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 		// the search read it again: the pointer's bindings are checked
 		// against what was answered from.
 		if rec := rep.States[0].Record; rec == nil {
-			return failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: "session changed and could not be read again", SessionFile: r.targets[0].Path}), nil, nil
+			return failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: "session changed and could not be read again", SessionFile: r.targets[0].Path}), s.Broken, nil
 		} else if eo := checkSingle(rec, req); eo != nil {
-			return failurePage(eo), nil, nil
+			return failurePage(eo), s.Broken, nil
 		}
 	}
 	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.Reasons.Reasons()...), s.QueryErr)
