@@ -190,15 +190,21 @@ func Open(b blocksum.Bytes) (Table, error) {
 	return t, nil
 }
 
-// Verify checks the whole table once (O(n)): its block checksums and every
-// offset. A table that verifies never yields an empty term or payload
-// because of damage.
+// Verify checks the whole table once (O(n)): its block checksums, every
+// offset, the terms' order and the head. A table that verifies never
+// yields an empty term or payload because of damage, and finds each of
+// its terms.
 func (t Table) Verify() error {
 	if t.b.Verify() != nil || !t.checkOffsets(headerLen) {
 		return ErrCorrupt
 	}
 	if t.hasPay && !t.checkOffsets(t.poffs) {
 		return ErrCorrupt
+	}
+	for i := 1; i < t.n; i++ {
+		if bytes.Compare(t.Term(i-1), t.Term(i)) >= 0 {
+			return ErrCorrupt // a search would miss terms
+		}
 	}
 	for j := 0; t.head && j*headEvery < t.n; j++ {
 		if v, ok := t.sample(j); !ok || v != prefix8(t.Term(j*headEvery)) {

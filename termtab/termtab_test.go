@@ -141,6 +141,10 @@ func TestSealedDamageIsNeverSilent(t *testing.T) {
 func FuzzOpen(f *testing.F) {
 	b, _ := Build([]string{"a", "b"}, [][]byte{{1}, {2}})
 	f.Add(b)
+	// Past 32 terms, so that lookups go through the head.
+	many := headTerms(rand.New(rand.NewSource(5)), 100)
+	b, _ = Build(many, nil)
+	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tab, err := Open(blocksum.Trusted(data))
 		if err != nil {
@@ -150,8 +154,18 @@ func FuzzOpen(f *testing.F) {
 			_ = tab.Term(j)
 			_ = tab.Payload(j)
 		}
-		tab.Find("a")
-		tab.Prefix("a")
+		for _, q := range []string{"a", many[40], "prefix00", "w"} {
+			tab.Find(q)
+			tab.Prefix(q)
+		}
+		// A table that verifies finds each of its terms where it is.
+		if tab.Verify() == nil {
+			for j := 0; j < tab.Len(); j++ {
+				if i, ok := tab.Find(string(tab.Term(j))); !ok || i != j {
+					t.Fatalf("term %d (%q) found at %d, %v", j, tab.Term(j), i, ok)
+				}
+			}
+		}
 	})
 }
 
