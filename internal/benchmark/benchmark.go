@@ -235,11 +235,11 @@ func (r *runner) corpus(tmp string) error {
 	}
 	if r.opt.Corpus != "" {
 		start := time.Now()
-		st, err := mirror(root, r.dir, r.newest)
+		st, err := mirror(root, r.dir)
 		if err != nil {
 			return fmt.Errorf("benchmark: mirroring %s: %w", src, err)
 		}
-		r.logf("mirrored %s: %d files linked, %d copied in %.2fs", src, st.linked, st.copied, time.Since(start).Seconds())
+		r.logf("mirrored %s: %d files copied in %.2fs", src, st.copied, time.Since(start).Seconds())
 	}
 	// Let the ctimes of generation, or of mirroring (a new hard link
 	// changes its file's ctime), age out of the racy window, as they

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/internal/corpus"
+	"github.com/memidx/memidx/session"
 )
 
 // fileState is what the bench must leave alone in a corpus file.
@@ -182,8 +183,9 @@ func TestRunLeavesCorpusUntouched(t *testing.T) {
 	sameSnapshot(t, beforeOut, snapshot(t, outside))
 }
 
-// mirror hard-links the corpus files, copies the ones the bench writes,
-// keeps mtimes and leaves symlinks out.
+// mirror copies the corpus files, keeps their mtimes, leaves the corpus's
+// own files as they were (ctime included: no hard link) and leaves
+// symlinks out.
 func TestMirror(t *testing.T) {
 	src, dst := t.TempDir(), filepath.Join(t.TempDir(), "mirror")
 	if err := os.MkdirAll(filepath.Join(src, "sessions", "b"), 0o755); err != nil {
@@ -194,12 +196,17 @@ func TestMirror(t *testing.T) {
 	}
 	symlinked := os.Symlink(filepath.Join(src, "manifest.json"), filepath.Join(src, "sessions", "link.jsonl")) == nil
 
-	st, err := mirror(src, dst, "sessions/b/written.jsonl")
+	ctimes := map[string]int64{}
+	for _, name := range []string{"manifest.json", "sessions/b/linked.jsonl", "sessions/b/written.jsonl"} {
+		ctimes[name] = ctimeOf(t, filepath.Join(src, filepath.FromSlash(name)))
+	}
+	time.Sleep(20 * time.Millisecond) // a link made now would move a ctime
+	st, err := mirror(src, dst)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st != (mirrorStats{linked: 2, copied: 1}) {
-		t.Errorf("stats %+v, want 2 linked and 1 copied", st)
+	if st != (mirrorStats{copied: 3}) {
+		t.Errorf("stats %+v, want 3 copied", st)
 	}
 	if symlinked {
 		if _, err := os.Lstat(filepath.Join(dst, "sessions", "link.jsonl")); !os.IsNotExist(err) {
@@ -215,8 +222,11 @@ func TestMirror(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if linked := os.SameFile(a, b); linked == strings.HasSuffix(name, "written.jsonl") {
-			t.Errorf("%s: linked %v", name, linked)
+		if os.SameFile(a, b) {
+			t.Errorf("%s: linked to the corpus", name)
+		}
+		if c := ctimeOf(t, filepath.Join(src, filepath.FromSlash(name))); c != ctimes[name] {
+			t.Errorf("%s: the corpus file's ctime moved", name)
 		}
 		if !a.ModTime().Equal(b.ModTime()) {
 			t.Errorf("%s: mtime %v, want %v", name, b.ModTime(), a.ModTime())
@@ -226,4 +236,14 @@ func TestMirror(t *testing.T) {
 			t.Errorf("%s: contents %q", name, data)
 		}
 	}
+}
+
+// ctimeOf is a file's change time (0 where the platform does not say).
+func ctimeOf(t *testing.T, p string) int64 {
+	t.Helper()
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session.StatOf(st).CtimeNs
 }

@@ -9,21 +9,17 @@ import (
 )
 
 // mirrorStats counts what mirror did.
-type mirrorStats struct{ linked, copied int }
+type mirrorStats struct{ copied int }
 
 // mirror recreates the corpus directory src (symlinks resolved) in dst,
 // which must not exist, so that the bench can write without touching the
-// user's files. Directories are made fresh and regular files hard-linked,
-// or copied when linking fails (another filesystem, a protected link).
-// The files named in private (slash-separated, relative to src) are always
-// copied: the bench writes to them and must never write to an inode it
-// shares with the corpus. Symlinks and special files are left out, so that
-// nothing in dst leads out of the corpus (and no pipe is ever opened).
-func mirror(src, dst string, private ...string) (mirrorStats, error) {
-	own := map[string]bool{}
-	for _, p := range private {
-		own[filepath.FromSlash(p)] = true
-	}
+// user's files. Directories are made fresh and regular files copied, with
+// their modification times. Not hard-linked: a new link changes the
+// file's ctime, which every other memidx index over the corpus takes for a
+// change (it re-reads the session), and memidx changes nothing it did not
+// create. Symlinks and special files are left out, so that nothing in dst
+// leads out of the corpus (and no pipe is ever opened).
+func mirror(src, dst string) (mirrorStats, error) {
 	var st mirrorStats
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -38,9 +34,6 @@ func mirror(src, dst string, private ...string) (mirrorStats, error) {
 		case d.IsDir():
 			return os.Mkdir(to, 0o755)
 		case !d.Type().IsRegular():
-			return nil
-		case !own[rel] && os.Link(p, to) == nil:
-			st.linked++
 			return nil
 		default:
 			st.copied++
