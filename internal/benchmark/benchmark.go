@@ -241,9 +241,8 @@ func (r *runner) corpus(tmp string) error {
 		}
 		r.logf("mirrored %s: %d files copied in %.2fs", src, st.copied, time.Since(start).Seconds())
 	}
-	// Let the ctimes of generation, or of mirroring (a new hard link
-	// changes its file's ctime), age out of the racy window, as they
-	// would on any real archive.
+	// Let the ctimes of generation, or of the copies, age out of the racy
+	// window, as they would on any real archive.
 	time.Sleep(index.DefaultRacyWindow)
 	r.rep.Corpus = src
 	r.rep.Sessions = len(m.Sessions)

@@ -18,9 +18,9 @@
 //
 // A corpus given with --corpus is only read: a manifest naming a path
 // outside it is refused before anything runs, and the bench works on a
-// mirror of it in its own temporary directory (hard links, and a real copy
-// of the session it appends a turn to), so no file of the corpus, nor any
-// file a crafted manifest points at, is ever written.
+// copy of it in its own temporary directory (copies, not hard links, which
+// would move the corpus files' ctimes), so no file of the corpus, nor any
+// file a crafted manifest points at, is ever written or touched.
 //
 // Checks and hard bounds (peak rebuild RSS ≤ 256 MiB, every response ≤
 // 30,000 UTF-16 units) fail the run; the speed targets of the issue are
