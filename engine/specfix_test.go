@@ -228,15 +228,20 @@ func TestTierDoesNotDependOnCallOrder(t *testing.T) {
 	require.NotNil(t, first.Digest, "a cold session shows its digest")
 }
 
+// walrusPair is an engine over two sessions, one kept hot and one cold.
+func walrusPair(t *testing.T) (e *engine.Engine, cold, hot string) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	cold = w.write("s-cold", msgLine("u1", "", ts, user("older walrus")))
+	hot = w.write("s-hot", msgLine("u1", "", ts, user("newer walrus")))
+	return w.engine(), cold, hot
+}
+
 // InspectSession recovers as a recall does: damaged tier data (here every
 // block-sum head of the hot shards and digests) is dropped and rebuilt,
 // and the coverage says index_reset.
 func TestInspectSessionRecoversFromDamagedTierData(t *testing.T) {
-	w := newWorld(t)
-	w.cfg.HotSessions = 1
-	cold := w.write("s-cold", msgLine("u1", "", ts, user("older walrus")))
-	hot := w.write("s-hot", msgLine("u1", "", ts, user("newer walrus")))
-	e := w.engine()
+	e, cold, hot := walrusPair(t)
 	for _, p := range []string{cold, hot} {
 		r, err := e.InspectSession(ctx, p, "active")
 		require.NoError(t, err)
@@ -289,11 +294,7 @@ func TestInspectSessionRecoversFromDamagedTierData(t *testing.T) {
 // holds the index) is described from that build, as a recall answers
 // from it, with the coverage saying why.
 func TestInspectSessionDescribesWhatTheRefreshBuilt(t *testing.T) {
-	w := newWorld(t)
-	w.cfg.HotSessions = 1
-	cold := w.write("s-cold", msgLine("u1", "", ts, user("older walrus")))
-	hot := w.write("s-hot", msgLine("u1", "", ts, user("newer walrus")))
-	e := w.engine()
+	e, cold, hot := walrusPair(t)
 	_, err := e.InspectSession(ctx, hot, "active") // makes the index file
 	require.NoError(t, err)
 	require.NoError(t, e.Close())
