@@ -253,31 +253,16 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 
 	s := search.New(ctx, q.plan, q.filt, &e.docs)
 	s.NoLexicon = noLexicon
-	// A single session is searched entry by entry even when it is cold:
-	// hydrate it from source (untruncated text, never persisted).
 	var hydrated *search.HotSource
 	if single {
-		st := rep.States[0]
-		if st.Record == nil || st.Record.Tier == index.Cold {
-			h, eo, err := e.hydrate(r.targets[0], q.mode)
-			if err != nil {
-				return nil, nil, err
-			}
-			if eo != nil {
-				return failurePage(eo), nil, nil
-			}
-			hydrated = h
-			rep.Own()
-			rep.States[0].Record = h.Rec
-			rep.States[0].Reason = ""
-			// A fresh read of the source answers for the session.
-			rep.Recount()
+		var eo *ErrorObject
+		if hydrated, eo, err = e.hydrateSingle(rep, r, q, req); err != nil {
+			return nil, nil, err
 		}
-		if eo := checkSingle(rep.States[0].Record, req); eo != nil {
+		if eo != nil {
 			return failurePage(eo), nil, nil
 		}
 	}
-
 	var checked *index.Record // the single session's record the checks saw
 	if single {
 		checked = rep.States[0].Record
@@ -289,30 +274,10 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 	if hydrated != nil {
 		c.mem[hydrated.Rec] = *hydrated
 	}
-	switch {
-	case memoryOnly:
-		// The index cannot be used: answer from the sources, read into
-		// memory within the sync budget (nothing is persisted).
-		c.mem, c.memCold = e.hydrateAll(r, rep, q.mode, hydrated)
-		err = c.search(&index.Reader{})
-	case !needsIndex(rep, rep.Split(), c.mem):
-		// Everything this answer needs is in memory: built by this call's
-		// refresh, which the index could not take (unwritable, busy,
-		// unreadable). No need to read the index, nor the sources again.
-		err = c.search(&index.Reader{})
-	default:
-		if beforeSearch != nil {
-			beforeSearch()
-		}
-		err = e.ix.ViewAfter(ctx, q.mode, rep, c.search)
-		if s.LexDamaged {
-			e.ix.ResetLexicon(ctx, q.mode)
-		}
-	}
-	page := c.page
-	if err != nil {
+	if err := c.answer(ctx, memoryOnly, hydrated); err != nil {
 		return nil, s.Broken, err
 	}
+	page := c.page
 	if single && rep.States[0].Record != checked {
 		// Another process rewrote the session after the checks above and
 		// the search read it again: the pointer's bindings are checked
@@ -326,6 +291,54 @@ func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*
 	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.Reasons.Reasons()...), s.QueryErr)
 	fitEnvelope(page)
 	return page, s.Broken, nil
+}
+
+// hydrateSingle reads the single session of a recall from its source when
+// the index holds it cold or not at all: a single session is searched
+// entry by entry even when it is cold (untruncated text, never
+// persisted). The session's record in rep is the one answered from; its
+// pointer bindings are checked (eo).
+func (e *Engine) hydrateSingle(rep *index.Report, r *resolved, q *recallQuery, req recallArgs) (hydrated *search.HotSource, eo *ErrorObject, err error) {
+	if st := rep.States[0]; st.Record == nil || st.Record.Tier == index.Cold {
+		h, eo, err := e.hydrate(r.targets[0], q.mode)
+		if err != nil || eo != nil {
+			return nil, eo, err
+		}
+		hydrated = h
+		rep.Own()
+		rep.States[0].Record = h.Rec
+		rep.States[0].Reason = ""
+		// A fresh read of the source answers for the session.
+		rep.Recount()
+	}
+	return hydrated, checkSingle(rep.States[0].Record, req), nil
+}
+
+// answer runs the search where this try's sources are: the sources read
+// into memory when the index cannot be used, what the refresh built in
+// memory when that is everything the answer needs, or else the index.
+func (c *recallSearch) answer(ctx context.Context, memoryOnly bool, hydrated *search.HotSource) error {
+	e, rep, mode := c.e, c.rep, c.q.mode
+	switch {
+	case memoryOnly:
+		// The index cannot be used: answer from the sources, read into
+		// memory within the sync budget (nothing is persisted).
+		c.mem, c.memCold = e.hydrateAll(c.r, rep, mode, hydrated)
+		return c.search(&index.Reader{})
+	case !needsIndex(rep, rep.Split(), c.mem):
+		// Everything this answer needs is in memory: built by this call's
+		// refresh, which the index could not take (unwritable, busy,
+		// unreadable). No need to read the index, nor the sources again.
+		return c.search(&index.Reader{})
+	}
+	if beforeSearch != nil {
+		beforeSearch()
+	}
+	err := e.ix.ViewAfter(ctx, mode, rep, c.search)
+	if c.s.LexDamaged {
+		e.ix.ResetLexicon(ctx, mode)
+	}
+	return err
 }
 
 // recallSearch is one recall's search, over the index (or the sources
