@@ -1,6 +1,7 @@
 package lexicon
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -35,8 +36,12 @@ func CensusOf(srcs []Source) Census {
 	for _, s := range srcs {
 		c = append(c, DocKeys{Doc: s.Doc, Keys: uint32(s.Len)})
 	}
-	slices.SortFunc(c, func(a, b DocKeys) int { return int(int64(a.Doc) - int64(b.Doc)) })
+	sortByDoc(c)
 	return c
+}
+
+func sortByDoc(c Census) {
+	slices.SortFunc(c, func(a, b DocKeys) int { return cmp.Compare(a.Doc, b.Doc) })
 }
 
 // Merged is the census of the merge of segments with these censuses,
@@ -50,7 +55,7 @@ func Merged(cs []Census, live func(doc uint32) bool) Census {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b DocKeys) int { return int(int64(a.Doc) - int64(b.Doc)) })
+	sortByDoc(out)
 	return out
 }
 
@@ -59,27 +64,21 @@ func Merged(cs []Census, live func(doc uint32) bool) Census {
 func (s Segment) Census() (Census, error) {
 	keys := map[uint32]uint32{}
 	var docs []uint32
-	w := s.walk()
-	for {
-		more, err := w.next()
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		if docs, err = w.appendDocs(docs[:0]); err != nil {
-			return nil, err
-		}
+	err := s.each(func(w *walker) (err error) {
+		docs, err = w.appendDocs(docs[:0])
 		for _, d := range docs {
 			keys[d]++
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	c := make(Census, 0, len(keys))
 	for d, n := range keys {
 		c = append(c, DocKeys{Doc: d, Keys: n})
 	}
-	slices.SortFunc(c, func(a, b DocKeys) int { return int(int64(a.Doc) - int64(b.Doc)) })
+	sortByDoc(c)
 	return c, nil
 }
 

@@ -389,12 +389,19 @@ func (h *cursors) down() {
 // EachKey calls fn with every key of the segment, in order; the slice is
 // valid only during the call.
 func (s Segment) EachKey(fn func(key []byte)) error {
+	return s.each(func(w *walker) error { fn(w.key()); return nil })
+}
+
+// each calls fn at every key of the segment, in order, until fn fails.
+func (s Segment) each(fn func(w *walker) error) error {
 	w := s.walk()
 	for {
 		more, err := w.next()
 		if err != nil || !more {
 			return err
 		}
-		fn(w.key())
+		if err := fn(w); err != nil {
+			return err
+		}
 	}
 }
