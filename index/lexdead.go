@@ -55,23 +55,18 @@ func noteDead(tx *bolt.Tx, key, stored []byte, keep uint32) error {
 		return nil
 	}
 	name := deadBucket(lineage.Mode(key[:i]))
-	if err := dropPlainValue(lb, name); err != nil {
-		return err
-	}
-	db, err := lb.CreateBucketIfNotExists(name)
-	if err != nil {
-		return err
+	db := lb.Bucket(name)
+	if db == nil {
+		// A plain value in its place (damage) goes: notes only decide
+		// when to rewrite.
+		if err := lb.Delete(name); err != nil {
+			return err
+		}
+		if db, err = lb.CreateBucket(name); err != nil {
+			return err
+		}
 	}
 	return db.Put(docKey(r.Doc), nil)
-}
-
-// dropPlainValue deletes a plain value stored where the bucket name
-// belongs (damage): notes only decide when to rewrite, they can go.
-func dropPlainValue(lb *bolt.Bucket, name []byte) error {
-	if lb.Bucket(name) == nil && lb.Get(name) != nil {
-		return lb.Delete(name)
-	}
-	return nil
 }
 
 // putCensus stores the census of the segment under key.

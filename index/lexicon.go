@@ -77,9 +77,9 @@ func putSegment(lb *bolt.Bucket, mode lineage.Mode, seq uint64, sealed []byte, c
 	return putCensus(lb, key, census)
 }
 
-// deleteSegment removes the segment under key, whatever is stored there
-// (a damaged file may hold a plain value in its place).
-func deleteSegment(lb *bolt.Bucket, key []byte) error {
+// deleteStored removes whatever is stored under key: a bucket (a segment,
+// the notes), or the plain value a damaged file may hold in its place.
+func deleteStored(lb *bolt.Bucket, key []byte) error {
 	if lb.Bucket(key) != nil {
 		return lb.DeleteBucket(key)
 	}
@@ -386,7 +386,7 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 		return nil, err
 	}
 	for _, k := range keys {
-		if err := deleteSegment(lb, k); err != nil {
+		if err := deleteStored(lb, k); err != nil {
 			return nil, err
 		}
 	}
@@ -415,7 +415,7 @@ func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 	lb := tx.Bucket(lexiconBucket)
 	if lb != nil {
 		for _, k := range segmentBuckets(lb, mode) {
-			if err := deleteSegment(lb, k); err != nil {
+			if err := deleteStored(lb, k); err != nil {
 				return err
 			}
 		}
@@ -438,13 +438,8 @@ func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
 		return nil
 	}
 	// After the records: deleting them noted their docs.
-	if err := dropPlainValue(lb, deadBucket(mode)); err != nil {
+	if err := deleteStored(lb, deadBucket(mode)); err != nil {
 		return err
-	}
-	if lb.Bucket(deadBucket(mode)) != nil {
-		if err := lb.DeleteBucket(deadBucket(mode)); err != nil {
-			return err
-		}
 	}
 	// A new id too: a writer that reset the lexicon in its own write must
 	// not take the epoch after it as its records' (see adoptEpoch).
