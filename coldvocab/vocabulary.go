@@ -47,11 +47,24 @@ var decodes atomic.Int64
 // use it to check that a query decoded none it did not need.
 func DecodeCount() int64 { return decodes.Load() }
 
-// decoded returns the decoded list, or nil for the older layout or a
-// damaged list (then err says why).
-func (v *Vocabulary) decoded() *frontcode.List {
+// termList is what the two layouts answer.
+type termList interface {
+	Len() int
+	Term(i int) []byte
+	Has(term string) bool
+}
+
+// noTerms answers for a vocabulary that is missing or does not decode.
+var noTerms = &frontcode.List{}
+
+// terms returns the vocabulary's terms: the older layout's table, or the
+// list, decoded at the first read (none when damaged: then err says why).
+func (v *Vocabulary) terms() termList {
+	if v == nil {
+		return noTerms
+	}
 	if v.packed.Len() == 0 {
-		return nil
+		return &v.tab
 	}
 	if !v.used.Load() {
 		v.used.Store(true)
@@ -67,41 +80,20 @@ func (v *Vocabulary) decoded() *frontcode.List {
 		// cannot raise.
 		v.list, v.err = frontcode.Decode(b, min(len(b)*1032+64, 1<<31-1))
 	})
+	if v.list == nil {
+		return noTerms
+	}
 	return v.list
 }
 
 // Len returns the number of terms (0 for a damaged list: see Err).
-func (v *Vocabulary) Len() int {
-	if v == nil {
-		return 0
-	}
-	if l := v.decoded(); l != nil {
-		return l.Len()
-	}
-	if v.packed.Len() != 0 {
-		return 0
-	}
-	return v.tab.Len()
-}
+func (v *Vocabulary) Len() int { return v.terms().Len() }
 
 // Term returns term i (0 <= i < Len); the slice aliases the vocabulary.
-func (v *Vocabulary) Term(i int) []byte {
-	if l := v.decoded(); l != nil {
-		return l.Term(i)
-	}
-	return v.tab.Term(i)
-}
+func (v *Vocabulary) Term(i int) []byte { return v.terms().Term(i) }
 
 // Has reports whether term is in the vocabulary.
-func (v *Vocabulary) Has(term string) bool {
-	if v == nil {
-		return false
-	}
-	if l := v.decoded(); l != nil {
-		return l.Has(term)
-	}
-	return v.packed.Len() == 0 && v.tab.Has(term)
-}
+func (v *Vocabulary) Has(term string) bool { return v.terms().Has(term) }
 
 // Err reports damage met by a read so far: what was read after it may be
 // wrong.
@@ -114,11 +106,11 @@ func (v *Vocabulary) Err() error {
 	}
 	// Only a list some read asked for is decoded, and its error is read
 	// only after the decoding (once orders it; a concurrent first read
-	// may still be at it: decoded waits for it).
+	// may still be at it: terms waits for it).
 	if !v.used.Load() {
 		return v.packed.Err()
 	}
-	v.decoded()
+	v.terms()
 	if v.err != nil {
 		return v.err
 	}
