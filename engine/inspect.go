@@ -221,7 +221,7 @@ func (e *Engine) inspectSessionOnce(ctx context.Context, target string, mode lin
 // describe sets out's summary from a built hot shard or a digest blob.
 func describe(out *SessionReport, rec *index.Record, hot *hotbm25.Built, cold []byte) error {
 	if hot != nil {
-		s, err := hotbm25.Open(hot.Dict, hot.Cols, hot.Ents, hot.Entries)
+		s, err := hot.Open()
 		if err != nil {
 			return err
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/memidx/memidx/analyzer"
 	"github.com/memidx/memidx/coverage"
-	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/jsjson"
 	"github.com/memidx/memidx/lineage"
@@ -528,7 +527,7 @@ func (e *Engine) hydrate(t index.Target, mode lineage.Mode) (*search.HotSource, 
 	if err != nil {
 		return nil, nil, err
 	}
-	sh, err := hotbm25.Open(b.Hot.Dict, b.Hot.Cols, b.Hot.Ents, b.Hot.Entries)
+	sh, err := b.Hot.Open()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -116,6 +116,9 @@ type Built struct {
 	SumLen int64
 }
 
+// Open opens the shard b was built into, in memory.
+func (b *Built) Open() (Shard, error) { return Open(b.Dict, b.Cols, b.Ents, b.Entries) }
+
 type posting struct {
 	entry uint32
 	tf    uint32

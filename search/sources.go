@@ -6,7 +6,6 @@ import (
 
 	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/coverage"
-	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
 )
 
@@ -107,7 +106,7 @@ func (s *Searcher) fromMemory(colds []*index.Record, mem map[*index.Record]HotSo
 // OpenBuilt opens a session built in memory as a hot or a cold source.
 func OpenBuilt(b *index.Built) (*HotSource, *ColdSource, error) {
 	if b.Hot != nil {
-		sh, err := hotbm25.Open(b.Hot.Dict, b.Hot.Cols, b.Hot.Ents, b.Hot.Entries)
+		sh, err := b.Hot.Open()
 		if err != nil {
 			return nil, nil, err
 		}
