@@ -36,7 +36,7 @@ func Build(terms []string, payloads [][]byte) ([]byte, error) {
 	if payloads != nil && len(payloads) != len(terms) {
 		return nil, fmt.Errorf("termtab: %d terms but %d payloads", len(terms), len(payloads))
 	}
-	size, flags := 12+4*(len(terms)+1)+headLen(len(terms)), uint32(flagHead)
+	size, flags := 12+4*(len(terms)+1), uint32(0)
 	if payloads != nil {
 		size += 4 * (len(terms) + 1)
 		for _, p := range payloads {
@@ -56,9 +56,12 @@ func Build(terms []string, payloads [][]byte) ([]byte, error) {
 }
 
 // start checks that terms are strictly increasing and the table, of size
-// bytes besides the terms', fits its 32-bit offsets, and returns a buffer
-// of the table's whole size with the header written.
+// bytes besides the terms' and the head's, fits its 32-bit offsets, and
+// returns a buffer of the table's whole size with the header written
+// (every table gets a head: appendHead ends it).
 func start(terms []string, size int, flags uint32) ([]byte, error) {
+	size += headLen(len(terms))
+	flags |= flagHead
 	for i, t := range terms {
 		if i > 0 && terms[i-1] >= t {
 			return nil, fmt.Errorf("termtab: terms not strictly increasing at %d (%q, %q)", i, terms[i-1], t)
@@ -81,7 +84,7 @@ func BuildPacked(terms []string, pays []byte, ends []uint32) ([]byte, error) {
 	if len(ends) != len(terms) || len(terms) > 0 && int(ends[len(ends)-1]) != len(pays) {
 		return nil, fmt.Errorf("termtab: %d terms but %d payload ends for %d bytes", len(terms), len(ends), len(pays))
 	}
-	b, err := start(terms, 12+8*(len(terms)+1)+len(pays)+headLen(len(terms)), flagPayloads|flagHead)
+	b, err := start(terms, 12+8*(len(terms)+1)+len(pays), flagPayloads)
 	if err != nil {
 		return nil, err
 	}
