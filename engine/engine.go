@@ -383,10 +383,7 @@ func (e *Engine) Rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 	if err != nil {
 		return nil, err
 	}
-	if len(r.res.Reasons) > 0 {
-		rep.Coverage.Reasons = mergeReasons(rep.Coverage.Reasons, r.res.Reasons...)
-		rep.Coverage.Complete = false
-	}
+	markIncomplete(&rep.Coverage.Reasons, &rep.Coverage.Complete, r.res.Reasons...)
 	return &RebuildReport{Scope: r.scope.String(), Branches: string(mode), Report: rep}, nil
 }
 

@@ -146,23 +146,18 @@ func (e *Engine) InspectSession(ctx context.Context, target, branches string) (*
 	if err != nil {
 		return nil, err
 	}
-	out, err := recovering(ctx, e, mode, false,
-		func(attempt) (*SessionReport, []*index.Record, error) { return e.inspectSessionOnce(ctx, target, mode) },
-		func(out *SessionReport, reason string) {
-			if out != nil {
-				out.Coverage.Reasons = mergeReasons(out.Coverage.Reasons, reason)
-				out.Coverage.Complete = false
-			}
-		})
-	if out != nil && (errors.Is(err, bucket.ErrLocked) || errors.Is(err, bucket.ErrUnreadable)) {
-		reason := index.IndexBusy
-		if errors.Is(err, bucket.ErrUnreadable) {
-			reason = index.IndexUnreadable
-		}
-		out.Coverage.Reasons = mergeReasons(out.Coverage.Reasons, reason)
-		out.Coverage.Complete = false
-		return out, nil
+	out, reasons, err := recovering(ctx, e, mode, false,
+		func(attempt) (*SessionReport, []*index.Record, error) { return e.inspectSessionOnce(ctx, target, mode) })
+	if out == nil {
+		return nil, err
 	}
+	switch {
+	case errors.Is(err, bucket.ErrLocked):
+		reasons, err = append(reasons, index.IndexBusy), nil
+	case errors.Is(err, bucket.ErrUnreadable):
+		reasons, err = append(reasons, index.IndexUnreadable), nil
+	}
+	markIncomplete(&out.Coverage.Reasons, &out.Coverage.Complete, reasons...)
 	return out, err
 }
 

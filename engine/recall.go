@@ -184,15 +184,10 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 
 func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error) {
 	mode, _ := lineage.ParseMode(string(req.Branches)) // checked again by prepareRecall
-	page, err := recovering(ctx, e, mode, true,
-		func(how attempt) (*RecallPage, []*index.Record, error) { return e.recallOnce(ctx, req, how) },
-		func(page *RecallPage, reason string) {
-			if page != nil {
-				page.Coverage.Reasons = mergeReasons(page.Coverage.Reasons, reason)
-				page.Coverage.Complete = false
-			}
-		})
+	page, reasons, err := recovering(ctx, e, mode, true,
+		func(how attempt) (*RecallPage, []*index.Record, error) { return e.recallOnce(ctx, req, how) })
 	if page != nil {
+		markIncomplete(&page.Coverage.Reasons, &page.Coverage.Complete, reasons...)
 		if n := e.noticesOnce(); n != nil {
 			page.Notices = n
 			fitEnvelope(page)

@@ -26,13 +26,13 @@ const (
 // when the index cannot be read at all and the call can answer from the
 // sources (fallback), it is asked again that way (index_unwritable). once
 // returns its answer and the records whose tier data it found damaged;
-// note adds a reason to the final answer, for every step taken.
+// reasons are those of the steps taken, for the final answer's coverage.
 func recovering[T any](ctx context.Context, e *Engine, mode lineage.Mode, fallback bool,
-	once func(how attempt) (T, []*index.Record, error), note func(out T, reason string)) (T, error) {
-	var reasons []string
+	once func(how attempt) (T, []*index.Record, error)) (out T, reasons []string, err error) {
 	how := fromIndex
 	for try := 1; ; try++ {
-		out, broken, err := once(how)
+		var broken []*index.Record
+		out, broken, err = once(how)
 		dropped := e.ix.Forget(ctx, mode, broken)
 		if dropped {
 			reasons = append(reasons, index.IndexReset)
@@ -49,10 +49,7 @@ func recovering[T any](ctx context.Context, e *Engine, mode lineage.Mode, fallba
 			reasons, again, how = append(reasons, index.IndexUnwritable), true, fromMemory
 		}
 		if !again {
-			for _, r := range reasons {
-				note(out, r)
-			}
-			return out, err
+			return out, reasons, err
 		}
 	}
 }
@@ -60,3 +57,12 @@ func recovering[T any](ctx context.Context, e *Engine, mode lineage.Mode, fallba
 // maxTries bounds recovering: a drop, a reset and the sources, and one
 // more for data another process rewrote meanwhile.
 const maxTries = 4
+
+// markIncomplete adds reasons to a coverage's, which is then not
+// complete (nothing to do without reasons).
+func markIncomplete(reasons *[]string, complete *bool, add ...string) {
+	if len(add) > 0 {
+		*reasons = mergeReasons(*reasons, add...)
+		*complete = false
+	}
+}

@@ -31,19 +31,17 @@ func runScript(t *testing.T, script []step) (tries int, reasons []string, err er
 	e := &Engine{ix: index.Open(cfg, time.Second)}
 	t.Cleanup(func() { e.ix.Close() })
 	rec := &index.Record{Path: "/nowhere/s.jsonl"}
-	type answer struct{ reasons []string }
-	out, err := recovering(context.Background(), e, lineage.Active, false,
-		func(attempt) (*answer, []*index.Record, error) {
+	_, reasons, err = recovering(context.Background(), e, lineage.Active, false,
+		func(attempt) (struct{}, []*index.Record, error) {
 			s := script[min(tries, len(script)-1)]
 			tries++
 			var broken []*index.Record
 			if s.broken {
 				broken = []*index.Record{rec}
 			}
-			return &answer{}, broken, s.err
-		},
-		func(a *answer, r string) { a.reasons = append(a.reasons, r) })
-	return tries, out.reasons, err
+			return struct{}{}, broken, s.err
+		})
+	return tries, reasons, err
 }
 
 func TestRecoveringScripts(t *testing.T) {
