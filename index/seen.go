@@ -34,12 +34,7 @@ func (m *seenMemo) shard(c commit, key []byte) *[3]blocksum.Seen {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.move(c)
-	s := m.shards[string(key)]
-	if s == nil {
-		s = new([3]blocksum.Seen)
-		m.shards[string(key)] = s
-	}
-	return s
+	return bitsOf(m.shards, key)
 }
 
 // seg returns the bits of the lexicon segment stored under key at commit c.
@@ -47,12 +42,17 @@ func (m *seenMemo) seg(c commit, key []byte) *blocksum.Seen {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.move(c)
-	s := m.segs[string(key)]
-	if s == nil {
-		s = new(blocksum.Seen)
-		m.segs[string(key)] = s
+	return bitsOf(m.segs, key)
+}
+
+// bitsOf returns the bits under key, made on first use.
+func bitsOf[T any](bits map[string]*T, key []byte) *T {
+	b := bits[string(key)]
+	if b == nil {
+		b = new(T)
+		bits[string(key)] = b
 	}
-	return s
+	return b
 }
 
 // commit is the commit r reads, once per Reader; ok is false without an
