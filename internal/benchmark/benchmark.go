@@ -470,18 +470,22 @@ func (r *runner) hotSet() map[string]bool {
 	return hot
 }
 
+// settle waits for the archive to settle and warms the engine up, as a
+// host's would be: the session the refresh step appended to is re-hashed
+// by every call until it ages out of the racy window, and the first calls
+// start the watch (a watch on every directory, then a barrier) and read
+// the listing and the records (the whole-process figure pays those).
+func (r *runner) settle() {
+	time.Sleep(index.DefaultRacyWindow)
+	for range 10 {
+		r.recall(engine.RecallRequest{Query: "zqwarmup", Scope: engine.ScopeGlobal})
+	}
+}
+
 func (r *runner) queries() error {
 	hot := r.hotSet()
 	global := engine.ScopeGlobal
-	// The session the refresh step appended to is re-hashed by every call
-	// until it ages out of the racy window: wait, as on a settled archive.
-	time.Sleep(index.DefaultRacyWindow)
-	// Warm up as a host does: the first calls start the watch (a watch on
-	// every directory, then a barrier) and read the listing and the
-	// records; the whole-process figure pays that.
-	for range 10 {
-		r.recall(engine.RecallRequest{Query: "zqwarmup", Scope: global})
-	}
+	r.settle()
 	var hotLat, coldLat []time.Duration
 	quality := map[string]*struct {
 		n, at1, at10 int
