@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -60,9 +59,7 @@ func DefaultEnv() Env {
 	env := Env{LookupEnv: os.LookupEnv, GOOS: runtime.GOOS}
 	env.Home = os.Getenv("HOME")
 	if env.Home == "" {
-		if u, err := user.Current(); err == nil {
-			env.Home = u.HomeDir
-		}
+		env.Home = passwdHome("/etc/passwd", os.Getuid())
 	}
 	env.TmpDir = tempDirFrom(os.LookupEnv)
 	if wd, err := os.Getwd(); err == nil {

@@ -3,6 +3,7 @@ package deps
 import (
 	"go/build"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,5 +99,31 @@ func TestDependencyDirection(t *testing.T) {
 	}
 	if checked < 3 {
 		t.Fatalf("checked only %d packages; the walk is broken", checked)
+	}
+}
+
+// TestNoCgo keeps the command free of cgo: one import that needs it
+// (os/user, net) links the C library and starts cgo's threads in every
+// process, about 0.9 ms of each one-shot command.
+func TestNoCgo(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool in PATH")
+	}
+	cmd := exec.Command(goTool, "list", "-deps", "./cmd/memidx")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 {
+		t.Fatalf("go list gave %d packages; the listing is broken", len(deps))
+	}
+	for _, p := range deps {
+		if p == "runtime/cgo" {
+			t.Errorf("cmd/memidx links cgo; find the import that needs it (go list -deps -f '{{.ImportPath}} {{.Imports}}')")
+		}
 	}
 }
