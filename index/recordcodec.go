@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -127,15 +128,72 @@ func (d *recordReader) string() string {
 }
 
 func decodeRecord(key, sealed []byte) (*Record, error) {
+	return (*recordArena)(nil).decode(key, sealed)
+}
+
+// recordArena holds the records that one walk decodes: their strings
+// are cut from shared text chunks and the records taken from slabs, so
+// that a walk over 2,000 records allocates a few dozen times instead of
+// four times a record (in a one-shot command, fresh heap pages are paid
+// for in page faults). A chunk's bytes are never written after they are
+// appended, so the strings cut from them stay valid; a record keeps its
+// slab and chunk alive, which is at most the size of one walk's records.
+type recordArena struct {
+	text  []byte
+	slots []recordSlot
+}
+
+// recordSlot is a record with room for the values its pointers point to.
+type recordSlot struct {
+	Record
+	firstTs, lastTs float64
+}
+
+const (
+	arenaTextChunk = 64 << 10
+	arenaSlab      = 128
+)
+
+// slot returns a zero record slot: from the arena's slab, or allocated
+// alone for a nil arena.
+func (a *recordArena) slot() *recordSlot {
+	if a == nil {
+		return new(recordSlot)
+	}
+	if len(a.slots) == 0 {
+		a.slots = make([]recordSlot, arenaSlab)
+	}
+	s := &a.slots[0]
+	a.slots = a.slots[1:]
+	return s
+}
+
+// str returns b as a string: copied into the arena's text, or alone for a
+// nil arena.
+func (a *recordArena) str(b []byte) string {
+	if a == nil || len(b) == 0 {
+		return string(b)
+	}
+	if len(b) > cap(a.text)-len(a.text) {
+		a.text = make([]byte, 0, max(arenaTextChunk, len(b)))
+	}
+	start := len(a.text)
+	a.text = append(a.text, b...)
+	return unsafe.String(&a.text[start], len(b))
+}
+
+func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	b, err := blocksum.Unseal(sealed)
 	if err != nil {
 		return nil, err
 	}
-	d := recordReader{b: b, s: string(b), ok: true}
+	d := recordReader{b: b, s: a.str(b), ok: true}
 	if f := d.bytes(1); f == nil || f[0] != recordFormat {
 		return nil, errRecordShape
 	}
-	r := &Record{CacheVersion: int(d.uvarint())}
+	slot := a.slot()
+	r := &slot.Record
+	r.CacheVersion = int(d.uvarint())
 	for _, s := range []*string{&r.Path, &r.Branches, &r.SessionID, &r.Cwd, &r.SourceHash,
 		&r.LineageFingerprint, &r.LiveSignature, &r.Policy, &r.Tier} {
 		*s = d.string()
@@ -164,11 +222,14 @@ func decodeRecord(key, sealed []byte) (*Record, error) {
 	} else {
 		d.ok = false
 	}
-	for _, f := range []**float64{&r.FirstTs, &r.LastTs} {
+	for _, f := range [...]struct {
+		p   **float64
+		val *float64
+	}{{&r.FirstTs, &slot.firstTs}, {&r.LastTs, &slot.lastTs}} {
 		if p := d.bytes(1); p != nil && p[0] == 1 {
 			if v := d.bytes(8); v != nil {
-				x := math.Float64frombits(binary.LittleEndian.Uint64(v))
-				*f = &x
+				*f.val = math.Float64frombits(binary.LittleEndian.Uint64(v))
+				*f.p = f.val
 			}
 		} else if p != nil && p[0] != 0 {
 			d.ok = false
@@ -198,6 +259,15 @@ func decodeRecord(key, sealed []byte) (*Record, error) {
 	return r, nil
 }
 
+// recordCount is the number of records of both modes in tx, to size the
+// map of one mode's records (growing it was a tenth of decoding them).
+func recordCount(tx *bolt.Tx) int {
+	if b := tx.Bucket(recordsBucket); b != nil {
+		return b.Stats().KeyN
+	}
+	return 0
+}
+
 // eachRecord calls fn with the key of every record of mode in tx, in key
 // order, and the record it decodes to, or why it does not. The key is
 // valid only inside the transaction.
@@ -207,9 +277,10 @@ func eachRecord(tx *bolt.Tx, mode lineage.Mode, fn func(key []byte, r *Record, e
 		return
 	}
 	prefix := []byte(string(mode) + "\x00")
+	var arena recordArena
 	c := b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		r, err := decodeRecord(k, v)
+		r, err := arena.decode(k, v)
 		fn(k, r, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -657,4 +658,43 @@ func TestReader_VerifiedOncePerCommit(t *testing.T) {
 	ix.seen.mu.Lock()
 	assert.NotEqual(t, first, ix.seen.at, "the memo moved to the new commit")
 	ix.seen.mu.Unlock()
+}
+
+// TestRecordArenaDecodesAsAlone: records decoded through one arena (as a
+// walk of the records bucket decodes them) equal their lone decodes,
+// across slab and text-chunk boundaries and after the sealed bytes they
+// came from are overwritten, and no record shares a float with another.
+func TestRecordArenaDecodesAsAlone(t *testing.T) {
+	var arena recordArena
+	var got, want []*Record
+	n := arenaSlab*2 + 3
+	for i := range n {
+		first, last := float64(i), float64(i)+0.5
+		rec := &Record{CacheVersion: bucket.CacheVersion, Path: fmt.Sprintf("/p/%d/%s.jsonl", i, strings.Repeat("x", i*97%600)),
+			Branches: "active", SessionID: fmt.Sprint("id", i), Tier: Hot, EntryCount: i, Doc: uint32(i)}
+		if i%3 == 0 {
+			rec.FirstTs, rec.LastTs = &first, &last
+			rec.Reasons = []string{"max_entry_chars"}
+		}
+		if i == 7 {
+			rec.Cwd = strings.Repeat("c", arenaTextChunk) // larger than a chunk
+		}
+		enc, err := encodeRecord(rec)
+		require.NoError(t, err)
+		key := recordKey(lineage.Active, rec.Path)
+		alone, err := decodeRecord(key, enc)
+		require.NoError(t, err)
+		r, err := arena.decode(key, enc)
+		require.NoError(t, err)
+		for j := range enc {
+			enc[j] = 0xff // the decoded strings must not alias the value
+		}
+		got, want = append(got, r), append(want, alone)
+	}
+	runtime.GC()
+	for i := range n {
+		require.Equal(t, want[i], got[i], "record %d", i)
+	}
+	got[0].FirstTs, got[3].FirstTs = got[3].FirstTs, got[0].FirstTs
+	assert.NotEqual(t, *got[0].FirstTs, *got[3].FirstTs, "records share a timestamp")
 }
