@@ -9,6 +9,7 @@ import (
 	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/search"
 )
 
 // IndexRecord is one row of InspectIndex.
@@ -134,7 +135,7 @@ type ShardSummary struct {
 
 // InspectSession refreshes one session (session:<id-or-path>) and
 // describes its record with its digest or shard summary. It recovers as a
-// recall does (recovering): tier data rewritten by another process
+// recall does (search.Acquire): tier data rewritten by another process
 // between the refresh and the read is read again after a new refresh;
 // damaged tier data is dropped and rebuilt, a damaged index file reset
 // (the coverage then says index_reset). A session the refresh built in
@@ -146,8 +147,19 @@ func (e *Engine) InspectSession(ctx context.Context, target, branches string) (*
 	if err != nil {
 		return nil, err
 	}
-	out, reasons, err := recovering(ctx, e, mode, false,
-		func(attempt) (*SessionReport, []*index.Record, error) { return e.inspectSessionOnce(ctx, target, mode) })
+	r, err := e.resolve("session:"+target, mode)
+	if err != nil {
+		return nil, err
+	}
+	var out *SessionReport
+	last, reasons, err := search.Acquire(ctx, e.ix, e.need(r, false), func(a *search.Acquired) ([]*index.Record, error) {
+		out = sessionHead(a.Report)
+		return describeTier(out, a)
+	})
+	if out == nil && last != nil {
+		// The index could not be read after the refresh.
+		out = sessionHead(last.Report)
+	}
 	if out == nil {
 		return nil, err
 	}
@@ -161,56 +173,54 @@ func (e *Engine) InspectSession(ctx context.Context, target, branches string) (*
 	return out, err
 }
 
-// inspectSessionOnce is one try of InspectSession; on an error reading the
-// tier data, out is the report without it, and broken holds the record
-// when its data turned out damaged.
-func (e *Engine) inspectSessionOnce(ctx context.Context, target string, mode lineage.Mode) (out *SessionReport, broken []*index.Record, err error) {
-	r, err := e.resolve("session:"+target, mode)
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, err := e.refresh(ctx, r, false, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	out = &SessionReport{Coverage: rep.Coverage}
+// sessionHead is the report of the one session of rep, without the
+// summary of its tier data.
+func sessionHead(rep *index.Report) *SessionReport {
+	out := &SessionReport{Coverage: rep.Coverage}
 	if len(rep.States) == 0 {
-		return out, nil, nil
+		return out
 	}
 	st := rep.States[0]
 	out.Path = st.Path
-	if st.Record == nil {
-		return out, nil, nil
+	if rec := st.Record; rec != nil {
+		shown := *rec // a copy: the wire form gets [] for no reasons
+		if shown.Reasons == nil {
+			shown.Reasons = []string{}
+		}
+		out.Record = &shown
+		out.Size = rec.Identity.Size
 	}
+	return out
+}
+
+// describeTier sets out's summary from the tier data of a's one session:
+// what the refresh built in memory, or the index's. It returns the
+// session's record when its data turned out damaged.
+func describeTier(out *SessionReport, a *search.Acquired) (broken []*index.Record, err error) {
+	if len(a.Report.States) == 0 || a.Report.States[0].Record == nil {
+		return nil, nil
+	}
+	st := a.Report.States[0]
 	rec := st.Record
-	shown := *rec // a copy: the wire form gets [] for no reasons
-	if shown.Reasons == nil {
-		shown.Reasons = []string{}
-	}
-	out.Record = &shown
-	out.Size = rec.Identity.Size
 	if b := st.Built; b != nil {
 		// Built by the refresh, which the index could not take.
-		return out, nil, describe(out, rec, b.Hot, b.Cold)
+		return nil, describe(out, rec, b.Hot, b.Cold)
 	}
-	err = e.ix.View(ctx, mode, func(rd *index.Reader) error {
-		if rec.Tier == index.Hot {
-			s, err := rd.Shard(rec)
-			if err != nil {
-				return err
-			}
-			return summarize(out, rec, s)
+	if rec.Tier == index.Hot {
+		var s hotbm25.Shard
+		if s, err = a.Reader.Shard(rec); err == nil {
+			err = summarize(out, rec, s)
 		}
-		blob, _, err := rd.Digest(rec)
-		if err != nil {
-			return err
+	} else {
+		var blob []byte
+		if blob, _, err = a.Reader.Digest(rec); err == nil {
+			err = describe(out, rec, nil, blob)
 		}
-		return describe(out, rec, nil, blob)
-	})
+	}
 	if errors.Is(err, index.ErrDamaged) || errors.Is(err, hotbm25.ErrCorrupt) || errors.Is(err, coldvocab.ErrCorrupt) {
 		broken = []*index.Record{rec}
 	}
-	return out, broken, err
+	return broken, err
 }
 
 // describe sets out's summary from a built hot shard or a digest blob.

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -183,17 +182,65 @@ func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, er
 }
 
 func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error) {
-	mode, _ := lineage.ParseMode(string(req.Branches)) // checked again by prepareRecall
-	page, reasons, err := recovering(ctx, e, mode, true,
-		func(how attempt) (*RecallPage, []*index.Record, error) { return e.recallOnce(ctx, req, how) })
-	if page != nil {
-		markIncomplete(&page.Coverage.Reasons, &page.Coverage.Complete, reasons...)
-		if n := e.noticesOnce(); n != nil {
-			page.Notices = n
-			fitEnvelope(page)
-		}
+	q, eo := e.prepareRecall(req)
+	if eo != nil && eo.Code != coverage.InvalidRegex && eo.Code != coverage.RegexPatternTooLarge {
+		return e.withNotices(failurePage(eo)), nil
 	}
-	return page, err
+	if eo := e.checkLive(req.Live); eo != nil {
+		return e.withNotices(failurePage(eo)), nil
+	}
+	// The stored records are decoded while the files are listed.
+	pre := e.ix.Preload(ctx, q.mode)
+	r, err := e.resolve(q.scope, q.mode)
+	if err != nil {
+		if eo := errorObject(err); eo != nil {
+			return e.withNotices(failurePage(eo)), nil
+		}
+		return nil, err
+	}
+	r.pre = pre
+	c := &recallSearch{ctx: ctx, e: e, q: q, req: req, r: r, patternErr: eo,
+		single: (r.scope.Kind == session.ScopeSessionTarget || r.scope.Kind == session.ScopeSession) && len(r.targets) == 1}
+	need := e.need(r, true)
+	need.Single = c.single
+	// An invalid or oversized pattern searches nothing.
+	need.RecordsOnly = eo != nil
+	_, reasons, err := search.Acquire(ctx, e.ix, need, c.answer)
+	page := c.page
+	if err != nil || page == nil {
+		return nil, err
+	}
+	markIncomplete(&page.Coverage.Reasons, &page.Coverage.Complete, reasons...)
+	return e.withNotices(page), nil
+}
+
+// withNotices adds the notices not yet shown to page.
+func (e *Engine) withNotices(page *RecallPage) *RecallPage {
+	if n := e.noticesOnce(); n != nil {
+		page.Notices = n
+		fitEnvelope(page)
+	}
+	return page
+}
+
+// need is what a call over r needs of the index, with its refresh; a
+// recall (fallback) answers from the sources when the index cannot be
+// read at all.
+func (e *Engine) need(r *resolved, fallback bool) search.Need {
+	return search.Need{
+		Mode:    r.mode,
+		Targets: r.targets,
+		Refresh: func(ctx context.Context, first bool) (*index.Report, error) {
+			if !first {
+				r.pre = nil // read before the try that failed
+			}
+			return e.refresh(ctx, r, false, nil)
+		},
+		Fallback:           fallback,
+		HotSessions:        e.cfg.HotSessions,
+		MaxSyncSourceBytes: int64(e.cfg.MaxSyncSourceBytes),
+		BeforeRead:         beforeSearch,
+	}
 }
 
 // mergeReasons is the sorted union of list and add.
@@ -203,234 +250,84 @@ func mergeReasons(list []string, add ...string) []string {
 	return set.Reasons()
 }
 
+// markIncomplete adds reasons to a coverage's, which is then not
+// complete (nothing to do without reasons).
+func markIncomplete(reasons *[]string, complete *bool, add ...string) {
+	if len(add) > 0 {
+		*reasons = mergeReasons(*reasons, add...)
+		*complete = false
+	}
+}
+
 // beforeSearch, when set (by tests only), runs between a recall's refresh
 // and its search: where another process may rewrite a session.
 var beforeSearch func()
 
-func (e *Engine) recallOnce(ctx context.Context, req recallArgs, how attempt) (*RecallPage, []*index.Record, error) {
-	memoryOnly := how == fromMemory
-	q, eo := e.prepareRecall(req)
-	if eo != nil && eo.Code != coverage.InvalidRegex && eo.Code != coverage.RegexPatternTooLarge {
-		return failurePage(eo), nil, nil
-	}
-	if eo := e.checkLive(req.Live); eo != nil {
-		return failurePage(eo), nil, nil
-	}
-	var pre *index.Preloaded
-	if !memoryOnly {
-		// The stored records are decoded while the files are listed.
-		pre = e.ix.Preload(ctx, q.mode)
-	}
-	r, err := e.resolve(q.scope, q.mode)
-	if err != nil {
-		if eo := errorObject(err); eo != nil {
-			return failurePage(eo), nil, nil
-		}
-		return nil, nil, err
-	}
-	r.pre = pre
-	var rep *index.Report
-	if memoryOnly {
-		rep = index.EmptyReport(r.targets, index.IndexUnwritable)
-	} else if rep, err = e.refresh(ctx, r, false, nil); err != nil {
-		return nil, nil, err
-	}
-	var scopeReasons []string
-	scopeReasons = append(scopeReasons, r.res.Reasons...)
-	if eo != nil {
-		// An invalid or oversized pattern: nothing was searched, and the
-		// empty answer says so.
-		cov := coverageFrom(rep.Coverage, append(scopeReasons, eo.Code), &coverage.Error{Code: eo.Code, Message: eo.Message})
-		return &RecallPage{Hits: []Hit{}, Coverage: cov, Error: eo}, nil, nil
-	}
-	single := (r.scope.Kind == session.ScopeSessionTarget || r.scope.Kind == session.ScopeSession) && len(r.targets) == 1
-
-	s := search.New(ctx, q.plan, q.filt, &e.docs)
-	s.NoLexicon = noLexicon
-	var hydrated *search.HotSource
-	if single {
-		var eo *ErrorObject
-		if hydrated, eo, err = e.hydrateSingle(rep, r, q, req); err != nil {
-			return nil, nil, err
-		}
-		if eo != nil {
-			return failurePage(eo), nil, nil
-		}
-	}
-	var checked *index.Record // the single session's record the checks saw
-	if single {
-		checked = rep.States[0].Record
-	}
-	// c.mem holds sessions read into memory for this call (a hydrated
-	// single session, or every session when the index cannot be used).
-	c := &recallSearch{e: e, q: q, req: req, r: r, rep: rep, s: s, single: single,
-		mem: map[*index.Record]search.HotSource{}, memCold: map[*index.Record]search.ColdSource{}}
-	if hydrated != nil {
-		c.mem[hydrated.Rec] = *hydrated
-	}
-	if err := c.answer(ctx, memoryOnly, hydrated); err != nil {
-		return nil, s.Broken, err
-	}
-	page := c.page
-	if single && rep.States[0].Record != checked {
-		// Another process rewrote the session after the checks above and
-		// the search read it again: the pointer's bindings are checked
-		// against what was answered from.
-		if rec := rep.States[0].Record; rec == nil {
-			return failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: "session changed and could not be read again", SessionFile: r.targets[0].Path}), s.Broken, nil
-		} else if eo := checkSingle(rec, req); eo != nil {
-			return failurePage(eo), s.Broken, nil
-		}
-	}
-	page.Coverage = coverageFrom(rep.Coverage, append(scopeReasons, s.Reasons.Reasons()...), s.QueryErr)
-	fitEnvelope(page)
-	return page, s.Broken, nil
-}
-
-// hydrateSingle reads the single session of a recall from its source when
-// the index holds it cold or not at all: a single session is searched
-// entry by entry even when it is cold (untruncated text, never
-// persisted). The session's record in rep is the one answered from; its
-// pointer bindings are checked (eo).
-func (e *Engine) hydrateSingle(rep *index.Report, r *resolved, q *recallQuery, req recallArgs) (hydrated *search.HotSource, eo *ErrorObject, err error) {
-	if st := rep.States[0]; st.Record == nil || st.Record.Tier == index.Cold {
-		h, eo, err := e.hydrate(r.targets[0], q.mode)
-		if err != nil || eo != nil {
-			return nil, eo, err
-		}
-		hydrated = h
-		rep.Own()
-		rep.States[0].Record = h.Rec
-		rep.States[0].Reason = ""
-		// A fresh read of the source answers for the session.
-		rep.Recount()
-	}
-	return hydrated, checkSingle(rep.States[0].Record, req), nil
-}
-
-// answer runs the search where this try's sources are: the sources read
-// into memory when the index cannot be used, what the refresh built in
-// memory when that is everything the answer needs, or else the index.
-func (c *recallSearch) answer(ctx context.Context, memoryOnly bool, hydrated *search.HotSource) error {
-	e, rep, mode := c.e, c.rep, c.q.mode
-	switch {
-	case memoryOnly:
-		// The index cannot be used: answer from the sources, read into
-		// memory within the sync budget (nothing is persisted).
-		c.mem, c.memCold = e.hydrateAll(c.r, rep, mode, hydrated)
-		return c.search(&index.Reader{})
-	case !needsIndex(rep, rep.Split(), c.mem):
-		// Everything this answer needs is in memory: built by this call's
-		// refresh, which the index could not take (unwritable, busy,
-		// unreadable). No need to read the index, nor the sources again.
-		return c.search(&index.Reader{})
-	}
-	if beforeSearch != nil {
-		beforeSearch()
-	}
-	err := e.ix.ViewAfter(ctx, mode, rep, c.search)
-	if c.s.LexDamaged {
-		e.ix.ResetLexicon(ctx, mode)
-	}
-	return err
-}
-
-// recallSearch is one recall's search, over the index (or the sources
-// read into memory) after its refresh.
+// recallSearch is one recall: its request, and the page its last try
+// answered.
 type recallSearch struct {
-	e       *Engine
-	q       *recallQuery
-	req     recallArgs
-	r       *resolved
-	rep     *index.Report
-	s       *search.Searcher
-	single  bool
-	mem     map[*index.Record]search.HotSource
-	memCold map[*index.Record]search.ColdSource
-	page    *RecallPage // the answer, once search returns
+	ctx        context.Context
+	e          *Engine
+	q          *recallQuery
+	req        recallArgs
+	r          *resolved
+	patternErr *ErrorObject // an invalid or oversized regex
+	single     bool
+	page       *RecallPage
 }
 
-// search makes every state a source, ranks them and builds the page.
-func (c *recallSearch) search(rd *index.Reader) error {
-	s, rep := c.s, c.rep
-	c.readRaced(s.Open(rd, rep, c.mem, c.memCold))
+// answer is one try of the recall over a's sources: it checks a single
+// session's bindings against the record answered from, makes every state
+// a source, ranks them and builds the page.
+func (c *recallSearch) answer(a *search.Acquired) ([]*index.Record, error) {
+	q, r, rep := c.q, c.r, a.Report
+	scopeReasons := r.res.Reasons
+	if eo := c.patternErr; eo != nil {
+		// Nothing was searched, and the empty answer says so.
+		cov := coverageFrom(rep.Coverage, append(slices.Clip(scopeReasons), eo.Code), &coverage.Error{Code: eo.Code, Message: eo.Message})
+		c.page = &RecallPage{Hits: []Hit{}, Coverage: cov, Error: eo}
+		return nil, nil
+	}
+	if a.SingleErr != nil {
+		c.page = failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: a.SingleErr.Error(), SessionFile: r.targets[0].Path})
+		return nil, nil
+	}
+	s := search.New(c.ctx, q.plan, q.filt, &c.e.docs)
+	s.NoLexicon = noLexicon
+	defer s.Release()
+	a.Open(s)
+	if c.single {
+		// The record answered from: the refresh's, a fresh read of the
+		// source, or a read again after another process rewrote it.
+		rec := rep.States[0].Record
+		if rec == nil {
+			c.page = failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: "session changed and could not be read again", SessionFile: r.targets[0].Path})
+			return s.Broken, nil
+		}
+		if eo := checkSingle(rec, c.req); eo != nil {
+			c.page = failurePage(eo)
+			return s.Broken, nil
+		}
+	}
 	// Keep the sources in scope order (newest first), whatever order the
 	// index walk found them in.
 	search.SortByState(rep, s.Cold)
 	if c.req.EntryRange != nil && len(s.Hot) == 1 {
 		s.Hot[0].First, s.Hot[0].Last = int(c.req.EntryRange.First), int(c.req.EntryRange.Last)
 	}
-	items, total := s.Run(c.q.offset + c.q.pageSize)
-	var err error
-	c.page, err = c.e.buildPage(c.q, c.r, rep, s, items, total, c.single)
+	items, total := s.Run(q.offset + q.pageSize)
+	page, err := c.e.buildPage(q, r, rep, s, items, total, c.single)
 	s.CheckSources()
-	s.Release()
+	if err != nil {
+		return s.Broken, err
+	}
 	if s.LexiconAnswered {
 		lexiconUses.Add(1)
 	}
-	return err
-}
-
-// readRaced reads the raced states from source, within the sync budget;
-// the new records' own reasons (and any failure) count in the coverage.
-func (c *recallSearch) readRaced(raced []int) {
-	if len(raced) == 0 {
-		return
-	}
-	rep := c.rep
-	rep.Own()
-	var spent int64
-	for _, i := range raced {
-		st := &rep.States[i]
-		if spent >= int64(c.e.cfg.MaxSyncSourceBytes) {
-			st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
-			continue
-		}
-		if c.s.Add(c.e.readState(st, c.r.targets[i], c.q.mode, st.Record.Tier)) {
-			spent += st.Record.Identity.Size
-		}
-	}
-	rep.Recount()
-}
-
-// hydrateAll replaces every state's record with an in-memory build of its
-// source, tiered as the index would tier it (the newest hotSessions of the
-// scope hot, the rest cold digests), newest first until maxSyncSourceBytes
-// is spent; the rest stay without a record, counted stale with the
-// budget's reason. Nothing is persisted.
-func (e *Engine) hydrateAll(r *resolved, rep *index.Report, mode lineage.Mode, first *search.HotSource) (map[*index.Record]search.HotSource, map[*index.Record]search.ColdSource) {
-	var spent int64
-	hot := map[*index.Record]search.HotSource{}
-	cold := map[*index.Record]search.ColdSource{}
-	rep.Own()
-	for i := range rep.States {
-		st := &rep.States[i]
-		if i == 0 && first != nil {
-			st.Record, st.Reason = first.Rec, ""
-			hot[first.Rec] = *first
-			continue
-		}
-		if spent >= int64(e.cfg.MaxSyncSourceBytes) {
-			st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
-			continue
-		}
-		tier := index.Cold
-		if i < e.cfg.HotSessions {
-			tier = index.Hot
-		}
-		h, c := e.readState(st, r.targets[i], mode, tier)
-		switch {
-		case h != nil:
-			hot[h.Rec] = *h
-		case c != nil:
-			cold[c.Rec] = *c
-		default:
-			continue
-		}
-		spent += st.Record.Identity.Size
-	}
-	rep.Recount()
-	return hot, cold
+	page.Coverage = coverageFrom(rep.Coverage, append(slices.Clip(scopeReasons), s.Reasons.Reasons()...), s.QueryErr)
+	fitEnvelope(page)
+	c.page = page
+	return s.Broken, nil
 }
 
 // checkSingle checks a single-session request's bindings and entry range
@@ -443,49 +340,6 @@ func checkSingle(rec *index.Record, req recallArgs) *ErrorObject {
 		return req.EntryRange.within(rec.EntryCount)
 	}
 	return nil
-}
-
-// needsIndex reports whether some session of rep has its data only in the
-// index file: a current record that this call did not build in memory.
-func needsIndex(rep *index.Report, split *index.Split, mem map[*index.Record]search.HotSource) bool {
-	for _, rec := range split.Cold {
-		if _, inMem := mem[rec]; !inMem {
-			return true
-		}
-	}
-	for _, i := range split.Each {
-		if _, inMem := mem[rep.States[i].Record]; rep.States[i].Built == nil && !inMem {
-			return true
-		}
-	}
-	return false
-}
-
-// readState reads the session of st from source for tier and makes it the
-// state's record; on failure the state keeps no record and says why.
-func (e *Engine) readState(st *index.State, t index.Target, mode lineage.Mode, tier string) (*search.HotSource, *search.ColdSource) {
-	h, c, err := e.readSource(t, mode, tier)
-	switch {
-	case errors.Is(err, index.ErrSourceUnavailable):
-		st.Record, st.Reason = nil, coverage.SourceUnavailable
-	case err != nil:
-		st.Record, st.Reason = nil, coverage.IndexError
-	case h != nil:
-		st.Record, st.Reason = h.Rec, ""
-	default:
-		st.Record, st.Reason = c.Rec, ""
-	}
-	return h, c
-}
-
-// readSource reads and builds one session in memory for tier, as a refresh
-// would, and opens it as a hot or a cold source. Nothing is written.
-func (e *Engine) readSource(t index.Target, mode lineage.Mode, tier string) (*search.HotSource, *search.ColdSource, error) {
-	b, err := e.ix.BuildSource(t, mode, tier)
-	if err != nil {
-		return nil, nil, err
-	}
-	return search.OpenBuilt(b)
 }
 
 // checkExpectations compares a pointer's bindings with the session now.
@@ -509,24 +363,6 @@ func checkExpectations(rec *index.Record, hash, fp string) *ErrorObject {
 		return nil
 	}
 	return eo
-}
-
-// hydrate reads one session from source into an in-memory shard with its
-// full, untruncated text, so that a cold session answers with exact entry
-// hits. Nothing is written to the index.
-func (e *Engine) hydrate(t index.Target, mode lineage.Mode) (*search.HotSource, *ErrorObject, error) {
-	b, err := e.ix.HydrateSource(t, mode)
-	if errors.Is(err, index.ErrSourceUnavailable) {
-		return nil, &ErrorObject{Code: coverage.SourceUnavailable, Message: err.Error(), SessionFile: t.Path}, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	sh, err := b.Hot.Open()
-	if err != nil {
-		return nil, nil, err
-	}
-	return &search.HotSource{Rec: b.Record, Shard: sh, Tier: index.Cold, First: -1, Last: -1}, nil, nil
 }
 
 // checkLive refuses a request that carries a live session other than the

@@ -8,6 +8,7 @@ import (
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/search"
 )
 
 // SessionRow describes one session.
@@ -98,10 +99,13 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	}
 	// Refresh only the page: listing must not index a whole archive.
 	page := &resolved{scope: r.scope, res: r.res, mode: mode, targets: r.targets[offset:end]}
-	rep, err := e.refresh(ctx, page, false, nil)
+	need := e.need(page, false)
+	need.RecordsOnly = true
+	last, reasons, err := search.Acquire(ctx, e.ix, need, func(*search.Acquired) ([]*index.Record, error) { return nil, nil })
 	if err != nil {
 		return nil, err
 	}
+	rep := last.Report
 	out := &SessionsResult{Scope: r.scope.String(), Branches: string(mode), Total: total,
 		Truncated: end < total, Sessions: []SessionRow{}}
 	for i, st := range rep.States {
@@ -134,6 +138,7 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 		out.Next = &FabricCall{Ref: "memory.sessions", Args: b}
 	}
 	out.Coverage = coverageFrom(rep.Coverage, r.res.Reasons, nil)
+	markIncomplete(&out.Coverage.Reasons, &out.Coverage.Complete, reasons...)
 	if out.Truncated {
 		// The page is complete; the list is not, and next says so.
 		out.Coverage.EligibleSessions = total

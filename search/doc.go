@@ -4,8 +4,21 @@
 // top-k (MaxScore over the hot postings, with an exact total), the archive
 // lexicon's walk over the cold sessions, phrase and regex matching, and the
 // one ordering every page follows. Package engine shapes the request into
-// a Plan and Filters, asks the index for sources, hands them to a Searcher
-// and turns the Items it returns into hits.
+// a Plan and Filters, asks Acquire for the scope's sources, hands them to a
+// Searcher and turns the Items it returns into hits.
+//
+// # Acquiring sources
+//
+// Acquire is the one way a call reaches tier data (recall, the inspection
+// of a session; the session listing takes only the records from it). It
+// refreshes the scope, reads a single session from its source when the
+// index holds it cold, and hands the caller the sources where they are:
+// the index at the refresh's commit, what the refresh built in memory when
+// the index could not take it, or, when the index cannot be read at all,
+// the sessions read into memory within the sync budget. It recovers in a
+// bounded number of tries: damaged tier data is dropped and rebuilt, a
+// damaged index file reset, and a session that another process rewrote
+// between the refresh and the read is read again from its source.
 //
 // # Ranking
 //

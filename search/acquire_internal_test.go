@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"context"
@@ -28,18 +28,18 @@ func runScript(t *testing.T, script []step) (tries int, reasons []string, err er
 	t.Helper()
 	cfg := index.DefaultConfig()
 	cfg.IndexDir = filepath.Join(t.TempDir(), "ix")
-	e := &Engine{ix: index.Open(cfg, time.Second)}
-	t.Cleanup(func() { e.ix.Close() })
+	ix := index.Open(cfg, time.Second)
+	t.Cleanup(func() { ix.Close() })
 	rec := &index.Record{Path: "/nowhere/s.jsonl"}
-	_, reasons, err = recovering(context.Background(), e, lineage.Active, false,
-		func(attempt) (struct{}, []*index.Record, error) {
+	reasons, err = recovering(context.Background(), ix, lineage.Active, false,
+		func(int, bool) ([]*index.Record, error) {
 			s := script[min(tries, len(script)-1)]
 			tries++
 			var broken []*index.Record
 			if s.broken {
 				broken = []*index.Record{rec}
 			}
-			return struct{}{}, broken, s.err
+			return broken, s.err
 		})
 	return tries, reasons, err
 }
@@ -59,7 +59,7 @@ func TestRecoveringScripts(t *testing.T) {
 		// Found by review: the old sequence gave up here.
 		{"dropped, then rewritten meanwhile", []step{{broken: true, err: damaged}, {err: index.ErrNoData}, {}}, 3, true, false},
 		{"dropped while rewritten: the reset is kept", []step{{broken: true, err: index.ErrNoData}, {}}, 2, true, false},
-		{"never stands: bounded", []step{{err: index.ErrNoData}}, maxTries, false, true},
+		{"never stands: bounded", []step{{err: index.ErrNoData}}, MaxTries, false, true},
 		{"an error that no step helps", []step{{err: fmt.Errorf("disk on fire")}}, 1, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
