@@ -739,3 +739,46 @@ func TestRecallRewriteKeepsCoverageAndBindings(t *testing.T) {
 	require.NotNil(t, stale.Error, "answered from the rewritten session: %+v", stale.Hits)
 	assert.Equal(t, coverage.StalePointer, stale.Error.Code)
 }
+
+// Another process rewrites a session between an expansion's read of it
+// and its read of the entries. A request bound to no version reads it
+// again and answers from the session as it is now; one bound to the old
+// version gets stale_pointer. (Found by the soak: an unbound expand
+// failed with stale_pointer.)
+func TestExpandWhileAnotherProcessRewrites(t *testing.T) {
+	w := newWorld(t)
+	path := w.write("s-exp", msgLine("u1", "", ts, user("the first words")))
+	e := w.engine()
+	old, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}})
+	require.NoError(t, err)
+	require.Nil(t, old.Error)
+
+	reads, rewrites := 0, 0
+	defer engine.SetAfterSnapshot(func() {
+		if reads++; reads > 1 {
+			return
+		}
+		rewrites++
+		text := fmt.Sprintf("rewritten %d", rewrites)
+		require.NoError(t, os.WriteFile(path, []byte(fmt.Sprintf(`{"type":"session","version":3,"id":"s-exp","timestamp":"2026-09-01T10:00:00.000Z","cwd":%q}`,
+			w.project)+"\n"+msgLine("u1", "", ts, user(text))+"\n"), 0o600))
+		mt := time.Now().Add(time.Duration(rewrites) * time.Second)
+		require.NoError(t, os.Chtimes(path, mt, mt))
+	})()
+
+	x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}})
+	require.NoError(t, err)
+	if assert.Nil(t, x.Error) && assert.Len(t, x.Entries, 1) {
+		assert.Contains(t, x.Entries[0].Text, "rewritten", "the session as it is now")
+	}
+	assert.Equal(t, 2, reads, "read once more after the rewrite")
+
+	reads = 0 // the next read meets a rewrite again
+	x, err = e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}, ExpectedSourceHash: x.SourceHash})
+	require.NoError(t, err)
+	if assert.NotNil(t, x.Error) {
+		assert.Equal(t, coverage.StalePointer, x.Error.Code)
+		assert.Empty(t, x.Entries)
+	}
+	assert.Equal(t, 1, reads, "a bound request is not read again")
+}

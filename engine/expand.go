@@ -160,9 +160,39 @@ func (e *Engine) expandNoticed(ctx context.Context, req expandArgs) (*ExpandResu
 
 // expand is Expand without the notices (Walk's pages never show them).
 func (e *Engine) expand(ctx context.Context, req expandArgs) (*ExpandResult, error) {
+	for try := 1; ; try++ {
+		res, err := e.expandOnce(ctx, req)
+		if err != nil || try == maxExpandTries || !rewrittenMeanwhile(res, &req) {
+			return res, err
+		}
+	}
+}
+
+// maxExpandTries bounds how often an expansion bound to no version reads
+// a session that keeps being rewritten while it is read.
+const maxExpandTries = 3
+
+// rewrittenMeanwhile reports an expansion that found its session
+// rewritten between reading it and reading its entries, when the request
+// is bound to no version of it: then it is read again, as a request made a
+// moment later would be. (A request bound to a version gets the
+// stale_pointer: it asked for the text it was bound to.)
+func rewrittenMeanwhile(res *ExpandResult, req *expandArgs) bool {
+	return res != nil && res.Error != nil && res.Error.Code == coverage.StalePointer &&
+		req.ExpectedSourceHash == "" && req.ExpectedLineageFingerprint == ""
+}
+
+// afterSnapshot, when set (by tests only), runs between an expansion's
+// read of its session and its read of the entries.
+var afterSnapshot func()
+
+func (e *Engine) expandOnce(ctx context.Context, req expandArgs) (*ExpandResult, error) {
 	p, res, err := e.prepareExpand(ctx, &req)
 	if err != nil || p == nil {
 		return res, err
+	}
+	if afterSnapshot != nil {
+		afterSnapshot()
 	}
 	if p.opts.entryOffset > p.sel.Len() {
 		n := p.snap.count()
