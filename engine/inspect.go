@@ -152,13 +152,19 @@ func (e *Engine) InspectSession(ctx context.Context, target, branches string) (*
 		return nil, err
 	}
 	var out *SessionReport
+	var outOf *search.Acquired // the try that set out
 	last, reasons, err := search.Acquire(ctx, e.ix, e.need(r, false), func(a *search.Acquired) ([]*index.Record, error) {
-		out = sessionHead(a.Report)
+		out, outOf = sessionHead(a.Report), a
 		return describeTier(out, a)
 	})
-	if out == nil && last != nil {
-		// The index could not be read after the refresh.
-		out = sessionHead(last.Report)
+	if outOf != last {
+		// The last try did not get to describe its session (an earlier
+		// try's answer describes a record since dropped): the index could
+		// not be read after the refresh, or the refresh failed.
+		out = nil
+		if last != nil {
+			out = sessionHead(last.Report)
+		}
 	}
 	if out == nil {
 		return nil, err

@@ -130,7 +130,8 @@ func acquireOnce(ctx context.Context, ix *index.Index, need *Need, first, fromMe
 	} else if a.Report, err = need.Refresh(ctx, first); err != nil {
 		return nil, nil, err
 	}
-	if need.Single && len(need.Targets) == 1 {
+	// Records only: the refresh's record answers, and no source is read.
+	if need.Single && !need.RecordsOnly && len(need.Targets) == 1 {
 		if err := a.readSingle(); err != nil {
 			return a, nil, err
 		}
