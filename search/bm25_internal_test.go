@@ -68,3 +68,19 @@ func BenchmarkHotBM25(b *testing.B) {
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(times[(len(times)*99)/100].Microseconds())/1000, "p99-ms")
 }
+
+// BenchmarkHotBM25Query times each of BenchmarkHotBM25's queries on its
+// own, to tell which one makes the tail.
+func BenchmarkHotBM25Query(b *testing.B) {
+	hot := hotCorpus(b, 50, 150000)
+	for _, q := range [][]string{{"w50", "w4000"}, {"w7", "w20000"}, {"w300", "w900"}, {"w2", "w3"}} {
+		b.Run(strings.Join(q, "+"), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				s := &Searcher{ctx: context.Background(), plan: Plan{Kind: PlanTerms, Terms: q}, Hot: hot}
+				if items, _ := s.Run(10); len(items) == 0 {
+					b.Fatal("no hits")
+				}
+			}
+		})
+	}
+}
