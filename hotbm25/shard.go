@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -515,45 +516,57 @@ func (p *Postings) Next() (entry uint32, tf uint32, ok bool) {
 // reports a posting of frequency 0, which only a damaged list holds and a
 // column cannot tell from absence.
 func (p *Postings) Fill(tf []uint32, seen []bool, union []uint32) (_ []uint32, zero bool) {
-	// The cursor is kept in locals, which the stores to the columns
-	// cannot alias, and written back around Next and at the end.
-	b, cur, read, count, max := p.b, p.cur, p.read, p.count, uint64(p.max)
 	if p.bad {
 		return union, false
 	}
-	// Every way the list can turn out damaged below leaves the loop.
-	for read < count {
-		var e, f uint32
-		// A posting whose delta and frequency fit one byte each (most
-		// do) is decoded here, with Next's checks; any other by Next.
-		if len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
-			d := uint32(b[0])
-			if read > 0 && d == 0 || uint64(cur)+uint64(d) >= max {
-				p.bad = true
-				break
-			}
-			cur += d
-			read++
-			e, f = cur, uint32(b[1])
-			b = b[2:]
-		} else {
-			var ok bool
-			p.b, p.cur, p.read = b, cur, read
-			e, f, ok = p.Next()
-			b, cur, read = p.b, p.cur, p.read
-			if !ok {
-				break
-			}
+	// Room for every entry the rest can add (union lists entries seen,
+	// each below max), so that the loops store by index.
+	u := len(union)
+	room := max(0, min(int(min(p.count-p.read, uint64(p.max))), int(p.max)-u))
+	union = slices.Grow(union, room)[:u+room]
+	for p.read < p.count {
+		u = p.fillRun(tf, seen, union, u)
+		// The posting fillRun stopped at is Next's.
+		e, f, ok := p.Next()
+		if !ok {
+			break
 		}
-		tf[e] = f
-		zero = zero || f == 0
+		tf[e], zero = f, zero || f == 0
 		if !seen[e] {
 			seen[e] = true
-			union = append(union, e)
+			union[u] = e
+			u++
 		}
 	}
-	p.b, p.cur, p.read = b, cur, read
-	return union, zero
+	return union[:u], zero
+}
+
+// fillRun is Fill's loop over the postings whose delta and frequency
+// fit one byte each and are not 0, within the list's entries (most
+// are): it stops before any other posting, for Next to read and check.
+// It keeps the cursor in locals, which the stores to the columns cannot
+// alias.
+func (p *Postings) fillRun(tf []uint32, seen []bool, union []uint32, u int) int {
+	k := int(min(p.count-p.read, uint64(len(p.b)/2)))
+	b, cur := p.b[:2*k], int(p.cur)
+	tf, seen = tf[:p.max], seen[:p.max]
+	i := 0
+	for ; i+1 < len(b); i += 2 {
+		d, f := b[i], b[i+1]
+		e := cur + int(d)
+		if d-1 >= 0x7f || f-1 >= 0x7f || e >= len(tf) {
+			break
+		}
+		cur = e
+		tf[e] = uint32(f)
+		if !seen[e] {
+			seen[e] = true
+			union[u] = uint32(e)
+			u++
+		}
+	}
+	p.b, p.cur, p.read = p.b[i:], uint32(cur), p.read+uint64(i/2)
+	return u
 }
 
 // Err reports a damaged list.
