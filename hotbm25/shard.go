@@ -406,24 +406,44 @@ func (s Shard) Postings(key string) Postings {
 	return p
 }
 
+// Columns are a shard's fixed-width columns, by entry.
+type Columns []byte
+
+// Columns returns the shard's columns, for a scan over many entries: the
+// Shard's methods take it by value, and a call through a pointer to one
+// copies it whole, for every entry.
+func (s Shard) Columns() Columns { return s.cols }
+
 // DocLen returns the token count of entry i.
-func (s Shard) DocLen(i int) uint32 { return binary.LittleEndian.Uint32(s.cols[i*colWidth:]) }
+func (s Shard) DocLen(i int) uint32 { return Columns(s.cols).DocLen(i) }
 
 // Weight returns the provenance weight of entry i.
-func (s Shard) Weight(i int) float32 {
-	return math.Float32frombits(binary.LittleEndian.Uint32(s.cols[i*colWidth+4:]))
-}
+func (s Shard) Weight(i int) float32 { return Columns(s.cols).Weight(i) }
 
 // LenWeight returns entry i's token count and provenance weight, read
 // together: a scan over many entries wants both.
-func (s Shard) LenWeight(i int) (uint32, float32) {
-	c := s.cols[i*colWidth : i*colWidth+8]
-	return binary.LittleEndian.Uint32(c), math.Float32frombits(binary.LittleEndian.Uint32(c[4:]))
-}
+func (s Shard) LenWeight(i int) (uint32, float32) { return Columns(s.cols).LenWeight(i) }
 
 // Timestamp returns the epoch-ms timestamp of entry i.
-func (s Shard) Timestamp(i int) (float64, bool) {
-	f := math.Float64frombits(binary.LittleEndian.Uint64(s.cols[i*colWidth+8:]))
+func (s Shard) Timestamp(i int) (float64, bool) { return Columns(s.cols).Timestamp(i) }
+
+// DocLen is Shard.DocLen.
+func (c Columns) DocLen(i int) uint32 { return binary.LittleEndian.Uint32(c[i*colWidth:]) }
+
+// Weight is Shard.Weight.
+func (c Columns) Weight(i int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(c[i*colWidth+4:]))
+}
+
+// LenWeight is Shard.LenWeight.
+func (c Columns) LenWeight(i int) (uint32, float32) {
+	e := c[i*colWidth : i*colWidth+8]
+	return binary.LittleEndian.Uint32(e), math.Float32frombits(binary.LittleEndian.Uint32(e[4:]))
+}
+
+// Timestamp is Shard.Timestamp.
+func (c Columns) Timestamp(i int) (float64, bool) {
+	f := math.Float64frombits(binary.LittleEndian.Uint64(c[i*colWidth+8:]))
 	return f, !math.IsNaN(f)
 }
 

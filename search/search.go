@@ -301,6 +301,7 @@ func (s *Searcher) candidates(src *HotSource) []bool {
 			visit(int(e))
 		}
 	})
+	cols := src.Shard.Columns() // not the Shard, which each call would copy
 	for i := range ok {
 		if !ok[i] {
 			continue
@@ -309,7 +310,7 @@ func (s *Searcher) candidates(src *HotSource) []bool {
 			ok[i] = false
 			continue
 		}
-		ts, has := src.Shard.Timestamp(i)
+		ts, has := cols.Timestamp(i)
 		ok[i] = s.filt.timeOK(ts, has)
 	}
 	return ok
@@ -319,7 +320,7 @@ func (s *Searcher) weight(src *HotSource, e int) float64 {
 	if s.filt.Operational {
 		return 1
 	}
-	return float64(src.Shard.Weight(e))
+	return float64(src.Shard.Columns().Weight(e))
 }
 
 // bm25 scores one posting.
@@ -341,6 +342,7 @@ func (s *Searcher) accumulate(src *HotSource, keep func(e int) bool) (acc []floa
 	}
 	acc, hits = s.acc[:n], s.hits[:n]
 	touched := s.touched[:0]
+	cols := src.Shard.Columns() // not the Shard, which each call would copy
 	for ti, t := range s.plan.Terms {
 		idf := s.idf(t)
 		p := src.postings(ti, t)
@@ -355,7 +357,7 @@ func (s *Searcher) accumulate(src *HotSource, keep func(e int) bool) (acc []floa
 			if hits[e] == 0 {
 				touched = append(touched, e)
 			}
-			acc[e] += s.bm25(idf, tf, src.Shard.DocLen(int(e)))
+			acc[e] += s.bm25(idf, tf, cols.DocLen(int(e)))
 			hits[e]++
 		}
 		if p.Err() != nil {

@@ -261,6 +261,7 @@ func (s *Searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok
 	}
 	defer ts.reset()
 	cand := s.candidates(src)
+	cols := src.Shard.Columns() // not the Shard, which each call would copy
 	floor := ts.floor(h)
 	for _, e := range ts.union {
 		// Every union entry holds a term: only all-queries count them.
@@ -268,7 +269,7 @@ func (s *Searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok
 			continue
 		}
 		count++
-		dl, w32 := src.Shard.LenWeight(int(e))
+		dl, w32 := cols.LenWeight(int(e))
 		w := float64(w32)
 		if s.filt.Operational {
 			w = 1 // as s.weight says
