@@ -70,10 +70,11 @@ func BenchmarkHotBM25(b *testing.B) {
 }
 
 // BenchmarkHotBM25Query times each of BenchmarkHotBM25's queries on its
-// own, to tell which one makes the tail.
+// own, to tell which one makes the tail, and broad queries of one and
+// three terms, which the column scan takes apart from two.
 func BenchmarkHotBM25Query(b *testing.B) {
 	hot := hotCorpus(b, 50, 150000)
-	for _, q := range [][]string{{"w50", "w4000"}, {"w7", "w20000"}, {"w300", "w900"}, {"w2", "w3"}} {
+	for _, q := range [][]string{{"w50", "w4000"}, {"w7", "w20000"}, {"w300", "w900"}, {"w2", "w3"}, {"w2"}, {"w2", "w3", "w4"}} {
 		b.Run(strings.Join(q, "+"), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				s := &Searcher{ctx: context.Background(), plan: Plan{Kind: PlanTerms, Terms: q}, Hot: hot}
