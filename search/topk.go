@@ -133,7 +133,7 @@ type termScan struct {
 	idf []float64
 	// ub[t][f*ubLens+l] bounds term t's BM25 part at frequency f in an
 	// entry of length step l; row ubTfs bounds every frequency.
-	ub [][]float64
+	ub []*ubTable
 	// tfs[t] holds term t's frequency per entry of the shard in hand;
 	// seen marks, and union lists, the entries holding any term.
 	tfs   [][]uint32
@@ -143,9 +143,17 @@ type termScan struct {
 	lists []hotbm25.Postings
 	want  int // terms an entry must hold: 1 (any) or all
 	// ubAll and cols back ub and tfs across queries of more terms.
-	ubAll [][]float64
+	ubAll []*ubTable
 	cols  [][]uint32
 }
+
+// ubTable is one term's score bounds, by frequency row and length step.
+// Its fixed size makes a bounds check a compare with a constant.
+type ubTable [(ubTfs + 1) * ubLens]float64
+
+// at bounds the term's part in an entry holding it f times, of length
+// step l (below ubLens).
+func (u *ubTable) at(f uint32, l uint32) float64 { return u[min(f, ubTfs)*ubLens+l] }
 
 var scanPool = sync.Pool{New: func() any { return new(termScan) }}
 
@@ -154,7 +162,7 @@ func (s *Searcher) newTermScan() *termScan {
 	ts := scanPool.Get().(*termScan)
 	for len(ts.ubAll) < len(terms) {
 		// Row 0 (frequency 0) stays 0: a term an entry lacks adds nothing.
-		ts.ubAll = append(ts.ubAll, make([]float64, (ubTfs+1)*ubLens))
+		ts.ubAll = append(ts.ubAll, new(ubTable))
 		ts.cols = append(ts.cols, nil)
 	}
 	ts.ub, ts.tfs = ts.ubAll[:len(terms)], ts.cols[:len(terms)]
@@ -261,28 +269,73 @@ func (s *Searcher) shardColumns(si int, h *topHeap, ts *termScan) (count int, ok
 	}
 	defer ts.reset()
 	cand := s.candidates(src)
-	cols := src.Shard.Columns() // not the Shard, which each call would copy
+	// Every union entry holds a term: without filters an any-query
+	// counts them all, with no look at each.
+	count = len(ts.union)
+	if ts.want > 1 || cand != nil {
+		count = 0
+		for _, e := range ts.union {
+			if ts.held(e) >= ts.want && (cand == nil || cand[e]) {
+				count++
+			}
+		}
+	}
+	cols := src.Shard.Columns()
+	op := s.filt.Operational
 	floor := ts.floor(h)
-	for _, e := range ts.union {
-		// Every union entry holds a term: only all-queries count them.
+	for i := ts.skip(0, cols, op, floor); i < len(ts.union); i = ts.skip(i+1, cols, op, floor) {
+		e := ts.union[i]
 		if ts.want > 1 && ts.held(e) < ts.want || cand != nil && !cand[e] {
 			continue
 		}
-		count++
-		dl, w32 := cols.LenWeight(int(e))
-		w := float64(w32)
-		if s.filt.Operational {
-			w = 1 // as s.weight says
-		}
-		// An odd weight (not positive) has no bound: such an entry is
-		// scored.
-		if w > 0 && ts.bound(e, dl)*w*(1+1e-9) < floor {
-			continue
-		}
+		dl, w := lenWeight(cols, e, op)
 		h.offer(Item{Score: ts.score(s, e, dl, w), mtime: src.Rec.Identity.MtimeNs, Entry: true, Src: si, Index: int(e), file: src.Rec.Path})
 		floor = ts.floor(h)
 	}
 	return count, true
+}
+
+// lenWeight returns entry e's length and weight: 1 for an operational
+// filter, as s.weight says.
+func lenWeight(cols hotbm25.Columns, e uint32, op bool) (uint32, float64) {
+	dl, w := cols.LenWeight(int(e))
+	if op {
+		return dl, 1
+	}
+	return dl, float64(w)
+}
+
+// skip returns the first position of the union, from i, whose entry's
+// bound can reach floor (len(union) if none): every entry the scan
+// passes over is one shardColumns would not score. An odd weight (not
+// positive) has no bound: such an entry is not passed over.
+func (ts *termScan) skip(i int, cols hotbm25.Columns, op bool, floor float64) int {
+	if len(ts.tfs) == 2 {
+		return skip2(ts.union, i, ts.tfs[0][:ts.n], ts.tfs[1][:ts.n], ts.ub[0], ts.ub[1], cols, op, floor)
+	}
+	for ; i < len(ts.union); i++ {
+		e := ts.union[i]
+		dl, w := lenWeight(cols, e, op)
+		if !(w > 0 && ts.bound(e, dl)*w*(1+1e-9) < floor) {
+			return i
+		}
+	}
+	return i
+}
+
+// skip2 is skip for two terms, of columns a and b and bounds ua and ub:
+// the commonest broad query, whose scan is most of its time. A leaf, so
+// that its loop keeps what it reads in registers.
+func skip2(union []uint32, i int, a, b []uint32, ua, ub *ubTable, cols hotbm25.Columns, op bool, floor float64) int {
+	for ; i < len(union); i++ {
+		e := union[i]
+		dl, w := lenWeight(cols, e, op)
+		l := min(dl/ubStep, ubLens-1)
+		if !(w > 0 && (ua.at(a[e], l)+ub.at(b[e], l))*w*(1+1e-9) < floor) {
+			return i
+		}
+	}
+	return i
 }
 
 // floor is the least bound an entry needs to reach h: anything while h
@@ -310,9 +363,9 @@ func (ts *termScan) held(e uint32) (m int) {
 // the tables is 0, so a term the entry lacks adds nothing, without a
 // branch the processor could mispredict.
 func (ts *termScan) bound(e uint32, dl uint32) (ub float64) {
-	l := int(min(dl/ubStep, ubLens-1))
+	l := min(dl/ubStep, ubLens-1)
 	for t, col := range ts.tfs {
-		ub += ts.ub[t][int(min(col[e], ubTfs))*ubLens+l]
+		ub += ts.ub[t].at(col[e], l)
 	}
 	return ub
 }
