@@ -530,8 +530,8 @@ func (p *Postings) Next() (entry uint32, tf uint32, ok bool) {
 // Fill reads the rest of the list into tf, by entry: tf[e] is set to the
 // frequency of every posting read (tf and seen must hold the shard's
 // entries). Filling several lists with one seen collects their union:
-// each entry not yet seen is marked and appended to union, which Fill
-// returns. It reads exactly what Next would, with the same checks, so
+// each entry not yet seen is marked and appended to union (which must
+// list the entries seen marks), and Fill returns it. It reads exactly what Next would, with the same checks, so
 // that a column scan and a cursor agree even on a damaged list; zero
 // reports a posting of frequency 0, which only a damaged list holds and a
 // column cannot tell from absence.
