@@ -100,9 +100,12 @@ type Engine struct {
 	notices  []index.Notice
 	ix       *index.Index
 	resolver *session.Resolver
-	catalog  *catalog.Catalog
-	snaps    *snapCache
-	watch    *session.ListCache // Options.Watch
+	// catalog is Options.Catalog, or the built-in one, made at first use
+	// (a fifth of a millisecond that a recall does not need).
+	catalog     *catalog.Catalog
+	catalogOnce sync.Once
+	snaps       *snapCache
+	watch       *session.ListCache // Options.Watch
 	// told is set once an answer has carried the notices.
 	told atomic.Bool
 	// noSeed: the index could not take a hot roster (seedRoster).
@@ -138,9 +141,7 @@ func Open(opt Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog, snaps: &snapCache{}}
-	if e.catalog == nil {
-		e.catalog = catalog.Default()
-	} else if !hasProvider(e.catalog, catalog.MemoryProviderName) {
+	if e.catalog != nil && !hasProvider(e.catalog, catalog.MemoryProviderName) {
 		// The memory provider describes this very engine; a host catalog
 		// without it still lists it.
 		if err := e.catalog.Register(catalog.MemoryProvider()); err != nil {

@@ -4,13 +4,21 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/coverage"
 )
 
 // Catalog returns the capability catalog in use: Options.Catalog, or the
 // built-in one with the memory provider. Its text never enters the memory
 // index.
-func (e *Engine) Catalog() *Catalog { return e.catalog }
+func (e *Engine) Catalog() *Catalog {
+	e.catalogOnce.Do(func() {
+		if e.catalog == nil {
+			e.catalog = catalog.Default()
+		}
+	})
+	return e.catalog
+}
 
 type catalogArgs struct {
 	Limit *int64 `json:"limit,omitempty"`
@@ -55,7 +63,7 @@ func (e *Engine) Tools(method string, params json.RawMessage) (any, error) {
 		if err := decodeStrict(params, &a, nil); err != nil {
 			return fail(err)
 		}
-		return e.catalog.Catalog(limit(a.Limit)), nil
+		return e.Catalog().Catalog(limit(a.Limit)), nil
 	case "tools.search":
 		var a searchArgs
 		var bare string
@@ -64,7 +72,7 @@ func (e *Engine) Tools(method string, params json.RawMessage) (any, error) {
 		} else if err := decodeStrict(params, &a, nil); err != nil {
 			return fail(err)
 		}
-		hits, err := e.catalog.Search(a.Query, limit(a.Limit))
+		hits, err := e.Catalog().Search(a.Query, limit(a.Limit))
 		if err != nil {
 			return fail(err)
 		}
@@ -74,7 +82,7 @@ func (e *Engine) Tools(method string, params json.RawMessage) (any, error) {
 		if err := decodeStrict(params, &a, nil); err != nil {
 			return fail(err)
 		}
-		d, err := e.catalog.Describe(a.Ref, a.DescriptorHash)
+		d, err := e.Catalog().Describe(a.Ref, a.DescriptorHash)
 		if err != nil {
 			return fail(err)
 		}
