@@ -49,7 +49,7 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 				return nil
 			}
 		}
-		got = loaded{stored: make(map[string]*Record, recordCount(tx)), epoch: lexiconEpoch(tx, mode), at: at, atKnown: ok}
+		got = loaded{stored: map[string]*Record{}, epoch: lexiconEpoch(tx, mode), at: at, atKnown: ok}
 		got.roster, got.hasRoster = readRoster(tx)
 		eachRecord(tx, mode, func(k []byte, r *Record, err error) {
 			if err != nil {

@@ -259,15 +259,6 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	return r, nil
 }
 
-// recordCount is the number of records of both modes in tx, to size the
-// map of one mode's records (growing it was a tenth of decoding them).
-func recordCount(tx *bolt.Tx) int {
-	if b := tx.Bucket(recordsBucket); b != nil {
-		return b.Stats().KeyN
-	}
-	return 0
-}
-
 // eachRecord calls fn with the key of every record of mode in tx, in key
 // order, and the record it decodes to, or why it does not. The key is
 // valid only inside the transaction.
