@@ -49,8 +49,11 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 				return nil
 			}
 		}
-		got = loaded{stored: map[string]*Record{}, epoch: lexiconEpoch(tx, mode), at: at, atKnown: ok}
+		got = loaded{epoch: lexiconEpoch(tx, mode), at: at, atKnown: ok}
 		got.roster, got.hasRoster = readRoster(tx)
+		// The records are kept in a list first and the map made at its
+		// final size: growing it was a tenth of the walk.
+		var recs []*Record
 		eachRecord(tx, mode, func(k []byte, r *Record, err error) {
 			if err != nil {
 				got.bad = append(got.bad, append([]byte(nil), k...))
@@ -59,8 +62,12 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 			if p, ok := ix.policies[r.Policy]; ok {
 				r.Policy = p
 			}
-			got.stored[r.Path] = r
+			recs = append(recs, r)
 		})
+		got.stored = make(map[string]*Record, len(recs))
+		for _, r := range recs {
+			got.stored[r.Path] = r
+		}
 		if ok {
 			ix.decoded.put(mode, at, got)
 		}
