@@ -119,12 +119,21 @@ func (t packedTable) runAt(r int) (int, bool) {
 }
 
 // entry is one decoded entry: the rest of its key after shared bytes of
-// the one before, its payload, and where the next entry starts.
+// the one before, where its payload lies, and where the next entry
+// starts. The payload is read (and its blocks verified) only by payload:
+// a search passes over the postings of every key it compares, and those
+// of a common word run to kilobytes.
 type entry struct {
 	shared int
 	rest   []byte
-	pay    []byte
+	payAt  int
+	payLen int
 	next   int
+}
+
+// payload returns e's payload, verified; false when it is damaged.
+func (t packedTable) payload(e entry) ([]byte, bool) {
+	return t.b.Slice(e.payAt, e.payAt+e.payLen)
 }
 
 // entryAt reads the entry at off; false when it is damaged.
@@ -156,9 +165,7 @@ func (t packedTable) entryAt(off int) (entry, bool) {
 		return entry{}, false
 	}
 	pos += k3
-	if e.pay, ok = t.b.Slice(pos, pos+int(plen)); !ok {
-		return entry{}, false
-	}
+	e.payAt, e.payLen = pos, int(plen)
 	e.next = pos + int(plen)
 	return e, e.next <= t.index
 }
@@ -203,7 +210,8 @@ func (t packedTable) find(key string) (pay []byte, found, ok bool) {
 		// Compared as strings in place: no copy of either.
 		switch {
 		case string(cur) == key:
-			return e.pay, true, true
+			pay, ok := t.payload(e)
+			return pay, ok, ok
 		case string(cur) > key:
 			return nil, false, true
 		}
@@ -250,8 +258,12 @@ func (it *packedIter) next() (more, ok bool) {
 	if it.i >= 0 && bytes.Compare(*slot, prev) <= 0 {
 		return false, false
 	}
+	pay, ok := it.t.payload(e)
+	if !ok {
+		return false, false
+	}
 	it.i++
-	it.pay, it.off = e.pay, e.next
+	it.pay, it.off = pay, e.next
 	return true, true
 }
 

@@ -233,3 +233,38 @@ func TestLongKeyLookupAllocatesNothing(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 }
+
+// A lookup verifies the payload of the key it finds and no other: a
+// damaged block under a neighbour's postings fails only that neighbour
+// (a search passes over the postings of every key it compares, and those
+// of a common word run to kilobytes).
+func TestPackedLookupVerifiesOnlyItsPayload(t *testing.T) {
+	big := strings.Repeat("x", 4*blocksum.BlockSize)
+	var w packedWriter
+	keys := []string{"a", "b", "c"}
+	for _, k := range keys {
+		pay := k
+		if k == "b" {
+			pay = big
+		}
+		require.NoError(t, w.Append([]byte(k), []byte(pay)))
+	}
+	sealed, err := blocksum.Seal(w.Bytes())
+	require.NoError(t, err)
+	data, err := blocksum.Unseal(sealed)
+	require.NoError(t, err)
+	at := strings.Index(string(data), big) + 2*blocksum.BlockSize // inside b's payload
+	bad := slices.Clone(sealed)
+	bad[len(sealed)-len(data)+at] ^= 0xff
+	b, err := blocksum.Open(bad)
+	require.NoError(t, err)
+	tab, ok := openPacked(b)
+	require.True(t, ok)
+	for _, k := range []string{"a", "c"} {
+		p, found, ok := tab.find(k)
+		require.True(t, ok && found, k)
+		require.Equal(t, k, string(p))
+	}
+	_, _, ok = tab.find("b")
+	require.False(t, ok, "b's damaged payload is reported")
+}
