@@ -30,6 +30,9 @@ func Plaintext(dir string) ([]byte, error) {
 	}
 	defer db.Close()
 	out := bytes.NewBuffer(raw)
+	// The file's bytes end anywhere: the unpacked words start on a line
+	// of their own, or the first would run into the file's last bytes.
+	out.WriteByte('\n')
 	line := func(w []byte) { out.Write(w); out.WriteByte('\n') }
 	err = db.View(func(tx *bolt.Tx) error {
 		if cb := tx.Bucket(coldBucket); cb != nil {
