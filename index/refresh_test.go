@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memidx/memidx/internal/sessiontext"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -26,17 +28,8 @@ import (
 var ctx = context.Background()
 
 // sessionText writes a small v3 session whose user turns hold words.
-func sessionText(id string, words ...string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `{"type":"session","version":3,"id":%q,"timestamp":"2026-09-01T10:00:00.000Z","cwd":"/p"}`+"\n", id)
-	parent := "null"
-	for i, w := range words {
-		eid := fmt.Sprintf("%s-%d", id, i)
-		fmt.Fprintf(&b, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-09-01T10:0%d:00.000Z","message":{"role":"user","content":%q}}`+"\n", eid, parent, i%10, w)
-		parent = fmt.Sprintf("%q", eid)
-	}
-	return b.String()
-}
+// sessionText is a linear session of id with one user message per word.
+func sessionText(id string, words ...string) string { return sessiontext.Linear(id, words...) }
 
 type fixture struct {
 	t     *testing.T

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memidx/memidx/internal/sessiontext"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -48,16 +50,8 @@ func newAcquireFixture(t *testing.T, n int) *acquireFixture {
 }
 
 func (f *acquireFixture) write(path string, words ...string) {
-	var b strings.Builder
 	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	fmt.Fprintf(&b, `{"type":"session","version":3,"id":%q,"timestamp":"2026-09-01T10:00:00.000Z","cwd":"/p"}`+"\n", id)
-	parent := "null"
-	for i, w := range words {
-		eid := fmt.Sprintf("%s-%d", id, i)
-		fmt.Fprintf(&b, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-09-01T10:00:0%d.000Z","message":{"role":"user","content":%q}}`+"\n", eid, parent, i%10, w)
-		parent = fmt.Sprintf("%q", eid)
-	}
-	require.NoError(f.t, os.WriteFile(path, []byte(b.String()), 0o600))
+	require.NoError(f.t, os.WriteFile(path, []byte(sessiontext.Linear(id, words...)), 0o600))
 }
 
 // need is a Need over the given sessions (all of them by default).

@@ -36,6 +36,7 @@ var layer = map[string]int{
 	"cmd/memidx":             9,
 	"internal/deps":          0,
 	"internal/memtest":       0,
+	"internal/sessiontext":   0,
 	"internal/corpus":        1,
 	"internal/reliability":   9,
 	"internal/benchmark":     8,
