@@ -53,3 +53,33 @@ func TestDefaultEnvWithoutHome(t *testing.T) {
 	t.Setenv("HOME", "")
 	assert.Equal(t, want, DefaultEnv().Home)
 }
+
+// TestPasswdHomeAsTheCLibraryReads: the lines glibc's files backend (and
+// Go's own os/user parser) reads differently from a plain split. A line
+// longer than the scanner's buffer is one entry that is not the user's, not
+// the end of the file; leading blanks before a comment or a NIS line are
+// skipped; a line whose GID is not a number is no entry, so the next one
+// for the same UID is the user's; a UID is a number (strtoul's), not a
+// string.
+func TestPasswdHomeAsTheCLibraryReads(t *testing.T) {
+	long := "big:x:5:5:" + strings.Repeat("g", 2<<20) + ":/home/big:/bin/sh\n"
+	tests := []struct {
+		name, file string
+		uid        int
+		want       string
+	}{
+		{"after a long line", long + "dev:x:1000:1000::/home/dev:/bin/sh\n", 1000, "/home/dev"},
+		{"a long line's own entry", "dev:x:1000:1000:" + strings.Repeat("g", 2<<20) + ":/home/dev:/bin/sh\n", 1000, "/home/dev"},
+		{"an indented comment", "  #x:x:1000:1000::/nowhere:/bin/sh\ndev:x:1000:1000::/home/dev:/bin/sh\n", 1000, "/home/dev"},
+		{"an indented NIS line", "\t+x:x:1000:1000::/nis:/bin/sh\ndev:x:1000:1000::/home/dev:/bin/sh\n", 1000, "/home/dev"},
+		{"an indented entry", "  dev:x:1000:1000::/home/dev:/bin/sh\n", 1000, "/home/dev"},
+		{"a GID that is no number", "bad:x:1000:staff::/wrong:/bin/sh\ndev:x:1000:1000::/home/dev:/bin/sh\n", 1000, "/home/dev"},
+		{"CRLF, no shell", "dev:x:1000:1000::/home/dev\r\n", 1000, "/home/dev"},
+		{"a UID with leading zeros", "dev:x:01000:1000::/home/dev:/bin/sh\n", 1000, "/home/dev"},
+		{"a UID past 64 bits", "dev:x:18446744073709552616:1000::/home/dev:/bin/sh\n", 1000, ""},
+		{"no final newline", "dev:x:1000:1000::/home/dev:/bin/sh", 1000, "/home/dev"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, passwdHomeFrom(strings.NewReader(tc.file), tc.uid), tc.name)
+	}
+}
