@@ -59,7 +59,7 @@ func DefaultEnv() Env {
 	env := Env{LookupEnv: os.LookupEnv, GOOS: runtime.GOOS}
 	env.Home = os.Getenv("HOME")
 	if env.Home == "" {
-		env.Home = passwdHome("/etc/passwd", os.Getuid())
+		env.Home = systemHome()
 	}
 	env.TmpDir = tempDirFrom(os.LookupEnv)
 	if wd, err := os.Getwd(); err == nil {

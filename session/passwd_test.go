@@ -3,6 +3,7 @@ package session
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -46,6 +47,9 @@ nohome:x:1002:1002:::/bin/sh
 // TestDefaultEnvWithoutHome: an unset $HOME falls back to the password
 // file, as OMP's os.homedir() does.
 func TestDefaultEnvWithoutHome(t *testing.T) {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		t.Skip("the system is asked there (TestDefaultEnvWithoutHomeAsksTheSystem)")
+	}
 	want := passwdHome("/etc/passwd", os.Getuid())
 	if want == "" {
 		t.Skip("no /etc/passwd entry for this uid")
