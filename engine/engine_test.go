@@ -782,3 +782,56 @@ func TestExpandWhileAnotherProcessRewrites(t *testing.T) {
 	}
 	assert.Equal(t, 1, reads, "a bound request is not read again")
 }
+
+// A walk bound to no version meets the same rewrite before its first
+// entry: it reads the session again, as an expansion does, whether it
+// names a selection or walks the whole session; one bound to the old
+// version gets stale_pointer.
+func TestWalkWhileAnotherProcessRewrites(t *testing.T) {
+	w := newWorld(t)
+	path := w.write("s-walk", msgLine("u1", "", ts, user("the first words")))
+	e := w.engine()
+	old, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}})
+	require.NoError(t, err)
+	require.Nil(t, old.Error)
+
+	reads, rewrites := 0, 0
+	defer engine.SetAfterSnapshot(func() {
+		if reads++; reads > 1 {
+			return
+		}
+		rewrites++
+		text := fmt.Sprintf("rewritten %d", rewrites)
+		require.NoError(t, os.WriteFile(path, []byte(fmt.Sprintf(`{"type":"session","version":3,"id":"s-walk","timestamp":"2026-09-01T10:00:00.000Z","cwd":%q}`,
+			w.project)+"\n"+msgLine("u1", "", ts, user(text))+"\n"), 0o600))
+		mt := time.Now().Add(time.Duration(rewrites) * time.Second)
+		require.NoError(t, os.Chtimes(path, mt, mt))
+	})()
+
+	for _, req := range []engine.ExpandRequest{{Session: path}, {Session: path, Indices: []int{0}}} {
+		reads = 0
+		var texts []string
+		res, err := e.Walk(ctx, req, func(en engine.ExpandedEntry) (bool, error) {
+			texts = append(texts, en.Text)
+			return true, nil
+		})
+		require.NoError(t, err)
+		if assert.Nil(t, res.Error, "%+v", req) && assert.Len(t, texts, 1) {
+			assert.Contains(t, texts[0], "rewritten", "the session as it is now")
+		}
+		assert.True(t, res.Complete)
+		assert.Equal(t, 2, reads, "read once more after the rewrite")
+	}
+
+	x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}})
+	require.NoError(t, err)
+	reads = 0 // the next read meets a rewrite again
+	res, err := e.Walk(ctx, engine.ExpandRequest{Session: path, ExpectedSourceHash: x.SourceHash},
+		func(engine.ExpandedEntry) (bool, error) { return true, nil })
+	require.NoError(t, err)
+	if assert.NotNil(t, res.Error) {
+		assert.Equal(t, coverage.StalePointer, res.Error.Code)
+		assert.Zero(t, res.Visited)
+	}
+	assert.Equal(t, 1, reads, "a bound walk is not read again")
+}

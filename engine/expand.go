@@ -183,7 +183,7 @@ func rewrittenMeanwhile(res *ExpandResult, req *expandArgs) bool {
 }
 
 // afterSnapshot, when set (by tests only), runs between an expansion's
-// read of its session and its read of the entries.
+// (or a walk's) read of its session and its read of the entries.
 var afterSnapshot func()
 
 func (e *Engine) expandOnce(ctx context.Context, req expandArgs) (*ExpandResult, error) {

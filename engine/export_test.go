@@ -19,8 +19,8 @@ func SetNoLexicon(off bool) (restore func()) {
 // LexiconUses counts the recalls the archive lexicon answered for.
 func LexiconUses() int64 { return lexiconUses.Load() }
 
-// SetAfterSnapshot makes f run between each expansion's read of its
-// session and its read of the entries, until the returned func restores
+// SetAfterSnapshot makes f run between each expansion's (and walk's) read
+// of its session and its read of the entries, until the returned func restores
 // the previous hook.
 func SetAfterSnapshot(f func()) (restore func()) {
 	old := afterSnapshot

@@ -46,7 +46,9 @@ const walkCheckEvery = 1024
 // (stale_pointer, address_not_found, …) comes back in WalkResult.Error,
 // with Complete false and the code as its reason. The whole walk is bound to the source hash and lineage
 // of its first read, so a session that changes mid-walk answers
-// stale_pointer instead of mixing two versions.
+// stale_pointer instead of mixing two versions. (A walk bound to no
+// version that finds its session rewritten before its first entry reads
+// it again, as Expand does.)
 //
 // A walk reads the session once and costs what it visits: it does not page
 // through expansion responses. The context is checked before every entry:
@@ -88,44 +90,32 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 	if err := ctx.Err(); err != nil {
 		return ended(err)
 	}
-	p, page, err := e.prepareExpand(ctx, &sel)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		if page.Error != nil {
-			return fail(page.Error)
+	// A walk bound to no version that finds its session rewritten before
+	// its first entry starts again, as an expansion does (see
+	// rewrittenMeanwhile); once an entry is visited it is bound to what
+	// it read.
+	unbound := sel.ExpectedSourceHash == "" && sel.ExpectedLineageFingerprint == ""
+	var p *preparedExpand
+	var rd *entryReader
+	for try := 1; ; try++ {
+		var eo *ErrorObject
+		var err error
+		p, rd, eo, err = e.walkStart(ctx, sel, none)
+		if err != nil {
+			return nil, err
 		}
-		if none && page.EntryCount != nil && *page.EntryCount > 0 {
-			// No selector: the whole session.
-			sel.EntryRange = &Range{First: 0, Last: *page.EntryCount - 1}
-			sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint = page.SourceHash, page.LineageFingerprint
-			sel.Session, sel.Branches = page.Session, Branches(page.Branches)
-			p, page, err = e.prepareExpand(ctx, &sel)
-			if err != nil {
-				return nil, err
-			}
-			if p == nil {
-				if page.Error != nil {
-					return fail(page.Error)
-				}
-				return res, nil
-			}
-		} else {
-			return res, nil
+		if eo == nil {
+			break
+		}
+		if !unbound || eo.Code != coverage.StalePointer || try == maxExpandTries {
+			return fail(eo)
 		}
 	}
-	if p.opts.entryOffset > p.sel.Len() {
-		n := p.snap.count()
-		return fail(&ErrorObject{Code: coverage.IndexOutOfBounds, EntryCount: &n,
-			Message: "entryOffset is past the selected entries."})
+	if rd == nil {
+		return res, nil // nothing selected
 	}
 	snap := p.snap
 	rec := &index.Record{Path: snap.path}
-	rd, eo := snap.open()
-	if eo != nil {
-		return fail(eo)
-	}
 	defer rd.close()
 	for k := p.opts.entryOffset; k < p.sel.Len(); k++ {
 		if err := ctx.Err(); err != nil {
@@ -165,6 +155,48 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 		}
 	}
 	return res, nil
+}
+
+// walkStart reads a walk's session, resolves its selection (the whole
+// session when none is the request has no selector) and opens its
+// entries. A nil reader without an error object means nothing to walk.
+func (e *Engine) walkStart(ctx context.Context, sel expandArgs, none bool) (*preparedExpand, *entryReader, *ErrorObject, error) {
+	p, page, err := e.prepareExpand(ctx, &sel)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if p == nil {
+		if page.Error != nil {
+			return nil, nil, page.Error, nil
+		}
+		if !none || page.EntryCount == nil || *page.EntryCount == 0 {
+			return nil, nil, nil, nil
+		}
+		// No selector: the whole session.
+		sel.EntryRange = &Range{First: 0, Last: *page.EntryCount - 1}
+		sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint = page.SourceHash, page.LineageFingerprint
+		sel.Session, sel.Branches = page.Session, Branches(page.Branches)
+		p, page, err = e.prepareExpand(ctx, &sel)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if p == nil {
+			return nil, nil, page.Error, nil
+		}
+	}
+	if p.opts.entryOffset > p.sel.Len() {
+		n := p.snap.count()
+		return nil, nil, &ErrorObject{Code: coverage.IndexOutOfBounds, EntryCount: &n,
+			Message: "entryOffset is past the selected entries."}, nil
+	}
+	if afterSnapshot != nil {
+		afterSnapshot()
+	}
+	rd, eo := p.snap.open()
+	if eo != nil {
+		return nil, nil, eo, nil
+	}
+	return p, rd, nil, nil
 }
 
 // changed reports whether snap's source no longer has the stat identity it
