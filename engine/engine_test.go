@@ -740,6 +740,26 @@ func TestRecallRewriteKeepsCoverageAndBindings(t *testing.T) {
 	assert.Equal(t, coverage.StalePointer, stale.Error.Code)
 }
 
+// rewriteOnFirstRead makes the first read of an expansion or a walk (after
+// *reads is set to 0) meet a rewrite of the session at path (id), as
+// another process would make it; the later reads count in *reads.
+func rewriteOnFirstRead(t *testing.T, w *world, path, id string) (reads *int) {
+	reads = new(int)
+	rewrites := 0
+	t.Cleanup(engine.SetAfterSnapshot(func() {
+		if *reads++; *reads > 1 {
+			return
+		}
+		rewrites++
+		text := fmt.Sprintf("rewritten %d", rewrites)
+		require.NoError(t, os.WriteFile(path, []byte(fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":"2026-09-01T10:00:00.000Z","cwd":%q}`,
+			id, w.project)+"\n"+msgLine("u1", "", ts, user(text))+"\n"), 0o600))
+		mt := time.Now().Add(time.Duration(rewrites) * time.Second)
+		require.NoError(t, os.Chtimes(path, mt, mt))
+	}))
+	return reads
+}
+
 // Another process rewrites a session between an expansion's read of it
 // and its read of the entries. A request bound to no version reads it
 // again and answers from the session as it is now; one bound to the old
@@ -753,34 +773,23 @@ func TestExpandWhileAnotherProcessRewrites(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, old.Error)
 
-	reads, rewrites := 0, 0
-	defer engine.SetAfterSnapshot(func() {
-		if reads++; reads > 1 {
-			return
-		}
-		rewrites++
-		text := fmt.Sprintf("rewritten %d", rewrites)
-		require.NoError(t, os.WriteFile(path, []byte(fmt.Sprintf(`{"type":"session","version":3,"id":"s-exp","timestamp":"2026-09-01T10:00:00.000Z","cwd":%q}`,
-			w.project)+"\n"+msgLine("u1", "", ts, user(text))+"\n"), 0o600))
-		mt := time.Now().Add(time.Duration(rewrites) * time.Second)
-		require.NoError(t, os.Chtimes(path, mt, mt))
-	})()
+	reads := rewriteOnFirstRead(t, w, path, "s-exp")
 
 	x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}})
 	require.NoError(t, err)
 	if assert.Nil(t, x.Error) && assert.Len(t, x.Entries, 1) {
 		assert.Contains(t, x.Entries[0].Text, "rewritten", "the session as it is now")
 	}
-	assert.Equal(t, 2, reads, "read once more after the rewrite")
+	assert.Equal(t, 2, *reads, "read once more after the rewrite")
 
-	reads = 0 // the next read meets a rewrite again
+	*reads = 0 // the next read meets a rewrite again
 	x, err = e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}, ExpectedSourceHash: x.SourceHash})
 	require.NoError(t, err)
 	if assert.NotNil(t, x.Error) {
 		assert.Equal(t, coverage.StalePointer, x.Error.Code)
 		assert.Empty(t, x.Entries)
 	}
-	assert.Equal(t, 1, reads, "a bound request is not read again")
+	assert.Equal(t, 1, *reads, "a bound request is not read again")
 }
 
 // A walk bound to no version meets the same rewrite before its first
@@ -795,21 +804,10 @@ func TestWalkWhileAnotherProcessRewrites(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, old.Error)
 
-	reads, rewrites := 0, 0
-	defer engine.SetAfterSnapshot(func() {
-		if reads++; reads > 1 {
-			return
-		}
-		rewrites++
-		text := fmt.Sprintf("rewritten %d", rewrites)
-		require.NoError(t, os.WriteFile(path, []byte(fmt.Sprintf(`{"type":"session","version":3,"id":"s-walk","timestamp":"2026-09-01T10:00:00.000Z","cwd":%q}`,
-			w.project)+"\n"+msgLine("u1", "", ts, user(text))+"\n"), 0o600))
-		mt := time.Now().Add(time.Duration(rewrites) * time.Second)
-		require.NoError(t, os.Chtimes(path, mt, mt))
-	})()
+	reads := rewriteOnFirstRead(t, w, path, "s-walk")
 
 	for _, req := range []engine.ExpandRequest{{Session: path}, {Session: path, Indices: []int{0}}} {
-		reads = 0
+		*reads = 0
 		var texts []string
 		res, err := e.Walk(ctx, req, func(en engine.ExpandedEntry) (bool, error) {
 			texts = append(texts, en.Text)
@@ -820,12 +818,12 @@ func TestWalkWhileAnotherProcessRewrites(t *testing.T) {
 			assert.Contains(t, texts[0], "rewritten", "the session as it is now")
 		}
 		assert.True(t, res.Complete)
-		assert.Equal(t, 2, reads, "read once more after the rewrite")
+		assert.Equal(t, 2, *reads, "read once more after the rewrite")
 	}
 
 	x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}})
 	require.NoError(t, err)
-	reads = 0 // the next read meets a rewrite again
+	*reads = 0 // the next read meets a rewrite again
 	res, err := e.Walk(ctx, engine.ExpandRequest{Session: path, ExpectedSourceHash: x.SourceHash},
 		func(engine.ExpandedEntry) (bool, error) { return true, nil })
 	require.NoError(t, err)
@@ -833,5 +831,5 @@ func TestWalkWhileAnotherProcessRewrites(t *testing.T) {
 		assert.Equal(t, coverage.StalePointer, res.Error.Code)
 		assert.Zero(t, res.Visited)
 	}
-	assert.Equal(t, 1, reads, "a bound walk is not read again")
+	assert.Equal(t, 1, *reads, "a bound walk is not read again")
 }
