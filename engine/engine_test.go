@@ -740,9 +740,20 @@ func TestRecallRewriteKeepsCoverageAndBindings(t *testing.T) {
 	assert.Equal(t, coverage.StalePointer, stale.Error.Code)
 }
 
-// rewriteOnFirstRead makes the first read of an expansion or a walk (after
-// *reads is set to 0) meet a rewrite of the session at path (id), as
-// another process would make it; the later reads count in *reads.
+// rewrittenSession writes session id, reads it once, and makes the first
+// read of an expansion or a walk after that (and after each reset of
+// *reads to 0) meet a rewrite of it, as another process would make it;
+// the later reads count in *reads.
+func rewrittenSession(t *testing.T, id string) (e *engine.Engine, path string, reads *int) {
+	w := newWorld(t)
+	path = w.write(id, msgLine("u1", "", ts, user("the first words")))
+	e = w.engine()
+	old, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}})
+	require.NoError(t, err)
+	require.Nil(t, old.Error)
+	return e, path, rewriteOnFirstRead(t, w, path, id)
+}
+
 func rewriteOnFirstRead(t *testing.T, w *world, path, id string) (reads *int) {
 	reads = new(int)
 	rewrites := 0
@@ -766,14 +777,7 @@ func rewriteOnFirstRead(t *testing.T, w *world, path, id string) (reads *int) {
 // version gets stale_pointer. (Found by the soak: an unbound expand
 // failed with stale_pointer.)
 func TestExpandWhileAnotherProcessRewrites(t *testing.T) {
-	w := newWorld(t)
-	path := w.write("s-exp", msgLine("u1", "", ts, user("the first words")))
-	e := w.engine()
-	old, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}})
-	require.NoError(t, err)
-	require.Nil(t, old.Error)
-
-	reads := rewriteOnFirstRead(t, w, path, "s-exp")
+	e, path, reads := rewrittenSession(t, "s-exp")
 
 	x, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}})
 	require.NoError(t, err)
@@ -797,14 +801,7 @@ func TestExpandWhileAnotherProcessRewrites(t *testing.T) {
 // names a selection or walks the whole session; one bound to the old
 // version gets stale_pointer.
 func TestWalkWhileAnotherProcessRewrites(t *testing.T) {
-	w := newWorld(t)
-	path := w.write("s-walk", msgLine("u1", "", ts, user("the first words")))
-	e := w.engine()
-	old, err := e.Expand(ctx, engine.ExpandRequest{Session: path, Indices: []int{0}})
-	require.NoError(t, err)
-	require.Nil(t, old.Error)
-
-	reads := rewriteOnFirstRead(t, w, path, "s-walk")
+	e, path, reads := rewrittenSession(t, "s-walk")
 
 	for _, req := range []engine.ExpandRequest{{Session: path}, {Session: path, Indices: []int{0}}} {
 		*reads = 0
