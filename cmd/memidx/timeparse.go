@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memidx/memidx/normalize"
@@ -14,7 +15,7 @@ import (
 // now is the clock --since and --until count back from; tests fix it.
 var now = time.Now
 
-var relTime = regexp.MustCompile(`^(\d+)\s*([a-z]+?)(?:\s+ago)?$`)
+var relTime = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\s*([a-z]+?)(?:\s+ago)?$`) })
 
 var units = map[string]time.Duration{
 	"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
@@ -49,7 +50,7 @@ func parseTime(s string, at time.Time) (float64, error) {
 	case "yesterday":
 		return midnight(at.AddDate(0, 0, -1)), nil
 	}
-	if m := relTime.FindStringSubmatch(t); m != nil {
+	if m := relTime().FindStringSubmatch(t); m != nil {
 		n, err := strconv.ParseInt(m[1], 10, 64)
 		unit, ok := units[m[2]]
 		if err == nil && ok && n <= int64(math.MaxInt64/unit) {

@@ -3,6 +3,7 @@ package corpus
 import (
 	"math/rand/v2"
 	"strings"
+	"sync"
 )
 
 // home is the made-up home directory of every generated session's user.
@@ -29,9 +30,11 @@ type project struct {
 	weight float64
 }
 
-var projectNames = strings.Fields(`ledger-api webshop kvstore ml-pipeline
+var projectNames = sync.OnceValue(func() []string {
+	return strings.Fields(`ledger-api webshop kvstore ml-pipeline
 docs-site chat-relay raytracer infra-tools auth-gateway data-sync
 mobile-app search-svc billing-worker geo-tiles log-shipper feature-flags`)
+})
 
 // encodeRel turns a path relative to home or tmp into bucket form: every
 // '/', '\' and ':' becomes '-'.
@@ -48,9 +51,9 @@ func newProjects(v *vocab, seed int64, n int) []*project {
 	langs := []string{"go", "ts", "py", "rs"}
 	out := make([]*project, 0, n)
 	for i := range n {
-		name := projectNames[i%len(projectNames)]
-		if i >= len(projectNames) {
-			name += "-" + string(rune('a'+i/len(projectNames)-1))
+		name := projectNames()[i%len(projectNames())]
+		if i >= len(projectNames()) {
+			name += "-" + string(rune('a'+i/len(projectNames())-1))
 		}
 		p := &project{name: name, lang: langs[r.IntN(len(langs))], module: strings.ReplaceAll(name, "-", "_")}
 		switch i % 8 {

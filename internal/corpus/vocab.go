@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 )
 
 // plantPrefix starts every planted term. The vocabulary and every random
@@ -12,11 +13,14 @@ import (
 const plantPrefix = "zqx"
 
 // stopWords are the most frequent words of the prose, in rank order.
-var stopWords = strings.Fields(`the to a of and in is it that for this
+var stopWords = sync.OnceValue(func() []string {
+	return strings.Fields(`the to a of and in is it that for this
 with on be not we I you as are at or if can by from but so an was have
 should will then there now it's don't let's need just use also when which`)
+})
 
-var englishWords = strings.Fields(`about above accept access account across
+var englishWords = sync.OnceValue(func() []string {
+	return strings.Fields(`about above accept access account across
 action actually add added after again against agent all allow already
 always answer any anything appear apply approach around ask assume attempt
 available avoid back bad because before begin behaviour behind below best
@@ -45,8 +49,10 @@ them these thing think those though through time together top touch track
 true try turn under understand unit until update usage used useful usual
 value verify very via wait want warning way well what where whether while
 whole why wide without work worry would wrong yet`)
+})
 
-var codeParts = strings.Fields(`config parse handler request response cache
+var codeParts = sync.OnceValue(func() []string {
+	return strings.Fields(`config parse handler request response cache
 index token session buffer writer reader client server err retry timeout
 queue worker job batch shard segment digest query filter score rank path
 file dir entry record node tree branch leaf parent child lineage hash sum
@@ -71,26 +77,31 @@ stale fresh valid invalid raw safe unsafe max min avg total delta prev
 next first last head tail top bottom left right inner outer local remote
 global shared private public internal external input output src dst tmp
 old base root`)
+})
 
 // nonASCIIWords give the prose and code some multi-byte UTF-8: Latin with
 // diacritics, German ß, Greek, Cyrillic, CJK, Hangul and a few emoji.
-var nonASCIIWords = strings.Fields(`café naïve résumé façade señor jalapeño
+var nonASCIIWords = sync.OnceValue(func() []string {
+	return strings.Fields(`café naïve résumé façade señor jalapeño
 Straße Größe Übersicht Fehler Schlüssel Prüfung Ärger größer über müssen
 λόγος δεδομένα συνάρτηση Ωmega αλγόριθμος σφάλμα κλειδί μήνυμα
 ошибка данные файл Привет проверка 数据 配置 测试 错误 用户 文件 服务器
 索引 缓存 テスト 設定 エラー 検索 データ 데이터 설정 오류 naïveté déjà
 crème brûlée Zürich São Paulo Kraków Ελλάδα 東京 北京 서울`)
+})
 
-var emojiWords = strings.Fields(`🚀 ✅ 🔥 🐛 📦 ✨ 🎉 👍 🤔 💡 🧪 🔧`)
+var emojiWords = sync.OnceValue(func() []string { return strings.Fields(`🚀 ✅ 🔥 🐛 📦 ✨ 🎉 👍 🤔 💡 🧪 🔧`) })
 
 // syllables build the pseudo-words of the long tail.
-var syllables = strings.Fields(`ba be bi bo bu ca ce co cu da de di do du fa fe
+var syllables = sync.OnceValue(func() []string {
+	return strings.Fields(`ba be bi bo bu ca ce co cu da de di do du fa fe
 fi fo ga ge go gu ha he hi ho ka ke ki ko ku la le li lo lu ma me mi mo mu
 na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti to tu
 va ve vi vo wa we wi yo za ze zo tra tre tri pro pla ple bra bre cla cle
 dra dri fla fle fra gra gre kra kri sta ste sti str ver ter per ser mer
 lan len lin lon man men min mon nan nen tan ten tin ton ran ren rin ron
 ent ant ist ast est ost ix ex ox ux ar er ir or ur al el il ol ul quo qua`)
+})
 
 // zipf samples words with probability proportional to 1/(rank+q)^s, in
 // constant time with Vose's alias method.
@@ -177,7 +188,7 @@ func newVocab(seed int64) *vocab {
 
 	// Identifiers: parts, snake_case, camelCase, PascalCase, CONSTANTS.
 	var parts, idents, types []string
-	for _, p := range codeParts {
+	for _, p := range codeParts() {
 		if clean(p) {
 			parts = append(parts, p)
 		}
@@ -188,9 +199,9 @@ func newVocab(seed int64) *vocab {
 		parts := make([]string, n)
 		for i := range parts {
 			if r.IntN(4) == 0 {
-				parts[i] = pick(englishWords)
+				parts[i] = pick(englishWords())
 			} else {
-				parts[i] = pick(codeParts)
+				parts[i] = pick(codeParts())
 			}
 		}
 		var w string
@@ -214,9 +225,9 @@ func newVocab(seed int64) *vocab {
 		}
 	}
 	for len(types) < 1500 {
-		w := title(pick(codeParts)) + title(pick(codeParts))
+		w := title(pick(codeParts())) + title(pick(codeParts()))
 		if r.IntN(3) == 0 {
-			w = title(pick(codeParts))
+			w = title(pick(codeParts()))
 		}
 		if clean("type:" + w) {
 			types = append(types, w)
@@ -242,8 +253,8 @@ func newVocab(seed int64) *vocab {
 		tier := prose[start:]
 		r.Shuffle(len(tier), func(i, j int) { tier[i], tier[j] = tier[j], tier[i] })
 	}
-	add(stopWords)
-	add(englishWords)
+	add(stopWords())
+	add(englishWords())
 	prose = append(prose, parts...) // unique, and no English word repeats them
 	var tail []string
 	for _, w := range idents {
@@ -254,7 +265,7 @@ func newVocab(seed int64) *vocab {
 	for len(tail) < 24000 {
 		var sb strings.Builder
 		for range 2 + r.IntN(3) {
-			sb.WriteString(pick(syllables))
+			sb.WriteString(pick(syllables()))
 		}
 		if w := sb.String(); clean(w) {
 			tail = append(tail, w)
@@ -262,7 +273,7 @@ func newVocab(seed int64) *vocab {
 	}
 	r.Shuffle(len(tail), func(i, j int) { tail[i], tail[j] = tail[j], tail[i] })
 	prose = append(prose, tail...)
-	for _, w := range append(append([]string(nil), nonASCIIWords...), emojiWords...) {
+	for _, w := range append(append([]string(nil), nonASCIIWords()...), emojiWords()...) {
 		if !clean(w) {
 			continue
 		}
