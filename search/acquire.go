@@ -60,13 +60,13 @@ type Acquired struct {
 	s       *Searcher // the search Open fed, if any
 }
 
-// MaxTries bounds Acquire: a drop of damaged data, an index reset, the
+// maxTries bounds Acquire: a drop of damaged data, an index reset, the
 // fallback to the sources, and one more for data that another process
 // rewrote meanwhile.
-const MaxTries = 4
+const maxTries = 4
 
 // Acquire refreshes need.Targets in ix and calls use with their tier data
-// at hand, recovering as the index allows, in at most MaxTries tries:
+// at hand, recovering as the index allows, in at most maxTries tries:
 //
 //   - tier data that use (or Open) found damaged, and returned as broken,
 //     is dropped, so that the next refresh rebuilds it, and use is called
@@ -105,7 +105,7 @@ func recovering(ctx context.Context, ix *index.Index, mode lineage.Mode, fallbac
 		}
 		again := false
 		switch {
-		case try == MaxTries:
+		case try == maxTries:
 		case dropped || errors.Is(err, index.ErrNoData):
 			again = true
 		case err == nil:
@@ -136,18 +136,17 @@ func acquireOnce(ctx context.Context, ix *index.Index, need *Need, first, fromMe
 			return a, nil, err
 		}
 	}
-	switch {
-	case need.RecordsOnly || a.SingleErr != nil:
-		broken, err = callUse(a, &index.Reader{}, use)
-		return a, broken, err
-	case fromMemory:
+	// The index is not read for records only, for a single session whose
+	// source is gone, when the sources are read into memory, or when
+	// everything the call needs is in memory already: built by this try's
+	// refresh, which the index could not take (unwritable, busy,
+	// unreadable).
+	noIndex := need.RecordsOnly || a.SingleErr != nil
+	if !noIndex && fromMemory {
 		a.readAll()
-		broken, err = callUse(a, &index.Reader{}, use)
-		return a, broken, err
-	case !a.needsIndex():
-		// Everything the call needs is in memory: built by this try's
-		// refresh, which the index could not take (unwritable, busy,
-		// unreadable). No need to read the index, nor the sources again.
+		noIndex = true
+	}
+	if noIndex || !a.needsIndex() {
 		broken, err = callUse(a, &index.Reader{}, use)
 		return a, broken, err
 	}

@@ -59,7 +59,7 @@ func TestRecoveringScripts(t *testing.T) {
 		// Found by review: the old sequence gave up here.
 		{"dropped, then rewritten meanwhile", []step{{broken: true, err: damaged}, {err: index.ErrNoData}, {}}, 3, true, false},
 		{"dropped while rewritten: the reset is kept", []step{{broken: true, err: index.ErrNoData}, {}}, 2, true, false},
-		{"never stands: bounded", []step{{err: index.ErrNoData}}, MaxTries, false, true},
+		{"never stands: bounded", []step{{err: index.ErrNoData}}, maxTries, false, true},
 		{"an error that no step helps", []step{{err: fmt.Errorf("disk on fire")}}, 1, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
