@@ -162,7 +162,7 @@ func (e *Engine) expandNoticed(ctx context.Context, req expandArgs) (*ExpandResu
 func (e *Engine) expand(ctx context.Context, req expandArgs) (*ExpandResult, error) {
 	for try := 1; ; try++ {
 		res, err := e.expandOnce(ctx, req)
-		if err != nil || try == maxExpandTries || !rewrittenMeanwhile(res, &req) {
+		if err != nil || try == maxExpandTries || res == nil || !rewrittenMeanwhile(&req, res.Error) {
 			return res, err
 		}
 	}
@@ -172,13 +172,13 @@ func (e *Engine) expand(ctx context.Context, req expandArgs) (*ExpandResult, err
 // a session that keeps being rewritten while it is read.
 const maxExpandTries = 3
 
-// rewrittenMeanwhile reports an expansion that found its session
-// rewritten between reading it and reading its entries, when the request
-// is bound to no version of it: then it is read again, as a request made a
-// moment later would be. (A request bound to a version gets the
-// stale_pointer: it asked for the text it was bound to.)
-func rewrittenMeanwhile(res *ExpandResult, req *expandArgs) bool {
-	return res != nil && res.Error != nil && res.Error.Code == coverage.StalePointer &&
+// rewrittenMeanwhile reports an expansion or a walk that found its
+// session rewritten between reading it and reading its entries (eo), when
+// the request is bound to no version of it: then it is read again, as a
+// request made a moment later would be. (A request bound to a version gets
+// the stale_pointer: it asked for the text it was bound to.)
+func rewrittenMeanwhile(req *expandArgs, eo *ErrorObject) bool {
+	return eo != nil && eo.Code == coverage.StalePointer &&
 		req.ExpectedSourceHash == "" && req.ExpectedLineageFingerprint == ""
 }
 

@@ -94,7 +94,6 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 	// its first entry starts again, as an expansion does (see
 	// rewrittenMeanwhile); once an entry is visited it is bound to what
 	// it read.
-	unbound := sel.ExpectedSourceHash == "" && sel.ExpectedLineageFingerprint == ""
 	var p *preparedExpand
 	var rd *entryReader
 	for try := 1; ; try++ {
@@ -107,7 +106,7 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 		if eo == nil {
 			break
 		}
-		if !unbound || eo.Code != coverage.StalePointer || try == maxExpandTries {
+		if !rewrittenMeanwhile(&sel, eo) || try == maxExpandTries {
 			return fail(eo)
 		}
 	}
