@@ -32,18 +32,25 @@ func hotCorpus(b *testing.B, shards, n int) []HotSource {
 			r := role[rng.IntN(3)]
 			ents[i] = normalize.Entry{Index: i, Type: "message", Role: &r, Text: sb.String()}
 		}
-		built, err := hotbm25.Build(ents)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sh, err := hotbm25.Open(built.Dict, built.Cols, built.Ents, built.Entries)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rec := &index.Record{Path: fmt.Sprintf("/s%d.jsonl", s), SumLen: built.SumLen, EntryCount: per, Tier: index.Hot}
-		out = append(out, HotSource{Rec: rec, Shard: sh, Tier: index.Hot, First: -1, Last: -1})
+		out = append(out, builtSource(b, fmt.Sprintf("/s%d.jsonl", s), ents))
 	}
 	return out
+}
+
+// builtSource builds ents into a hot shard in memory: the source of a hot
+// record at path.
+func builtSource(tb testing.TB, path string, ents []normalize.Entry) HotSource {
+	tb.Helper()
+	built, err := hotbm25.Build(ents)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sh, err := built.Open()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rec := &index.Record{Path: path, SumLen: built.SumLen, EntryCount: len(ents), Tier: index.Hot}
+	return HotSource{Rec: rec, Shard: sh, Tier: index.Hot, First: -1, Last: -1}
 }
 
 // BenchmarkHotBM25 ranks 150,000 hot entries in 50 shards for two-term

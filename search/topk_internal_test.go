@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memidx/memidx/hotbm25"
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/normalize"
 )
@@ -70,18 +69,10 @@ func diffShard(t *testing.T, rng *rand.Rand, vocab []string, n int) HotSource {
 		}
 		ents[i] = e
 	}
-	built, err := hotbm25.Build(ents)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh, err := hotbm25.Open(built.Dict, built.Cols, built.Ents, built.Entries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &index.Record{Path: fmt.Sprintf("/s%d.jsonl", n), SumLen: built.SumLen, EntryCount: len(ents), Tier: index.Hot}
+	src := builtSource(t, fmt.Sprintf("/s%d.jsonl", n), ents)
 	// Few distinct mtimes: sessions tie on them.
-	rec.Identity.MtimeNs = int64(rng.IntN(3))
-	return HotSource{Rec: rec, Shard: sh, Tier: index.Hot, First: -1, Last: -1}
+	src.Rec.Identity.MtimeNs = int64(rng.IntN(3))
+	return src
 }
 
 // diffQuery draws a literal query: 1 to 4 terms, common, rare or absent.
