@@ -18,17 +18,6 @@ type knownSessions struct {
 	paths   map[string]bool
 }
 
-func newKnownSessions(stored map[string]*Record, targets []Target) *knownSessions {
-	k := &knownSessions{stored: stored, targets: targets, recs: make([]*Record, len(targets))}
-	for i, t := range targets {
-		if rec := stored[t.Path]; rec != nil {
-			k.recs[i] = rec
-			k.listed++
-		}
-	}
-	return k
-}
-
 // allTargets reports whether every stored record is a target.
 func (k *knownSessions) allTargets() bool { return k.listed == len(k.stored) }
 
@@ -45,7 +34,8 @@ func (k *knownSessions) isTarget(path string) bool {
 
 // hotSet ranks every known session by recency (the targets by their fresh
 // mtime, other indexed sessions by their recorded one, ties by path) and
-// returns the newest hotSessions: the hot tier. It keeps only the best
+// returns the newest hotSessions, the hot tier, and which targets are in
+// it (hot[i] for known.targets[i]). It keeps only the best
 // hotSessions while it goes, so a large archive costs one pass.
 //
 // A refresh of a narrower scope also ranks the roster's files (roster.go),
@@ -53,14 +43,14 @@ func (k *knownSessions) isTarget(path string) bool {
 // of the whole archive (archive) ranks its targets alone: a stored record
 // that is not one is a session gone since (deleted, or renamed: its file
 // is a target under its new path), and must not hold a hot place.
-func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, roster []recentSession, archive bool) (map[string]bool, []recentSession) {
+func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, roster []recentSession, archive bool) (hot []bool, best []recentSession) {
 	top := newestSessions{k: max(0, ix.cfg.HotSessions)}
 	for i, t := range known.targets {
 		switch {
 		case statErr[i] == nil:
-			top.offer(t.Path, ids[i].MtimeNs) // the fresh stat wins
+			top.offer(t.Path, ids[i].MtimeNs, i) // the fresh stat wins
 		case known.recs[i] != nil:
-			top.offer(t.Path, known.recs[i].Identity.MtimeNs)
+			top.offer(t.Path, known.recs[i].Identity.MtimeNs, i)
 		}
 	}
 	var inRoster map[string]bool
@@ -72,20 +62,23 @@ func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, r
 			}
 			inRoster[s.path] = true
 			if id, err := StatIdentity(s.path); err == nil {
-				top.offer(s.path, id.MtimeNs)
+				top.offer(s.path, id.MtimeNs, -1)
 			}
 		}
 	}
 	if !archive && !known.allTargets() {
 		for p, r := range known.stored {
 			if !known.isTarget(p) && !inRoster[p] {
-				top.offer(p, r.Identity.MtimeNs)
+				top.offer(p, r.Identity.MtimeNs, -1)
 			}
 		}
 	}
-	hot := make(map[string]bool, len(top.best))
-	for _, s := range top.best {
-		hot[s.path] = true
+	// By target index: a path would be hashed again for every target.
+	hot = make([]bool, len(known.targets))
+	for _, i := range top.targets {
+		if i >= 0 {
+			hot[i] = true
+		}
 	}
 	return hot, top.best
 }
@@ -95,6 +88,9 @@ func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, r
 type newestSessions struct {
 	k    int
 	best []recentSession
+	// targets[i] is the target index best[i] was offered with, -1 for
+	// none.
+	targets []int
 }
 
 type recentSession struct {
@@ -109,14 +105,15 @@ func newer(a, b recentSession) int {
 	return strings.Compare(a.path, b.path)
 }
 
-func (n *newestSessions) offer(path string, mtime int64) {
+func (n *newestSessions) offer(path string, mtime int64, target int) {
 	s := recentSession{path, mtime}
 	if len(n.best) == n.k && (n.k == 0 || newer(s, n.best[n.k-1]) >= 0) {
 		return
 	}
 	i, _ := slices.BinarySearchFunc(n.best, s, newer)
 	if len(n.best) == n.k {
-		n.best = n.best[:n.k-1]
+		n.best, n.targets = n.best[:n.k-1], n.targets[:n.k-1]
 	}
 	n.best = slices.Insert(n.best, i, s)
+	n.targets = slices.Insert(n.targets, i, target)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/memidx/memidx/session"
 )
 
 // TestHotSetIsTheNewestKnownSessions checks the one-pass hot set against
@@ -59,7 +61,49 @@ func TestHotSetIsTheNewestKnownSessions(t *testing.T) {
 			expect[s.path] = true
 		}
 		ix := &Index{cfg: Config{HotSessions: k}}
-		got, _ := ix.hotSet(newKnownSessions(stored, targets), ids, statErr, nil, archive)
+		known, _, _ := matchTargets(stored, targets, nil)
+		hot, best := ix.hotSet(known, ids, statErr, nil, archive)
+		got := map[string]bool{}
+		for _, s := range best {
+			got[s.path] = true
+		}
 		assert.Equal(t, expect, got, "round %d", round)
+		for i, tg := range targets {
+			assert.Equal(t, expect[tg.Path], hot[i], "round %d: target %s", round, tg.Path)
+		}
+	}
+}
+
+// TestMatchTargetsInParts checks the freshness gate's matching at sizes
+// that run on one goroutine and on several: every target gets its own
+// stored record and the identity of its listed stat, and the stored
+// records that are targets are counted once.
+func TestMatchTargetsInParts(t *testing.T) {
+	for _, n := range []int{0, 1, minPart - 1, 2 * minPart, 5*minPart + 3} {
+		stored := map[string]*Record{}
+		targets := make([]Target, n)
+		listed := 0
+		for i := range targets {
+			p := fmt.Sprintf("/s/%05d.jsonl", i)
+			targets[i] = Target{Path: p, Stat: &session.FileStat{Size: int64(i), MtimeNs: int64(2 * i), Inode: uint64(i + 1)}}
+			if i%3 != 0 {
+				stored[p] = &Record{Path: p}
+				listed++
+			}
+		}
+		stored["/s/not-a-target.jsonl"] = &Record{Path: "/s/not-a-target.jsonl"}
+		checked := make([]*Record, n)
+		known, ids, statErr := matchTargets(stored, targets, func(i int, rec *Record, id Identity) {
+			assert.Equal(t, targets[i].Stat.Inode, id.Inode)
+			checked[i] = rec // each index belongs to one part
+		})
+		assert.Equal(t, listed, known.listed, "n %d", n)
+		assert.Equal(t, known.recs, checked, "n %d: check sees every stored target", n)
+		assert.False(t, known.allTargets(), "n %d", n)
+		for i, tg := range targets {
+			assert.Same(t, stored[tg.Path], known.recs[i], "n %d target %d", n, i)
+			assert.Equal(t, Identity{Size: int64(i), MtimeNs: int64(2 * i), Inode: uint64(i + 1)}, ids[i], "n %d target %d", n, i)
+			assert.NoError(t, statErr[i])
+		}
 	}
 }

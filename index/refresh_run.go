@@ -35,7 +35,11 @@ type refreshRun struct {
 	known   *knownSessions
 	ids     []Identity // fresh identities of the targets
 	statErr []error
-	hot     map[string]bool
+	hot     []bool // by target
+	// fresh[i] is the tier the stored record of target i is current for
+	// (its source unchanged and not racy, its policy and live view the
+	// run's), "" when there is none.
+	fresh []string
 	// roster is the stored hot roster; newRoster, when set, replaces it
 	// with the next write (an Archive refresh that ranked another one).
 	roster    []recentSession
@@ -126,8 +130,13 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 	for i, t := range r.targets {
 		r.rep.States[i].Path = t.Path
 	}
-	r.ids, r.statErr = identities(r.targets)
-	r.known = newKnownSessions(stored, r.targets)
+	window := r.ix.racyWindow()
+	r.fresh = make([]string, len(r.targets))
+	r.known, r.ids, r.statErr = matchTargets(stored, r.targets, func(i int, rec *Record, id Identity) {
+		if r.current(rec, id, rec.Tier, r.targets[i]) && !rec.racy(window) {
+			r.fresh[i] = rec.Tier
+		}
+	})
 	roster := r.roster
 	if r.opt.Archive {
 		roster = nil // the targets are the archive
@@ -139,19 +148,62 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 	}
 }
 
-// identities are the targets' fresh identities: the listing's stat, or a
-// stat now.
-func identities(targets []Target) ([]Identity, []error) {
+// matchTargets finds the stored record of every target and takes its fresh
+// identity: the listing's stat, or a stat now; and calls check, when set,
+// with each target's record and identity. It is the whole freshness gate's
+// cost on an unchanged archive, one lookup a target and every one a cache
+// miss, so a large archive is split between the cores.
+func matchTargets(stored map[string]*Record, targets []Target, check func(i int, rec *Record, id Identity)) (*knownSessions, []Identity, []error) {
+	k := &knownSessions{stored: stored, targets: targets, recs: make([]*Record, len(targets))}
 	ids := make([]Identity, len(targets))
 	statErr := make([]error, len(targets))
-	for i, t := range targets {
-		if t.Stat != nil {
-			ids[i] = identityFrom(*t.Stat)
-		} else {
-			ids[i], statErr[i] = StatIdentity(t.Path)
+	var mu sync.Mutex
+	inParts(len(targets), func(lo, hi int) {
+		listed := 0
+		for i := lo; i < hi; i++ {
+			t := &targets[i]
+			if t.Stat != nil {
+				ids[i] = identityFrom(*t.Stat)
+			} else {
+				ids[i], statErr[i] = StatIdentity(t.Path)
+			}
+			if rec := stored[t.Path]; rec != nil {
+				k.recs[i] = rec
+				listed++
+				if check != nil && statErr[i] == nil {
+					check(i, rec, ids[i])
+				}
+			}
 		}
+		mu.Lock()
+		k.listed += listed
+		mu.Unlock()
+	})
+	return k, ids, statErr
+}
+
+// minPart is the fewest items inParts gives a goroutine of its own: below
+// it, starting one costs more than it saves.
+const minPart = 512
+
+// inParts calls f over consecutive parts of [0, n) that together cover it,
+// on up to GOMAXPROCS goroutines, and returns when all are done.
+func inParts(n int, f func(lo, hi int)) {
+	parts := min(runtime.GOMAXPROCS(0), n/minPart)
+	if parts <= 1 {
+		f(0, n)
+		return
 	}
-	return ids, statErr
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*n/parts, (p+1)*n/parts
+		if p == parts-1 {
+			f(lo, hi) // this goroutine takes the last part
+			break
+		}
+		wg.Go(func() { f(lo, hi) })
+	}
+	wg.Wait()
 }
 
 // current reports whether rec was built from a source of identity id, for
@@ -169,19 +221,18 @@ func (r *refreshRun) current(rec *Record, id Identity, tier string, t Target) bo
 // first, so that budgets spend themselves on what matters most.
 func (r *refreshRun) decide() []job {
 	var jobs []job
-	for i, t := range r.targets {
+	for i := range r.targets {
 		st := &r.rep.States[i]
 		if r.statErr[i] != nil {
 			st.Reason = coverage.SourceUnavailable
 			continue
 		}
-		rec := r.known.recs[i]
 		tier := Cold
-		if r.hot[t.Path] {
+		if r.hot[i] {
 			tier = Hot
 		}
-		if r.current(rec, r.ids[i], tier, t) && !rec.racy(r.ix.racyWindow()) {
-			st.Record = rec
+		if r.fresh[i] == tier {
+			st.Record = r.known.recs[i]
 			r.rep.Unchanged++
 			continue
 		}
