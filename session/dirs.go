@@ -579,7 +579,10 @@ type lister struct {
 	linked bool
 	seen   map[string]int // built when linked turns true
 	refs   []Ref
-	errs   []error
+	// runs are more refs, taken whole from the parts of a listing while
+	// nothing was linked (see take).
+	runs [][]Ref
+	errs []error
 	// watch, when set, is called with each directory before it is read
 	// (see ListCache); read records those directories, and unwatched
 	// that a watch could not be set on one of them.
@@ -737,18 +740,22 @@ func inParallel(n int, f func(i int)) {
 }
 
 // take adds the refs and errors of parts (one per directory), in order.
+// Until a path can repeat, a part's refs are kept as they are (the
+// watcher's cache shares them) and result sorts them into one slice: no
+// copy before that.
 func (l *lister) take(parts []*lister) {
-	n := 0
 	for _, part := range parts {
-		n += len(part.refs)
 		// Two directories may hold the same file only if one of them
 		// was reached through a link.
 		l.linked = l.linked || part.linked
 	}
-	l.refs = slices.Grow(l.refs, n)
 	for _, part := range parts {
-		for _, ref := range part.refs {
-			l.add(ref)
+		if l.linked {
+			for _, ref := range part.refs {
+				l.add(ref)
+			}
+		} else if len(part.refs) > 0 {
+			l.runs = append(l.runs, part.refs)
 		}
 		l.errs = append(l.errs, part.errs...)
 	}
@@ -796,13 +803,23 @@ func (l *lister) listFlat(dir, bucket string) {
 			}
 		}
 	}
+	// Room for this directory's sessions at once: growing the slice as
+	// it goes copied it a dozen times.
+	n := 0
+	for _, e := range ents {
+		if l.isSessionName(e.Name()) {
+			n++
+		}
+	}
+	l.refs = slices.Grow(l.refs, n)
+	spelled := at.spelled == dir
 	for _, e := range ents {
 		name := e.Name()
 		if !l.isSessionName(name) {
 			continue
 		}
 		p := joinClean(dir, name) // a directory entry's name is one clean element
-		ref, ok := l.stat(d, at, p, name, e)
+		ref, ok := l.stat(d, at, p, name, spelled, e)
 		if !ok {
 			continue
 		}
@@ -868,7 +885,7 @@ func (l *lister) listNested(dir, canonDir, top, bucket string, depth int) {
 			pl := l.place(canonDir)
 			at = &pl
 		}
-		ref, ok := l.stat(d, *at, p, name, e)
+		ref, ok := l.stat(d, *at, p, name, at.spelled == dir, e)
 		if !ok {
 			continue
 		}
@@ -886,8 +903,8 @@ func (l *lister) isSessionName(name string) bool {
 }
 
 // stat builds the Ref of p, the entry e (named name) of d, a directory
-// at place at.
-func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, e fs.DirEntry) (Ref, bool) {
+// at place at; spelled says that p's directory is at.spelled.
+func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, spelled bool, e dirEntry) (Ref, bool) {
 	var path, bucket string
 	switch {
 	case e.Type()&fs.ModeSymlink != 0:
@@ -907,7 +924,7 @@ func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, e fs.DirEntry) 
 		l.skip(ReasonOutsideRoots, p)
 		return Ref{}, false
 	default:
-		path, bucket = l.spell(at, name)
+		path, bucket = l.spell(at, name, p, spelled)
 	}
 	st, regular, err := d.stat(name)
 	if err != nil || !regular {
@@ -925,13 +942,15 @@ func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, e fs.DirEntry) 
 // (a file's canonical path is its directory's plus its own name).
 type dirPlace struct {
 	canon  string
-	inside bool   // inside the allowed roots
-	root   int    // the first of l.roots holding it, -1 for none
-	rel    string // the directory relative to that root, "" at the root
+	inside bool // inside the allowed roots
+	// spelled is the directory as display spells it (under the first of
+	// l.roots holding it, else canonical), and bucket the bucket its
+	// files are in ("" for none).
+	spelled, bucket string
 }
 
 func (l *lister) place(canonDir string) dirPlace {
-	at := dirPlace{canon: canonDir, root: -1}
+	at := dirPlace{canon: canonDir, spelled: canonDir}
 	// A session name never starts with "..", so a file lies within a root
 	// exactly when its directory does (or is the root).
 	for _, r := range l.allowed {
@@ -940,32 +959,31 @@ func (l *lister) place(canonDir string) dirPlace {
 			break
 		}
 	}
-	for i, r := range l.roots {
-		if rel, ok := within(r.canon, canonDir); ok {
-			at.root, at.rel = i, rel
-			break
+	for _, r := range l.roots {
+		rel, ok := within(r.canon, canonDir)
+		if !ok {
+			continue
 		}
+		at.spelled = r.given
+		if rel != "" {
+			at.spelled = joinClean(r.given, rel)
+			if r.sessions {
+				at.bucket, _, _ = strings.Cut(rel, string(filepath.Separator))
+			}
+		}
+		break
 	}
 	return at
 }
 
 // spell is display for the file name of a directory at at, without
-// cleaning paths that are clean already.
-func (l *lister) spell(at dirPlace, name string) (path, bucket string) {
-	if at.root < 0 {
-		return joinClean(at.canon, name), ""
+// cleaning paths that are clean already. A directory listed as display
+// spells it (spelled) already has the path: p.
+func (l *lister) spell(at dirPlace, name, p string, spelled bool) (path, bucket string) {
+	if spelled {
+		return p, at.bucket
 	}
-	r := l.roots[at.root]
-	rel := name
-	if at.rel != "" {
-		rel = at.rel + string(filepath.Separator) + name
-	}
-	if r.sessions {
-		if i := strings.IndexByte(rel, filepath.Separator); i > 0 {
-			bucket = rel[:i]
-		}
-	}
-	return joinClean(r.given, rel), bucket
+	return joinClean(at.spelled, name), at.bucket
 }
 
 // joinClean is filepath.Join of a clean path and a clean relative one.
@@ -985,6 +1003,10 @@ func (l *lister) add(ref Ref) {
 		return
 	}
 	if l.seen == nil {
+		for _, run := range l.runs {
+			l.refs = append(l.refs, run...)
+		}
+		l.runs = nil
 		l.seen = make(map[string]int, len(l.refs)+1)
 		for i, r := range l.refs {
 			l.seen[r.Path] = i
@@ -1001,20 +1023,35 @@ func (l *lister) add(ref Ref) {
 }
 
 func (l *lister) result() ([]Ref, error) {
-	sortRefs(l.refs)
-	return l.refs, errors.Join(l.errs...)
+	return sortRuns(append(l.runs, l.refs)), errors.Join(l.errs...)
 }
 
-// sortRefs orders refs newest first, ties by path ascending. It radix
-// sorts small keys and moves each Ref once: a comparison sort that swapped
-// whole Refs was a tenth of a watched global recall over 10k sessions.
+// sortRefs orders refs newest first, ties by path ascending.
 func sortRefs(refs []Ref) {
-	keys := make([]refKey, len(refs))
-	for i := range refs {
-		// Newest first: invert the order-preserving unsigned form.
-		keys[i] = refKey{^(uint64(refs[i].ModTime.UnixNano()) ^ 1<<63), int32(i)}
+	copy(refs, sortRuns([][]Ref{refs}))
+}
+
+// sortRuns returns the refs of runs in one new slice, newest first, ties
+// by path ascending; runs are left as they are. It radix sorts small keys
+// and moves each Ref once: a comparison sort that swapped whole Refs was a
+// tenth of a watched global recall over 10k sessions.
+func sortRuns(runs [][]Ref) []Ref {
+	n := 0
+	for _, run := range runs {
+		n += len(run)
+	}
+	if n == 0 {
+		return nil
+	}
+	keys := make([]refKey, 0, n)
+	for r, run := range runs {
+		for i := range run {
+			// Newest first: invert the order-preserving unsigned form.
+			keys = append(keys, refKey{^(uint64(run[i].ModTime.UnixNano()) ^ 1<<63), int32(r), int32(i)})
+		}
 	}
 	keys = radixSort(keys)
+	at := func(k refKey) *Ref { return &runs[k.run][k.i] }
 	// Equal times: by path.
 	for lo := 0; lo < len(keys); {
 		hi := lo + 1
@@ -1022,20 +1059,20 @@ func sortRefs(refs []Ref) {
 			hi++
 		}
 		if hi-lo > 1 {
-			slices.SortFunc(keys[lo:hi], func(a, b refKey) int { return strings.Compare(refs[a.i].Path, refs[b.i].Path) })
+			slices.SortFunc(keys[lo:hi], func(a, b refKey) int { return strings.Compare(at(a).Path, at(b).Path) })
 		}
 		lo = hi
 	}
-	sorted := make([]Ref, len(refs))
+	sorted := make([]Ref, len(keys))
 	for i, k := range keys {
-		sorted[i] = refs[k.i]
+		sorted[i] = *at(k)
 	}
-	copy(refs, sorted)
+	return sorted
 }
 
 type refKey struct {
-	k uint64
-	i int32
+	k      uint64
+	run, i int32 // the ref is runs[run][i]
 }
 
 // radixSort sorts keys by k ascending, stably, a byte at a time (a byte

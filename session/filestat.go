@@ -31,17 +31,42 @@ type dirHandle struct {
 }
 
 // openDir opens dir and reads its entries.
-func openDir(dir string) (*dirHandle, []fs.DirEntry, error) {
+func openDir(dir string) (*dirHandle, []dirEntry, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	ents, err := f.ReadDir(-1)
+	d := &dirHandle{path: dir, f: f, fd: -1}
+	ents, err := d.entries()
 	if err != nil {
 		f.Close()
 		return nil, nil, err
 	}
-	return &dirHandle{path: dir, f: f, fd: -1}, ents, nil
+	return d, ents, nil
+}
+
+// dirEntry is a directory entry: its name and type bits (fs.FileMode's
+// type, as fs.DirEntry.Type has them).
+type dirEntry struct {
+	name string
+	typ  fs.FileMode
+}
+
+func (e dirEntry) Name() string      { return e.name }
+func (e dirEntry) Type() fs.FileMode { return e.typ }
+func (e dirEntry) IsDir() bool       { return e.typ.IsDir() }
+
+// readEntries reads the entries of d the portable way.
+func (d *dirHandle) readEntries() ([]dirEntry, error) {
+	des, err := d.f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	ents := make([]dirEntry, len(des))
+	for i, e := range des {
+		ents[i] = dirEntry{e.Name(), e.Type()}
+	}
+	return ents, nil
 }
 
 func (d *dirHandle) close() { d.f.Close() }

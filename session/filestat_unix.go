@@ -11,12 +11,9 @@ import (
 
 // stat stats name in d, following symlinks, with one fstatat.
 func (d *dirHandle) stat(name string) (FileStat, bool, error) {
-	if d.fd < 0 {
-		d.fd = int(d.f.Fd())
-	}
 	var st unix.Stat_t
 	for {
-		err := unix.Fstatat(d.fd, name, &st, 0)
+		err := unix.Fstatat(d.descriptor(), name, &st, 0)
 		if err == unix.EINTR {
 			continue
 		}
@@ -33,6 +30,14 @@ func (d *dirHandle) stat(name string) (FileStat, bool, error) {
 		Dev:     uint64(st.Dev),
 	}
 	return s, uint32(st.Mode)&unix.S_IFMT == unix.S_IFREG, nil
+}
+
+// descriptor is d's file descriptor, for the *at calls.
+func (d *dirHandle) descriptor() int {
+	if d.fd < 0 {
+		d.fd = int(d.f.Fd())
+	}
+	return d.fd
 }
 
 // statExtra returns the change time, inode and device of a stat: the same

@@ -1,0 +1,96 @@
+package session
+
+import (
+	"encoding/binary"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirent is one linux_dirent64 record, padded to 8 bytes as the kernel
+// writes it.
+func dirent(ino uint64, typ byte, name string) []byte {
+	n := (19 + len(name) + 1 + 7) &^ 7
+	b := make([]byte, n)
+	binary.NativeEndian.PutUint64(b, ino)
+	binary.NativeEndian.PutUint16(b[16:], uint16(n))
+	b[18] = typ
+	copy(b[19:], name)
+	return b
+}
+
+func TestParseDirents(t *testing.T) {
+	raw := slices.Concat(
+		dirent(1, unix.DT_DIR, "."),
+		dirent(2, unix.DT_DIR, ".."),
+		dirent(3, unix.DT_REG, "a.jsonl"),
+		dirent(0, unix.DT_REG, "deleted.jsonl"),
+		dirent(4, unix.DT_LNK, "link.jsonl"),
+		dirent(5, unix.DT_DIR, "a"),
+		dirent(6, unix.DT_UNKNOWN, "unknown-file"),
+		dirent(7, unix.DT_UNKNOWN, "vanished"),
+		dirent(8, unix.DT_FIFO, "pipe"),
+		dirent(9, unix.DT_SOCK, "sock"),
+		dirent(10, unix.DT_CHR, "chr"),
+		dirent(11, unix.DT_BLK, "blk"),
+	)
+	asked := []string{}
+	typeOf := func(name string) (fs.FileMode, bool) {
+		asked = append(asked, name)
+		return 0, name != "vanished"
+	}
+	want := []dirEntry{
+		{"a.jsonl", 0}, {"link.jsonl", fs.ModeSymlink}, {"a", fs.ModeDir}, {"unknown-file", 0},
+		{"pipe", fs.ModeNamedPipe}, {"sock", fs.ModeSocket}, {"chr", fs.ModeDevice | fs.ModeCharDevice}, {"blk", fs.ModeDevice},
+	}
+	assert.Equal(t, want, parseDirents(raw, typeOf))
+	assert.Equal(t, []string{"unknown-file", "vanished"}, asked)
+
+	// A record cut short, or one whose length is not a record's, ends the
+	// run: what came before it stands.
+	assert.Equal(t, []dirEntry{{"a.jsonl", 0}}, parseDirents(slices.Concat(dirent(3, unix.DT_REG, "a.jsonl"), dirent(4, unix.DT_REG, "b.jsonl")[:20]), typeOf))
+	bad := dirent(4, unix.DT_REG, "b.jsonl")
+	binary.NativeEndian.PutUint16(bad[16:], 3)
+	assert.Equal(t, []dirEntry{{"a.jsonl", 0}}, parseDirents(slices.Concat(dirent(3, unix.DT_REG, "a.jsonl"), bad), typeOf))
+	assert.Empty(t, parseDirents(nil, typeOf))
+}
+
+// TestEntriesMatchReadDir reads a directory holding every kind of entry,
+// and more entries than one getdents64 call returns, and compares with
+// os.ReadDir.
+func TestEntriesMatchReadDir(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 700 {
+		name := filepath.Join(dir, "2026-01-01T00-00-00-000Z_"+string(rune('a'+i%26))+string(rune('a'+i/26))+"-a-long-name-to-fill-the-buffer.jsonl")
+		require.NoError(t, os.WriteFile(name, nil, 0o644))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	require.NoError(t, os.Symlink("sub", filepath.Join(dir, "link")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+
+	d, ents, err := openDir(dir)
+	require.NoError(t, err)
+	defer d.close()
+	des, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	want := make([]dirEntry, len(des))
+	for i, e := range des {
+		want[i] = dirEntry{e.Name(), e.Type()}
+	}
+	slices.SortFunc(ents, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	assert.Equal(t, want, ents)
+	typ, ok := d.lstatType("link")
+	assert.True(t, ok)
+	assert.Equal(t, fs.ModeSymlink, typ)
+	_, ok = d.lstatType("missing")
+	assert.False(t, ok)
+}
