@@ -54,13 +54,10 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 		// The records are kept in a list first and the map made at its
 		// final size: growing it was a tenth of the walk.
 		var recs []*Record
-		eachRecord(tx, mode, func(k []byte, r *Record, err error) {
+		eachRecordShared(tx, mode, ix.policies, func(k []byte, r *Record, err error) {
 			if err != nil {
 				got.bad = append(got.bad, append([]byte(nil), k...))
 				return
-			}
-			if p, ok := ix.policies[r.Policy]; ok {
-				r.Policy = p
 			}
 			recs = append(recs, r)
 		})

@@ -92,10 +92,14 @@ func (c *quietCache) put(r *refreshRun, at commit) {
 	if c.last == nil {
 		c.last = map[quietKey]quietRefresh{}
 	}
+	// The run's report and the kept one share their states: a caller
+	// that changes one calls Own first (in a one-shot command, a copy
+	// was only more fresh pages).
+	r.rep.shared = true
+	if r.rep.split == nil {
+		r.rep.split = &splitOnce{}
+	}
 	rep := *r.rep
-	rep.States = slices.Clone(r.rep.States)
 	rep.Coverage.Reasons = slices.Clone(r.rep.Coverage.Reasons)
-	rep.shared = true
-	rep.split = &splitOnce{}
 	c.last[keyOf(r)] = quietRefresh{at: at, targets: slices.Clone(r.targets), rep: rep}
 }

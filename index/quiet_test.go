@@ -49,6 +49,12 @@ func TestQuietRefreshIsAnsweredAgain(t *testing.T) {
 	again.States[0].Record = nil // the kept one is untouched
 	third := refresh(ix, listed(), true)
 	assert.NotNil(t, third.States[0].Record)
+	// The report of the refresh that was kept shares its states too.
+	require.Same(t, &quiet.States[0], &third.States[0])
+	require.Same(t, quiet.Split(), third.Split())
+	quiet.Own()
+	quiet.States[0].Record = nil
+	assert.NotNil(t, refresh(ix, listed(), true).States[0].Record)
 
 	// Not answered from it: a target without a listed stat, another scope.
 	hits = ix.quiet.hits.Load()

@@ -78,11 +78,9 @@ func appendString(b []byte, s string) []byte {
 var errRecordShape = errors.New("record does not decode")
 
 // recordReader reads the fields of an encoded record; ok turns false at the
-// first one that is not there. Strings are cut from one string copy of the
-// data (one allocation for all of them).
+// first one that is not there.
 type recordReader struct {
 	b   []byte
-	s   string // b, as a string
 	pos int
 	ok  bool
 }
@@ -118,14 +116,8 @@ func (d *recordReader) bytes(n uint64) []byte {
 	return v
 }
 
-func (d *recordReader) string() string {
-	n := d.uvarint()
-	start := d.pos
-	if d.bytes(n) == nil {
-		return ""
-	}
-	return d.s[start:d.pos]
-}
+// field returns the next length-prefixed field, in place.
+func (d *recordReader) field() []byte { return d.bytes(d.uvarint()) }
 
 func decodeRecord(key, sealed []byte) (*Record, error) {
 	return (*recordArena)(nil).decode(key, sealed)
@@ -141,6 +133,9 @@ func decodeRecord(key, sealed []byte) (*Record, error) {
 type recordArena struct {
 	text  []byte
 	slots []recordSlot
+	// policies, when set, holds the one instance of each policy string
+	// the records share (Index.policies).
+	policies map[string]string
 }
 
 // recordSlot is a record with room for the values its pointers point to.
@@ -187,17 +182,24 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := recordReader{b: b, s: a.str(b), ok: true}
+	d := recordReader{b: b, ok: true}
 	if f := d.bytes(1); f == nil || f[0] != recordFormat {
 		return nil, errRecordShape
 	}
 	slot := a.slot()
 	r := &slot.Record
 	r.CacheVersion = int(d.uvarint())
-	for _, s := range []*string{&r.Path, &r.Branches, &r.SessionID, &r.Cwd, &r.SourceHash,
-		&r.LineageFingerprint, &r.LiveSignature, &r.Policy, &r.Tier} {
-		*s = d.string()
-	}
+	// Only the strings a record keeps are copied: the policy, tier and
+	// branches are the shared instances, the key is only compared.
+	r.Path = a.str(d.field())
+	branches := d.field()
+	r.SessionID = a.str(d.field())
+	r.Cwd = a.str(d.field())
+	r.SourceHash = a.str(d.field())
+	r.LineageFingerprint = a.str(d.field())
+	r.LiveSignature = a.str(d.field())
+	r.Policy = a.policy(d.field())
+	tier := d.field()
 	r.Identity.Size = d.varint()
 	r.Identity.MtimeNs = d.varint()
 	r.Identity.CtimeNs = d.varint()
@@ -217,7 +219,7 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	}
 	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
 		for range n {
-			r.Reasons = append(r.Reasons, d.string())
+			r.Reasons = append(r.Reasons, a.str(d.field()))
 		}
 	} else {
 		d.ok = false
@@ -245,30 +247,58 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	// The value names the key it was written under (computed from its path
 	// when it was encoded, and sealed with it): a value under another key
 	// is not this session's record.
-	if !bytes.Equal(key, own) || !bytes.HasPrefix(key, []byte(r.Branches+"\x00")) {
-		return nil, fmt.Errorf("record key %q does not match its source %q (%s)", key, r.Path, r.Branches)
+	if !bytes.Equal(key, own) || !bytes.HasPrefix(key, branches) || len(key) == len(branches) || key[len(branches)] != 0 {
+		return nil, fmt.Errorf("record key %q does not match its source %q (%s)", key, r.Path, branches)
 	}
-	switch r.Tier { // the constants themselves: compared by pointer
+	r.Branches = branchesOf(branches)
+	switch string(tier) { // the constants themselves: compared by pointer
 	case Hot:
 		r.Tier = Hot
 	case Cold:
 		r.Tier = Cold
 	default:
-		return nil, fmt.Errorf("record tier %q", r.Tier)
+		return nil, fmt.Errorf("record tier %q", tier)
 	}
 	return r, nil
+}
+
+// branchesOf is b as a string: a branch mode's own constant when it is
+// one.
+func branchesOf(b []byte) string {
+	for _, m := range []lineage.Mode{lineage.Active, lineage.All} {
+		if string(b) == string(m) {
+			return string(m)
+		}
+	}
+	return string(b)
+}
+
+// policy is b as a string: the shared instance when the arena has one.
+func (a *recordArena) policy(b []byte) string {
+	if a != nil {
+		if p, ok := a.policies[string(b)]; ok {
+			return p
+		}
+	}
+	return a.str(b)
 }
 
 // eachRecord calls fn with the key of every record of mode in tx, in key
 // order, and the record it decodes to, or why it does not. The key is
 // valid only inside the transaction.
 func eachRecord(tx *bolt.Tx, mode lineage.Mode, fn func(key []byte, r *Record, err error)) {
+	eachRecordShared(tx, mode, nil, fn)
+}
+
+// eachRecordShared is eachRecord, the records sharing the instances of
+// policies.
+func eachRecordShared(tx *bolt.Tx, mode lineage.Mode, policies map[string]string, fn func(key []byte, r *Record, err error)) {
 	b := tx.Bucket(recordsBucket)
 	if b == nil {
 		return
 	}
 	prefix := []byte(string(mode) + "\x00")
-	var arena recordArena
+	arena := recordArena{policies: policies}
 	c := b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		r, err := arena.decode(k, v)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/memidx/memidx/internal/sessiontext"
 
@@ -658,7 +659,8 @@ func TestReader_VerifiedOncePerCommit(t *testing.T) {
 // across slab and text-chunk boundaries and after the sealed bytes they
 // came from are overwritten, and no record shares a float with another.
 func TestRecordArenaDecodesAsAlone(t *testing.T) {
-	var arena recordArena
+	shared := strings.Clone("entry:4000;branches:active")
+	arena := recordArena{policies: map[string]string{shared: shared}}
 	var got, want []*Record
 	n := arenaSlab*2 + 3
 	for i := range n {
@@ -671,6 +673,10 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 		}
 		if i == 7 {
 			rec.Cwd = strings.Repeat("c", arenaTextChunk) // larger than a chunk
+		}
+		rec.Policy = "entry:4000;branches:active"
+		if i%2 == 0 {
+			rec.Policy = "another policy"
 		}
 		enc, err := encodeRecord(rec)
 		require.NoError(t, err)
@@ -687,6 +693,10 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 	runtime.GC()
 	for i := range n {
 		require.Equal(t, want[i], got[i], "record %d", i)
+		if i%2 == 1 {
+			assert.Same(t, unsafe.StringData(shared), unsafe.StringData(got[i].Policy), "record %d shares the policy", i)
+		}
+		assert.Same(t, unsafe.StringData(string(lineage.Active)), unsafe.StringData(got[i].Branches), "record %d: the mode's constant", i)
 	}
 	got[0].FirstTs, got[3].FirstTs = got[3].FirstTs, got[0].FirstTs
 	assert.NotEqual(t, *got[0].FirstTs, *got[3].FirstTs, "records share a timestamp")
