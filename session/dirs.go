@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -545,7 +546,7 @@ func ListBuckets(dirs Dirs, buckets []string, opts ListOptions) (refs []Ref, exi
 		dir := filepath.Join(dirs.SessionsRoot, b)
 		if st, err := os.Stat(dir); err == nil && st.IsDir() {
 			existing = append(existing, dir)
-			todo = append(todo, bucketDir{dir, b})
+			todo = append(todo, bucketDir{dir, b, st.Size()})
 		}
 	}
 	l.listBuckets(todo)
@@ -669,28 +670,35 @@ func (l *lister) listRoot(root string) {
 }
 
 // bucketDirs are the bucket directories among a root's entries: real
-// directories, and symlinks to directories (linked reports one).
+// directories, and symlinks to directories (linked reports one), with
+// their sizes.
 func bucketDirs(root string, ents []fs.DirEntry) (buckets []bucketDir, linked bool) {
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		dir := filepath.Join(root, e.Name())
 		if e.Type()&fs.ModeSymlink != 0 {
 			linked = true
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				continue
-			}
 		} else if !e.IsDir() {
 			continue
 		}
-		buckets = append(buckets, bucketDir{dir, e.Name()})
+		dir := filepath.Join(root, e.Name())
+		st, err := os.Stat(dir)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		buckets = append(buckets, bucketDir{dir, e.Name(), st.Size()})
 	}
 	return buckets, linked
 }
 
-// bucketDir is a directory of session files and its bucket name.
-type bucketDir struct{ dir, bucket string }
+// bucketDir is a directory of session files and its bucket name; size,
+// the directory's own size where known, tells roughly how many files it
+// holds.
+type bucketDir struct {
+	dir, bucket string
+	size        int64
+}
 
 // listBuckets lists directories in parallel (one stat per file is most of
 // a listing's cost, and the stats of two directories do not wait on each
@@ -705,12 +713,26 @@ func (l *lister) listBuckets(dirs []bucketDir) {
 		return
 	}
 	parts := make([]*lister, len(dirs))
-	inParallel(len(dirs), func(i int) {
+	order := largestFirst(dirs)
+	inParallel(len(dirs), func(k int) {
+		i := order[k]
 		part := l.fork()
 		part.listFlat(dirs[i].dir, dirs[i].bucket)
 		parts[i] = part
 	})
 	l.take(parts)
+}
+
+// largestFirst orders the directories to list, the largest first: the
+// workers then end together, where a large directory taken last kept one
+// of them busy alone (half a millisecond of a 2k archive's listing).
+func largestFirst(dirs []bucketDir) []int {
+	order := make([]int, len(dirs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(dirs[b].size, dirs[a].size) })
+	return order
 }
 
 // inParallel calls f(0), …, f(n-1) on up to GOMAXPROCS goroutines and

@@ -653,3 +653,22 @@ func TestSortRefsIsNewestFirstThenPath(t *testing.T) {
 		}
 	}
 }
+
+func TestLargestFirstOrdersBySizeStably(t *testing.T) {
+	for _, tc := range []struct {
+		sizes []int64
+		want  []int
+	}{
+		{nil, []int{}},
+		{[]int64{4096}, []int{0}},
+		{[]int64{4096, 40960, 8192}, []int{1, 2, 0}},
+		{[]int64{0, 0, 0}, []int{0, 1, 2}}, // unknown sizes: as given
+		{[]int64{4096, 12288, 4096, 12288}, []int{1, 3, 0, 2}},
+	} {
+		dirs := make([]bucketDir, len(tc.sizes))
+		for i, s := range tc.sizes {
+			dirs[i] = bucketDir{dir: fmt.Sprint("/d", i), size: s}
+		}
+		assert.Equal(t, tc.want, largestFirst(dirs), "sizes %v", tc.sizes)
+	}
+}

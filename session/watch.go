@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -539,7 +540,7 @@ func (v *listView) listSessions(dirs Dirs, opts ListOptions) ([]Ref, error) {
 	v.listRoot(l, dirs.SessionsRoot)
 	if dirs.SessionDir != "" {
 		l.linked = true // it may lie inside the sessions root
-		v.listDirs(l, []bucketDir{{dirs.SessionDir, ""}})
+		v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}})
 	}
 	key := fmt.Sprint("S", l.roots, l.allowed, dirs.SessionDir, opts)
 	if refs, ok := v.memoized(key); ok {
@@ -591,7 +592,7 @@ func (v *listView) listBuckets(dirs Dirs, buckets []string, opts ListOptions) (r
 		dir := filepath.Join(dirs.SessionsRoot, b)
 		if st, err := os.Stat(dir); err == nil && st.IsDir() {
 			existing = append(existing, dir)
-			todo = append(todo, bucketDir{dir, b})
+			todo = append(todo, bucketDir{dir, b, st.Size()})
 		}
 	}
 	v.listDirs(l, todo)
@@ -603,7 +604,7 @@ func (v *listView) listBuckets(dirs Dirs, buckets []string, opts ListOptions) (r
 // listExplicit is listExplicit through the cache.
 func (v *listView) listExplicit(dirs Dirs, opts ListOptions) ([]Ref, error) {
 	l := v.lister(dirs, opts)
-	v.listDirs(l, []bucketDir{{dirs.SessionDir, ""}})
+	v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}})
 	v.flush(l)
 	refs, err := l.result()
 	if errors.Is(err, fs.ErrNotExist) {
@@ -681,6 +682,7 @@ func (v *listView) listDirs(l *lister, dirs []bucketDir) {
 				v.c.store(m, &part{key: flatKey(dirs[i], l.opts), refs: pl.refs, dirs: pl.read, id: StatOf(st)})
 			}
 		}
+		slices.SortStableFunc(todo, func(a, b int) int { return cmp.Compare(dirs[b].size, dirs[a].size) }) // largest first
 		inParallel(len(todo), func(k int) { list(todo[k]) })
 		v.c.mu.Lock()
 		v.c.stats.Listed += len(todo)
