@@ -93,12 +93,18 @@ func TestMatchTargetsInParts(t *testing.T) {
 		}
 		stored["/s/not-a-target.jsonl"] = &Record{Path: "/s/not-a-target.jsonl"}
 		checked := make([]*Record, n)
-		known, ids, statErr := matchTargets(stored, targets, func(i int, rec *Record, id Identity) {
+		calls := make([]int, n)
+		known, ids, statErr := matchTargets(stored, targets, func(i int, rec *Record, id Identity, err error) {
 			assert.Equal(t, targets[i].Stat.Inode, id.Inode)
+			assert.NoError(t, err)
 			checked[i] = rec // each index belongs to one part
+			calls[i]++
 		})
 		assert.Equal(t, listed, known.listed, "n %d", n)
-		assert.Equal(t, known.recs, checked, "n %d: check sees every stored target", n)
+		assert.Equal(t, known.recs, checked, "n %d: check sees every target's record", n)
+		for i, c := range calls {
+			assert.Equal(t, 1, c, "n %d: check called once for target %d", n, i)
+		}
 		assert.False(t, known.allTargets(), "n %d", n)
 		for i, tg := range targets {
 			assert.Same(t, stored[tg.Path], known.recs[i], "n %d target %d", n, i)

@@ -127,13 +127,11 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 	// Made here, after a kept quiet refresh did not answer: that answer
 	// shares its own.
 	r.rep.States = make([]State, len(r.targets))
-	for i, t := range r.targets {
-		r.rep.States[i].Path = t.Path
-	}
 	window := r.ix.racyWindow()
 	r.fresh = make([]string, len(r.targets))
-	r.known, r.ids, r.statErr = matchTargets(stored, r.targets, func(i int, rec *Record, id Identity) {
-		if r.current(rec, id, rec.Tier, r.targets[i]) && !rec.racy(window) {
+	r.known, r.ids, r.statErr = matchTargets(stored, r.targets, func(i int, rec *Record, id Identity, statErr error) {
+		r.rep.States[i].Path = r.targets[i].Path
+		if rec != nil && statErr == nil && r.current(rec, id, rec.Tier, r.targets[i]) && !rec.racy(window) {
 			r.fresh[i] = rec.Tier
 		}
 	})
@@ -150,10 +148,11 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 
 // matchTargets finds the stored record of every target and takes its fresh
 // identity: the listing's stat, or a stat now; and calls check, when set,
-// with each target's record and identity. It is the whole freshness gate's
+// with each target's index, record (nil for none), identity and stat
+// error, on the goroutine that matched it. It is the whole freshness gate's
 // cost on an unchanged archive, one lookup a target and every one a cache
 // miss, so a large archive is split between the cores.
-func matchTargets(stored map[string]*Record, targets []Target, check func(i int, rec *Record, id Identity)) (*knownSessions, []Identity, []error) {
+func matchTargets(stored map[string]*Record, targets []Target, check func(i int, rec *Record, id Identity, statErr error)) (*knownSessions, []Identity, []error) {
 	k := &knownSessions{stored: stored, targets: targets, recs: make([]*Record, len(targets))}
 	ids := make([]Identity, len(targets))
 	statErr := make([]error, len(targets))
@@ -167,12 +166,13 @@ func matchTargets(stored map[string]*Record, targets []Target, check func(i int,
 			} else {
 				ids[i], statErr[i] = StatIdentity(t.Path)
 			}
-			if rec := stored[t.Path]; rec != nil {
+			rec := stored[t.Path]
+			if rec != nil {
 				k.recs[i] = rec
 				listed++
-				if check != nil && statErr[i] == nil {
-					check(i, rec, ids[i])
-				}
+			}
+			if check != nil {
+				check(i, rec, ids[i], statErr[i])
 			}
 		}
 		mu.Lock()
