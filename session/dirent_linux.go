@@ -142,21 +142,10 @@ func (d *dirHandle) lstatType(name string) (fs.FileMode, bool) {
 		}
 		break
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return 0, true
-	case unix.S_IFDIR:
-		return fs.ModeDir, true
-	case unix.S_IFLNK:
-		return fs.ModeSymlink, true
-	case unix.S_IFIFO:
-		return fs.ModeNamedPipe, true
-	case unix.S_IFSOCK:
-		return fs.ModeSocket, true
-	case unix.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice, true
-	case unix.S_IFBLK:
-		return fs.ModeDevice, true
+	// A d_type is the file type bits of st_mode, shifted (DT_REG is
+	// S_IFREG>>12, and so on).
+	if typ, ok := direntType(byte(st.Mode & unix.S_IFMT >> 12)); ok {
+		return typ, true
 	}
 	return fs.ModeIrregular, true
 }

@@ -88,9 +88,29 @@ func TestEntriesMatchReadDir(t *testing.T) {
 	}
 	slices.SortFunc(ents, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
 	assert.Equal(t, want, ents)
-	typ, ok := d.lstatType("link")
-	assert.True(t, ok)
-	assert.Equal(t, fs.ModeSymlink, typ)
-	_, ok = d.lstatType("missing")
+	for name, want := range map[string]fs.FileMode{"link": fs.ModeSymlink, "sub": fs.ModeDir, "pipe": fs.ModeNamedPipe, ents[0].name: 0} {
+		typ, ok := d.lstatType(name)
+		assert.True(t, ok, name)
+		assert.Equal(t, want, typ, name)
+	}
+	_, ok := d.lstatType("missing")
+	assert.False(t, ok)
+}
+
+// TestDirentTypeIsTheModesType: a d_type is st_mode's type bits shifted,
+// which lstatType relies on.
+func TestDirentTypeIsTheModesType(t *testing.T) {
+	for _, c := range []struct {
+		dt   byte
+		mode uint32
+	}{
+		{unix.DT_REG, unix.S_IFREG}, {unix.DT_DIR, unix.S_IFDIR}, {unix.DT_LNK, unix.S_IFLNK},
+		{unix.DT_FIFO, unix.S_IFIFO}, {unix.DT_SOCK, unix.S_IFSOCK}, {unix.DT_CHR, unix.S_IFCHR}, {unix.DT_BLK, unix.S_IFBLK},
+	} {
+		assert.Equal(t, c.dt, byte(c.mode>>12))
+		_, ok := direntType(c.dt)
+		assert.True(t, ok, "d_type %d", c.dt)
+	}
+	_, ok := direntType(unix.DT_UNKNOWN)
 	assert.False(t, ok)
 }
