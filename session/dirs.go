@@ -671,23 +671,29 @@ func (l *lister) listRoot(root string) {
 
 // bucketDirs are the bucket directories among a root's entries: real
 // directories, and symlinks to directories (linked reports one), with
-// their sizes.
+// their sizes where a stat gives them. A real directory that cannot be
+// stat-ed stays (size 0): listing it then says why.
 func bucketDirs(root string, ents []fs.DirEntry) (buckets []bucketDir, linked bool) {
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if e.Type()&fs.ModeSymlink != 0 {
+		symlink := e.Type()&fs.ModeSymlink != 0
+		if symlink {
 			linked = true
 		} else if !e.IsDir() {
 			continue
 		}
 		dir := filepath.Join(root, e.Name())
+		var size int64
 		st, err := os.Stat(dir)
-		if err != nil || !st.IsDir() {
-			continue
+		switch {
+		case err == nil && st.IsDir():
+			size = st.Size()
+		case symlink:
+			continue // dangling, or not to a directory
 		}
-		buckets = append(buckets, bucketDir{dir, e.Name(), st.Size()})
+		buckets = append(buckets, bucketDir{dir, e.Name(), size})
 	}
 	return buckets, linked
 }

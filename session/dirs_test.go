@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -671,4 +672,42 @@ func TestLargestFirstOrdersBySizeStably(t *testing.T) {
 		}
 		assert.Equal(t, tc.want, largestFirst(dirs), "sizes %v", tc.sizes)
 	}
+}
+
+// fakeEntry is a directory entry that need not exist.
+type fakeEntry struct {
+	name string
+	typ  fs.FileMode
+}
+
+func (e fakeEntry) Name() string               { return e.name }
+func (e fakeEntry) IsDir() bool                { return e.typ.IsDir() }
+func (e fakeEntry) Type() fs.FileMode          { return e.typ }
+func (e fakeEntry) Info() (fs.FileInfo, error) { return nil, fs.ErrNotExist }
+
+// TestBucketDirsKeepsARealDirectoryItCannotStat: a real bucket directory
+// whose stat fails stays a bucket (listing it reports the failure); a
+// symlink that leads nowhere is no bucket.
+func TestBucketDirsKeepsARealDirectoryItCannotStat(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(root, "real"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "real", "a.jsonl"), []byte("x"), 0o644))
+	buckets, linked := bucketDirs(root, []fs.DirEntry{
+		fakeEntry{"real", fs.ModeDir},
+		fakeEntry{"gone", fs.ModeDir},
+		fakeEntry{"dangling", fs.ModeSymlink},
+		fakeEntry{".hidden", fs.ModeDir},
+		fakeEntry{"file.jsonl", 0},
+	})
+	assert.True(t, linked)
+	var names []string
+	for _, b := range buckets {
+		names = append(names, b.bucket)
+		if b.bucket == "gone" {
+			assert.Zero(t, b.size)
+		} else {
+			assert.Positive(t, b.size)
+		}
+	}
+	assert.Equal(t, []string{"real", "gone"}, names)
 }
