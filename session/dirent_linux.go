@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io/fs"
 	"slices"
 	"sync"
@@ -40,7 +41,11 @@ func (d *dirHandle) entries() ([]dirEntry, error) {
 		raw = raw[:len(raw)+n]
 	}
 	*buf = raw
-	return parseDirents(raw, d.lstatType), nil
+	ents, err := parseDirents(raw, d.lstatType)
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: d.path, Err: err}
+	}
+	return ents, nil
 }
 
 // readAgain reads the entries the portable way after getdents64 failed
@@ -54,21 +59,23 @@ func (d *dirHandle) readAgain(err error) ([]dirEntry, error) {
 
 // parseDirents returns the entries of raw, a run of linux_dirent64
 // records, without "." and "..", deleted entries (inode 0) or entries
-// that vanished before an unknown type could be asked (typeOf). Their
-// names share one new allocation.
-func parseDirents(raw []byte, typeOf func(name string) (fs.FileMode, bool)) []dirEntry {
+// that vanished before an unknown type could be asked (typeOf says
+// fs.ErrNotExist); any other failure to ask is the directory's, as
+// os.File.ReadDir has it. Their names share one new allocation.
+func parseDirents(raw []byte, typeOf func(name string) (fs.FileMode, error)) ([]dirEntry, error) {
 	n, size := 0, 0
 	eachDirent(raw, func(ino uint64, typ byte, name []byte) {
 		n++
 		size += len(name)
 	})
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	ents := make([]dirEntry, 0, n)
 	names := make([]byte, 0, size)
+	var err error
 	eachDirent(raw, func(ino uint64, t byte, nameb []byte) {
-		if ino == 0 || string(nameb) == "." || string(nameb) == ".." {
+		if err != nil || ino == 0 || string(nameb) == "." || string(nameb) == ".." {
 			return
 		}
 		start := len(names)
@@ -76,13 +83,21 @@ func parseDirents(raw []byte, typeOf func(name string) (fs.FileMode, bool)) []di
 		name := unsafe.String(&names[start], len(nameb))
 		typ, ok := direntType(t)
 		if !ok {
-			if typ, ok = typeOf(name); !ok {
+			var terr error
+			switch typ, terr = typeOf(name); {
+			case errors.Is(terr, fs.ErrNotExist):
+				return
+			case terr != nil:
+				err = terr
 				return
 			}
 		}
 		ents = append(ents, dirEntry{name, typ})
 	})
-	return ents
+	if err != nil {
+		return nil, err
+	}
+	return ents, nil
 }
 
 // eachDirent calls fn with each linux_dirent64 record of raw; a record
@@ -128,9 +143,8 @@ func direntType(t byte) (typ fs.FileMode, ok bool) {
 	return 0, false
 }
 
-// lstatType asks the type of name in d, without following a symlink; ok
-// is false when it is gone.
-func (d *dirHandle) lstatType(name string) (fs.FileMode, bool) {
+// lstatType asks the type of name in d, without following a symlink.
+func (d *dirHandle) lstatType(name string) (fs.FileMode, error) {
 	var st unix.Stat_t
 	for {
 		err := unix.Fstatat(d.descriptor(), name, &st, unix.AT_SYMLINK_NOFOLLOW)
@@ -138,14 +152,14 @@ func (d *dirHandle) lstatType(name string) (fs.FileMode, bool) {
 			continue
 		}
 		if err != nil {
-			return 0, false
+			return 0, err // an Errno: ENOENT is fs.ErrNotExist
 		}
 		break
 	}
 	// A d_type is the file type bits of st_mode, shifted (DT_REG is
 	// S_IFREG>>12, and so on).
 	if typ, ok := direntType(byte(st.Mode & unix.S_IFMT >> 12)); ok {
-		return typ, true
+		return typ, nil
 	}
-	return fs.ModeIrregular, true
+	return fs.ModeIrregular, nil
 }

@@ -44,24 +44,37 @@ func TestParseDirents(t *testing.T) {
 		dirent(11, unix.DT_BLK, "blk"),
 	)
 	asked := []string{}
-	typeOf := func(name string) (fs.FileMode, bool) {
+	typeOf := func(name string) (fs.FileMode, error) {
 		asked = append(asked, name)
-		return 0, name != "vanished"
+		if name == "vanished" {
+			return 0, unix.ENOENT
+		}
+		return 0, nil
+	}
+	parse := func(raw []byte) []dirEntry {
+		ents, err := parseDirents(raw, typeOf)
+		require.NoError(t, err)
+		return ents
 	}
 	want := []dirEntry{
 		{"a.jsonl", 0}, {"link.jsonl", fs.ModeSymlink}, {"a", fs.ModeDir}, {"unknown-file", 0},
 		{"pipe", fs.ModeNamedPipe}, {"sock", fs.ModeSocket}, {"chr", fs.ModeDevice | fs.ModeCharDevice}, {"blk", fs.ModeDevice},
 	}
-	assert.Equal(t, want, parseDirents(raw, typeOf))
+	assert.Equal(t, want, parse(raw))
 	assert.Equal(t, []string{"unknown-file", "vanished"}, asked)
 
 	// A record cut short, or one whose length is not a record's, ends the
 	// run: what came before it stands.
-	assert.Equal(t, []dirEntry{{"a.jsonl", 0}}, parseDirents(slices.Concat(dirent(3, unix.DT_REG, "a.jsonl"), dirent(4, unix.DT_REG, "b.jsonl")[:20]), typeOf))
+	assert.Equal(t, []dirEntry{{"a.jsonl", 0}}, parse(slices.Concat(dirent(3, unix.DT_REG, "a.jsonl"), dirent(4, unix.DT_REG, "b.jsonl")[:20])))
 	bad := dirent(4, unix.DT_REG, "b.jsonl")
 	binary.NativeEndian.PutUint16(bad[16:], 3)
-	assert.Equal(t, []dirEntry{{"a.jsonl", 0}}, parseDirents(slices.Concat(dirent(3, unix.DT_REG, "a.jsonl"), bad), typeOf))
-	assert.Empty(t, parseDirents(nil, typeOf))
+	assert.Equal(t, []dirEntry{{"a.jsonl", 0}}, parse(slices.Concat(dirent(3, unix.DT_REG, "a.jsonl"), bad)))
+	assert.Empty(t, parse(nil))
+
+	// An unknown type that cannot be asked for another reason fails the
+	// directory, as os.File.ReadDir does.
+	_, err := parseDirents(dirent(6, unix.DT_UNKNOWN, "locked"), func(string) (fs.FileMode, error) { return 0, unix.EACCES })
+	assert.ErrorIs(t, err, unix.EACCES)
 }
 
 // TestEntriesMatchReadDir reads a directory holding every kind of entry,
@@ -89,12 +102,12 @@ func TestEntriesMatchReadDir(t *testing.T) {
 	slices.SortFunc(ents, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
 	assert.Equal(t, want, ents)
 	for name, want := range map[string]fs.FileMode{"link": fs.ModeSymlink, "sub": fs.ModeDir, "pipe": fs.ModeNamedPipe, ents[0].name: 0} {
-		typ, ok := d.lstatType(name)
-		assert.True(t, ok, name)
+		typ, err := d.lstatType(name)
+		assert.NoError(t, err, name)
 		assert.Equal(t, want, typ, name)
 	}
-	_, ok := d.lstatType("missing")
-	assert.False(t, ok)
+	_, err = d.lstatType("missing")
+	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
 
 // TestDirentTypeIsTheModesType: a d_type is st_mode's type bits shifted,
