@@ -45,12 +45,20 @@ func (k *knownSessions) isTarget(path string) bool {
 // is a target under its new path), and must not hold a hot place.
 func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, roster []recentSession, archive bool) (hot []bool, best []recentSession) {
 	top := newestSessions{k: max(0, ix.cfg.HotSessions)}
-	for i, t := range known.targets {
+	// rank is the mtime target i is ranked by: its fresh stat's, else its
+	// record's; ok is false for neither.
+	rank := func(i int) (mtime int64, ok bool) {
 		switch {
 		case statErr[i] == nil:
-			top.offer(t.Path, ids[i].MtimeNs, i) // the fresh stat wins
+			return ids[i].MtimeNs, true
 		case known.recs[i] != nil:
-			top.offer(t.Path, known.recs[i].Identity.MtimeNs, i)
+			return known.recs[i].Identity.MtimeNs, true
+		}
+		return 0, false
+	}
+	for i, t := range known.targets {
+		if m, ok := rank(i); ok {
+			top.offer(t.Path, m, i)
 		}
 	}
 	var inRoster map[string]bool
@@ -78,6 +86,23 @@ func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, r
 	for _, i := range top.targets {
 		if i >= 0 {
 			hot[i] = true
+		}
+	}
+	// A path listed twice is one session: a copy of the last hot one,
+	// which the ranking turned away as no newer, is hot too. Only a
+	// target ranked no older than the last can be one, and the listing
+	// is newest first: an integer compare settles the others.
+	if n := len(top.best); n > 0 {
+		floor := top.best[n-1].mtime
+		for i, t := range known.targets {
+			if m, ok := rank(i); ok && !hot[i] && m >= floor {
+				for _, s := range top.best {
+					if s.mtime == m && s.path == t.Path {
+						hot[i] = true
+						break
+					}
+				}
+			}
 		}
 	}
 	return hot, top.best

@@ -113,3 +113,32 @@ func TestMatchTargetsInParts(t *testing.T) {
 		}
 	}
 }
+
+// TestHotSetCopiesOfAPathShareItsPlace: a path listed twice is one
+// session, hot or cold as a whole, even when its copies fall on either
+// side of the last hot place.
+func TestHotSetCopiesOfAPathShareItsPlace(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		k      int
+		paths  []string
+		mtimes []int64
+		want   []bool
+	}{
+		{"copies of the last hot one", 2, []string{"/a", "/b", "/b", "/c"}, []int64{9, 8, 8, 7}, []bool{true, true, true, false}},
+		{"copies apart in the listing", 2, []string{"/b", "/a", "/c", "/b"}, []int64{8, 9, 7, 8}, []bool{true, true, false, true}},
+		{"copies of a cold one", 1, []string{"/a", "/b", "/b"}, []int64{9, 8, 8}, []bool{true, false, false}},
+		{"fewer sessions than places", 5, []string{"/a", "/a"}, []int64{3, 3}, []bool{true, true}},
+	} {
+		targets := make([]Target, len(c.paths))
+		ids := make([]Identity, len(c.paths))
+		for i, p := range c.paths {
+			targets[i] = Target{Path: p}
+			ids[i] = Identity{MtimeNs: c.mtimes[i]}
+		}
+		known, _, _ := matchTargets(nil, targets, nil)
+		ix := &Index{cfg: Config{HotSessions: c.k}}
+		hot, _ := ix.hotSet(known, ids, make([]error, len(targets)), nil, true)
+		assert.Equal(t, c.want, hot, c.name)
+	}
+}
