@@ -446,11 +446,16 @@ func openEngineWith(g globals, catalogFile string, live engine.LiveSession, set 
 // runCommand puts them back when the command ends (restoreHeap).
 func batchHeap(e *engine.Engine) {
 	var undo []func()
+	limited := os.Getenv("GOMEMLIMIT") == ""
 	if os.Getenv("GOGC") == "" {
-		prev := debug.SetGCPercent(shortGCPercent)
+		pct := shortGCPercent
+		if !limited {
+			pct = shortGCPercentUnbounded // the user's limit may be far off
+		}
+		prev := debug.SetGCPercent(pct)
 		undo = append(undo, func() { debug.SetGCPercent(prev) })
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
+	if limited {
 		undo = append(undo, e.Index().SteerHeap(0, shortHeapFloor))
 	}
 	heapUndo.Lock()
@@ -482,6 +487,11 @@ const shortHeapFloor = 64 << 20
 // collection comes at 64 MB of heap, where the soft limit
 // (shortHeapFloor) bounds it anyway.
 const shortGCPercent = 1600
+
+// shortGCPercentUnbounded is GOGC for a short question when GOMEMLIMIT is
+// set and batchHeap's soft limit is not: 1600 would let a first call that
+// indexes grow its heap to 17 times what it holds.
+const shortGCPercentUnbounded = 400
 
 // isTerminal reports whether w is a terminal. /dev/null is a character
 // device but not a terminal; tests replace it.

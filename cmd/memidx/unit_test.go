@@ -151,6 +151,28 @@ func TestSetArgGivesZero(t *testing.T) {
 	}
 }
 
+// With GOMEMLIMIT set (and GOGC not) a short question keeps the user's
+// limit and collects at GOGC 400: 1600 is only for under batchHeap's own
+// soft limit.
+func TestShortQuestionsUnderTheUsersLimit(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: batchHeap leaves the collector alone")
+	}
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	w := newWorld(t)
+	base := debug.SetGCPercent(100)
+	limit := debug.SetMemoryLimit(1 << 30)
+	t.Cleanup(func() { debug.SetGCPercent(base); debug.SetMemoryLimit(limit) })
+
+	e, err := openEngine(globals{agentDir: w.agent, indexDir: w.index, cwd: w.proj, shortHeap: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close() })
+	assert.Equal(t, shortGCPercentUnbounded, debug.SetGCPercent(shortGCPercentUnbounded))
+	assert.Equal(t, int64(1<<30), debug.SetMemoryLimit(1<<30), "the user's limit stands")
+	restoreHeap()
+	assert.Equal(t, 100, debug.SetGCPercent(100), "put back")
+}
+
 // A short question runs with the batch collector setting (batchHeap),
 // put back when the command ends; expand and walk keep the runtime's.
 // GOGC, when set, wins.
