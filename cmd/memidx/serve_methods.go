@@ -289,16 +289,39 @@ func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) 
 	if sel.TextOffset != 0 {
 		return nil, invalidParams("walk starts from an original selection: textOffset must be 0")
 	}
+	// A page bound to no version pins the one its first read finds; a
+	// session rewritten between that read and the walk is read again,
+	// not answered stale_pointer (a live session grows all the time).
+	unbound := sel.ExpectedSourceHash == "" && sel.ExpectedLineageFingerprint == ""
+	for try := 1; ; try++ {
+		page, stale, err := s.walkOnce(ctx, sel, fields, pageSize, offset)
+		if err != nil || !stale || !unbound || try == maxWalkTries {
+			return page, err
+		}
+	}
+}
+
+// maxWalkTries bounds how often an unbound walk page reads a session that
+// keeps changing under it.
+const maxWalkTries = 3
+
+// beforeWalk, when set (by tests only), runs between a walk page's read
+// of the session's version and its walk.
+var beforeWalk func()
+
+// walkOnce is one try of a walk page; stale reports that the session
+// changed between the page's two reads.
+func (s *server) walkOnce(ctx context.Context, sel engine.ExpandRequest, fields map[string]json.RawMessage, pageSize, offset int) (_ *walkPage, stale bool, _ error) {
 	meta, err := s.e.Expand(ctx, engine.ExpandRequest{Session: sel.Session, Branches: sel.Branches, Live: sel.Live,
 		ExpectedSourceHash: sel.ExpectedSourceHash, ExpectedLineageFingerprint: sel.ExpectedLineageFingerprint})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	page := &walkPage{Session: meta.Session, SourceHash: meta.SourceHash, LineageFingerprint: meta.LineageFingerprint,
 		Branches: meta.Branches, Entries: []engine.ExpandedEntry{}, Notices: meta.Notices}
 	if meta.Error != nil {
 		page.Error = meta.Error
-		return page, nil
+		return page, false, nil
 	}
 	sel.Session, sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint, sel.Branches = meta.Session, meta.SourceHash, meta.LineageFingerprint, engine.Branches(meta.Branches)
 	some := len(sel.Indices) > 0 || len(sel.EntryIDs) > 0 || len(sel.OperationAddresses) > 0
@@ -318,11 +341,14 @@ func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) 
 			n = *meta.EntryCount
 		}
 		if n == 0 {
-			return page, nil
+			return page, false, nil
 		}
 		sel.EntryRange = &engine.Range{First: 0, Last: n - 1}
 	}
 	byRange := !some && sel.EntryRange != nil && plain
+	if beforeWalk != nil {
+		beforeWalk()
+	}
 	skipped, chars, more := 0, 0, false
 	res, err := s.e.Walk(ctx, sel, func(en engine.ExpandedEntry) (bool, error) {
 		if skipped < offset {
@@ -341,14 +367,14 @@ func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) 
 		return true, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if res.Error != nil {
 		page.Entries, page.Error = []engine.ExpandedEntry{}, res.Error
-		return page, nil
+		return page, res.Error.Code == coverage.StalePointer, nil
 	}
 	if !more {
-		return page, nil
+		return page, false, nil
 	}
 	next := sel
 	nextOffset := offset + len(page.Entries)
@@ -366,7 +392,7 @@ func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) 
 	}
 	b, _ = json.Marshal(m)
 	page.Next = &rpcCall{Method: "memory.walk", Params: b}
-	return page, nil
+	return page, false, nil
 }
 
 // rebuild is memory.rebuild {scope?, branches?}: what `memidx rebuild`

@@ -97,6 +97,43 @@ func TestServeWalk(t *testing.T) {
 		assert.Equal(t, 1, pages)
 		assert.Nil(t, last.Error)
 	})
+	t.Run("a session that changes during a first page", func(t *testing.T) {
+		// Rewritten between the page's read of the version and its walk:
+		// an unbound page reads the session again; a page bound to the
+		// old version answers stale_pointer.
+		p := w.write("growing", "one", "two")
+		appendTurn := func() {
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			require.NoError(t, err)
+			_, err = f.WriteString(`{"type":"message","id":"growing-2","parentId":"growing-1","timestamp":"2026-09-01T10:02:00.000Z","message":{"role":"user","content":"three"}}` + "\n")
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+		}
+		first, err := e.Expand(context.Background(), engine.ExpandRequest{Session: p})
+		require.NoError(t, err)
+		tries := 0
+		beforeWalk = func() {
+			if tries++; tries == 1 {
+				appendTurn()
+			}
+		}
+		t.Cleanup(func() { beforeWalk = nil })
+		ms := roundTripMessages(t, w.server(), req(1, "memory.walk", map[string]any{"session": "growing"}))
+		var page walkPage
+		require.NoError(t, json.Unmarshal(ms[0].Result, &page))
+		require.Nil(t, page.Error, "%s", ms[0].raw)
+		assert.Len(t, page.Entries, 3, "the version read again, with the new turn")
+		assert.Equal(t, 2, tries)
+		assert.NotEqual(t, first.SourceHash, page.SourceHash)
+
+		tries = 0
+		beforeWalk = func() { tries++ }
+		ms = roundTripMessages(t, w.server(), req(2, "memory.walk", map[string]any{"session": "growing", "expectedSourceHash": first.SourceHash}))
+		var bound walkPage
+		require.NoError(t, json.Unmarshal(ms[0].Result, &bound))
+		require.NotNil(t, bound.Error, "%s", ms[0].raw)
+		assert.Equal(t, "stale_pointer", bound.Error.Code)
+	})
 	t.Run("a session that changes between pages", func(t *testing.T) {
 		p := w.write("changing", "one", "two", "three", "four")
 		ms := roundTripMessages(t, w.server(), req(1, "memory.walk", map[string]any{"session": "changing", "pageSize": 2}))
