@@ -142,21 +142,10 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 	if err := s.ensureDir(); err != nil {
 		return err
 	}
-	// Tell whose the file is before opening it for writing: bbolt writes to
-	// a file it opens read-write (it initialises an empty one and saves
-	// the freelist of a file that lacks one).
 	deadline := time.Now().Add(s.opt.LockTimeout)
-	pre := s.read(s.opt.LockTimeout, func(*bolt.Tx) error { return nil })
-	switch {
-	case pre == nil, errors.Is(pre, ErrMissing):
-	case errors.Is(pre, ErrUnreadable):
-		return fmt.Errorf("%w: %v", ErrReadOnly, pre)
-	default:
-		return pre
-	}
-	db, _, err := s.open(false, time.Until(deadline))
+	db, pre, err := s.openWriter(deadline)
 	if err != nil {
-		return s.judge(err)
+		return err
 	}
 	defer db.Close()
 	err = s.judge(guard(func() error {
@@ -177,6 +166,45 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 	}
 	return err
 }
+
+// openWriter opens the index file for writing, by deadline; pre is what
+// a read found before (nil, or ErrMissing for no file yet). It tells whose
+// the file is before opening it for writing: bbolt writes to a file it
+// opens read-write (it initialises an empty one and saves the freelist of
+// a file that lacks one). A file another process replaced or removed while
+// this one waited for its lock (Compact, Reset) is left for the one at the
+// path: a commit to it would be lost.
+func (s *Store) openWriter(deadline time.Time) (db *bolt.DB, pre error, err error) {
+	for try := 1; ; try++ {
+		pre = s.read(max(time.Until(deadline), 0), func(*bolt.Tx) error { return nil })
+		switch {
+		case pre == nil, errors.Is(pre, ErrMissing):
+		case errors.Is(pre, ErrUnreadable):
+			return nil, nil, fmt.Errorf("%w: %v", ErrReadOnly, pre)
+		default:
+			return nil, nil, pre
+		}
+		db, file, err := s.open(false, time.Until(deadline))
+		if err != nil {
+			return nil, nil, s.judge(err)
+		}
+		if afterWriterOpen != nil {
+			afterWriterOpen()
+		}
+		if namesFile(s.path, file) || try == maxWriterOpens {
+			return db, pre, nil
+		}
+		db.Close()
+	}
+}
+
+// afterWriterOpen, when set (by tests only), runs once a writer holds the
+// file's lock.
+var afterWriterOpen func()
+
+// maxWriterOpens bounds how often a writer opens the file again after
+// finding it replaced under its lock.
+const maxWriterOpens = 3
 
 // read runs fn in a read-only transaction once the file is known to be
 // memidx's, of this version, on the handle kept between reads (or a fresh
