@@ -212,3 +212,8 @@ func (ix *Index) Forget(ctx context.Context, mode lineage.Mode, recs []*Record) 
 func (ix *Index) ResetIfDamaged(err error) bool {
 	return errors.Is(err, bucket.ErrCorrupt) && ix.store.Reset() == nil
 }
+
+// Compact rewrites the index file with each bucket's pages together
+// (bucket.Store.Compact). After a refresh that rebuilt much of the
+// archive, a recall then maps fewer pages and finds them sooner.
+func (ix *Index) Compact(ctx context.Context) error { return ix.store.Compact(ctx) }
