@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -28,6 +30,9 @@ var compactChunk = 16 << 20
 // that waited for it finds it replaced and opens the new one (update).
 // On failure the old file stays as it was.
 func (s *Store) Compact(ctx context.Context) error {
+	if runtime.GOOS == "windows" {
+		return nil // a file open elsewhere cannot be renamed over there
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.read(s.opt.LockTimeout, func(*bolt.Tx) error { return nil }); err != nil {
@@ -65,6 +70,10 @@ func (s *Store) Compact(ctx context.Context) error {
 	if err := s.compactInto(ctx, src, st.Size(), path); err != nil {
 		os.Remove(path)
 		return err
+	}
+	if !namesFile(s.path, file) {
+		os.Remove(path)
+		return nil // replaced meanwhile by something that takes no lock
 	}
 	if err := os.Rename(path, s.path); err != nil {
 		os.Remove(path)
@@ -209,15 +218,20 @@ func namesFile(path string, f *os.File) bool {
 }
 
 // removeLeftovers removes what a compaction that stopped half way left in
-// dir: files of compaction's own name, which only memidx writes.
+// dir: regular files of compaction's own name, which only memidx writes,
+// untouched for an hour (one in flight is written all the time).
 func removeLeftovers(dir string) {
 	names, _ := filepath.Glob(filepath.Join(dir, compactPrefix+"*"))
 	for _, n := range names {
-		if st, err := os.Lstat(n); err == nil && st.Mode().IsRegular() {
+		if st, err := os.Lstat(n); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > leftoverAge {
 			os.Remove(n)
 		}
 	}
 }
+
+// leftoverAge is how long a compaction's file must lie untouched to be a
+// leftover. A variable for tests.
+var leftoverAge = time.Hour
 
 // syncDir makes a rename in dir durable (best effort: not every platform
 // can sync a directory).

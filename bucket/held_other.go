@@ -15,3 +15,5 @@ var errWouldBlock = errors.ErrUnsupported
 func tryLockShared(*os.File) error { return errors.ErrUnsupported }
 
 func unlock(*os.File) error { return errors.ErrUnsupported }
+
+func tryLockExclusive(*os.File) error { return errors.ErrUnsupported }

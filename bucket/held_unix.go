@@ -21,3 +21,8 @@ func tryLockShared(f *os.File) error {
 
 // unlock drops f's flock and keeps the file open.
 func unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// tryLockExclusive takes the exclusive flock on f, without waiting.
+func tryLockExclusive(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}

@@ -191,10 +191,13 @@ func (s *Store) openWriter(deadline time.Time) (db *bolt.DB, pre error, err erro
 		if afterWriterOpen != nil {
 			afterWriterOpen()
 		}
-		if namesFile(s.path, file) || try == maxWriterOpens {
+		if namesFile(s.path, file) {
 			return db, pre, nil
 		}
 		db.Close()
+		if try == maxWriterOpens {
+			return nil, nil, ErrLocked // the file keeps being replaced
+		}
 	}
 }
 
@@ -261,20 +264,71 @@ func (s *Store) Stat(tx *bolt.Tx) (os.FileInfo, error) {
 // so that the next Update starts empty. It deletes only memidx's own file:
 // for any other it returns ErrForeign and leaves the file as it is.
 // Session files are never touched.
+//
+// It removes the file under its exclusive lock, as Compact replaces it:
+// only the holder of that lock on the file the path names changes the
+// path, so a compaction in flight never puts its copy of the old file
+// over a newer one, and a reset never removes a file a compaction just
+// put in place of the one it judged.
 func (s *Store) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.owned(); err != nil {
-		return err
-	}
 	s.held.mu.Lock()
 	s.held.drop() // no read is in flight: s.mu is ours
 	s.held.mu.Unlock()
+	deadline := time.Now().Add(s.opt.LockTimeout)
+	for try := 1; ; try++ {
+		if err := s.owned(); err != nil {
+			return err
+		}
+		f, err := os.Open(s.path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil
+		case err != nil:
+			return s.remove() // unreadable: remove it as it is
+		}
+		err = lockExclusive(f, deadline)
+		switch {
+		case errors.Is(err, ErrLocked):
+			f.Close()
+			return err
+		case err == nil && !namesFile(s.path, f) && try < maxWriterOpens:
+			unlock(f)
+			f.Close()
+			continue // replaced while this waited: judge the new one
+		}
+		err = s.remove()
+		_ = unlock(f)
+		f.Close()
+		return err
+	}
+}
+
+// remove removes the file at the path.
+func (s *Store) remove() error {
 	err := os.Remove(s.path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("bucket: reset: %w", err)
 	}
 	return nil
+}
+
+// lockExclusive takes f's exclusive flock by deadline (ErrLocked after
+// it); where flock is not to be had it does nothing.
+func lockExclusive(f *os.File, deadline time.Time) error {
+	for {
+		err := tryLockExclusive(f)
+		switch {
+		case err == nil, errors.Is(err, errors.ErrUnsupported):
+			return nil
+		case !errors.Is(err, errWouldBlock):
+			return nil // a lock the file system cannot give: as before locks
+		case time.Now().After(deadline):
+			return ErrLocked
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // ensureDir creates the index directory and its missing parents 0700 (the
