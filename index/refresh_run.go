@@ -383,6 +383,8 @@ type writer struct {
 	lastTx     int
 	inOrder    bool
 	epochAfter LexiconEpoch
+	// lastFile is the file (device and inode) the last write went to.
+	lastFile Identity
 }
 
 // pendingWrite is one transaction's worth: a batch, the deletes and
@@ -567,18 +569,28 @@ func (w *writer) commit(p pendingWrite) error {
 // the records were read at), start from the lexicon the one before left
 // (the first from the records' own: the same file), and not reset it (a
 // reset gives the lexicon a new id and drops the records it numbered).
+//
+// Each must also go to the same file: a compaction puts a new file in the
+// old one's place whose transaction ids start again from the beginning,
+// so an id that follows on proves nothing there.
 func (w *writer) sawCommit(tx *bolt.Tx, before LexiconEpoch) {
-	prev, from := w.lastTx, w.epochAfter
+	prev, from, file := w.lastTx, w.epochAfter, w.lastFile
 	if w.commits == 0 {
-		prev, from = w.r.rep.readAt.txid, w.r.rep.LexEpoch
+		prev, from, file = w.r.rep.readAt.txid, w.r.rep.LexEpoch, w.r.rep.readAt.file
 		w.inOrder = w.r.rep.readAtKnown
 	}
 	after := lexiconEpoch(tx, w.r.mode)
-	w.inOrder = w.inOrder && tx.ID() == prev+1 && before == from && after.ID == before.ID
+	now, ok := w.r.ix.commitOf(tx)
+	w.inOrder = w.inOrder && ok && sameFile(now.file, file) && tx.ID() == prev+1 && before == from && after.ID == before.ID
 	w.commits++
 	w.lastTx = tx.ID()
 	w.epochAfter = after
+	w.lastFile = now.file
 }
+
+// sameFile reports whether two identities are of one file (its content may
+// have changed).
+func sameFile(a, b Identity) bool { return a.Inode == b.Inode && a.Dev == b.Dev }
 
 // adoptEpoch gives the report the lexicon epoch its own writes left, when
 // nobody else wrote between the commit its records were read at and its
