@@ -97,6 +97,8 @@ func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 			r.reasons.Add(IndexReset)
 		case errors.Is(rerr, bucket.ErrForeign):
 			ix.foreign(r.rep, &r.reasons) // replaced meanwhile
+		case errors.Is(rerr, bucket.ErrLocked):
+			r.reasons.Add(IndexBusy) // held by another process (Reset waits for its lock)
 		default:
 			r.reasons.Add(IndexUnwritable)
 		}
