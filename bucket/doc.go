@@ -26,6 +26,12 @@
 // bytes, another program's bbolt file) is [ErrForeign]: never written,
 // never deleted.
 //
+// Only the holder of the exclusive lock on the file the path names changes
+// the path: [Store.Reset] removes the file under that lock, and
+// [Store.Compact] renames a copy written bucket by bucket (each bucket's
+// pages together, the meta bucket first) over it; a writer that waited for
+// the lock while the file was replaced opens the new one.
+//
 // bbolt leaves the bytes of a deleted value in the file's free pages;
 // [Store.UpdateScrub] zeroes them after a transaction that deletes what
 // must not outlive its source.
