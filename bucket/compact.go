@@ -35,12 +35,9 @@ func (s *Store) Compact(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.read(s.opt.LockTimeout, func(*bolt.Tx) error { return nil }); err != nil {
-		return err
-	}
-	src, file, err := s.open(false, s.opt.LockTimeout)
+	src, file, _, err := s.openWritable(time.Now().Add(s.opt.LockTimeout), false)
 	if err != nil {
-		return s.judge(err)
+		return err
 	}
 	defer src.Close()
 	if !namesFile(s.path, file) {
@@ -80,9 +77,7 @@ func (s *Store) Compact(ctx context.Context) error {
 		return err
 	}
 	syncDir(s.dir)
-	s.held.mu.Lock()
-	s.held.drop() // no read of ours is in flight: s.mu is ours
-	s.held.mu.Unlock()
+	s.dropHeld()
 	return nil
 }
 

@@ -168,25 +168,14 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 }
 
 // openWriter opens the index file for writing, by deadline; pre is what
-// a read found before (nil, or ErrMissing for no file yet). It tells whose
-// the file is before opening it for writing: bbolt writes to a file it
-// opens read-write (it initialises an empty one and saves the freelist of
-// a file that lacks one). A file another process replaced or removed while
-// this one waited for its lock (Compact, Reset) is left for the one at the
-// path: a commit to it would be lost.
+// a read found before (nil, or ErrMissing for no file yet). A file another
+// process replaced or removed while this one waited for its lock (Compact,
+// Reset) is left for the one at the path: a commit to it would be lost.
 func (s *Store) openWriter(deadline time.Time) (db *bolt.DB, pre error, err error) {
 	for try := 1; ; try++ {
-		pre = s.read(max(time.Until(deadline), 0), func(*bolt.Tx) error { return nil })
-		switch {
-		case pre == nil, errors.Is(pre, ErrMissing):
-		case errors.Is(pre, ErrUnreadable):
-			return nil, nil, fmt.Errorf("%w: %v", ErrReadOnly, pre)
-		default:
-			return nil, nil, pre
-		}
-		db, file, err := s.open(false, time.Until(deadline))
+		db, file, pre, err := s.openWritable(deadline, true)
 		if err != nil {
-			return nil, nil, s.judge(err)
+			return nil, nil, err
 		}
 		if afterWriterOpen != nil {
 			afterWriterOpen()
@@ -195,19 +184,41 @@ func (s *Store) openWriter(deadline time.Time) (db *bolt.DB, pre error, err erro
 			return db, pre, nil
 		}
 		db.Close()
-		if try == maxWriterOpens {
+		if try == maxReplacedOpens {
 			return nil, nil, ErrLocked // the file keeps being replaced
 		}
 	}
+}
+
+// openWritable opens the index file for writing, by deadline, with its
+// exclusive lock, and returns the file it locked; pre is what a read found
+// before (nil, or ErrMissing for no file yet, which only create allows).
+// It tells whose the file is before opening it for writing: bbolt writes
+// to a file it opens read-write (it initialises an empty one and saves the
+// freelist of a file that lacks one).
+func (s *Store) openWritable(deadline time.Time, create bool) (db *bolt.DB, file *os.File, pre error, err error) {
+	pre = s.read(max(time.Until(deadline), 0), func(*bolt.Tx) error { return nil })
+	switch {
+	case pre == nil, create && errors.Is(pre, ErrMissing):
+	case errors.Is(pre, ErrUnreadable):
+		return nil, nil, nil, fmt.Errorf("%w: %v", ErrReadOnly, pre)
+	default:
+		return nil, nil, nil, pre
+	}
+	db, file, err = s.open(false, time.Until(deadline))
+	if err != nil {
+		return nil, nil, nil, s.judge(err)
+	}
+	return db, file, pre, nil
 }
 
 // afterWriterOpen, when set (by tests only), runs once a writer holds the
 // file's lock.
 var afterWriterOpen func()
 
-// maxWriterOpens bounds how often a writer opens the file again after
-// finding it replaced under its lock.
-const maxWriterOpens = 3
+// maxReplacedOpens bounds how often a writer, or a reset, opens the file
+// again after finding it replaced under its lock.
+const maxReplacedOpens = 3
 
 // read runs fn in a read-only transaction once the file is known to be
 // memidx's, of this version, on the handle kept between reads (or a fresh
@@ -273,9 +284,7 @@ func (s *Store) Stat(tx *bolt.Tx) (os.FileInfo, error) {
 func (s *Store) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.held.mu.Lock()
-	s.held.drop() // no read is in flight: s.mu is ours
-	s.held.mu.Unlock()
+	s.dropHeld()
 	deadline := time.Now().Add(s.opt.LockTimeout)
 	for try := 1; ; try++ {
 		if err := s.owned(); err != nil {
@@ -293,7 +302,7 @@ func (s *Store) Reset() error {
 		case errors.Is(err, ErrLocked):
 			f.Close()
 			return err
-		case err == nil && !namesFile(s.path, f) && try < maxWriterOpens:
+		case err == nil && !namesFile(s.path, f) && try < maxReplacedOpens:
 			unlock(f)
 			f.Close()
 			continue // replaced while this waited: judge the new one
@@ -303,6 +312,14 @@ func (s *Store) Reset() error {
 		f.Close()
 		return err
 	}
+}
+
+// dropHeld closes the kept read handle; the caller holds s.mu, so no
+// read is in flight.
+func (s *Store) dropHeld() {
+	s.held.mu.Lock()
+	s.held.drop()
+	s.held.mu.Unlock()
 }
 
 // remove removes the file at the path.
