@@ -146,15 +146,8 @@ func direntType(t byte) (typ fs.FileMode, ok bool) {
 // lstatType asks the type of name in d, without following a symlink.
 func (d *dirHandle) lstatType(name string) (fs.FileMode, error) {
 	var st unix.Stat_t
-	for {
-		err := unix.Fstatat(d.descriptor(), name, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return 0, err // an Errno: ENOENT is fs.ErrNotExist
-		}
-		break
+	if err := d.fstatat(name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return 0, err // an Errno: ENOENT is fs.ErrNotExist
 	}
 	// A d_type is the file type bits of st_mode, shifted (DT_REG is
 	// S_IFREG>>12, and so on).

@@ -12,15 +12,8 @@ import (
 // stat stats name in d, following symlinks, with one fstatat.
 func (d *dirHandle) stat(name string) (FileStat, bool, error) {
 	var st unix.Stat_t
-	for {
-		err := unix.Fstatat(d.descriptor(), name, &st, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return FileStat{}, false, &fs.PathError{Op: "stat", Path: d.path + "/" + name, Err: err}
-		}
-		break
+	if err := d.fstatat(name, &st, 0); err != nil {
+		return FileStat{}, false, &fs.PathError{Op: "stat", Path: d.path + "/" + name, Err: err}
 	}
 	s := FileStat{
 		Size:    st.Size,
@@ -30,6 +23,16 @@ func (d *dirHandle) stat(name string) (FileStat, bool, error) {
 		Dev:     uint64(st.Dev),
 	}
 	return s, uint32(st.Mode)&unix.S_IFMT == unix.S_IFREG, nil
+}
+
+// fstatat stats name in d into st (flags as fstatat's), again when a
+// signal interrupts it.
+func (d *dirHandle) fstatat(name string, st *unix.Stat_t, flags int) error {
+	for {
+		if err := unix.Fstatat(d.descriptor(), name, st, flags); err != unix.EINTR {
+			return err
+		}
+	}
 }
 
 // descriptor is d's file descriptor, for the *at calls.
