@@ -11,67 +11,93 @@ import (
 
 // EntryInfo is what episode numbering needs of one entry.
 type EntryInfo struct {
-	Index int
-	Type  string
-	Role  string
-	Text  string
+	Index   int
+	EntryID string
+	Type    string
+	Role    string
+	Text    string
+}
+
+// Ordinals are the episode ordinals of one session's entries, by index
+// and by entry id. Entries before the first user text message belong to
+// no episode and are absent.
+type Ordinals struct {
+	ByIndex map[int]int
+	ByID    map[string]int
 }
 
 // EpisodeOrdinals numbers the episodes of one session's entries: a user
 // text message starts the next episode (from 0, in file order, i.e. by
-// Index) and every later entry belongs to it until the next one. Entries
-// before the first user text message belong to none and are absent from
-// the map.
-func EpisodeOrdinals(entries []EntryInfo) map[int]int {
+// Index) and every later entry belongs to it until the next one.
+func EpisodeOrdinals(entries []EntryInfo) Ordinals {
 	sorted := append([]EntryInfo(nil), entries...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Index < sorted[j].Index })
-	out := make(map[int]int, len(sorted))
+	o := Ordinals{ByIndex: make(map[int]int, len(sorted)), ByID: make(map[string]int, len(sorted))}
 	ord := -1
 	for _, en := range sorted {
 		if en.Type == "message" && en.Role == "user" && strings.TrimSpace(en.Text) != "" {
 			ord++
 		}
-		if ord >= 0 {
-			out[en.Index] = ord
+		if ord < 0 {
+			continue
+		}
+		o.ByIndex[en.Index] = ord
+		if en.EntryID != "" {
+			o.ByID[en.EntryID] = ord // a later duplicate wins, as in OMP's id map
 		}
 	}
-	return out
+	return o
 }
 
-// episodeMap maps hits to episodes, walking each session once (every
-// branch, so that an entry off the active branch is numbered too).
+// episodeMap maps hits to episodes. Episodes are numbered in file order
+// over every branch, so a hit with an entry id is looked up by id in a
+// walk of every branch. A hit's index is its position in the run's own
+// branch view, so an entry without an id (a linear pi v1 file, where the
+// views agree) is looked up by index in a walk of that view.
 type episodeMap struct {
 	e        *engine.Engine
-	sessions map[string]map[int]int
+	branches engine.Branches
+	all      map[string]Ordinals
+	view     map[string]Ordinals
 }
 
-func newEpisodeMap(e *engine.Engine) *episodeMap {
-	return &episodeMap{e: e, sessions: map[string]map[int]int{}}
+func newEpisodeMap(e *engine.Engine, branches engine.Branches) *episodeMap {
+	return &episodeMap{e: e, branches: branches, all: map[string]Ordinals{}, view: map[string]Ordinals{}}
 }
 
-// episode is the ordinal of the entry at index in session id, -1 for none.
-func (m *episodeMap) episode(ctx context.Context, id string, index int) (int, error) {
-	ords, ok := m.sessions[id]
+// episode is the ordinal of a hit's entry in session id, -1 for none.
+func (m *episodeMap) episode(ctx context.Context, id, entryID string, index int) (int, error) {
+	cache, branches := m.all, engine.BranchesAll
+	if entryID == "" && m.branches != engine.BranchesAll {
+		cache, branches = m.view, m.branches
+	}
+	ords, ok := cache[id]
 	if !ok {
-		var err error
-		if ords, err = m.walk(ctx, id); err != nil {
+		entries, err := m.walk(ctx, id, branches)
+		if err != nil {
 			return -1, err
 		}
-		m.sessions[id] = ords
+		ords = EpisodeOrdinals(entries)
+		cache[id] = ords
 	}
-	if o, ok := ords[index]; ok {
-		return o, nil
+	o, found := ords.ByIndex[index]
+	if entryID != "" {
+		o, found = ords.ByID[entryID]
 	}
-	return -1, nil
+	if !found {
+		return -1, nil
+	}
+	return o, nil
 }
 
-func (m *episodeMap) walk(ctx context.Context, id string) (map[int]int, error) {
+func (m *episodeMap) walk(ctx context.Context, id string, branches engine.Branches) ([]EntryInfo, error) {
 	var entries []EntryInfo
-	res, err := m.e.Walk(ctx, engine.ExpandRequest{Session: id, Branches: engine.BranchesAll},
+	res, err := m.e.Walk(ctx, engine.ExpandRequest{Session: id, Branches: branches},
 		func(en engine.ExpandedEntry) (bool, error) {
 			// A long entry comes in chunks; its first chunk says enough.
 			if en.TextRange.Start == 0 {
-				entries = append(entries, EntryInfo{Index: en.Index, Type: en.Type, Role: deref(en.Role), Text: en.Text})
+				entries = append(entries, EntryInfo{Index: en.Index, EntryID: deref(en.EntryID),
+					Type: en.Type, Role: deref(en.Role), Text: en.Text})
 			}
 			return true, nil
 		})
@@ -83,7 +109,7 @@ func (m *episodeMap) walk(ctx context.Context, id string) (map[int]int, error) {
 	case !res.Complete:
 		return nil, fmt.Errorf("numbering the episodes of session %s: walk incomplete (%s)", id, strings.Join(res.Reasons, ", "))
 	}
-	return EpisodeOrdinals(entries), nil
+	return entries, nil
 }
 
 func deref(s *string) string {

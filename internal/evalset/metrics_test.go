@@ -76,25 +76,28 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
 func TestEpisodeOrdinals(t *testing.T) {
 	entries := []EntryInfo{
-		{Index: 4, Type: "message", Role: "assistant", Text: "answer"},
+		{Index: 4, EntryID: "a4", Type: "message", Role: "assistant", Text: "answer"},
 		{Index: 0, Type: "session_init"},
 		{Index: 1, Type: "model_change"},
 		{Index: 2, Type: "message", Role: "user", Text: "first question"},
 		{Index: 3, Type: "message", Role: "toolResult", Text: "output"},
 		{Index: 5, Type: "message", Role: "user", Text: "  "}, // no text: no new episode
 		{Index: 6, Type: "branch_summary", Text: "went back"},
-		{Index: 7, Type: "message", Role: "user", Text: "second"},
+		{Index: 7, EntryID: "u7", Type: "message", Role: "user", Text: "second"},
 		{Index: 8, Type: "message", Role: "fileMention", Text: "worker.go"},
 	}
 	got := EpisodeOrdinals(entries)
 	want := map[int]int{2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 1, 8: 1}
-	if len(got) != len(want) {
-		t.Fatalf("EpisodeOrdinals = %v, want %v", got, want)
+	if len(got.ByIndex) != len(want) {
+		t.Fatalf("EpisodeOrdinals = %v, want %v", got.ByIndex, want)
 	}
 	for i, o := range want {
-		if got[i] != o {
-			t.Errorf("entry %d: episode %d, want %d", i, got[i], o)
+		if got.ByIndex[i] != o {
+			t.Errorf("entry %d: episode %d, want %d", i, got.ByIndex[i], o)
 		}
+	}
+	if len(got.ByID) != 2 || got.ByID["a4"] != 0 || got.ByID["u7"] != 1 {
+		t.Errorf("by id: %v, want a4 in 0 and u7 in 1", got.ByID)
 	}
 }
 

@@ -52,7 +52,7 @@ type Top struct {
 // that answers with an error (an unknown mode, a bad regex) ends the run
 // with that error: every later question would fail alike.
 func Run(ctx context.Context, e *engine.Engine, qs []Question, opt Options) (*Report, error) {
-	eps := newEpisodeMap(e)
+	eps := newEpisodeMap(e, opt.Branches)
 	results := make([]Result, 0, len(qs))
 	for _, q := range qs {
 		if err := ctx.Err(); err != nil {
@@ -110,7 +110,7 @@ func hitRefs(ctx context.Context, eps *episodeMap, q Question, page *engine.Reca
 		en := h.Entry
 		ref := HitRef{SessionID: en.SessionID, Entry: true, EntryID: deref(en.EntryID), Index: en.Index, Episode: -1}
 		if len(q.Episodes) > 0 && matchesSession(q, en.SessionID) {
-			ep, err := eps.episode(ctx, en.SessionID, en.Index)
+			ep, err := eps.episode(ctx, en.SessionID, ref.EntryID, en.Index)
 			if err != nil {
 				return nil, err
 			}
