@@ -21,6 +21,7 @@ commands:
   rebuild                 bring the index up to date
   inspect SUBJECT         lineage, entries, tokens, index or session
   gen, bench              synthetic corpora and benchmarks
+  eval SET.jsonl          recall quality on a labelled set (R@k, MRR)
   version                 module version and VCS revision (also --version)
 
 global flags (before or after the command):
@@ -174,6 +175,27 @@ record.
 	"gen": `usage: memidx gen --out DIR [--sessions N] [--seed S] [--scale F] [--projects N]
 
 Write a deterministic realistic corpus with a manifest of planted facts.
+`,
+	"eval": `usage: memidx eval SET.jsonl|- [flags]
+
+Ask every question of a labelled set through recall (in-process) and
+report R@1, R@5, R@10 and MRR at entry and at session level, and how
+well pages tell answered from unanswerable. SET is JSONL:
+{"query", "expected": [{"sessionId", "entryId"}]} (an empty list is a
+must-abstain question), or OMP-MemBench's {"query", "expectedEpisodes":
+[{"sessionId", "ordinal"}], "mustAbstain"}. The sessions are those of
+--agent-dir (or --session-dir); without --index-dir the index is built
+in a temporary directory and removed.
+
+  --mode M                 literal (default), phrase, regex, … (as recall)
+  --match any|all          (default any)
+  --branches active|all    (default active)
+  --scope S                (default global)
+  --page-size N            hits per question, 1..50 (default 10)
+  --weak-below C           count pages whose queryCoverage is under C
+  --min-r1 X, --min-r5 X, --min-mrr X
+                           exit 1 when entry R@1, R@5 or MRR is below X
+  --verbose                list the questions whose evidence is not first
 `,
 	"bench": `usage: memidx bench [--corpus DIR | --sessions N] [--runs N] [--scale F] [--seed S] [--json]
 

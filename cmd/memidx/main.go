@@ -156,6 +156,8 @@ func runCommand(ctx context.Context, g globals, cmd string, args []string, stdin
 		return cmdGen(ctx, g, args, stdout)
 	case "bench":
 		return cmdBench(ctx, g, args, stdout, stderr)
+	case "eval":
+		return cmdEval(ctx, g, args, stdin, stdout, stderr)
 	}
 	return usageError("unknown command %q", cmd)
 }
