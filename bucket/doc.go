@@ -19,7 +19,11 @@
 // The file carries its cache and layout versions in the "meta" bucket, and
 // a marker that says it is memidx's (see own.go). A file of another
 // version, or one of memidx's that bbolt cannot open or that a transaction
-// finds damaged (bbolt panics on some), is reported as [ErrCorrupt]; the
+// finds damaged (bbolt panics on some, and a file another process cuts
+// short faults under the map: guard turns that into a panic too), is
+// reported as [ErrCorrupt]; a writer that met such damage lets go of its
+// flock at once, even when bbolt's own lock stays taken, so that no other
+// process finds the index busy for good; the
 // caller may [Store.Reset] it, which deletes and recreates the file: the
 // index is derived data, rebuilt from the session files, never migrated
 // (see migrations-none.md). Any other file (a SQLite database, random
