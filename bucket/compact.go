@@ -207,7 +207,7 @@ func namesFile(path string, f *os.File) bool {
 	if f == nil {
 		return true // a platform where bbolt hides its file: trust it
 	}
-	a, err1 := os.Stat(path)
+	a, err1 := os.Lstat(path) // a link to f is not f's name
 	b, err2 := f.Stat()
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }

@@ -338,10 +338,12 @@ func (s *Store) Reset() error {
 		if err := s.owned(); err != nil {
 			return err
 		}
-		f, err := os.Open(s.path)
+		f, err := s.openFile(os.O_RDONLY, 0)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			return nil
+		case errors.Is(err, ErrForeign):
+			return err
 		case err != nil:
 			return s.remove() // unreadable: remove it as it is
 		}
@@ -411,8 +413,10 @@ func (s *Store) ensureDir() error {
 	return nil
 }
 
-// open opens the file with bbolt. A new file is created 0600 (bbolt
-// passes the mode to open(2)); an existing file's mode is left as it is.
+// open opens the file with bbolt, through openFile: never through a
+// symbolic link, never another user's file. A new file is created 0600
+// (bbolt passes the mode to open(2)); an existing file's mode is left as
+// it is.
 // Errors that may mean damage come back as *damaged, for judge. The file
 // bbolt opened is returned too, for held's locking.
 func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, *os.File, error) {
@@ -422,8 +426,8 @@ func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, *os.File, 
 		Timeout:  max(timeout, time.Millisecond),
 		ReadOnly: readOnly,
 		NoSync:   s.opt.NoSync,
-		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
-			f, err := os.OpenFile(name, flag, perm)
+		OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
+			f, err := s.openFile(flag, perm)
 			file = f
 			return f, err
 		},
@@ -450,6 +454,8 @@ func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, *os.File, 
 				_ = unlock(file)
 				_ = file.Close()
 			}
+			return nil, nil, err
+		case errors.Is(err, ErrForeign): // refused by openFile
 			return nil, nil, err
 		case errors.Is(err, berrors.ErrTimeout):
 			return nil, nil, ErrLocked
