@@ -147,6 +147,7 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 	if err != nil {
 		return err
 	}
+	removeLeftovers(s.dir) // under the lock: no compaction is in flight
 	err = guard(func() error {
 		if errors.Is(pre, ErrMissing) { // a new file
 			if err := s.stamp(db); err != nil {
