@@ -62,7 +62,7 @@ func (s *Store) Compact(ctx context.Context) error {
 	}
 	if err := s.compactInto(ctx, src, st.Size(), path); err != nil {
 		os.Remove(path)
-		return err
+		return s.judge(err)
 	}
 	if !namesFile(s.path, file) {
 		os.Remove(path)
