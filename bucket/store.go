@@ -168,11 +168,12 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 		}
 	}
 	closeWriter(db, file, err)
-	if jerr := s.judge(err); !errors.Is(jerr, ErrMissing) {
-		return jerr
+	jerr := s.judge(err)
+	if isDamaged(err) && errors.Is(jerr, ErrMissing) {
+		// Emptied while written: the write is lost, as with damage.
+		return fmt.Errorf("%w: the file was emptied while written: %v", ErrCorrupt, err)
 	}
-	// Emptied while written: the write is lost, as with damage.
-	return fmt.Errorf("%w: the file was emptied while written: %v", ErrCorrupt, err)
+	return jerr
 }
 
 // isDamaged reports whether err is a panic or a memory fault in bbolt.
