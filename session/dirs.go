@@ -596,13 +596,20 @@ type lister struct {
 type mappedRoot struct {
 	given, canon string
 	sessions     bool // the sessions root: first path element is a bucket
+	archive      bool // the archive root, whose files are not read
 }
 
 func newLister(dirs Dirs, opts ListOptions) *lister {
+	roots := mapRoots(dirs)
+	for _, r := range roots {
+		if !r.archive {
+			sessionRoots.add(r.given, r.canon)
+		}
+	}
 	return &lister{
 		opts:    opts,
 		suffix:  ".jsonl",
-		roots:   mapRoots(dirs),
+		roots:   roots,
 		allowed: dirs.AllowedRoots(),
 	}
 }
@@ -615,7 +622,7 @@ func mapRoots(dirs Dirs) []mappedRoot {
 		}
 		r = filepath.Clean(r)
 		if c, err := filepath.EvalSymlinks(r); err == nil {
-			roots = append(roots, mappedRoot{given: r, canon: c, sessions: i != 1})
+			roots = append(roots, mappedRoot{given: r, canon: c, sessions: i != 1, archive: i == 2})
 		}
 	}
 	return roots
