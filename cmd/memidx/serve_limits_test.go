@@ -244,3 +244,13 @@ func TestServeInvalidUTF8ID(t *testing.T) {
 
 // frame is body with a Content-Length header.
 func frame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
+
+// The limit flags take positive numbers.
+func TestServeLimitFlags(t *testing.T) {
+	for _, flag := range []string{"--max-batch", "--max-batch-bytes", "--max-queued-bytes"} {
+		for _, v := range []string{"0", "-1", "x"} {
+			r := runCLI(t, []string{"serve", "--stdio", flag, v}, "", false)
+			assert.Equal(t, 2, r.code, "%s %s: %s%s", flag, v, r.stdout, r.stderr)
+		}
+	}
+}
