@@ -76,7 +76,10 @@
 //
 // # File format
 //
-// [Load] reads one JSON object (UTF-8, parsed with JavaScript's JSON rules):
+// [Load] reads one JSON object (UTF-8, parsed with JavaScript's JSON rules)
+// from a regular file of at most [DefaultMaxFileBytes] (16 MiB; [LoadLimit]
+// takes another bound): a FIFO, a device or a larger file is refused at once
+// with [ErrNotRegular] or [ErrTooLarge], before anything of it is read.
 //
 //	{
 //	  "providers": [

@@ -3,18 +3,37 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/memidx/memidx/jsjson"
 )
 
+// DefaultMaxFileBytes is the size bound of a catalog file Load reads: a
+// catalog of some thousands of actions with their schemas is a few MiB.
+const DefaultMaxFileBytes = 16 << 20
+
+// ErrNotRegular is returned for a catalog path that is not a regular file
+// (a FIFO, a device such as /dev/zero, a directory).
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is returned for a catalog file over its size bound.
+var ErrTooLarge = errors.New("over the size bound of a catalog file")
+
 // Load reads a catalog file (see the package documentation for its format)
-// and returns the catalog it describes.
-func Load(path string) (*Catalog, error) {
-	data, err := os.ReadFile(path)
+// of at most DefaultMaxFileBytes and returns the catalog it describes.
+func Load(path string) (*Catalog, error) { return LoadLimit(path, DefaultMaxFileBytes) }
+
+// LoadLimit is Load with a size bound of max bytes. Only a regular file
+// is read, so that a FIFO or a device in its place fails at once instead of
+// blocking or filling memory.
+func LoadLimit(path string, max int64) (*Catalog, error) {
+	data, err := readBounded(path, max)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: load: %w", err)
 	}
@@ -23,6 +42,51 @@ func Load(path string) (*Catalog, error) {
 		ie.path = path
 	}
 	return c, err
+}
+
+// readBounded reads the regular file at path, of at most max bytes.
+func readBounded(path string, max int64) ([]byte, error) {
+	// Non-blocking: opening a FIFO must not wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fileKind(st.Mode()))
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes: %w (%d bytes)", path, st.Size(), ErrTooLarge, max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max { // it grew while read
+		return nil, fmt.Errorf("%s is over %d bytes: %w (%d bytes)", path, max, ErrTooLarge, max)
+	}
+	return data, nil
+}
+
+// fileKind names what a file that is not regular is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }
 
 // Decode parses the catalog file format from data and returns the catalog

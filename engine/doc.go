@@ -51,7 +51,11 @@
 // changed source or branch answers stale_pointer with no content. Expansion
 // always re-reads the source, losslessly (thinking and tool output
 // included whatever the indexing policy: the policy governs the derived
-// index, not the source the caller may read).
+// index, not the source the caller may read). The last few reads are
+// cached while their file is unchanged, so that paging reads it once: the
+// cache holds at most a quarter of maxBuildBytes of estimated memory (a read
+// larger than that is not kept) and drops a read unused for 30 s, so that
+// an Engine at rest gives that memory back.
 //
 // Differences from the reference, deliberately: unknown scopes are errors;
 // session:<missing> is session_not_found, never an empty answer; an offset

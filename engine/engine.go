@@ -140,7 +140,7 @@ func Open(opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog, snaps: &snapCache{}}
+	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog}
 	if e.catalog != nil && !hasProvider(e.catalog, catalog.MemoryProviderName) {
 		// The memory provider describes this very engine; a host catalog
 		// without it still lists it.
@@ -168,6 +168,8 @@ func Open(opt Options) (*Engine, error) {
 	if opt.IndexDir != "" {
 		e.cfg.IndexDir = absFrom(env.Cwd, opt.IndexDir)
 	}
+	// The snapshot cache is charged against the build memory bound.
+	e.snaps = newSnapCache(e.cfg.MaxBuildBytes)
 	if e.cfg.IndexDir == "" {
 		e.cfg.IndexDir = index.DefaultIndexDir(dirs.AgentDir)
 	}

@@ -100,6 +100,8 @@ type snapshot struct {
 	lazy    *normalize.Lazy
 	// id is the source's stat identity when it was read.
 	id index.Identity
+	// cost estimates the memory the snapshot holds (snapCache charges it).
+	cost int64
 }
 
 // readSnapshot resolves and reads a session losslessly: every byte of
@@ -135,7 +137,8 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 	f := src.Parse()
 	sel := lineage.Select(f, mode, t.Live) // Select ignores live for branches "all"
 	res := normalize.Session(f, sel, normalize.Lossless())
-	snap := &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries, id: src.Identity}
+	snap := &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries, id: src.Identity,
+		cost: wholeSnapshotCost(int64(len(src.Data)), res.Entries)}
 	if !src.Changed {
 		e.snaps.put(key, src.Identity, readAt, snap)
 	}

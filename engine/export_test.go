@@ -1,5 +1,7 @@
 package engine
 
+import "time"
+
 // SetBeforeSearch makes f run between each recall's refresh and its
 // search, until the returned func restores the previous hook.
 func SetBeforeSearch(f func()) (restore func()) {
@@ -26,4 +28,19 @@ func SetAfterSnapshot(f func()) (restore func()) {
 	old := afterSnapshot
 	afterSnapshot = f
 	return func() { afterSnapshot = old }
+}
+
+// SnapCacheHeld is the estimated memory and the entries of e's cache of
+// session reads.
+func SnapCacheHeld(e *Engine) (bytes int64, entries int) { return e.snaps.held() }
+
+// SnapCacheBudget is the memory e's cache of session reads may hold.
+func SnapCacheBudget(e *Engine) int64 { return e.snaps.maxBytes }
+
+// AgeSnapCache moves e's cache clock d ahead and runs its idle sweep.
+func AgeSnapCache(e *Engine, d time.Duration) {
+	e.snaps.mu.Lock()
+	e.snaps.now = func() time.Time { return time.Now().Add(d) }
+	e.snaps.mu.Unlock()
+	e.snaps.sweep()
 }

@@ -44,7 +44,8 @@ func readSlimSnapshot(path string, mode lineage.Mode, live *lineage.Live) *snaps
 	if !ok {
 		return nil
 	}
-	return &snapshot{path: path, hash: s.SourceHash, fp: sel.Fingerprint, mode: mode, lazy: lz, id: before}
+	return &snapshot{path: path, hash: s.SourceHash, fp: sel.Fingerprint, mode: mode, lazy: lz, id: before,
+		cost: slimSnapshotCost(s, lz.Len())}
 }
 
 // count is the number of entries of the snapshot's selection.

@@ -18,10 +18,11 @@ func (e *Engine) openWatch() {
 }
 
 // Close releases what the Engine holds between calls: the index file's
-// read handle and the watches of Options.Watch. An Engine still answers
-// after Close, opening the index and listing every session file of a scope
-// on each call as one without Watch does.
+// read handle, the watches of Options.Watch and the cached session reads.
+// An Engine still answers after Close, opening the index and listing every
+// session file of a scope on each call as one without Watch does.
 func (e *Engine) Close() error {
+	e.snaps.close()
 	ixErr := e.ix.Close()
 	if e.watch == nil {
 		return ixErr

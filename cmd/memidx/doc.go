@@ -20,6 +20,11 @@
 // memidx never panics at the user: an internal failure is reported as code
 // internal_error.
 //
+// serve bounds what a client can make it hold, whatever it sends: the
+// requests of a batch (--max-batch), the batch answers kept until their
+// batch is complete (--max-batch-bytes) and the answers the client has not
+// read (--max-queued-bytes; past it serve stops reading: back-pressure).
+//
 // The logic lives in run(ctx, args, stdin, stdout, stderr), so tests drive
 // the CLI in-process: go test ./cmd/memidx -update rewrites the golden
 // outputs under testdata/golden.

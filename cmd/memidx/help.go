@@ -115,6 +115,7 @@ Capability heads (never memory evidence): the catalog, a search of it, or
 one action's full description.
 `,
 	"serve": `usage: memidx serve --stdio [--catalog FILE] [--no-watch] [--live-session FILE --live-leaf ID --live-branch ID,…]
+                    [--max-batch N] [--max-batch-bytes N] [--max-queued-bytes N]
 
 JSON-RPC 2.0 over stdin/stdout, one message per line or Content-Length
 framed, batches, $/cancelRequest, $/progress: initialize, memory.recall,
@@ -126,6 +127,13 @@ every request read after it. See "Serve protocol" in README.md.
 The server watches the session directories it has listed (inotify, on
 Linux) and lists again only what changed; --no-watch lists and stats every
 session file on each call instead. Answers are the same either way.
+
+Limits: a batch holds at most --max-batch requests (default 1000; a larger
+one is refused with one invalid-request error); the answers of batches held
+until their batch is complete stay within --max-batch-bytes (default 64 MiB;
+an answer past it is error -32001 naming the limit); answers the client has
+not read stay within --max-queued-bytes (default 64 MiB; past it serve stops
+reading requests until the client reads).
 `,
 	"rebuild": `usage: memidx rebuild [--scope S] [--branches active|all] [--jobs N] [--json]
 

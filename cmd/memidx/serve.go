@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memidx/memidx/engine"
 )
@@ -77,12 +78,17 @@ func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, st
 	catalogFile := fl.String("catalog", "", "capability catalog JSON file")
 	noWatch := fl.Bool("no-watch", false, "list and stat every session file on each call instead of watching the session directories")
 	lf := addLiveFlags(fl)
+	limitsOf := addServeLimitFlags(fl)
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
 	}
 	if !*stdio || len(pos) != 0 {
 		return usageError("serve only speaks over stdio: memidx serve --stdio")
+	}
+	limits, err := limitsOf()
+	if err != nil {
+		return err
 	}
 	conn := &connLive{}
 	if l := lf.live(); l != nil {
@@ -98,7 +104,9 @@ func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, st
 	if serveOpened != nil {
 		serveOpened(e)
 	}
-	return serve(ctx, e, conn, stdin, stdout)
+	s := newServer(ctx, e, conn)
+	s.setLimits(limits)
+	return s.serveStream(stdin, stdout)
 }
 
 // serveOpened, when set (tests), sees the engine cmdServe opened.
@@ -162,6 +170,11 @@ type server struct {
 
 	progressAfter, progressEvery time.Duration
 
+	limits serveLimits
+	// batchBytes holds the answers of batches not yet complete;
+	// queuedBytes the answers handed to the writer and not yet written.
+	batchBytes, queuedBytes *byteGate
+
 	running chan struct{}
 	queued  chan struct{}
 	wg      sync.WaitGroup
@@ -171,13 +184,22 @@ type server struct {
 }
 
 func newServer(ctx context.Context, e *engine.Engine, conn *connLive) *server {
-	return &server{
+	s := &server{
 		ctx: ctx, e: e, conn: conn,
 		progressAfter: progressAfter, progressEvery: progressEvery,
 		running:  make(chan struct{}, serveRunning),
 		queued:   make(chan struct{}, serveQueued),
 		inflight: map[string][]*call{},
 	}
+	s.setLimits(defaultServeLimits())
+	return s
+}
+
+// setLimits sets the connection's limits, before it serves.
+func (s *server) setLimits(l serveLimits) {
+	s.limits = l
+	s.batchBytes = newByteGate(l.maxBatchBytes)
+	s.queuedBytes = newByteGate(l.maxQueuedBytes)
 }
 
 // serve answers JSON-RPC 2.0 requests on in until it ends, then waits for
@@ -189,9 +211,12 @@ func serve(ctx context.Context, e *engine.Engine, conn *connLive, in io.Reader, 
 func (s *server) serveStream(in io.Reader, out io.Writer) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	f := detectFraming(r)
-	s.out = &frameWriter{w: bufio.NewWriter(out), f: f}
+	s.out = &frameWriter{w: bufio.NewWriter(out), f: f, queued: s.queuedBytes}
 	fr := &frameReader{r: r, f: f, max: maxMessageBytes}
 	for {
+		// Back-pressure: a client that does not read its answers is
+		// not read from either.
+		s.queuedBytes.waitRoom(s.ctx)
 		msg, err := fr.next()
 		var fe *errFrame
 		if errors.As(err, &fe) {
@@ -236,27 +261,34 @@ func (s *server) handle(msg []byte) {
 
 // handleBatch answers a JSON-RPC batch with one array, in the order of the
 // batch, once every call in it is done. Notifications have no entry; a
-// batch of notifications only gets no answer; an empty batch is one
-// invalid-request error.
+// batch of notifications only gets no answer; an empty batch, or one of
+// more than maxBatch requests, is one invalid-request error. The answers
+// are encoded as they come, and held within maxBatchBytes.
 func (s *server) handleBatch(msg []byte) {
-	var elems []json.RawMessage
-	if err := json.Unmarshal(msg, &elems); err != nil {
+	elems, err := splitBatch(msg, s.limits.maxBatch)
+	switch {
+	case errors.Is(err, errBatchTooLong):
+		s.writeResponse(&rpcResponse{Error: &rpcError{Code: rpcInvalidRequest,
+			Message: fmt.Sprintf("a batch holds at most %d requests (--max-batch): send fewer at once", s.limits.maxBatch)}})
+		return
+	case err != nil:
 		s.writeResponse(&rpcResponse{Error: &rpcError{Code: rpcParseError, Message: "parse error: " + err.Error()}})
 		return
-	}
-	if len(elems) == 0 {
+	case len(elems) == 0:
 		s.writeResponse(&rpcResponse{Error: &rpcError{Code: rpcInvalidRequest, Message: "an empty batch"}})
 		return
 	}
-	resps := make([]*rpcResponse, len(elems))
+	b := &batchAnswer{s: s, parts: make([][]byte, len(elems))}
 	var done sync.WaitGroup
 	for i, el := range elems {
 		resp, c := s.accept(el)
-		resps[i] = resp
+		if resp != nil {
+			b.parts[i] = bytes.TrimRight(encodeResponse(resp), "\n")
+		}
 		if c != nil {
 			done.Add(1)
 			s.start(c, func(r *rpcResponse) {
-				resps[i] = r
+				b.set(i, r)
 				done.Done()
 			})
 		}
@@ -265,16 +297,57 @@ func (s *server) handleBatch(msg []byte) {
 	go func() {
 		defer s.wg.Done()
 		done.Wait()
-		var out []*rpcResponse
-		for _, r := range resps {
-			if r != nil {
-				out = append(out, r)
-			}
-		}
-		if len(out) > 0 {
-			s.out.write(encodeBatch(out))
-		}
+		b.write()
 	}()
+}
+
+// batchAnswer is a batch's answer as its calls finish: each call's answer
+// encoded, charged to the connection's batchBytes until the batch is
+// written.
+type batchAnswer struct {
+	s       *server
+	mu      sync.Mutex
+	parts   [][]byte
+	charged int64
+}
+
+// set encodes the answer of element i; an answer the batch bytes cannot
+// hold becomes a limit error naming the limit.
+func (b *batchAnswer) set(i int, r *rpcResponse) {
+	if r == nil {
+		return
+	}
+	enc := bytes.TrimRight(encodeResponse(r), "\n")
+	n := int64(len(enc))
+	if !b.s.batchBytes.tryTake(n) {
+		enc = limitError(r.ID, "the answer (%d bytes) does not fit the %d bytes that batch answers may hold (--max-batch-bytes): send this request on its own or in a smaller batch", n, b.s.limits.maxBatchBytes)
+		n = 0
+	}
+	b.mu.Lock()
+	b.parts[i] = enc
+	b.charged += n
+	b.mu.Unlock()
+}
+
+// write writes the batch's answers as one array, piece by piece, and
+// releases their charge.
+func (b *batchAnswer) write() {
+	defer b.s.batchBytes.release(b.charged)
+	pieces := make([][]byte, 0, 2*len(b.parts)+1)
+	for _, p := range b.parts {
+		if p == nil {
+			continue
+		}
+		sep := []byte{','}
+		if len(pieces) == 0 {
+			sep = []byte{'['}
+		}
+		pieces = append(pieces, sep, p)
+	}
+	if len(pieces) == 0 {
+		return
+	}
+	b.s.out.writePieces(append(pieces, []byte{']'}))
 }
 
 // accept checks one request in reading order. It answers malformed
@@ -287,7 +360,7 @@ func (s *server) accept(raw json.RawMessage) (*rpcResponse, *call) {
 		return &rpcResponse{ID: idOf(raw), Error: &rpcError{Code: rpcInvalidRequest, Message: "a request is a JSON object: " + err.Error()}}, nil
 	}
 	if !validID(req.ID) {
-		return &rpcResponse{Error: &rpcError{Code: rpcInvalidRequest, Message: "a request id is a string, a number or null"}}, nil
+		return &rpcResponse{Error: &rpcError{Code: rpcInvalidRequest, Message: "a request id is a string of valid UTF-8, a number or null"}}, nil
 	}
 	if req.JSONRPC != "2.0" || req.Method == "" {
 		return &rpcResponse{ID: req.ID, Error: &rpcError{Code: rpcInvalidRequest, Message: `a request needs "jsonrpc":"2.0" and a method`}}, nil
@@ -389,6 +462,11 @@ func (s *server) cancel(id json.RawMessage) int {
 // run waits for a running slot (or the call's cancellation), then
 // answers the call, with progress notifications while it takes long.
 func (s *server) run(c *call) *rpcResponse {
+	// A call starts only while the client reads its answers: what a slow
+	// reader has not read bounds what new calls may add to it.
+	if s.queuedBytes.waitRoom(c.ctx) != nil {
+		return &rpcResponse{Error: &rpcError{Code: rpcRequestCancelled, Message: "request cancelled"}}
+	}
 	select {
 	case s.running <- struct{}{}:
 	case <-c.ctx.Done():
@@ -518,19 +596,6 @@ func spliceResult(id json.RawMessage, cr *engine.CallResult) ([]byte, bool) {
 	return b.Bytes(), true
 }
 
-func encodeBatch(rs []*rpcResponse) []byte {
-	var buf bytes.Buffer
-	buf.WriteByte('[')
-	for i, r := range rs {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.Write(bytes.TrimRight(encodeResponse(r), "\n"))
-	}
-	buf.WriteByte(']')
-	return buf.Bytes()
-}
-
 func marshalJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -541,7 +606,8 @@ func marshalJSON(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// validID: absent, a string, a number or null.
+// validID: absent, a string, a number or null. A string must be valid
+// UTF-8: the id is echoed as sent, and an answer must be valid JSON text.
 func validID(id json.RawMessage) bool {
 	if id == nil {
 		return true
@@ -549,7 +615,9 @@ func validID(id json.RawMessage) bool {
 	switch c := bytes.TrimSpace(id); {
 	case len(c) == 0:
 		return false
-	case c[0] == '"', c[0] == '-', '0' <= c[0] && c[0] <= '9', string(c) == "null":
+	case c[0] == '"':
+		return utf8.Valid(c)
+	case c[0] == '-', '0' <= c[0] && c[0] <= '9', string(c) == "null":
 		return true
 	}
 	return false

@@ -146,26 +146,43 @@ func (fr *frameReader) nextHeaderFramed() ([]byte, error) {
 
 // frameWriter writes whole messages, one at a time, in the stream's
 // framing. It is safe for concurrent use: the one place responses and
-// notifications meet the stream.
+// notifications meet the stream. A message waiting for the stream (a
+// client that reads slowly) is charged to queued until it is written.
 type frameWriter struct {
-	mu  sync.Mutex
-	w   *bufio.Writer
-	f   framing
-	err error
+	mu     sync.Mutex
+	w      *bufio.Writer
+	f      framing
+	err    error
+	queued *byteGate
 }
 
 func (fw *frameWriter) write(body []byte) {
-	body = bytes.TrimRight(body, "\n")
+	fw.writePieces([][]byte{bytes.TrimRight(body, "\n")})
+}
+
+// writePieces writes one message made of pieces, without joining them
+// into one buffer first.
+func (fw *frameWriter) writePieces(pieces [][]byte) {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	if fw.queued != nil {
+		fw.queued.add(int64(n))
+		defer fw.queued.release(int64(n))
+	}
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
 	if fw.err != nil {
 		return
 	}
 	if fw.f == headerFraming {
-		fmt.Fprintf(fw.w, "Content-Length: %d\r\n\r\n", len(body))
-		fw.w.Write(body)
-	} else {
-		fw.w.Write(body)
+		fmt.Fprintf(fw.w, "Content-Length: %d\r\n\r\n", n)
+	}
+	for _, p := range pieces {
+		fw.w.Write(p)
+	}
+	if fw.f == lineFraming {
 		fw.w.WriteByte('\n')
 	}
 	fw.err = fw.w.Flush()

@@ -172,11 +172,12 @@ func (s *server) initialize() *initializeResult {
 	}
 	r.Errors = map[string]string{
 		fmt.Sprint(rpcParseError):       "parse error: the message is not JSON, or could not be framed",
-		fmt.Sprint(rpcInvalidRequest):   "invalid request: not a JSON-RPC 2.0 request object, or an empty batch",
+		fmt.Sprint(rpcInvalidRequest):   "invalid request: not a JSON-RPC 2.0 request object (an id is a string of valid UTF-8, a number or null), an empty batch, or a batch of more requests than --max-batch",
 		fmt.Sprint(rpcMethodNotFound):   "method not found",
 		fmt.Sprint(rpcInvalidParams):    "invalid params: memidx refused the arguments; error.data is the memidx error object {code, message} (invalid_request, invalid_scope, invalid_regex, regex_pattern_too_large, unknown_ref)",
 		fmt.Sprint(rpcInternalError):    "internal error: memidx itself failed",
 		fmt.Sprint(rpcRequestCancelled): "request cancelled by $/cancelRequest",
+		fmt.Sprint(rpcLimitExceeded):    "limit exceeded: the answer of a request in a batch did not fit the bytes batch answers may hold (--max-batch-bytes); send it on its own",
 	}
 	return r
 }
