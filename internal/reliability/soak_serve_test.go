@@ -36,15 +36,7 @@ const servePeakRSSBound = 512 << 20
 // appends to a session while serve refreshes and writes the index.
 func TestSoakServe(t *testing.T) {
 	t.Run("batches and a slow reader", func(t *testing.T) { serveSoak(t, false) })
-	t.Run("with a truncating neighbour", func(t *testing.T) {
-		if os.Getenv("MEMIDX_SERVE_SOAK_TRUNCATE") == "" {
-			// A fault inside a bbolt write transaction can leave serve
-			// hanging on the file's lock until the bucket package
-			// recovers from it; the coordinator turns this on with it.
-			t.Skip("needs the bucket write-fault fix: set MEMIDX_SERVE_SOAK_TRUNCATE=1")
-		}
-		serveSoak(t, true)
-	})
+	t.Run("with a truncating neighbour", func(t *testing.T) { serveSoak(t, true) })
 }
 
 // serveClient is the soak's side of one serve process.
