@@ -65,7 +65,6 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 		return err
 	}
 	rep := sum.RebuildReport
-	sum.Error = sum.failure()
 	if *asJSON || !humanOutput(g, stdout) {
 		if err := writeJSON(stdout, g.pretty, sum); err != nil {
 			return err
@@ -207,7 +206,9 @@ func rebuildIndex(ctx context.Context, e *engine.Engine, scope, branches string,
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return summarize(rep, workers), nil
+	sum := summarize(rep, workers)
+	sum.Error = sum.failure() // both surfaces say what went wrong
+	return sum, nil
 }
 
 // progressBar draws one line on a terminal, at most ten times a second.

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -441,4 +443,29 @@ func TestServeSplicedAnswerIsTheEncoders(t *testing.T) {
 			assert.Equal(t, string(want), string(got), "id %s, result %d", id, i)
 		}
 	}
+}
+
+// memory.rebuild's summary carries the error `memidx rebuild` prints when
+// a session is left out of the index.
+func TestServeRebuildSaysWhatFailed(t *testing.T) {
+	w := newServeWorld(t)
+	w.write("good", "hello there", "reply")
+	p := filepath.Join(w.bucket, "2026-09-02T10-00-00-000Z_sparse.jsonl")
+	require.NoError(t, os.WriteFile(p, nil, 0o644))
+	require.NoError(t, os.Truncate(p, 8<<20))
+	out := roundTrip(t, w.server(), req(1, "memory.rebuild", nil))
+	require.NotEmpty(t, out)
+	out = out[len(out)-1:] // after the progress notifications
+	var resp struct {
+		Result struct {
+			Failed int `json:"failed"`
+			Error  *struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out[0]), &resp), out[0])
+	assert.Equal(t, 1, resp.Result.Failed)
+	require.NotNil(t, resp.Result.Error, out[0])
+	assert.Equal(t, "sessions_failed", resp.Result.Error.Code)
 }
