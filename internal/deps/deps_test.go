@@ -40,7 +40,8 @@ var layer = map[string]int{
 	"internal/corpus":        1,
 	"internal/reliability":   9,
 	"internal/benchmark":     8,
-	"analyzer/bleveanalyzer": 1,
+	"analyzer/natural":       1,
+	"analyzer/bleveanalyzer": 2,
 }
 
 func TestDependencyDirection(t *testing.T) {
