@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -55,22 +56,24 @@ func (s *Store) Compact(ctx context.Context) error {
 		os.Remove(path)
 		return nil // another user's file: replaced, it would be ours
 	}
-	if err == nil {
-		// The file keeps the mode it had: memidx changes only what it
-		// created, and someone may have opened this one up.
-		err = os.Chmod(path, st.Mode().Perm())
-	}
 	if err != nil {
 		os.Remove(path)
 		return err
 	}
 	if err := s.compactInto(ctx, src, st.Size(), path); err != nil {
 		os.Remove(path)
-		return err
+		return s.judge(err)
 	}
 	if !namesFile(s.path, file) {
 		os.Remove(path)
 		return nil // replaced meanwhile by something that takes no lock
+	}
+	// The copy is 0600 while written; in place, it keeps the mode the
+	// file had: memidx changes only what it created, and someone may have
+	// opened this one up.
+	if err := os.Chmod(path, st.Mode().Perm()); err != nil {
+		os.Remove(path)
+		return err
 	}
 	if err := os.Rename(path, s.path); err != nil {
 		os.Remove(path)
@@ -207,26 +210,57 @@ func namesFile(path string, f *os.File) bool {
 	if f == nil {
 		return true // a platform where bbolt hides its file: trust it
 	}
-	a, err1 := os.Stat(path)
+	a, err1 := os.Lstat(path) // a link to f is not f's name
 	b, err2 := f.Stat()
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
-// removeLeftovers removes what a compaction that stopped half way left in
-// dir: regular files of compaction's own name, which only memidx writes,
-// untouched for an hour (one in flight is written all the time).
+// removeLeftovers removes what compactions that stopped half way (a
+// killed process) left in dir: plaintext copies of the index. The caller
+// holds the exclusive lock on the file the path names, which a compaction
+// holds from before it creates its file until after it renamed it, so none
+// is in flight. Only what is provably a compaction's is removed: a name of
+// compactPrefix and CreateTemp's digits, a regular file (not a link) this
+// user owns, empty or starting with bbolt's meta pages. The directory is
+// listed, never globbed: its path is the user's, and may hold pattern
+// characters.
 func removeLeftovers(dir string) {
-	names, _ := filepath.Glob(filepath.Join(dir, compactPrefix+"*"))
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
 	for _, n := range names {
-		if st, err := os.Lstat(n); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > leftoverAge {
-			os.Remove(n)
+		if p := filepath.Join(dir, n); isCompactName(n) && isLeftover(p) {
+			os.Remove(p)
 		}
 	}
 }
 
-// leftoverAge is how long a compaction's file must lie untouched to be a
-// leftover. A variable for tests.
-var leftoverAge = time.Hour
+// isCompactName reports whether name is one a compaction gives its file.
+func isCompactName(name string) bool {
+	rest, ok := strings.CutPrefix(name, compactPrefix)
+	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
+}
+
+// isLeftover reports whether the file at path is one a compaction wrote.
+func isLeftover(path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil || notOurs(st) != "" {
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !os.SameFile(st, fi) {
+		return false
+	}
+	return fi.Size() == 0 || len(readMetas(f)) > 0
+}
 
 // syncDir makes a rename in dir durable (best effort: not every platform
 // can sync a directory).

@@ -17,9 +17,15 @@
 // waits without bound.
 //
 // The file carries its cache and layout versions in the "meta" bucket, and
-// a marker that says it is memidx's (see own.go). A file of another
+// a marker that says it is memidx's (see own.go); a file bbolt cannot open
+// counts as memidx's only by bbolt's structure around that marker, never
+// by its text alone (layout.go). A file of another
 // version, or one of memidx's that bbolt cannot open or that a transaction
-// finds damaged (bbolt panics on some), is reported as [ErrCorrupt]; the
+// finds damaged (bbolt panics on some, and a file another process cuts
+// short faults under the map: guard turns that into a panic too), is
+// reported as [ErrCorrupt]; a writer that met such damage lets go of its
+// flock at once, even when bbolt's own lock stays taken, so that no other
+// process finds the index busy for good; the
 // caller may [Store.Reset] it, which deletes and recreates the file: the
 // index is derived data, rebuilt from the session files, never migrated
 // (see migrations-none.md). Any other file (a SQLite database, random
@@ -30,7 +36,16 @@
 // the path: [Store.Reset] removes the file under that lock, and
 // [Store.Compact] renames a copy written bucket by bucket (each bucket's
 // pages together, the meta bucket first) over it; a writer that waited for
-// the lock while the file was replaced opens the new one.
+// the lock while the file was replaced opens the new one. The copy is
+// created 0600 in the index directory; what a killed compaction left
+// there is removed by the next writer of any process, which holds that
+// lock, so no compaction is in flight (only files provably a
+// compaction's; the directory is listed, never globbed).
+//
+// The file is opened without following a symbolic link (a link, dangling
+// or not, is [ErrForeign] and nothing is created through it), and only
+// when it is a regular file of this process's effective user (open.go);
+// compaction therefore never puts a file where a link was.
 //
 // bbolt leaves the bytes of a deleted value in the file's free pages;
 // [Store.UpdateScrub] zeroes them after a transaction that deletes what

@@ -117,7 +117,7 @@ func (h *held) install(s *Store, deadline time.Time) (lease, error) {
 // current tells whether path still names the mapped file, as it was when
 // mapped.
 func (h *held) current(path string) bool {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	return err == nil && os.SameFile(fi, h.info) && fi.Size() == h.info.Size() &&
 		fi.ModTime().Equal(h.info.ModTime())
 }

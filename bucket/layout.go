@@ -6,7 +6,6 @@ import (
 	"errors"
 	"hash/fnv"
 	"io"
-	"os"
 )
 
 // This file reads the few parts of bbolt's file format that bbolt has no
@@ -37,7 +36,8 @@ type boltMeta struct {
 	freelist uint64
 	pgid     uint64
 	txid     uint64
-	valid    bool // the checksum matches
+	root     uint64 // the root bucket's page
+	valid    bool   // the checksum matches
 }
 
 // parseMeta reads the meta page that starts at b, if it has bbolt's magic.
@@ -53,6 +53,7 @@ func parseMeta(b []byte) (boltMeta, bool) {
 	h.Write(m[:56])
 	return boltMeta{
 		pageSize: native.Uint32(m[8:]),
+		root:     native.Uint64(m[16:]),
 		freelist: native.Uint64(m[32:]),
 		pgid:     native.Uint64(m[40:]),
 		txid:     native.Uint64(m[48:]),
@@ -140,45 +141,175 @@ func freelistIDs(f io.ReaderAt, m boltMeta) ([]uint64, error) {
 	return ids, nil
 }
 
-// scanLimit bounds the search for the marker in a file without bbolt's
-// magic: memidx writes its marker into the first pages of a new file (see
-// stamp), and a large foreign file must not be read whole on every call.
+// scanLimit bounds the search for the meta bucket's page in a file whose
+// meta pages are gone: memidx writes that page into the first pages of a
+// new file (see stamp), and a large file must not be read whole.
 const scanLimit = 1 << 20
 
-// carries reports whether the bytes of path hold one of sigs: the whole
-// file when a meta page still has bbolt's magic, its first scanLimit bytes
-// otherwise.
-func carries(path string, sigs ...[]byte) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
+// maxRootPages bounds the root page bbolt's meta pages point at, with its
+// overflow, that is read to find the meta bucket of an older layout.
+const maxRootPages = 16
+
+const (
+	leafPageFlag   = 0x02
+	bucketLeafFlag = 0x01
+	leafElemSize   = 16
+	inBucketSize   = 16
+)
+
+// memidxLayout reports whether f, of size bytes, is memidx's by its
+// structure: a bbolt leaf page, at its place and naming its own page id,
+// that holds the meta bucket with the marker; or, for the layouts before
+// the marker, the meta bucket with the cache version and layout keys in
+// the root bucket that a meta page with bbolt's magic points at. A file
+// that merely contains the marker's text anywhere else is not.
+func memidxLayout(f io.ReaderAt, size int64) bool {
+	metas := readMetas(f)
+	for _, m := range metas {
+		if rootHoldsMeta(f, size, m) {
+			return true
+		}
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if len(readMetas(f)) == 0 {
-		r = io.LimitReader(f, scanLimit)
+	head := make([]byte, min(size, scanLimit))
+	n, _ := f.ReadAt(head, 0)
+	head = head[:n]
+	sizes := commonPageSizes
+	if len(metas) > 0 && sanePageSize(int64(metas[0].pageSize)) {
+		sizes = []int64{int64(metas[0].pageSize)}
 	}
-	keep := 0
-	for _, s := range sigs {
-		keep = max(keep, len(s)-1)
-	}
-	buf := make([]byte, 0, 1<<20)
-	for {
-		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		for _, s := range sigs {
-			if bytes.Contains(buf, s) {
-				return true, nil
+	for _, ps := range sizes {
+		for id := int64(2); (id+1)*ps <= int64(len(head)); id++ {
+			p := head[id*ps : (id+1)*ps]
+			if native.Uint64(p) != uint64(id) || native.Uint16(p[8:]) != leafPageFlag {
+				continue
+			}
+			if k := metaKeys(p); k.marker && k.version {
+				return true
 			}
 		}
-		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return false, nil
-			}
-			return false, err
-		}
-		// Keep the tail: a signature may straddle two reads.
-		tail := min(keep, len(buf))
-		buf = buf[:copy(buf, buf[len(buf)-tail:])]
 	}
+	return false
+}
+
+// sanePageSize reports whether n can be a bbolt page size.
+func sanePageSize(n int64) bool { return n >= 512 && n <= 1<<20 && n&(n-1) == 0 }
+
+// rootHoldsMeta reports whether the root bucket m points at holds
+// memidx's meta bucket, inline or on a page of its own.
+func rootHoldsMeta(f io.ReaderAt, size int64, m boltMeta) bool {
+	ps := int64(m.pageSize)
+	root := readPage(f, size, ps, m.root)
+	if root == nil || native.Uint16(root[8:]) != leafPageFlag {
+		return false
+	}
+	v, ok := leafValue(root, metaBucket, true)
+	if !ok || len(v) < inBucketSize {
+		return false
+	}
+	var meta []byte
+	if at := native.Uint64(v); at == 0 { // inline: the page follows
+		meta = v[inBucketSize:]
+	} else if meta = readPage(f, size, ps, at); meta == nil {
+		return false
+	}
+	if len(meta) < pageHeaderSize || native.Uint16(meta[8:]) != leafPageFlag {
+		return false
+	}
+	k := metaKeys(meta)
+	return k.version && (k.marker || k.layout)
+}
+
+// readPage reads page id, with its overflow, of a file of size bytes and
+// page size ps; nil when it is not there or names another id.
+func readPage(f io.ReaderAt, size, ps int64, id uint64) []byte {
+	if !sanePageSize(ps) || id < 2 || int64(id) >= size/ps {
+		return nil
+	}
+	hdr := make([]byte, pageHeaderSize)
+	if _, err := f.ReadAt(hdr, int64(id)*ps); err != nil || native.Uint64(hdr) != id {
+		return nil
+	}
+	n := int64(native.Uint32(hdr[12:])) + 1
+	if n > maxRootPages || (int64(id)+n)*ps > size {
+		return nil
+	}
+	p := make([]byte, n*ps)
+	if _, err := f.ReadAt(p, int64(id)*ps); err != nil {
+		return nil
+	}
+	return p
+}
+
+// metaFound is what a leaf holds of memidx's meta bucket.
+type metaFound struct{ marker, version, layout bool }
+
+// metaKeys reads the leaf page p as memidx's meta bucket: the marker, and
+// the one-byte cache version and layout. A leaf that holds a nested bucket
+// is not it.
+func metaKeys(p []byte) metaFound {
+	var k metaFound
+	nested := false
+	ok := forEachLeaf(p, func(flags uint32, key, val []byte) bool {
+		switch {
+		case flags&bucketLeafFlag != 0:
+			nested = true
+			return false
+		case bytes.Equal(key, markerKey):
+			k.marker = bytes.HasPrefix(val, markerText)
+		case bytes.Equal(key, versionKey):
+			k.version = len(val) == 1
+		case bytes.Equal(key, layoutKey):
+			k.layout = len(val) == 1
+		}
+		return true
+	})
+	if !ok || nested {
+		return metaFound{}
+	}
+	return k
+}
+
+// leafValue returns the value of key in the leaf page p, when its
+// element's bucket flag is bucket.
+func leafValue(p, key []byte, bucket bool) (out []byte, found bool) {
+	forEachLeaf(p, func(flags uint32, k, v []byte) bool {
+		if bytes.Equal(k, key) {
+			out, found = v, (flags&bucketLeafFlag != 0) == bucket
+			return false
+		}
+		return true
+	})
+	return out, found
+}
+
+// forEachLeaf calls fn with each element of the leaf page p, in order,
+// until fn returns false; it reports false when an element does not lie
+// within p or the keys are out of order.
+func forEachLeaf(p []byte, fn func(flags uint32, key, val []byte) bool) bool {
+	if len(p) < pageHeaderSize {
+		return false
+	}
+	n := int(native.Uint16(p[10:]))
+	var prev []byte
+	for i := range n {
+		at := pageHeaderSize + i*leafElemSize
+		if at+leafElemSize > len(p) {
+			return false
+		}
+		e := p[at:]
+		pos, ks, vs := uint64(native.Uint32(e[4:])), uint64(native.Uint32(e[8:])), uint64(native.Uint32(e[12:]))
+		start := uint64(at) + pos
+		if pos < uint64(leafElemSize*(n-i)) || start+ks+vs > uint64(len(p)) {
+			return false
+		}
+		key, val := p[start:start+ks], p[start+ks:start+ks+vs]
+		if i > 0 && bytes.Compare(prev, key) >= 0 {
+			return false
+		}
+		prev = key
+		if !fn(native.Uint32(e), key, val) {
+			return true
+		}
+	}
+	return true
 }

@@ -19,9 +19,15 @@ import (
 //   - a bbolt file whose meta bucket holds the marker (layout 3 on), or the
 //     cache version key of layouts 1 and 2: memidx's, of this version or
 //     of another one, which is rebuilt;
-//   - a file bbolt cannot open or read whose bytes still hold the marker
-//     (or, with bbolt's magic in a meta page, the meta keys of layout 2):
-//     memidx's, damaged, which is rebuilt.
+//   - a file bbolt cannot open or read that still has, by bbolt's
+//     structure, the meta bucket with the marker on a leaf page of its own
+//     near the start (see stamp), or, reached from a meta page with
+//     bbolt's magic, the meta bucket of layout 2: memidx's, damaged, which
+//     is rebuilt (see memidxLayout). The marker's text elsewhere in a
+//     file proves nothing.
+//
+// and in every case a regular file this user owns, not reached through a
+// symbolic link (see openFile).
 //
 // Anything else (a SQLite database, random bytes, another program's bbolt
 // file, a directory) is foreign: never written, never deleted; the caller
@@ -31,12 +37,6 @@ var (
 	// markerKey holds markerText in the meta bucket.
 	markerKey  = []byte("memidx")
 	markerText = []byte("memidx index file: derived from OMP session files, rebuilt when deleted\n")
-	// markerSig is the marker as the file's bytes hold it: a bbolt leaf
-	// stores each key right before its value.
-	markerSig = append(append([]byte(nil), markerKey...), markerText...)
-	// legacySig is the start of a layout 2 meta bucket, which had no
-	// marker: the version key, its value 6, the layout key.
-	legacySig = []byte("cacheVersion\x06layout")
 )
 
 // foreign is ErrForeign for the file of s.
@@ -69,7 +69,7 @@ func (s *Store) check(tx *bolt.Tx) error {
 
 // stamp writes the meta bucket into a new file, in a transaction of its
 // own, before anything else: so the marker lands in the first pages of the
-// file, where carries finds it even when bbolt's meta pages are gone or
+// file, where memidxLayout finds it even when bbolt's meta pages are gone or
 // the file was cut short. The marker text is padded to a quarter page so
 // that bbolt gives the bucket a page of its own instead of inlining it in
 // the root page, which every later transaction moves: the meta bucket is
@@ -112,29 +112,35 @@ func (s *Store) judge(err error) error {
 	return fmt.Errorf("%w: %v", ErrCorrupt, d.cause)
 }
 
-// ownBytes tells from the file's bytes alone whether it is memidx's: nil
-// when it is (it holds the marker), ErrMissing when there is no file or an
-// empty one, ErrForeign or a read error otherwise.
+// ownBytes tells from the file's structure alone whether it is memidx's:
+// nil when it is (see memidxLayout), ErrMissing when there is no file or
+// an empty one, ErrForeign or a read error otherwise. A symbolic link,
+// anything but a regular file and another user's file are foreign
+// whatever they hold.
 func (s *Store) ownBytes() error {
-	st, err := os.Stat(s.path)
+	st, err := os.Lstat(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		return ErrMissing
 	case err != nil:
 		return fmt.Errorf("%w: %v", ErrUnreadable, err)
-	case !st.Mode().IsRegular():
-		return s.foreign()
+	case notOurs(st) != "":
+		return s.refused(notOurs(st))
 	case st.Size() == 0:
 		return ErrMissing // memidx stopped right after creating it
 	}
-	ok, err := carries(s.path, markerSig, legacySig)
+	f, err := s.openFile(os.O_RDONLY, 0)
 	switch {
+	case errors.Is(err, ErrForeign):
+		return err
 	case err != nil:
 		return fmt.Errorf("%w: %v", ErrUnreadable, err)
-	case !ok:
-		return s.foreign()
 	}
-	return nil
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && memidxLayout(f, fi.Size()) {
+		return nil
+	}
+	return s.foreign()
 }
 
 // owned reports (nil) whether the file may be deleted: there is none, or

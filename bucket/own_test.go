@@ -14,6 +14,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// markerSig is the marker as the file's bytes hold it: a bbolt leaf
+// stores each key right before its value.
+var markerSig = append(append([]byte(nil), markerKey...), markerText...)
+
 // boltFile writes a bbolt file at path with fn, as another program would.
 func boltFile(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
 	t.Helper()
@@ -191,4 +195,86 @@ func TestStore_MarkerNearTheStart(t *testing.T) {
 	at := bytes.Index(b, markerSig)
 	require.GreaterOrEqual(t, at, 0)
 	assert.Less(t, at, 16*os.Getpagesize(), "marker at byte %d of %d", at, len(b))
+}
+
+// TestStore_MarkerTextIsNotOwnership: memidx knows its file by bbolt's
+// structure and the marker at its place in the meta bucket; a file that
+// merely holds the marker's text is another program's, never deleted.
+func TestStore_MarkerTextIsNotOwnership(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	noise := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return b
+	}
+	with := func(b []byte, at int) []byte { copy(b[at:], markerSig); return b }
+	sqlite := append([]byte("SQLite format 3\x00\x10\x00\x01\x01\x00\x40\x20\x20"), make([]byte, 64<<10)...)
+	for _, c := range []struct {
+		name string
+		make func(t *testing.T, path string)
+		own  bool
+	}{
+		{"sqlite file holding the marker text", func(t *testing.T, p string) {
+			require.NoError(t, os.WriteFile(p, with(sqlite, 5000), 0o600))
+		}, false},
+		{"random bytes holding the marker text", func(t *testing.T, p string) {
+			require.NoError(t, os.WriteFile(p, with(noise(64<<10), 10_000), 0o600))
+		}, false},
+		{"the marker text at a page's start", func(t *testing.T, p string) {
+			require.NoError(t, os.WriteFile(p, with(noise(64<<10), 3*4096), 0o600))
+		}, false},
+		{"another program's bbolt file, damaged, with the marker as a value", func(t *testing.T, p string) {
+			boltFile(t, p, func(tx *bolt.Tx) error {
+				b, err := tx.CreateBucket([]byte("notes"))
+				if err != nil {
+					return err
+				}
+				return b.Put(markerKey, markerText)
+			})
+			breakMetas(t, p)
+		}, false},
+		{"memidx's file", func(t *testing.T, p string) {
+			put(t, New(filepath.Dir(p), Options{}), "k", "v")
+		}, true},
+		{"memidx's file, meta pages damaged", func(t *testing.T, p string) {
+			put(t, New(filepath.Dir(p), Options{}), "k", "v")
+			breakMetas(t, p)
+		}, true},
+		{"memidx's file, meta pages zeroed", func(t *testing.T, p string) {
+			put(t, New(filepath.Dir(p), Options{}), "k", "v")
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			clear(b[:2*4096])
+			require.NoError(t, os.WriteFile(p, b, 0o600))
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(t.TempDir(), Options{LockTimeout: 100 * time.Millisecond})
+			c.make(t, s.Path())
+			before := stateOf(t, s.Path())
+			err := s.Reset()
+			if c.own {
+				require.NoError(t, err)
+				assert.NoFileExists(t, s.Path(), "memidx's own file is reset")
+				return
+			}
+			assert.ErrorIs(t, err, ErrForeign)
+			_, err = get(s, "k")
+			assert.ErrorIs(t, err, ErrForeign)
+			assert.ErrorIs(t, s.Update(ctx, func(*bolt.Tx) error { return nil }), ErrForeign)
+			assert.Equal(t, before, stateOf(t, s.Path()), "the file is unchanged")
+		})
+	}
+}
+
+// breakMetas breaks the checksum of both of the bbolt meta pages of path.
+func breakMetas(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	b[16+48]++
+	b[4096+16+48]++
+	require.NoError(t, os.WriteFile(path, b, 0o600))
 }

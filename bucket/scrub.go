@@ -29,20 +29,21 @@ import (
 // other processes that hold it open would need a protocol of its own. This
 // writes only the free pages.
 //
+// It writes through the file bbolt opened and locked, never the path
+// again, which another process may have pointed elsewhere meanwhile.
+//
 // The free pages are read from the freelist page (O(free pages), not a
 // walk of the whole file), and each must be one that bbolt itself calls
 // free: on any disagreement nothing is written.
-func (s *Store) scrub(db *bolt.DB) error {
+func (s *Store) scrub(db *bolt.DB, f *os.File) error {
+	if f == nil {
+		return errLayout // a platform where bbolt hides its file
+	}
 	tx, err := db.Begin(true)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	f, err := os.OpenFile(db.Path(), os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	m, ok := currentMeta(f)
 	if !ok || m.txid+1 != uint64(tx.ID()) || int(m.pageSize) != db.Info().PageSize {
 		return errLayout

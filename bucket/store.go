@@ -143,12 +143,12 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 		return err
 	}
 	deadline := time.Now().Add(s.opt.LockTimeout)
-	db, pre, err := s.openWriter(deadline)
+	db, file, pre, err := s.openWriter(deadline)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	err = s.judge(guard(func() error {
+	removeLeftovers(s.dir) // under the lock: no compaction is in flight
+	err = guard(func() error {
 		if errors.Is(pre, ErrMissing) { // a new file
 			if err := s.stamp(db); err != nil {
 				return err
@@ -160,32 +160,82 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error, scrub bo
 			}
 			return fn(tx)
 		})
-	}))
+	})
 	if err == nil && scrub {
-		_ = guard(func() error { return s.scrub(db) })
+		// Best effort, but a fault means the file is damaged now.
+		if serr := guard(func() error { return s.scrub(db, file) }); isDamaged(serr) {
+			err = serr
+		}
 	}
-	return err
+	closeWriter(db, file, err)
+	jerr := s.judge(err)
+	if isDamaged(err) && errors.Is(jerr, ErrMissing) {
+		// Emptied while written: the write is lost, as with damage.
+		return fmt.Errorf("%w: the file was emptied while written: %v", ErrCorrupt, err)
+	}
+	return jerr
 }
+
+// isDamaged reports whether err is a panic or a memory fault in bbolt.
+func isDamaged(err error) bool {
+	var d *damaged
+	return errors.As(err, &d)
+}
+
+// closeWriter closes a writer's handle after its transaction ended with
+// err. A panic or a fault (another process cut the file) may have left
+// bbolt's own lock taken: its rollback reads the freelist page through
+// the map, and faults again. Close would then wait for that lock forever
+// with the file's exclusive flock held, and every other process would find
+// the index busy. So after damage the flock is dropped first, and when
+// Close does not return promptly the file is closed without it: its map
+// (and a goroutine waiting in Close) are left to the process, and the
+// next call opens the file afresh.
+func closeWriter(db *bolt.DB, file *os.File, err error) {
+	if !isDamaged(err) {
+		_ = db.Close()
+		return
+	}
+	if file != nil {
+		_ = unlock(file)
+	}
+	closed := make(chan struct{})
+	go func() {
+		_ = db.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(faultCloseWait):
+		if file != nil {
+			_ = file.Close()
+		}
+	}
+}
+
+// faultCloseWait is how long closeWriter lets Close run after damage;
+// one that can return does so in well under a millisecond.
+const faultCloseWait = 100 * time.Millisecond
 
 // openWriter opens the index file for writing, by deadline; pre is what
 // a read found before (nil, or ErrMissing for no file yet). A file another
 // process replaced or removed while this one waited for its lock (Compact,
 // Reset) is left for the one at the path: a commit to it would be lost.
-func (s *Store) openWriter(deadline time.Time) (db *bolt.DB, pre error, err error) {
+func (s *Store) openWriter(deadline time.Time) (db *bolt.DB, file *os.File, pre error, err error) {
 	for try := 1; ; try++ {
 		db, file, pre, err := s.openWritable(deadline, true)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if afterWriterOpen != nil {
 			afterWriterOpen()
 		}
 		if namesFile(s.path, file) {
-			return db, pre, nil
+			return db, file, pre, nil
 		}
 		db.Close()
 		if try == maxReplacedOpens {
-			return nil, nil, ErrLocked // the file keeps being replaced
+			return nil, nil, nil, ErrLocked // the file keeps being replaced
 		}
 	}
 }
@@ -290,10 +340,12 @@ func (s *Store) Reset() error {
 		if err := s.owned(); err != nil {
 			return err
 		}
-		f, err := os.Open(s.path)
+		f, err := s.openFile(os.O_RDONLY, 0)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			return nil
+		case errors.Is(err, ErrForeign):
+			return err
 		case err != nil:
 			return s.remove() // unreadable: remove it as it is
 		}
@@ -363,8 +415,10 @@ func (s *Store) ensureDir() error {
 	return nil
 }
 
-// open opens the file with bbolt. A new file is created 0600 (bbolt
-// passes the mode to open(2)); an existing file's mode is left as it is.
+// open opens the file with bbolt, through openFile: never through a
+// symbolic link, never another user's file. A new file is created 0600
+// (bbolt passes the mode to open(2)); an existing file's mode is left as
+// it is.
 // Errors that may mean damage come back as *damaged, for judge. The file
 // bbolt opened is returned too, for held's locking.
 func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, *os.File, error) {
@@ -374,8 +428,8 @@ func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, *os.File, 
 		Timeout:  max(timeout, time.Millisecond),
 		ReadOnly: readOnly,
 		NoSync:   s.opt.NoSync,
-		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
-			f, err := os.OpenFile(name, flag, perm)
+		OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
+			f, err := s.openFile(flag, perm)
 			file = f
 			return f, err
 		},
@@ -396,7 +450,15 @@ func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, *os.File, 
 		var d *damaged
 		switch {
 		case errors.As(err, &d):
-			return nil, nil, err // a panic while opening (a damaged freelist)
+			// A panic while opening (a damaged freelist): bbolt did not
+			// close the file it locked.
+			if file != nil {
+				_ = unlock(file)
+				_ = file.Close()
+			}
+			return nil, nil, err
+		case errors.Is(err, ErrForeign): // refused by openFile
+			return nil, nil, err
 		case errors.Is(err, berrors.ErrTimeout):
 			return nil, nil, ErrLocked
 		case errors.Is(err, os.ErrPermission), errors.Is(err, berrors.ErrDatabaseReadOnly):

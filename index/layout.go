@@ -155,6 +155,15 @@ func (c *recordCache) put(mode lineage.Mode, at commit, r loaded) {
 	c.byMode[mode] = r
 }
 
+// dropsText reports whether replacing old by rec drops text that must
+// then leave the file's bytes, not only its tree (the write scrubs): a
+// changed policy (thinking or tool output no longer indexed, say) drops
+// what old held, and a demotion drops the hot shard's entry text, of
+// which the cold vocabulary keeps single tokens only.
+func dropsText(old, rec *Record) bool {
+	return (old.Tier == rec.Tier && old.Policy != rec.Policy) || (old.Tier == Hot && rec.Tier != Hot)
+}
+
 // writeBuilt stores records and their tier data; a tier move writes the new
 // tier and drops the old one in the same transaction.
 func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {

@@ -459,11 +459,8 @@ func (w *writer) take(res result) {
 		rep.Unchanged++
 		w.batch = append(w.batch, &built{rec: res.fresh})
 	default:
-		if old := w.r.known.recs[res.i]; old != nil && old.Tier == res.b.rec.Tier && old.Policy != res.b.rec.Policy {
-			// The policy changed (thinking or tool output no longer
-			// indexed, say): what the old record held must leave the
-			// file as if deleted.
-			w.scrub = true
+		if old := w.r.known.recs[res.i]; old != nil && dropsText(old, res.b.rec) {
+			w.scrub = true // what the old record held leaves the file as if deleted
 		}
 		st.Record = res.b.rec
 		st.Rebuilt = true

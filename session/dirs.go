@@ -514,9 +514,10 @@ const MaxNestedDepth = 16
 // it is (or a symlink resolves to) a regular file: atomic-rewrite temp files
 // (.x.jsonl.<hex>.tmp), publish locks (.x.jsonl.lock), EPERM backups
 // (x.jsonl.<hex>.bak), directories named *.jsonl, FIFOs and devices are
-// skipped. Symlinked files and bucket directories are followed (the fixed
-// depth makes loops impossible); symlinked directories inside an artifacts
-// directory are not. A file reached twice (a symlink to a listed file, an
+// skipped. Symlinked files, bucket directories and directories of an
+// artifacts tree are followed when they resolve inside the session roots
+// (an artifacts tree lists no directory twice, and a symlink leaving the
+// roots is skipped with ReasonOutsideRoots). A file reached twice (a symlink to a listed file, an
 // explicit dir inside the sessions root) is listed once. Gzip archives are
 // not listed here; see ListArchived.
 //
@@ -596,13 +597,20 @@ type lister struct {
 type mappedRoot struct {
 	given, canon string
 	sessions     bool // the sessions root: first path element is a bucket
+	archive      bool // the archive root, whose files are not read
 }
 
 func newLister(dirs Dirs, opts ListOptions) *lister {
+	roots := mapRoots(dirs)
+	for _, r := range roots {
+		if !r.archive {
+			sessionRoots.add(r.given, r.canon)
+		}
+	}
 	return &lister{
 		opts:    opts,
 		suffix:  ".jsonl",
-		roots:   mapRoots(dirs),
+		roots:   roots,
 		allowed: dirs.AllowedRoots(),
 	}
 }
@@ -615,7 +623,7 @@ func mapRoots(dirs Dirs) []mappedRoot {
 		}
 		r = filepath.Clean(r)
 		if c, err := filepath.EvalSymlinks(r); err == nil {
-			roots = append(roots, mappedRoot{given: r, canon: c, sessions: i != 1})
+			roots = append(roots, mappedRoot{given: r, canon: c, sessions: i != 1, archive: i == 2})
 		}
 	}
 	return roots
@@ -821,13 +829,21 @@ func (l *lister) listFlat(dir, bucket string) {
 	if canonDir != dir {
 		l.linked = true
 	}
+	if err := d.isAt(canonDir); err != nil {
+		// Swapped between the open and the realpath: the entries are
+		// not those of the directory that place checks.
+		l.fail(err)
+		return
+	}
 	at := l.place(canonDir)
-	var artifactDirs map[string]bool
+	// The artifacts directories among the entries: real directories and
+	// symlinks (to one, maybe).
+	var artifacts map[string]fs.FileMode
 	if !l.opts.TopLevelOnly {
-		artifactDirs = map[string]bool{}
+		artifacts = map[string]fs.FileMode{}
 		for _, e := range ents {
-			if e.IsDir() {
-				artifactDirs[e.Name()] = true
+			if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+				artifacts[e.Name()] = e.Type()
 			}
 		}
 	}
@@ -857,38 +873,85 @@ func (l *lister) listFlat(dir, bucket string) {
 		ref.top = ref.Path
 		l.add(ref)
 		if !l.opts.TopLevelOnly {
-			// The artifacts directory is next to the path OMP opened, which
-			// for a symlinked file may be the link or its target.
-			if p != ref.Path {
-				l.listNestedAt(strings.TrimSuffix(ref.Path, l.suffix), ref.Path, ref.Bucket)
-			}
-			if stem := strings.TrimSuffix(name, l.suffix); artifactDirs[stem] {
-				l.listNested(strings.TrimSuffix(p, l.suffix), filepath.Join(canonDir, stem), ref.Path, ref.Bucket, 1)
-			}
+			l.listArtifacts(d, p, canonDir, ref, artifacts)
 		}
 	}
 }
 
-// listNestedAt lists the artifacts directory at dir, found by path alone
-// (next to a symlinked session file): only a real directory is listed.
-func (l *lister) listNestedAt(dir, top, bucket string) {
-	l.linked = true
-	if st, err := os.Lstat(dir); err == nil && st.IsDir() {
-		l.listNested(dir, realpath(dir), top, bucket, 1)
+// listArtifacts lists the nested sessions of ref, listed at p in d (whose
+// canonical path is canonDir), whose entries artifacts holds.
+func (l *lister) listArtifacts(d *dirHandle, p, canonDir string, ref Ref, artifacts map[string]fs.FileMode) {
+	stem := strings.TrimSuffix(filepath.Base(p), l.suffix)
+	typ, ok := artifacts[stem]
+	if !ok && p == ref.Path {
+		return
+	}
+	w := &nestWalk{top: ref.Path, bucket: ref.Bucket}
+	// The artifacts directory is next to the path OMP opened, which for a
+	// symlinked file may be the link or its target.
+	if p != ref.Path {
+		l.listLinkedDir(strings.TrimSuffix(ref.Path, l.suffix), canonDir, w, 1)
+	}
+	switch {
+	case !ok:
+	case typ.IsDir():
+		l.listNested(strings.TrimSuffix(p, l.suffix), filepath.Join(canonDir, stem), d.subdir(stem), w, 1)
+	default:
+		l.listLinkedDir(strings.TrimSuffix(p, l.suffix), canonDir, w, 1)
 	}
 }
 
+// nestWalk is the listing of one session's artifacts tree: the session
+// its files are nested in, and (once a symlink is followed) the canonical
+// directories listed, so that no directory is listed twice.
+type nestWalk struct {
+	top, bucket string
+	seen        map[string]bool
+}
+
+// listLinkedDir lists the nested sessions below dir, found by path (a
+// symlink in an artifacts tree, or the artifacts directory next to a
+// symlinked session file) in the directory whose canonical path is
+// from, when it resolves to a directory inside the roots; one that
+// leaves them is skipped with a reason. A directory already listed, or
+// one holding from (a loop), is not listed again.
+func (l *lister) listLinkedDir(dir, from string, w *nestWalk, depth int) {
+	l.linked = true
+	canon, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return // dangling, or a loop of links: nothing is nested there
+	}
+	if st, err := os.Stat(canon); err != nil || !st.IsDir() {
+		return
+	}
+	if !insideRoots(l.allowed, canon) {
+		l.skip(ReasonOutsideRoots, dir)
+		return
+	}
+	if _, loop := within(canon, from); loop || w.seen[canon] {
+		return
+	}
+	if w.seen == nil {
+		w.seen = map[string]bool{}
+	}
+	open := func() (*os.File, error) { return openCanonical(l.allowed, canon, dir, true) }
+	l.listNested(canon, canon, open, w, depth)
+}
+
 // listNested lists every session file below an artifacts directory dir,
-// a real directory whose canonical path is canonDir (its parent's
-// directory entries said so: no stat or realpath per directory). It does
-// not follow symlinked directories and stops at MaxNestedDepth.
-func (l *lister) listNested(dir, canonDir, top, bucket string, depth int) {
+// a directory whose canonical path is canonDir, which open opens. It
+// follows symlinked directories that stay inside the roots and stops at
+// MaxNestedDepth.
+func (l *lister) listNested(dir, canonDir string, open func() (*os.File, error), w *nestWalk, depth int) {
 	if depth > MaxNestedDepth {
 		l.skip(ReasonMaxListingDepth, dir)
 		return
 	}
+	if w.seen != nil {
+		w.seen[canonDir] = true
+	}
 	l.watchDir(dir)
-	d, ents, err := openDir(dir)
+	d, ents, err := openDirFile(dir, open)
 	if err != nil {
 		l.fail(err)
 		return
@@ -900,13 +963,17 @@ func (l *lister) listNested(dir, canonDir, top, bucket string, depth int) {
 		name := e.Name()
 		// A directory entry's name is one clean element.
 		p := joinClean(dir, name)
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
 		if e.IsDir() { // a real directory: a symlink's entry is no dir
-			if !strings.HasPrefix(name, ".") {
-				l.listNested(p, filepath.Join(canonDir, name), top, bucket, depth+1)
-			}
+			l.listNested(p, filepath.Join(canonDir, name), d.subdir(name), w, depth+1)
 			continue
 		}
 		if !l.isSessionName(name) {
+			if e.Type()&fs.ModeSymlink != 0 {
+				l.listLinkedDir(p, canonDir, w, depth+1)
+			}
 			continue
 		}
 		if at == nil {
@@ -918,9 +985,9 @@ func (l *lister) listNested(dir, canonDir, top, bucket string, depth int) {
 			continue
 		}
 		ref.Nested = true
-		ref.top = top
+		ref.top = w.top
 		if ref.Bucket == "" {
-			ref.Bucket = bucket
+			ref.Bucket = w.bucket
 		}
 		l.add(ref)
 	}

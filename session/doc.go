@@ -50,4 +50,28 @@
 // answers exactly one file, ambiguous_session with every candidate, or
 // session_not_found, never an empty result; a project without a bucket
 // carries project_session_dir_missing.
+//
+// # Trust boundary
+//
+// memidx reads a file only inside an allowed session root (the sessions
+// root, the explicit session dir) after resolving symlinks. Symlinked
+// files, buckets and artifacts directories are followed when they resolve
+// inside the roots; one that leaves them is skipped with the reason
+// symlink_outside_session_roots. The check and the read are one step: a
+// path under a session root that this process listed or resolved in is
+// opened relative to a handle on that root (openat2 RESOLVE_BENEATH on
+// Linux, O_NOFOLLOW per component where openat2 is missing and on darwin
+// and FreeBSD), a symlink below the root is resolved once and its target
+// opened with no symlink on the way, and elsewhere the file opened must be
+// the one its canonical path inside the roots names. A directory swapped
+// for a symlink after a listing therefore makes the read fail
+// (ErrOutsideRoots), never read outside.
+//
+// # Watching
+//
+// A ListCache's sentinel directory (memidx-watch-* in the temp dir) holds
+// a lock file its process keeps an exclusive flock on; a new sentinel's
+// maker removes the sentinels of this user whose lock nobody holds (their
+// process was killed) and that hold nothing but the lock and barrier
+// files.
 package session

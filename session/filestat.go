@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"time"
@@ -32,7 +33,12 @@ type dirHandle struct {
 
 // openDir opens dir and reads its entries.
 func openDir(dir string) (*dirHandle, []dirEntry, error) {
-	f, err := os.Open(dir)
+	return openDirFile(dir, func() (*os.File, error) { return os.Open(dir) })
+}
+
+// openDirFile opens the directory dir with open and reads its entries.
+func openDirFile(dir string, open func() (*os.File, error)) (*dirHandle, []dirEntry, error) {
+	f, err := open()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,6 +76,23 @@ func (d *dirHandle) readEntries() ([]dirEntry, error) {
 }
 
 func (d *dirHandle) close() { d.f.Close() }
+
+// isAt checks that d is the directory at canon, a canonical path: not
+// something swapped in between the open of d and canon's resolution.
+func (d *dirHandle) isAt(canon string) error {
+	opened, err := d.f.Stat()
+	if err != nil {
+		return err
+	}
+	named, err := os.Lstat(canon)
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(opened, named) {
+		return fmt.Errorf("session: %s changed while it was listed", d.path)
+	}
+	return nil
+}
 
 // statPath stats a file by its whole path (following symlinks), the
 // portable way.

@@ -4,6 +4,7 @@ package session
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -32,6 +33,21 @@ func (d *dirHandle) fstatat(name string, st *unix.Stat_t, flags int) error {
 		if err := unix.Fstatat(d.descriptor(), name, st, flags); err != unix.EINTR {
 			return err
 		}
+	}
+}
+
+// subdir opens the directory name in d, a real directory: a symlink
+// swapped in for it since d was read is not followed.
+func (d *dirHandle) subdir(name string) func() (*os.File, error) {
+	return func() (*os.File, error) {
+		fd, err := retryEINTR(func() (int, error) {
+			return unix.Openat(d.descriptor(), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		})
+		p := d.path + "/" + name
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+		}
+		return os.NewFile(uintptr(fd), p), nil
 	}
 }
 

@@ -150,6 +150,7 @@ func (r *Resolver) sessionRef(p string) (Ref, error) {
 	if !validName(p) {
 		return Ref{}, fmt.Errorf("%w: %q", ErrInvalidName, p)
 	}
+	r.Dirs.confineRoots()
 	abs := r.abs(p)
 	st, err := os.Stat(abs)
 	if err != nil {

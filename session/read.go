@@ -11,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/memidx/memidx/coverage"
@@ -102,9 +101,12 @@ func ReadFile(path string) (*File, error) {
 
 // OpenRegular opens path read-only and returns it with its file info, or
 // ErrNotRegular for anything but a regular file. It never blocks on a FIFO
-// or device put in a session's place.
+// or device put in a session's place. A path under a session root that
+// this process listed or resolved files in is opened relative to that
+// root and never leaves the roots, whatever is swapped on the way since
+// the listing (ErrOutsideRoots).
 func OpenRegular(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openSessionFile(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -75,9 +75,12 @@ type ListCache struct {
 	gen      uint64 // watcher generation
 	needNew  bool   // replace the watcher at the next sync
 	sentinel string // private directory of the barrier file
-	seq      uint64 // last barrier written
-	seen     uint64 // last barrier delivered
-	wake     chan struct{}
+	// sentinelLock holds the sentinel's lock while the directory is in
+	// use (nil where there are no locks).
+	sentinelLock *os.File
+	seq          uint64 // last barrier written
+	seen         uint64 // last barrier delivered
+	wake         chan struct{}
 	// epoch counts events; dirtyAt is the epoch of the last event that
 	// named each directory, drops counts the drops of every listing.
 	epoch    uint64
@@ -156,10 +159,7 @@ func (c *ListCache) Close() error {
 	}
 	c.closed = true
 	c.stopLocked()
-	if c.sentinel != "" {
-		os.RemoveAll(c.sentinel)
-		c.sentinel = ""
-	}
+	c.dropSentinelLocked()
 	return nil
 }
 
@@ -197,25 +197,24 @@ func (c *ListCache) startLocked() bool {
 	c.needNew = true
 	if c.sentinel != "" {
 		if st, err := os.Stat(filepath.Join(c.sentinel, c.barrierName(c.seq))); err != nil || !st.Mode().IsRegular() {
-			os.RemoveAll(c.sentinel)
-			c.sentinel = ""
+			c.dropSentinelLocked()
 		}
 	}
 	if c.sentinel == "" {
-		d, err := os.MkdirTemp("", "memidx-watch-")
+		d, lock, err := newSentinel()
 		if err != nil {
 			return false
 		}
+		c.sentinel, c.sentinelLock = d, lock
 		if !localFS(d) {
-			os.RemoveAll(d)
+			c.dropSentinelLocked()
 			c.disabled = true // its events may never come
 			return false
 		}
 		if err := os.WriteFile(filepath.Join(d, c.barrierName(c.seq)), nil, 0o600); err != nil {
-			os.RemoveAll(d)
+			c.dropSentinelLocked()
 			return false
 		}
-		c.sentinel = d
 	}
 	w, err := fsnotify.NewBufferedWatcher(256)
 	if err != nil {
@@ -231,6 +230,41 @@ func (c *ListCache) startLocked() bool {
 	c.stats.Restarts++
 	go c.consume(w, c.gen, c.inject)
 	return true
+}
+
+// sentinelPrefix starts the name of every sentinel directory in the temp
+// dir.
+const sentinelPrefix = "memidx-watch-"
+
+// newSentinel makes a sentinel directory, locked for as long as this
+// process holds lock (see lockSentinel), after removing the ones that
+// processes killed before they could remove theirs left behind.
+func newSentinel() (dir string, lock *os.File, err error) {
+	tmp := os.TempDir()
+	removeLeftovers(tmp)
+	dir, err = os.MkdirTemp(tmp, sentinelPrefix)
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err = lockSentinel(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return dir, lock, nil
+}
+
+// dropSentinelLocked removes the sentinel directory, then lets its lock
+// go: a sweep that takes the lock finds no directory.
+func (c *ListCache) dropSentinelLocked() {
+	if c.sentinel != "" {
+		os.RemoveAll(c.sentinel)
+		c.sentinel = ""
+	}
+	if c.sentinelLock != nil {
+		c.sentinelLock.Close()
+		c.sentinelLock = nil
+	}
 }
 
 func (c *ListCache) sentinelDir() string {

@@ -40,6 +40,7 @@ var layer = map[string]int{
 	"internal/corpus":        1,
 	"internal/reliability":   9,
 	"internal/benchmark":     8,
+	"internal/evalset":       8,
 	"analyzer/natural":       1,
 	"analyzer/bleveanalyzer": 2,
 }
