@@ -59,11 +59,16 @@ const (
 	ColdStructuralFilterRequiresHydration = "cold_structural_filter_requires_hydration"
 	ColdAllTermsRequiresHydration         = "cold_all_terms_requires_hydration"
 	ColdPhraseRequiresHydration           = "cold_phrase_requires_hydration"
-	RegexMaxHaystackTerms                 = "regex_max_haystack_terms"
-	RegexMaxHaystackBytes                 = "regex_max_haystack_bytes"
-	InvalidRegex                          = "invalid_regex"
-	RegexPatternTooLarge                  = "regex_pattern_too_large"
-	RegexTimeout                          = "regex_timeout"
+	// ColdRegexRequiresHydration: a regex that can match across a token
+	// boundary (punctuation, spaces) is matched against cold vocabularies
+	// one term at a time; a cold session its vocabulary cannot rule out is
+	// a candidate to follow, not an answer.
+	ColdRegexRequiresHydration = "cold_regex_requires_hydration"
+	RegexMaxHaystackTerms      = "regex_max_haystack_terms"
+	RegexMaxHaystackBytes      = "regex_max_haystack_bytes"
+	InvalidRegex               = "invalid_regex"
+	RegexPatternTooLarge       = "regex_pattern_too_large"
+	RegexTimeout               = "regex_timeout"
 )
 
 // Error codes carried in an answer's error object.

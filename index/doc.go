@@ -47,7 +47,8 @@
 // batches. A process that cannot get the lock in time reports index_busy
 // and answers from what it has: what it built is kept in the report's
 // states (State.Built) when the index cannot take it (busy, unwritable,
-// unreadable). Each record stores a stamp of its tier data, so a reader
+// unreadable); a rebuild keeps no builds, so a session whose write failed
+// (a full disk) has no record, and its state says why. Each record stores a stamp of its tier data, so a reader
 // whose session another process rewrote since the record was read gets
 // ErrNoData, never the other version's data.
 //

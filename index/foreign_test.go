@@ -60,7 +60,19 @@ func TestRefresh_ForeignFileIsLeftAlone(t *testing.T) {
 				}
 				rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, NoBudgets: i == 1})
 				require.NoError(t, err)
-				assert.Equal(t, 3, rep.Rebuilt)
+				if i == 1 {
+					// A rebuild keeps no builds: what the file did not
+					// take is not indexed, and says why.
+					assert.Zero(t, rep.Rebuilt)
+					assert.Zero(t, rep.Indexed)
+					for _, st := range rep.States {
+						assert.Nil(t, st.Record, st.Path)
+						assert.Equal(t, IndexForeignFile, st.Reason, st.Path)
+						assert.Contains(t, st.Detail, path)
+					}
+				} else {
+					assert.Equal(t, 3, rep.Rebuilt)
+				}
 				assert.Contains(t, rep.Coverage.Reasons, IndexForeignFile)
 				assert.NotContains(t, rep.Coverage.Reasons, IndexReset)
 				assert.False(t, rep.Coverage.Complete)

@@ -171,6 +171,10 @@ type State struct {
 	Rebuilt bool
 	// Reason says why there is no current record.
 	Reason string
+	// Detail is the error behind Reason when it says more than the reason
+	// does: a write the index file did not take ("no space left on
+	// device").
+	Detail string
 	// Built is the record's tier data when this refresh built it but the
 	// index could not take it (unwritable, busy): the caller answers from
 	// it instead of reading the source again.
@@ -204,6 +208,10 @@ type Report struct {
 	// LexEpoch is the archive lexicon's merge epoch when the records were
 	// read: a lexicon merged since may have dropped their docs.
 	LexEpoch LexiconEpoch `json:"-"`
+	// WriteError is the error of a write the index file did not take (a
+	// full disk, a file size limit), when any: what it would have added
+	// is not in the index.
+	WriteError string `json:"writeError,omitempty"`
 	// reasons are the refresh's own (budgets, a busy or reset index).
 	reasons coverage.Set
 	// indexErr is the index file's problem that coverage reports.

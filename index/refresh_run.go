@@ -387,6 +387,9 @@ type writer struct {
 	epochAfter LexiconEpoch
 	// lastFile is the file (device and inode) the last write went to.
 	lastFile Identity
+	// unwritten are the records a rebuild built whose write failed (or
+	// was dropped after one did): the index does not hold them.
+	unwritten []*Record
 }
 
 // pendingWrite is one transaction's worth: a batch, the deletes and
@@ -400,9 +403,10 @@ type pendingWrite struct {
 
 // asyncOutcome is what the write goroutine did.
 type asyncOutcome struct {
-	err     error
-	wrote   bool
-	removed int
+	err       error
+	wrote     bool
+	removed   int
+	unwritten []*Record
 }
 
 func (r *refreshRun) newWriter(deletes [][]byte) *writer {
@@ -419,13 +423,14 @@ func (r *refreshRun) newWriter(deletes [][]byte) *writer {
 func (w *writer) writeLoop() {
 	var out asyncOutcome
 	for p := range w.queue {
-		if out.err != nil {
-			continue
+		if out.err == nil {
+			out.wrote = true
+			if out.err = w.commit(p); out.err == nil {
+				out.removed += len(p.deletes)
+				continue
+			}
 		}
-		out.wrote = true
-		if out.err = w.commit(p); out.err == nil {
-			out.removed += len(p.deletes)
-		}
+		out.unwritten = appendBuilt(out.unwritten, p.batch)
 	}
 	w.stopped <- out
 }
@@ -442,6 +447,7 @@ func (w *writer) stop() {
 		w.r.rep.wrote = true
 	}
 	w.r.rep.Removed += out.removed
+	w.unwritten = append(w.unwritten, out.unwritten...)
 	if out.err != nil && w.writeErr == nil {
 		w.writeErr = out.err
 	}
@@ -502,6 +508,7 @@ func buildReason(err error) string {
 // rebuild hands it to the write goroutine).
 func (w *writer) flush() {
 	if w.writeErr != nil && !w.keepUnwritten {
+		w.unwritten = appendBuilt(w.unwritten, w.batch)
 		w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
 	}
 	if (len(w.batch) == 0 && len(w.deletes) == 0 && w.r.newRoster == nil) || w.writeErr != nil {
@@ -526,8 +533,20 @@ func (w *writer) flush() {
 		return // the batch stays: its builds still answer this call
 	default:
 		w.writeErr = err
+		w.unwritten = appendBuilt(w.unwritten, w.batch)
 	}
 	w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
+}
+
+// appendBuilt appends the records of the sessions the batch built (not
+// those it only vouched for: their stored records stand).
+func appendBuilt(recs []*Record, batch []*built) []*Record {
+	for _, b := range batch {
+		if b.hot != nil || b.cold != nil {
+			recs = append(recs, b.rec)
+		}
+	}
+	return recs
 }
 
 // commit writes p in one transaction.
@@ -605,6 +624,25 @@ func (w *writer) adoptEpoch() {
 	}
 }
 
+// failUnwritten takes the records the index did not take from their
+// states: a rebuild keeps no builds to answer from, so those sessions are
+// not indexed, and their states say why (at maps a record to its state).
+func (w *writer) failUnwritten(at map[*Record]int, reason string) {
+	rep := w.r.rep
+	for _, rec := range w.unwritten {
+		i, ok := at[rec]
+		if !ok {
+			continue
+		}
+		st := &rep.States[i]
+		if st.Rebuilt {
+			rep.Rebuilt-- // its bytes were read all the same
+		}
+		*st = State{Path: st.Path, Reason: reason, Detail: w.writeErr.Error()}
+	}
+	w.unwritten = nil
+}
+
 // finish writes what is left. When the index could not take the writes,
 // coverage says why and the states keep what was built, for this call to
 // answer from; later calls redo it. Damage found while writing is the
@@ -617,22 +655,24 @@ func (w *writer) finish() error {
 		return nil
 	}
 	r := w.r
+	reason := IndexUnwritable // read-only, full, damaged past repair, not a file
 	switch err := w.writeErr; {
 	case errors.Is(err, bucket.ErrLocked):
-		r.reasons.Add(IndexBusy)
+		reason = IndexBusy
 	case errors.Is(err, bucket.ErrForeign):
+		reason = IndexForeignFile
 		r.ix.foreign(r.rep, &r.reasons) // replaced since it was read
 	case errors.Is(err, bucket.ErrCorrupt):
 		// A panic opening a damaged freelist, say.
 		return err
-	default:
-		// Read-only, damaged past repair, not a file.
-		r.reasons.Add(IndexUnwritable)
 	}
+	r.reasons.Add(reason)
+	r.rep.WriteError = w.writeErr.Error()
 	at := make(map[*Record]int, len(r.rep.States))
 	for i := range r.rep.States {
 		at[r.rep.States[i].Record] = i
 	}
+	w.failUnwritten(at, reason)
 	for _, b := range w.batch {
 		if i, ok := at[b.rec]; ok && (b.hot != nil || b.cold != nil) {
 			r.rep.States[i].Built = &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}

@@ -34,6 +34,18 @@
 // phrase hits by BM25 of their terms. Regex mode (package regexiso) scores
 // the provenance weight.
 //
+// # Regex over cold sessions
+//
+// A cold session is matched one vocabulary term at a time, as the
+// reference does; that is exact only for a token-local pattern, whose
+// every match is a non-empty run of token characters (anchors and \b
+// included: see regexspan.go). A pattern that can span tokens (., \s,
+// punctuation, the empty string) leaves possible every cold session whose
+// terms hold what the pattern needs inside a token (its literals' ASCII
+// runs): those are candidates (score 1 with a matching term, 0.5 without),
+// and the answer names cold_regex_requires_hydration, so the caller
+// follows them instead of reading "no hits" as no.
+//
 // # Cold sessions and the lexicon
 //
 // The archive lexicon (package index, package lexicon) names the cold

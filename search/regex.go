@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/memidx/memidx/regexiso"
@@ -57,25 +59,44 @@ func (s *Searcher) regexHot(si int, src *HotSource, pass func(int) bool) []Item 
 }
 
 // regexCold counts the vocabulary terms of a digest that match; each term
-// is one haystack, so a pattern spanning words cannot match a cold
-// session (its exact entries are one follow away).
-func (s *Searcher) regexCold(c *ColdSource) (int, bool) {
+// is one haystack (see regexspan.go). may reports, for a pattern that
+// spans tokens, whether the vocabulary leaves the session possible: it
+// holds every string the pattern needs inside a token. ok is false when
+// the run stopped before the vocabulary's end without a match.
+func (s *Searcher) regexCold(c *ColdSource) (n int, may, ok bool) {
 	run := s.regexRun()
-	n := 0
+	span := s.regexSpan()
+	var held []bool
+	if !span.local {
+		held = make([]bool, len(span.needs))
+	}
 	voc := c.View.Vocabulary
 	for i := 0; i < voc.Len(); i++ {
 		if run.Stopped() {
-			return n, n > 0
+			return n, false, n > 0
 		}
-		matched, ok := run.Add(string(voc.Term(i)))
+		term := string(voc.Term(i))
+		matched, ok := run.Add(term)
 		if !ok {
-			return n, n > 0
+			return n, false, n > 0
 		}
 		if matched {
 			n++
 		}
+		for j, need := range span.needs {
+			held[j] = held[j] || strings.Contains(term, need)
+		}
 	}
-	return n, true
+	return n, !span.local && !slices.Contains(held, false), true
+}
+
+// regexSpan analyses the query's pattern once.
+func (s *Searcher) regexSpan() *regexSpan {
+	if s.rspan == nil {
+		sp := spanOf(s.plan.Regex.Expr())
+		s.rspan = &sp
+	}
+	return s.rspan
 }
 
 // regexFinish records the run's coverage.

@@ -162,6 +162,7 @@ type Searcher struct {
 	ctx          context.Context
 	docs         *DocMemo // the engine's, when it has one
 	rrun         *regexiso.Run
+	rspan        *regexSpan
 	anchorCtx    context.Context
 	anchorCancel context.CancelFunc
 
@@ -567,12 +568,17 @@ func (s *Searcher) searchCold(need int) ([]Item, int) {
 				continue
 			}
 		case PlanRegex:
-			m, ok := s.regexCold(c)
-			if !ok || m == 0 {
+			m, may, ok := s.regexCold(c)
+			if !ok || (m == 0 && !may) {
 				continue
 			}
 			it.Matched = m
 			it.Score = 1
+			if m == 0 {
+				// Possible, with no term to show for it: after those
+				// that have one.
+				it.Score = 0.5
+			}
 		}
 		items = append(items, it)
 	}
@@ -588,6 +594,9 @@ func (s *Searcher) searchCold(need int) ([]Item, int) {
 		}
 		if s.plan.Kind == PlanPhrase && len(s.plan.Phrase) > 1 {
 			s.Reasons.Add(coverage.ColdPhraseRequiresHydration)
+		}
+		if s.plan.Kind == PlanRegex && !s.regexSpan().local {
+			s.Reasons.Add(coverage.ColdRegexRequiresHydration)
 		}
 	}
 	items = s.bound(items, MaxDigestCandidates, coverage.CandidateDigestBudget)

@@ -132,7 +132,9 @@ session file on each call instead. Answers are the same either way.
 Bring the index up to date (default scope: global), with a progress bar on
 a terminal. --jobs N reads and builds N sessions at once (default
 GOMAXPROCS). The summary adds jobs, bytesPerSecond, peakRSSBytes and the
-failed sessions; the exit status is 1 when any session failed.
+failed sessions, counted by reason (failedBy); the exit status is 1 when any
+session failed. A write the index file does not take (a full disk, a file
+size limit) fails the sessions it held, with the error (writeError).
 `,
 	"inspect": `usage: memidx inspect SUBJECT ...
 

@@ -8,11 +8,13 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/index"
 )
 
 func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io.Writer) error {
@@ -63,12 +65,7 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 		return err
 	}
 	rep := sum.RebuildReport
-	if sum.Failed > 0 {
-		// A batch job must see that sessions are missing from the index:
-		// exit 1, with the error every such answer carries.
-		sum.Error = &coverage.Error{Code: "sessions_failed", Message: fmt.Sprintf(
-			"%d of %d sessions are not indexed (see failures; each has its reason)", sum.Failed, rep.Seen)}
-	}
+	sum.Error = sum.failure()
 	if *asJSON || !humanOutput(g, stdout) {
 		if err := writeJSON(stdout, g.pretty, sum); err != nil {
 			return err
@@ -82,6 +79,10 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 			fmt.Fprintf(stdout, "coverage incomplete: %d stale, %d incomplete; %s\n", c.StaleSessions, c.IncompleteSessions, strings.Join(c.Reasons, ", "))
 		}
 		for _, f := range sum.Failures {
+			if f.Detail != "" {
+				fmt.Fprintf(stdout, "failed: %s (%s: %s)\n", f.Path, f.Reason, f.Detail)
+				continue
+			}
 			fmt.Fprintf(stdout, "failed: %s (%s)\n", f.Path, f.Reason)
 		}
 	}
@@ -106,16 +107,22 @@ type rebuildSummary struct {
 	// indexed: unreadable, no session header, over a bound, a failed
 	// build); any makes the exit status 1.
 	Failed int `json:"failed"`
+	// FailedBy counts the failed sessions by reason.
+	FailedBy map[string]int `json:"failedBy,omitempty"`
 	// Failures names them, at most maxFailures.
 	Failures []rebuildFailure `json:"failures,omitempty"`
 	// Error is set by the CLI when any session failed (code
-	// sessions_failed): the exit status is then 1.
+	// sessions_failed) or the index file did not take a write (code
+	// index_unwritable): the exit status is then 1.
 	Error *coverage.Error `json:"error,omitempty"`
 }
 
 type rebuildFailure struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+	// Detail is the error behind the reason, when it says more (a write
+	// the index file did not take: "no space left on device").
+	Detail string `json:"detail,omitempty"`
 }
 
 // maxFailures bounds the failures a summary names.
@@ -131,11 +138,41 @@ func summarize(rep *engine.RebuildReport, workers int) *rebuildSummary {
 			continue
 		}
 		s.Failed++
+		if s.FailedBy == nil {
+			s.FailedBy = map[string]int{}
+		}
+		s.FailedBy[st.Reason]++
 		if len(s.Failures) < maxFailures {
-			s.Failures = append(s.Failures, rebuildFailure{Path: st.Path, Reason: st.Reason})
+			s.Failures = append(s.Failures, rebuildFailure{Path: st.Path, Reason: st.Reason, Detail: st.Detail})
 		}
 	}
 	return s
+}
+
+// failure is the error of a rebuild that left sessions out of the index
+// or whose index file did not take a write, nil for none. A batch job
+// must see it: the exit status is 1, with the error every such answer
+// carries, and a write error's own text says what to fix (a full disk).
+func (s *rebuildSummary) failure() *coverage.Error {
+	rep := s.RebuildReport
+	var why string
+	if rep.WriteError != "" {
+		why = "; the index file did not take a write: " + rep.WriteError
+	}
+	switch {
+	case s.Failed > 0:
+		return &coverage.Error{Code: "sessions_failed", Message: fmt.Sprintf(
+			"%d of %d sessions are not indexed (see failures; each has its reason)%s", s.Failed, rep.Seen, why)}
+	case why != "":
+		// Every session is indexed, but a removal or the hot roster was
+		// not written.
+		code := index.IndexUnwritable
+		if slices.Contains(rep.Coverage.Reasons, index.IndexBusy) {
+			code = index.IndexBusy
+		}
+		return &coverage.Error{Code: code, Message: "the rebuild is not complete" + why}
+	}
+	return nil
 }
 
 // flagSet reports whether name was given on the command line.
