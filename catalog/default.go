@@ -82,7 +82,7 @@ const entryRangeSchema = `{"type":"object","properties":{"first":{"type":"intege
 
 const recallInputSchema = `{"type":"object","properties":{` +
 	`"query":{"type":"string"},` +
-	`"queryMode":{"type":"string","enum":["literal","phrase","regex"],"default":"literal"},` +
+	`"queryMode":{"type":"string","enum":["literal","natural","phrase","regex"],"default":"literal"},` +
 	`"queryMatch":{"type":"string","enum":["any","all"],"default":"any"},` +
 	`"scope":` + scopeSchema + `,` +
 	`"branches":` + branchesSchema + `,` +

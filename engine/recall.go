@@ -61,9 +61,9 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	q.req.Scope = Scope(q.scope)
 	q.req.Branches = Branches(mode)
 	switch req.QueryMode {
-	case "", "literal", "phrase", "regex":
+	case "", "literal", "phrase", "regex", "natural":
 	default:
-		return nil, badRequest("queryMode must be literal, phrase or regex, not %q", req.QueryMode)
+		return nil, badRequest("queryMode must be literal, natural, phrase or regex, not %q", req.QueryMode)
 	}
 	if q.req.QueryMode == "" {
 		q.req.QueryMode = "literal"
@@ -73,8 +73,8 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	default:
 		return nil, badRequest("queryMatch must be any or all, not %q", req.QueryMatch)
 	}
-	if req.QueryMatch != "" && q.req.QueryMode != "literal" {
-		return nil, badRequest("queryMatch is only valid with literal queryMode")
+	if req.QueryMatch != "" && q.req.QueryMode != "literal" && !(q.req.QueryMode == "natural" && req.QueryMatch == "any") {
+		return nil, badRequest("queryMatch is only valid with literal queryMode (natural takes any)")
 	}
 	if q.req.QueryMode == "literal" && q.req.QueryMatch == "" {
 		q.req.QueryMatch = "any"
@@ -145,6 +145,12 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 		if len(q.plan.Terms) == 0 {
 			q.plan.Kind = search.PlanBrowse
 		}
+	case q.req.QueryMode == "natural":
+		nc := e.cfg.Natural
+		q.plan = search.NaturalPlan(query, search.NaturalFields{
+			Canonical: search.Field{Weight: nc.CanonicalWeight, B: nc.CanonicalB},
+			Stem:      search.Field{Weight: nc.StemWeight, B: nc.StemB},
+		})
 	default:
 		q.plan.Kind = search.PlanTerms
 		q.plan.Terms = unique(analyzer.Tokens(query))

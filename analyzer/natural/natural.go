@@ -58,14 +58,45 @@ func Terms(text string) []string {
 
 // Stemmable reports whether tok is a word the English stemmer is for: at
 // least three letters, all a-z.
-func Stemmable(tok string) bool {
-	if len(tok) < 3 {
-		return false
-	}
-	for i := 0; i < len(tok); i++ {
-		if c := tok[i]; c < 'a' || c > 'z' {
+func Stemmable(tok string) bool { return len(tok) >= 3 && az(tok) }
+
+// az reports whether s is made of a-z only.
+func az(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 'a' || c > 'z' {
 			return false
 		}
 	}
 	return true
+}
+
+// KeyPrefix starts the key of a stem in an index that keeps a stemmed
+// field beside canonical terms (hot shard dictionaries, the archive
+// lexicon): no canonical token holds the byte, and structural keys start
+// with NUL, so the three share one sorted key space.
+const KeyPrefix = "\x01"
+
+// Key returns the index key of stem.
+func Key(stem string) string { return KeyPrefix + stem }
+
+// SelfStem reports whether stem is its own natural form: then a term equal
+// to stem is one of its forms, and an index that stores a stem's key only
+// when its forms are not just the stem itself can answer it from the term.
+func SelfStem(stem string) bool {
+	t, ok := Term(stem)
+	return ok && t == stem
+}
+
+// FormPrefix returns a prefix every form of stem starts with, so that a
+// sorted vocabulary can list the candidates for a stem's forms. The
+// Snowball English stemmer only removes suffixes, except that it may
+// change the last two characters that remain ("ability" → "able" before
+// "able" itself is removed, "dying" → "die", "hoping" → "hope", "flaky" →
+// "flaki"); TestFormPrefix holds this over every token of the test
+// corpora. A stem with a character outside a-z is only ever its own form.
+func FormPrefix(stem string) string {
+	if !az(stem) {
+		return stem
+	}
+	return stem[:max(1, len(stem)-2)]
 }

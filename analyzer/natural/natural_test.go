@@ -1,9 +1,15 @@
 package natural
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/analyzer"
 )
 
 func TestTerms(t *testing.T) {
@@ -47,5 +53,39 @@ func BenchmarkTerm(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		Term(words[i%len(words)])
+	}
+}
+
+// TestFormPrefix checks FormPrefix over every token of the project's own
+// session fixtures and of the real sessions beside the project, when
+// present.
+func TestFormPrefix(t *testing.T) {
+	var files []string
+	for _, glob := range []string{"../../testdata/*/*.jsonl", "../../testdata/*/*/*/*.jsonl", "../../testdata/*/*/*/*/*.jsonl", "../../../shared/testdata/real/*.jsonl", "../../../shared/bench/omp-membench/sessions/*.jsonl"} {
+		m, _ := filepath.Glob(glob)
+		files = append(files, m...)
+	}
+	if len(files) < 5 {
+		t.Fatalf("found only %d session files", len(files))
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, tok := range analyzer.Tokens(string(b)) {
+			if seen[tok] {
+				continue
+			}
+			seen[tok] = true
+			if st, ok := Term(tok); ok {
+				assert.True(t, strings.HasPrefix(tok, FormPrefix(st)), "%q stems to %q", tok, st)
+			}
+		}
+	}
+	t.Logf("%d distinct tokens of %d files", len(seen), len(files))
+	for tok, st := range map[string]string{"dying": "die", "ability": "abil", "skies": "sky", "hoping": "hope", "flaky": "flaki"} {
+		got, _ := Term(tok)
+		assert.Equal(t, st, got)
+		assert.True(t, strings.HasPrefix(tok, FormPrefix(st)), tok)
 	}
 }

@@ -50,7 +50,7 @@ QUERY is words (as -q); a JSON request object or - (stdin) is the wire form.
 Without a live session the scope is project, not session.
 
   -q, --query TEXT         query text
-  --mode literal|phrase|regex   (default literal)
+  --mode literal|natural|phrase|regex   (default literal)
   --match any|all          literal queries only (default any)
   --scope S                session, project, global or session:<id-or-path>
   --branches active|all    (default active)

@@ -211,7 +211,7 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	fl := newFlags("recall")
 	query := fl.String("q", "", "query text")
 	fl.StringVar(query, "query", "", "query text")
-	mode := fl.String("mode", "", "literal (default), phrase or regex")
+	mode := fl.String("mode", "", "literal (default), natural, phrase or regex")
 	match := fl.String("match", "", "any (default) or all")
 	scope := fl.String("scope", "", "session, project, global or session:<id-or-path>")
 	branches := fl.String("branches", "", "active (default) or all")
