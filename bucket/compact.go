@@ -215,13 +215,16 @@ func namesFile(path string, f *os.File) bool {
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
-// removeLeftovers removes what compactions that stopped half way (a
-// killed process) left in dir: plaintext copies of the index. The caller
-// holds the exclusive lock on the file the path names, which a compaction
-// holds from before it creates its file until after it renamed it, so none
-// is in flight. Only what is provably a compaction's is removed: a name of
-// compactPrefix and CreateTemp's digits, a regular file (not a link) this
-// user owns, empty or starting with bbolt's meta pages. The directory is
+// removeLeftovers removes what compactions and creations that stopped half
+// way (a killed process) left in dir: plaintext copies of the index, and
+// new files never put in place. The caller holds the exclusive lock on the
+// file the path names, which a compaction holds from before it creates its
+// file until after it renamed it, so none is in flight. A creation may be
+// (it takes no lock: there was no file); removing its file costs it one
+// more try, or, once its file is in place, only the second name (create).
+// Only what is provably memidx's is removed: a name of compactPrefix or
+// newPrefix and CreateTemp's digits, a regular file (not a link) this user
+// owns, empty or starting with bbolt's meta pages. The directory is
 // listed, never globbed: its path is the user's, and may hold pattern
 // characters.
 func removeLeftovers(dir string) {
@@ -232,19 +235,26 @@ func removeLeftovers(dir string) {
 	names, _ := d.Readdirnames(-1)
 	d.Close()
 	for _, n := range names {
-		if p := filepath.Join(dir, n); isCompactName(n) && isLeftover(p) {
+		if p := filepath.Join(dir, n); isLeftoverName(n) && isLeftover(p) {
 			os.Remove(p)
 		}
 	}
 }
 
-// isCompactName reports whether name is one a compaction gives its file.
-func isCompactName(name string) bool {
-	rest, ok := strings.CutPrefix(name, compactPrefix)
-	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
+// isLeftoverName reports whether name is one a compaction or a creation
+// gives its file.
+func isLeftoverName(name string) bool {
+	for _, prefix := range []string{compactPrefix, newPrefix} {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
 
-// isLeftover reports whether the file at path is one a compaction wrote.
+// isLeftover reports whether the file at path is one a compaction or a
+// creation wrote.
 func isLeftover(path string) bool {
 	st, err := os.Lstat(path)
 	if err != nil || notOurs(st) != "" {

@@ -42,6 +42,16 @@
 // lock, so no compaction is in flight (only files provably a
 // compaction's; the directory is listed, never globbed).
 //
+// A new index file is made whole before it has its name: created 0600
+// under a name of its own in the index directory, bbolt's first pages and
+// the meta bucket with its marker written and synced, then linked to the
+// path only if nothing is there (a hard link, or a rename that does not
+// replace; where the platform has neither, a rename after a check, which a
+// file made in between can lose to). A full disk or a killed process thus
+// never leaves a half-made file at the path that later runs could not tell
+// from another program's; what it leaves under the other name is removed
+// as a compaction's leftovers are (create.go).
+//
 // The file is opened without following a symbolic link (a link, dangling
 // or not, is [ErrForeign] and nothing is created through it), and only
 // when it is a regular file of this process's effective user (open.go);

@@ -12,9 +12,10 @@ import (
 )
 
 // TestLeftoversRemovedByTheNextWriter: a compaction killed half way leaves
-// a plaintext copy of the index; the next write of any process removes it
-// at once (it holds the write lock, so no compaction is in flight), and
-// leaves alone whatever is not provably a compaction's.
+// a plaintext copy of the index, a creation a new file not yet in place;
+// the next write of any process removes them at once (it holds the write
+// lock, so no compaction is in flight), and leaves alone whatever is not
+// provably a compaction's or a creation's.
 func TestLeftoversRemovedByTheNextWriter(t *testing.T) {
 	dir := t.TempDir()
 	a := New(dir, Options{})
@@ -37,6 +38,11 @@ func TestLeftoversRemovedByTheNextWriter(t *testing.T) {
 		{compactPrefix + "notes", func(p string) { require.NoError(t, os.WriteFile(p, head, 0o600)) }, false},
 		{compactPrefix + "11", func(p string) { require.NoError(t, os.WriteFile(p, []byte("my draft"), 0o600)) }, false},
 		{"index.db.compact", func(p string) { require.NoError(t, os.WriteFile(p, head, 0o600)) }, false},
+		{newPrefix + "123", func(p string) { require.NoError(t, os.WriteFile(p, head[:2*4096], 0o600)) }, true},
+		{newPrefix + "45", func(p string) { require.NoError(t, os.WriteFile(p, nil, 0o600)) }, true},
+		{newPrefix + "x1", func(p string) { require.NoError(t, os.WriteFile(p, head, 0o600)) }, false},
+		{newPrefix + "67", func(p string) { require.NoError(t, os.WriteFile(p, []byte("my draft"), 0o600)) }, false},
+		{"index.db.new-", func(p string) { require.NoError(t, os.WriteFile(p, head, 0o600)) }, false},
 	}
 	if runtime.GOOS != "windows" {
 		files = append(files, file{compactPrefix + "22", func(p string) { require.NoError(t, os.Symlink(outside, p)) }, false})

@@ -246,11 +246,20 @@ func (s *Store) openWriter(deadline time.Time) (db *bolt.DB, file *os.File, pre 
 // before (nil, or ErrMissing for no file yet, which only create allows).
 // It tells whose the file is before opening it for writing: bbolt writes
 // to a file it opens read-write (it initialises an empty one and saves the
-// freelist of a file that lacks one).
+// freelist of a file that lacks one). A missing file is made whole under
+// another name first (create), so no half-made file is ever at the path.
 func (s *Store) openWritable(deadline time.Time, create bool) (db *bolt.DB, file *os.File, pre error, err error) {
 	pre = s.read(max(time.Until(deadline), 0), func(*bolt.Tx) error { return nil })
 	switch {
-	case pre == nil, create && errors.Is(pre, ErrMissing):
+	case pre == nil:
+	case create && errors.Is(pre, ErrMissing):
+		made, err := s.create()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if made {
+			pre = nil // stamped already
+		}
 	case errors.Is(pre, ErrUnreadable):
 		return nil, nil, nil, fmt.Errorf("%w: %v", ErrReadOnly, pre)
 	default:
@@ -439,7 +448,7 @@ func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, *os.File, 
 		// A writer grows the file batch by batch; every remap copies the
 		// inline values of all open buckets. Reserve address space once
 		// (virtual only: nothing is read until touched).
-		o.InitialMmapSize = 1 << 30
+		o.InitialMmapSize = writerMmapSize
 	}
 	var db *bolt.DB
 	err := guard(func() error {
@@ -476,10 +485,17 @@ func (s *Store) open(readOnly bool, timeout time.Duration) (*bolt.DB, *os.File, 
 		// With the large mmap above, bbolt would grow the file 16 MiB at a
 		// time; grow it in small steps instead, so that a small index
 		// stays small.
-		db.AllocSize = 1 << 20
+		db.AllocSize = writerAllocSize
 	}
 	return db, file, nil
 }
+
+// writerMmapSize and writerAllocSize are a writer's map and the step its
+// file grows by (see open); a new file is made with them too (initNew).
+const (
+	writerMmapSize  = 1 << 30
+	writerAllocSize = 1 << 20
+)
 
 // damaged is a file that bbolt could not open or read: memidx's damaged
 // index, or some other file; only its bytes tell which (see judge).
