@@ -66,6 +66,9 @@ func fitEnvelope(p *RecallPage) {
 		if p.nextFor != nil {
 			p.Next = p.nextFor(len(p.Hits))
 		}
+		if p.QueryCoverage != nil {
+			p.setQueryCoverage() // of the hits the page keeps
+		}
 	}
 	if len(p.Hits) == 1 && total() > MaxResponseChars {
 		shrinkHit(&p.Hits[0], total()-MaxResponseChars)
@@ -74,6 +77,9 @@ func fitEnvelope(p *RecallPage) {
 			p.Hits = p.Hits[:0]
 			if p.nextFor != nil {
 				p.Next = p.nextFor(0)
+			}
+			if p.QueryCoverage != nil {
+				p.setQueryCoverage()
 			}
 			p.Coverage.Reasons = append(p.Coverage.Reasons, ResponseTooLarge)
 			p.Coverage.Complete = false

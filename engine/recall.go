@@ -432,10 +432,11 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 		base.ExpectedLineageFingerprint = rec.LineageFingerprint
 	}
 	anchorTerms := q.plan.Terms
+	qc, measured := s.Coverage()
 	for i := q.offset; i < end; i++ {
 		it := &items[i]
 		if it.Entry {
-			h, err := e.entryHit(q, s, it, anchorTerms)
+			h, err := e.entryHit(q, s, it, anchorTerms, qc)
 			if err != nil {
 				// Damaged shard data: leave the hit out, say so, and let
 				// the next refresh rebuild the session.
@@ -444,8 +445,16 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 			}
 			page.Hits = append(page.Hits, Hit{Entry: h})
 		} else {
-			page.Hits = append(page.Hits, Hit{Session: e.sessionHit(q, s, it)})
+			h := e.sessionHit(q, s, it)
+			if measured {
+				h.QueryCoverage = ptrF(qc.Session(it))
+			}
+			page.Hits = append(page.Hits, Hit{Session: h})
 		}
+	}
+	if measured {
+		page.weakBelow = e.cfg.WeakMatchBelow
+		page.setQueryCoverage()
 	}
 	next := func(n int) *FabricCall {
 		if q.offset+n >= total {
@@ -460,7 +469,7 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 	return page, nil
 }
 
-func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, terms []string) (*EntryHit, error) {
+func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, terms []string, qc *search.Coverage) (*EntryHit, error) {
 	src := &s.Hot[it.Src]
 	st, err := src.Shard.Entry(it.Index)
 	if err != nil {
@@ -497,6 +506,9 @@ func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, t
 	if st.HasTimestamp {
 		ts := st.Timestamp
 		h.Timestamp = &ts
+	}
+	if qc != nil {
+		h.QueryCoverage = ptrF(qc.Entry(st.IndexText()))
 	}
 	anchor := 0
 	switch q.plan.Kind {

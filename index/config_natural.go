@@ -45,11 +45,12 @@ var floatBounds = map[string][2]float64{
 // take as is.
 func applyFloat(dst *float64, key string, v json.RawMessage, note func(k, format string, a ...any)) {
 	bd := floatBounds[key]
-	var f float64
-	if err := json.Unmarshal(v, &f); err != nil || math.IsNaN(f) {
+	var fp *float64
+	if err := json.Unmarshal(v, &fp); err != nil || fp == nil {
 		note(key, "not a number; default %v kept", *dst)
 		return
 	}
+	f := *fp
 	if f < bd[0] || f > bd[1] {
 		c := math.Min(math.Max(f, bd[0]), bd[1])
 		note(key, "%v is outside %v..%v; clamped to %v", f, bd[0], bd[1], c)

@@ -44,6 +44,7 @@ func NaturalPlan(query string, f NaturalFields) Plan {
 	for range stems {
 		p.Fields = append(p.Fields, f.Stem)
 	}
+	p.StemsFrom = len(p.Terms)
 	p.Terms = append(p.Terms, stems...)
 	return p
 }

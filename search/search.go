@@ -43,9 +43,12 @@ type Plan struct {
 	Terms []string // unique canonical terms, first-seen order
 	All   bool     // literal queryMatch "all"
 	// Natural marks a natural-language plan: Terms are the canonical
-	// terms less stop words, then their stems' natural.Key, and Fields
-	// weigh the two.
-	Natural bool
+	// terms less stop words, then from StemsFrom on their stems'
+	// natural.Key, and Fields weigh the two. The stems are the query's
+	// terms as queryCoverage and matchedTerms count them; in other plans
+	// StemsFrom is 0 and every term counts.
+	Natural   bool
+	StemsFrom int
 	// Fields, when set, holds each term's field: its weight and BM25 b
 	// (natural mode scores a canonical and a stemmed field). Nil gives
 	// every term weight 1 and b 0.75.
@@ -157,8 +160,9 @@ type Item struct {
 	Entry    bool
 	Src      int // index into hot or cold sources
 	Index    int
-	Matched  int // cold: matched terms
+	Matched  int // cold: matched query terms (natural: stems)
 	MatchedS int // cold: entries passing the structural filters
+	held     uint64 // cold: the plan's terms matched (bit t, t < 64)
 	file     string
 }
 
@@ -566,7 +570,12 @@ func coldItem(rec *index.Record, src int) Item {
 func (s *Searcher) scoreHeld(it *Item, has []bool) {
 	for t, h := range has {
 		if h {
-			it.Matched++
+			if t >= s.plan.StemsFrom {
+				it.Matched++
+			}
+			if t < 64 {
+				it.held |= 1 << t
+			}
 			it.Score += s.termIDF(t)
 		}
 	}

@@ -36,6 +36,9 @@ func printRecall(w io.Writer, p *engine.RecallPage) {
 		}
 	}
 	fmt.Fprintf(w, "%d of %d hits", len(p.Hits), p.Total)
+	if p.WeakMatch {
+		fmt.Fprintf(w, "; weak match (%.0f%% of the query)", 100**p.QueryCoverage)
+	}
 	if p.Next != nil {
 		fmt.Fprint(w, "; more with --offset")
 	}
