@@ -160,8 +160,8 @@ type Item struct {
 	Entry    bool
 	Src      int // index into hot or cold sources
 	Index    int
-	Matched  int // cold: matched query terms (natural: stems)
-	MatchedS int // cold: entries passing the structural filters
+	Matched  int    // cold: matched query terms (natural: stems)
+	MatchedS int    // cold: entries passing the structural filters
 	held     uint64 // cold: the plan's terms matched (bit t, t < 64)
 	file     string
 }
