@@ -96,10 +96,10 @@ func TestLoadConfigNatural(t *testing.T) {
 		notes []string
 	}{
 		{`{}`, DefaultNaturalConfig(), DefaultWeakMatchBelow, nil},
-		{`{"natural":{"stemWeight":0.5,"canonicalB":0.3},"weakMatchBelow":0.25}`,
-			NaturalConfig{CanonicalWeight: 1, StemWeight: 0.5, CanonicalB: 0.3, StemB: 0.75}, 0.25, nil},
+		{`{"natural":{"stemWeight":0.5,"canonicalB":0.6},"weakMatchBelow":0.25}`,
+			NaturalConfig{CanonicalWeight: 1, StemWeight: 0.5, CanonicalB: 0.6, StemB: 0.3}, 0.25, nil},
 		{`{"natural":{"stemB":2,"canonicalWeight":-1},"weakMatchBelow":7}`,
-			NaturalConfig{CanonicalWeight: 0, StemWeight: 1, CanonicalB: 0.75, StemB: 1}, 1,
+			NaturalConfig{CanonicalWeight: 0, StemWeight: 1, CanonicalB: 0.3, StemB: 1}, 1,
 			[]string{"natural.canonicalWeight", "natural.stemB", "weakMatchBelow"}},
 		{`{"natural":{"stemWeight":"x","bogus":1},"weakMatchBelow":null}`, DefaultNaturalConfig(), DefaultWeakMatchBelow,
 			[]string{"natural.bogus", "natural.stemWeight", "weakMatchBelow"}},
