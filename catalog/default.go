@@ -98,6 +98,7 @@ const recallInputSchema = `{"type":"object","properties":{` +
 	`"since":{"type":"number"},` +
 	`"until":{"type":"number"},` +
 	`"entryRange":` + entryRangeSchema + `,` +
+	`"context":{"type":"object","properties":{"next":{"type":"integer","minimum":0,"maximum":3,"default":0}},"additionalProperties":false},` +
 	`"expectedSourceHash":{"type":"string"},` +
 	`"expectedLineageFingerprint":{"type":"string"}` +
 	`},"additionalProperties":false}`

@@ -103,6 +103,18 @@ func shrinkHit(h *Hit, excess int) {
 			}
 		}
 		e.SessionID = boundString(e.SessionID, 64)
+		if e.Context != nil {
+			for i := range e.Context.Next {
+				c := &e.Context.Next[i]
+				c.Snippet, c.Truncated = boundString(c.Snippet, 64), true
+				for _, p := range []**string{&c.EntryID, &c.Role} {
+					if *p != nil {
+						v := boundString(**p, 64)
+						*p = &v
+					}
+				}
+			}
+		}
 		return
 	}
 	if s := h.Session; s != nil {

@@ -153,3 +153,47 @@ func TestWeakMatch(t *testing.T) {
 		assert.Equal(t, c.weak, p.WeakMatch, "%s under %v: coverage %v", c.query, c.below, *p.QueryCoverage)
 	}
 }
+
+// context.next makes an entry hit carry the entries after it, in its
+// page's next token and in its follow.
+func TestRecallContextNext(t *testing.T) {
+	w := naturalWorld(t, false)
+	e := w.engine()
+	req := engine.RecallRequest{Query: "how do we publish the package", QueryMode: engine.ModeNatural, Scope: "project",
+		PageSize: 1, Context: &engine.RecallContext{Next: 1}}
+	p := recall(t, e, req)
+	require.Len(t, p.Hits, 1)
+	h := p.Hits[0].Entry
+	require.Equal(t, "u2", *h.EntryID, "the question ranks first")
+	require.NotNil(t, h.Context)
+	require.Len(t, h.Context.Next, 1)
+	next := h.Context.Next[0]
+	assert.Equal(t, 3, next.Index)
+	assert.Equal(t, "a2", *next.EntryID)
+	assert.Equal(t, "assistant", *next.Role)
+	assert.Contains(t, next.Snippet, "npm provenance", "the answer is in the context")
+
+	r, err := e.Call(ctx, h.Follow)
+	require.NoError(t, err)
+	require.Nil(t, r.Expand.Error)
+	require.Len(t, r.Expand.Entries, 2, "the follow expands the hit and its context")
+	assert.Equal(t, 3, r.Expand.Entries[1].Index)
+
+	require.NotNil(t, p.Next)
+	r, err = e.Call(ctx, *p.Next)
+	require.NoError(t, err)
+	require.NotEmpty(t, r.Recall.Hits)
+	assert.NotNil(t, r.Recall.Hits[0].Entry.Context, "the next page keeps the context")
+
+	last := recall(t, e, engine.RecallRequest{Query: "Publishing needs npm provenance", Scope: "project", Context: &engine.RecallContext{Next: 3}})
+	require.NotEmpty(t, last.Hits)
+	assert.Empty(t, last.Hits[0].Entry.Context.Next, "the session's last entry has none after it")
+
+	none := recall(t, e, engine.RecallRequest{Query: "publish", Scope: "project"})
+	assert.Nil(t, none.Hits[0].Entry.Context, "no context unless asked")
+	for _, n := range []int{-1, 4} {
+		bad := recall(t, e, engine.RecallRequest{Query: "publish", Scope: "project", Context: &engine.RecallContext{Next: n}})
+		require.NotNil(t, bad.Error, n)
+		assert.Equal(t, "invalid_request", bad.Error.Code)
+	}
+}

@@ -99,6 +99,14 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 			return nil, eo
 		}
 	}
+	if req.Context != nil {
+		if eo := req.Context.check(); eo != nil {
+			return nil, eo
+		}
+		if req.Context.Next == 0 {
+			q.req.Context = nil // the default, spelt out
+		}
+	}
 	q.offset = intArg(req.Offset, 0, 0, min(1<<53-1, math.MaxInt)) // a JS safe integer, or what int holds
 	q.pageSize = intArg(req.PageSize, DefaultPageSize, 1, MaxPageSize)
 	q.snippetChars = intArg(req.SnippetChars, DefaultSnippetChars, MinSnippetChars, MaxSnippetChars)
@@ -519,14 +527,49 @@ func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, t
 	}
 	h.Snippet, h.Truncated = makeSnippet(st.Text, anchor, q.snippetChars)
 	h.Truncated = h.Truncated || st.Truncated
-	h.Follow = FabricCall{Ref: "memory.expand", Args: marshalArgs(expandArgs{
+	follow := expandArgs{
 		Session:                    src.Rec.Path,
 		ExpectedSourceHash:         src.Rec.SourceHash,
 		ExpectedLineageFingerprint: src.Rec.LineageFingerprint,
 		Branches:                   Branches(q.mode),
 		Indices:                    []int64{int64(it.Index)},
-	})}
+	}
+	if c := q.req.Context; c != nil {
+		var err error
+		if h.Context, err = nextContext(src, it.Index, c.Next, q.snippetChars); err != nil {
+			return nil, err
+		}
+		if n := int64(len(h.Context.Next)); n > 0 {
+			follow.After = &n
+		}
+	}
+	h.Follow = FabricCall{Ref: "memory.expand", Args: marshalArgs(follow)}
 	return h, nil
+}
+
+// nextContext is the context of entry i of src: up to n entries after it,
+// as snippets from their start.
+func nextContext(src *search.HotSource, i, n, snippetChars int) (*HitContext, error) {
+	c := &HitContext{Next: []ContextEntry{}}
+	for j := i + 1; j <= i+n && j < src.Shard.Len(); j++ {
+		st, err := src.Shard.Entry(j)
+		if err != nil {
+			return nil, err
+		}
+		ce := ContextEntry{Index: j}
+		if st.HasEntryID {
+			id := boundString(st.EntryID, 512)
+			ce.EntryID = &id
+		}
+		if st.Role != "" {
+			r := boundString(st.Role, 512)
+			ce.Role = &r
+		}
+		ce.Snippet, ce.Truncated = makeSnippet(st.Text, 0, snippetChars)
+		ce.Truncated = ce.Truncated || st.Truncated
+		c.Next = append(c.Next, ce)
+	}
+	return c, nil
 }
 
 func (e *Engine) sessionHit(q *recallQuery, s *search.Searcher, it *search.Item) *SessionHit {

@@ -223,10 +223,28 @@ type EntryHit struct {
 	Score            float64  `json:"score"`
 	// QueryCoverage (memidx's extension): the share of the query terms'
 	// idf mass the entry holds (see RecallPage.QueryCoverage).
-	QueryCoverage *float64   `json:"queryCoverage,omitempty"`
-	Snippet       string     `json:"snippet"`
-	Truncated     bool       `json:"truncated"`
-	Follow        FabricCall `json:"follow"`
+	QueryCoverage *float64 `json:"queryCoverage,omitempty"`
+	Snippet       string   `json:"snippet"`
+	Truncated     bool     `json:"truncated"`
+	// Context (memidx's extension) holds the entries after the hit that
+	// the request's context asked for.
+	Context *HitContext `json:"context,omitempty"`
+	Follow  FabricCall  `json:"follow"`
+}
+
+// HitContext is an entry hit's neighbours.
+type HitContext struct {
+	Next []ContextEntry `json:"next"`
+}
+
+// ContextEntry is a neighbour of an entry hit: where it is, and its
+// snippet from its start.
+type ContextEntry struct {
+	Index     int     `json:"index"`
+	EntryID   *string `json:"entryId"`
+	Role      *string `json:"role"`
+	Snippet   string  `json:"snippet"`
+	Truncated bool    `json:"truncated"`
 }
 
 // SessionHit is a cold session candidate: session-level evidence only.

@@ -60,6 +60,7 @@ Without a live session the scope is project, not session.
   --page-size N (--limit)  hits per page, 1..50 (default 10)
   --offset N               skip this many ranked hits
   --snippet-chars N        snippet length, 80..2000 (default 480)
+  --context-next N         show the N entries after each entry hit, 0..3 (memidx's extension)
   --live-session FILE --live-leaf ID --live-branch ID,ID,…
                            the host's live session
 `,
