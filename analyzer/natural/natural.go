@@ -89,14 +89,19 @@ func SelfStem(stem string) bool {
 
 // FormPrefix returns a prefix every form of stem starts with, so that a
 // sorted vocabulary can list the candidates for a stem's forms. The
-// Snowball English stemmer only removes suffixes, except that it may
-// change the last two characters that remain ("ability" → "able" before
-// "able" itself is removed, "dying" → "die", "hoping" → "hope", "flaky" →
-// "flaki"); TestFormPrefix holds this over every token of the test
-// corpora. A stem with a character outside a-z is only ever its own form.
+// Snowball English stemmer removes suffixes and may change the last
+// character that remains ("flaky" → "flaki", "hoping" → "hope"), except
+// for three words of its exception list ("dying" → "die", "lying" →
+// "lie", "tying" → "tie"). Over the 169,000 words of a large English word
+// list and every token of the test corpora that holds (TestFormPrefix). A
+// stem with a character outside a-z is only ever its own form.
 func FormPrefix(stem string) string {
 	if !az(stem) {
 		return stem
 	}
-	return stem[:max(1, len(stem)-2)]
+	switch stem {
+	case "die", "lie", "tie":
+		return stem[:1]
+	}
+	return stem[:max(1, len(stem)-1)]
 }
