@@ -190,12 +190,13 @@ must-abstain question), or OMP-MemBench's {"query", "expectedEpisodes":
 --agent-dir (or --session-dir); without --index-dir the index is built
 in a temporary directory and removed.
 
-  --mode M                 literal (default), phrase, regex, … (as recall)
+  --mode M                 literal (default), natural, phrase or regex
   --match any|all          (default any)
   --branches active|all    (default active)
   --scope S                (default global)
   --page-size N            hits per question, 1..50 (default 10)
-  --weak-below C           count pages whose queryCoverage is under C
+  --weak-below C           count pages whose queryCoverage is under C (default:
+                           the pages' weakMatch, memory.weakMatchBelow)
   --min-r1 X, --min-r5 X, --min-mrr X
                            exit 1 when entry R@1, R@5 or MRR is below X
   --verbose                list the questions whose evidence is not first
