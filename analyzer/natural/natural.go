@@ -19,7 +19,39 @@ func Term(tok string) (string, bool) {
 	if !Stemmable(tok) {
 		return tok, true
 	}
-	return Stem(tok), true
+	return stems.stem(tok), true
+}
+
+// stemMemo remembers the stems of the words met last: a lookup of a
+// stem's forms stems every term that shares its prefix, query after
+// query, and a long-lived engine meets the same words again and again.
+// It holds at most maxMemo words and starts over when full (a bound, not
+// an LRU: the common words come back at once).
+type stemMemo struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+const maxMemo = 1 << 16
+
+var stems = stemMemo{m: map[string]string{}}
+
+func (c *stemMemo) stem(word string) string {
+	c.mu.RLock()
+	s, ok := c.m[word]
+	c.mu.RUnlock()
+	if ok {
+		return s
+	}
+	s = Stem(word)
+	c.mu.Lock()
+	if len(c.m) >= maxMemo {
+		c.m = make(map[string]string, maxMemo/4)
+	}
+	// The word may share memory with a larger text: keep a copy.
+	c.m[strings.Clone(word)] = s
+	c.mu.Unlock()
+	return s
 }
 
 // Stem returns the Snowball English stem of a lowercase word. It does not
