@@ -28,7 +28,8 @@ const CacheVersion = 6
 //	2: records and tier data sealed with block checksums (blocksum).
 //	3: the meta bucket holds a marker that says the file is memidx's,
 //	   on a page of its own near the start of the file (see own.go).
-const LayoutVersion = 3
+//	4: hot shard dictionaries hold the stemmed field (natural.Key).
+const LayoutVersion = 4
 
 // FileName is the index file inside the index directory.
 const FileName = "index.db"

@@ -82,7 +82,7 @@ const entryRangeSchema = `{"type":"object","properties":{"first":{"type":"intege
 
 const recallInputSchema = `{"type":"object","properties":{` +
 	`"query":{"type":"string"},` +
-	`"queryMode":{"type":"string","enum":["literal","phrase","regex"],"default":"literal"},` +
+	`"queryMode":{"type":"string","enum":["literal","natural","phrase","regex"],"default":"literal"},` +
 	`"queryMatch":{"type":"string","enum":["any","all"],"default":"any"},` +
 	`"scope":` + scopeSchema + `,` +
 	`"branches":` + branchesSchema + `,` +
@@ -98,6 +98,7 @@ const recallInputSchema = `{"type":"object","properties":{` +
 	`"since":{"type":"number"},` +
 	`"until":{"type":"number"},` +
 	`"entryRange":` + entryRangeSchema + `,` +
+	`"context":{"type":"object","properties":{"next":{"type":"integer","minimum":0,"maximum":3,"default":0}},"additionalProperties":false},` +
 	`"expectedSourceHash":{"type":"string"},` +
 	`"expectedLineageFingerprint":{"type":"string"}` +
 	`},"additionalProperties":false}`

@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/memidx/memidx/analyzer/natural"
 	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/bucket"
 	"github.com/memidx/memidx/termtab"
@@ -84,8 +86,14 @@ func Decode(blob []byte) (*Digest, error) {
 	return &d, nil
 }
 
-// HasTerm reports whether the vocabulary holds term.
-func (v View) HasTerm(term string) bool { return v.Vocabulary.Has(term) }
+// HasTerm reports whether the vocabulary holds term, or for a stem's
+// natural.Key, one of the stem's forms.
+func (v View) HasTerm(term string) bool {
+	if stem, ok := strings.CutPrefix(term, natural.KeyPrefix); ok {
+		return v.Vocabulary.HasStem(stem)
+	}
+	return v.Vocabulary.Has(term)
+}
 
 // Structural is a digest's structural postings and timestamps, for
 // filters.

@@ -1,10 +1,12 @@
 package coldvocab
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
+	"github.com/memidx/memidx/analyzer/natural"
 	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/frontcode"
 	"github.com/memidx/memidx/termtab"
@@ -52,6 +54,7 @@ type termList interface {
 	Len() int
 	Term(i int) []byte
 	Has(term string) bool
+	Find(term string) (int, bool)
 }
 
 // noTerms answers for a vocabulary that is missing or does not decode.
@@ -94,6 +97,26 @@ func (v *Vocabulary) Term(i int) []byte { return v.terms().Term(i) }
 
 // Has reports whether term is in the vocabulary.
 func (v *Vocabulary) Has(term string) bool { return v.terms().Has(term) }
+
+// HasStem reports whether the vocabulary holds a form of stem: a term
+// whose natural form (natural.Term) is stem. The forms are among the
+// terms that start with natural.FormPrefix(stem), a range of the sorted
+// list.
+func (v *Vocabulary) HasStem(stem string) bool {
+	l := v.terms()
+	p := natural.FormPrefix(stem)
+	i, _ := l.Find(p)
+	for ; i < l.Len(); i++ {
+		t := l.Term(i)
+		if !bytes.HasPrefix(t, []byte(p)) {
+			break
+		}
+		if st, ok := natural.Term(string(t)); ok && st == stem {
+			return true
+		}
+	}
+	return false
+}
 
 // Err reports damage met by a read so far: what was read after it may be
 // wrong.

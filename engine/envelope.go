@@ -66,6 +66,9 @@ func fitEnvelope(p *RecallPage) {
 		if p.nextFor != nil {
 			p.Next = p.nextFor(len(p.Hits))
 		}
+		if p.QueryCoverage != nil {
+			p.setQueryCoverage() // of the hits the page keeps
+		}
 	}
 	if len(p.Hits) == 1 && total() > MaxResponseChars {
 		shrinkHit(&p.Hits[0], total()-MaxResponseChars)
@@ -74,6 +77,9 @@ func fitEnvelope(p *RecallPage) {
 			p.Hits = p.Hits[:0]
 			if p.nextFor != nil {
 				p.Next = p.nextFor(0)
+			}
+			if p.QueryCoverage != nil {
+				p.setQueryCoverage()
 			}
 			p.Coverage.Reasons = append(p.Coverage.Reasons, ResponseTooLarge)
 			p.Coverage.Complete = false
@@ -97,6 +103,18 @@ func shrinkHit(h *Hit, excess int) {
 			}
 		}
 		e.SessionID = boundString(e.SessionID, 64)
+		if e.Context != nil {
+			for i := range e.Context.Next {
+				c := &e.Context.Next[i]
+				c.Snippet, c.Truncated = boundString(c.Snippet, 64), true
+				for _, p := range []**string{&c.EntryID, &c.Role} {
+					if *p != nil {
+						v := boundString(**p, 64)
+						*p = &v
+					}
+				}
+			}
+		}
 		return
 	}
 	if s := h.Session; s != nil {

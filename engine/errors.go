@@ -156,6 +156,10 @@ const (
 	ModeLiteral QueryMode = "literal"
 	ModePhrase  QueryMode = "phrase"
 	ModeRegex   QueryMode = "regex"
+	// ModeNatural is memidx's extension: a question in natural language,
+	// ranked without English stop words and with English stems beside
+	// the canonical terms.
+	ModeNatural QueryMode = "natural"
 
 	MatchAny QueryMatch = "any"
 	MatchAll QueryMatch = "all"

@@ -61,9 +61,9 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	q.req.Scope = Scope(q.scope)
 	q.req.Branches = Branches(mode)
 	switch req.QueryMode {
-	case "", "literal", "phrase", "regex":
+	case "", "literal", "phrase", "regex", "natural":
 	default:
-		return nil, badRequest("queryMode must be literal, phrase or regex, not %q", req.QueryMode)
+		return nil, badRequest("queryMode must be literal, natural, phrase or regex, not %q", req.QueryMode)
 	}
 	if q.req.QueryMode == "" {
 		q.req.QueryMode = "literal"
@@ -73,8 +73,8 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	default:
 		return nil, badRequest("queryMatch must be any or all, not %q", req.QueryMatch)
 	}
-	if req.QueryMatch != "" && q.req.QueryMode != "literal" {
-		return nil, badRequest("queryMatch is only valid with literal queryMode")
+	if req.QueryMatch != "" && q.req.QueryMode != "literal" && !(q.req.QueryMode == "natural" && req.QueryMatch == "any") {
+		return nil, badRequest("queryMatch is only valid with literal queryMode (natural takes any)")
 	}
 	if q.req.QueryMode == "literal" && q.req.QueryMatch == "" {
 		q.req.QueryMatch = "any"
@@ -97,6 +97,14 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 		}
 		if eo := req.EntryRange.check(); eo != nil {
 			return nil, eo
+		}
+	}
+	if req.Context != nil {
+		if eo := req.Context.check(); eo != nil {
+			return nil, eo
+		}
+		if req.Context.Next == 0 {
+			q.req.Context = nil // the default, spelt out
 		}
 	}
 	q.offset = intArg(req.Offset, 0, 0, min(1<<53-1, math.MaxInt)) // a JS safe integer, or what int holds
@@ -145,6 +153,12 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 		if len(q.plan.Terms) == 0 {
 			q.plan.Kind = search.PlanBrowse
 		}
+	case q.req.QueryMode == "natural":
+		nc := e.cfg.Natural
+		q.plan = search.NaturalPlan(query, search.NaturalFields{
+			Canonical: search.Field{Weight: nc.CanonicalWeight, B: nc.CanonicalB},
+			Stem:      search.Field{Weight: nc.StemWeight, B: nc.StemB},
+		})
 	default:
 		q.plan.Kind = search.PlanTerms
 		q.plan.Terms = unique(analyzer.Tokens(query))
@@ -426,10 +440,11 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 		base.ExpectedLineageFingerprint = rec.LineageFingerprint
 	}
 	anchorTerms := q.plan.Terms
+	qc, measured := s.Coverage()
 	for i := q.offset; i < end; i++ {
 		it := &items[i]
 		if it.Entry {
-			h, err := e.entryHit(q, s, it, anchorTerms)
+			h, err := e.entryHit(q, s, it, anchorTerms, qc)
 			if err != nil {
 				// Damaged shard data: leave the hit out, say so, and let
 				// the next refresh rebuild the session.
@@ -438,8 +453,16 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 			}
 			page.Hits = append(page.Hits, Hit{Entry: h})
 		} else {
-			page.Hits = append(page.Hits, Hit{Session: e.sessionHit(q, s, it)})
+			h := e.sessionHit(q, s, it)
+			if measured {
+				h.QueryCoverage = ptrF(qc.Session(it))
+			}
+			page.Hits = append(page.Hits, Hit{Session: h})
 		}
+	}
+	if measured {
+		page.weakBelow = e.cfg.WeakMatchBelow
+		page.setQueryCoverage()
 	}
 	next := func(n int) *FabricCall {
 		if q.offset+n >= total {
@@ -454,7 +477,7 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 	return page, nil
 }
 
-func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, terms []string) (*EntryHit, error) {
+func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, terms []string, qc *search.Coverage) (*EntryHit, error) {
 	src := &s.Hot[it.Src]
 	st, err := src.Shard.Entry(it.Index)
 	if err != nil {
@@ -492,6 +515,9 @@ func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, t
 		ts := st.Timestamp
 		h.Timestamp = &ts
 	}
+	if qc != nil {
+		h.QueryCoverage = ptrF(qc.Entry(st.IndexText()))
+	}
 	anchor := 0
 	switch q.plan.Kind {
 	case search.PlanTerms, search.PlanPhrase:
@@ -501,14 +527,49 @@ func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, t
 	}
 	h.Snippet, h.Truncated = makeSnippet(st.Text, anchor, q.snippetChars)
 	h.Truncated = h.Truncated || st.Truncated
-	h.Follow = FabricCall{Ref: "memory.expand", Args: marshalArgs(expandArgs{
+	follow := expandArgs{
 		Session:                    src.Rec.Path,
 		ExpectedSourceHash:         src.Rec.SourceHash,
 		ExpectedLineageFingerprint: src.Rec.LineageFingerprint,
 		Branches:                   Branches(q.mode),
 		Indices:                    []int64{int64(it.Index)},
-	})}
+	}
+	if c := q.req.Context; c != nil {
+		var err error
+		if h.Context, err = nextContext(src, it.Index, c.Next, q.snippetChars); err != nil {
+			return nil, err
+		}
+		if n := int64(len(h.Context.Next)); n > 0 {
+			follow.After = &n
+		}
+	}
+	h.Follow = FabricCall{Ref: "memory.expand", Args: marshalArgs(follow)}
 	return h, nil
+}
+
+// nextContext is the context of entry i of src: up to n entries after it,
+// as snippets from their start.
+func nextContext(src *search.HotSource, i, n, snippetChars int) (*HitContext, error) {
+	c := &HitContext{Next: []ContextEntry{}}
+	for j := i + 1; j <= i+n && j < src.Shard.Len(); j++ {
+		st, err := src.Shard.Entry(j)
+		if err != nil {
+			return nil, err
+		}
+		ce := ContextEntry{Index: j}
+		if st.HasEntryID {
+			id := boundString(st.EntryID, 512)
+			ce.EntryID = &id
+		}
+		if st.Role != "" {
+			r := boundString(st.Role, 512)
+			ce.Role = &r
+		}
+		ce.Snippet, ce.Truncated = makeSnippet(st.Text, 0, snippetChars)
+		ce.Truncated = ce.Truncated || st.Truncated
+		c.Next = append(c.Next, ce)
+	}
+	return c, nil
 }
 
 func (e *Engine) sessionHit(q *recallQuery, s *search.Searcher, it *search.Item) *SessionHit {

@@ -17,6 +17,25 @@ type Range struct {
 	Last  int `json:"last"`
 }
 
+// RecallContext (memidx's extension of the wire format) asks each entry
+// hit for the entries around it: a question's hit shows its answer.
+type RecallContext struct {
+	// Next is how many of the entries that follow a hit (on the branch
+	// read) it carries as snippets, 0 to MaxContextNext.
+	Next int `json:"next"`
+}
+
+// MaxContextNext bounds RecallContext.Next.
+const MaxContextNext = 3
+
+// check refuses a context outside its bounds.
+func (c *RecallContext) check() *ErrorObject {
+	if c.Next < 0 || c.Next > MaxContextNext {
+		return badRequest("context.next must be 0 to %d, not %d", MaxContextNext, c.Next)
+	}
+	return nil
+}
+
 // check refuses a range that is not 0 <= first <= last in safe integers.
 func (r *Range) check() *ErrorObject {
 	if r.First < 0 || r.First > r.Last || !safeInt(float64(r.First)) || !safeInt(float64(r.Last)) {
@@ -62,6 +81,8 @@ type recallArgs struct {
 	Since                      *float64 `json:"since,omitempty"`
 	Until                      *float64 `json:"until,omitempty"`
 	EntryRange                 *Range   `json:"entryRange,omitempty"`
+	// Context is memidx's extension: neighbours of each entry hit.
+	Context *RecallContext `json:"context,omitempty"`
 	// Live may only repeat the host's live session (Options.Live); any
 	// other value is refused with invalid_request. A request never sets it.
 	Live *StaticLive `json:"live,omitempty"`

@@ -59,6 +59,10 @@ type RecallRequest struct {
 	// EntryRange keeps a single session's entries in an inclusive range;
 	// nil is every entry. It needs the scope session:<id-or-path>.
 	EntryRange *Range
+	// Context (memidx's extension) makes each entry hit carry the
+	// snippets of the entries after it, and its follow expand them too;
+	// nil is none.
+	Context *RecallContext
 	// Live may only repeat the host's live session (Options.Live); any
 	// other value is refused with invalid_request. A request never needs
 	// it.
@@ -136,7 +140,7 @@ func (r RecallRequest) args() recallArgs {
 		Role: strArg(r.Role, o.Role), Tool: strArg(r.Tool, o.Tool), Ref: strArg(r.Ref, o.Ref),
 		Provider: strArg(r.Provider, o.Provider), Action: strArg(r.Action, o.Action), Outcome: strArg(r.Outcome, o.Outcome),
 		Since: timeArg(r.Since, o.Since), Until: timeArg(r.Until, o.Until),
-		EntryRange: r.EntryRange, Live: r.Live,
+		EntryRange: r.EntryRange, Context: r.Context, Live: r.Live,
 	}
 }
 
@@ -149,7 +153,7 @@ func (a recallArgs) request() RecallRequest {
 		Offset: floorInt(a.Offset), PageSize: floorInt(a.PageSize), SnippetChars: floorInt(a.SnippetChars),
 		Role: str(a.Role), Tool: str(a.Tool), Ref: str(a.Ref), Provider: str(a.Provider), Action: str(a.Action), Outcome: str(a.Outcome),
 		Since: msTime(a.Since), Until: msTime(a.Until),
-		EntryRange: a.EntryRange, Live: a.Live,
+		EntryRange: a.EntryRange, Context: a.Context, Live: a.Live,
 		wire: &w,
 	}
 }

@@ -73,12 +73,22 @@ type RecallPage struct {
 	Next     *FabricCall  `json:"next"`
 	Coverage Coverage     `json:"coverage"`
 	Error    *ErrorObject `json:"error,omitempty"`
+	// QueryCoverage (memidx's extension) is the largest QueryCoverage of
+	// the page's hits, 0 for a page without hits; nil for a regex query
+	// or browsing. Under Config.WeakMatchBelow the page is a weak match.
+	QueryCoverage *float64 `json:"queryCoverage,omitempty"`
+	// WeakMatch (memidx's extension) is set when QueryCoverage is under
+	// the configured weakMatchBelow: the page holds no evidence a host
+	// should act on.
+	WeakMatch bool `json:"weakMatch,omitempty"`
 	// Notices, on an Engine's first answer, say what the user should
 	// know about the setup (see Engine.Notices).
 	Notices []index.Notice `json:"notices,omitempty"`
 
 	// nextFor rebuilds next when the envelope drops hits.
 	nextFor func(n int) *FabricCall
+	// weakBelow is the configured weakMatchBelow.
+	weakBelow float64
 }
 
 // MarshalJSON writes the page as encoding/json writes its fields, but
@@ -86,12 +96,14 @@ type RecallPage struct {
 // encoder, every hit (most of a page) was scanned a second time.
 func (p RecallPage) MarshalJSON() ([]byte, error) {
 	type rest struct {
-		Next     *FabricCall    `json:"next"`
-		Coverage Coverage       `json:"coverage"`
-		Error    *ErrorObject   `json:"error,omitempty"`
-		Notices  []index.Notice `json:"notices,omitempty"`
+		Next          *FabricCall    `json:"next"`
+		Coverage      Coverage       `json:"coverage"`
+		Error         *ErrorObject   `json:"error,omitempty"`
+		QueryCoverage *float64       `json:"queryCoverage,omitempty"`
+		WeakMatch     bool           `json:"weakMatch,omitempty"`
+		Notices       []index.Notice `json:"notices,omitempty"`
 	}
-	tail, err := marshalAs(rest{p.Next, p.Coverage, p.Error, p.Notices})
+	tail, err := marshalAs(rest{p.Next, p.Coverage, p.Error, p.QueryCoverage, p.WeakMatch, p.Notices})
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +128,25 @@ func (p RecallPage) MarshalJSON() ([]byte, error) {
 	}
 	b = append(b, ',')
 	return append(b, tail[1:]...), nil // tail without its '{'
+}
+
+// setQueryCoverage sets the page's QueryCoverage from its hits', and
+// WeakMatch.
+func (p *RecallPage) setQueryCoverage() {
+	best := 0.0
+	for _, h := range p.Hits {
+		var c *float64
+		if h.Entry != nil {
+			c = h.Entry.QueryCoverage
+		} else if h.Session != nil {
+			c = h.Session.QueryCoverage
+		}
+		if c != nil && *c > best {
+			best = *c
+		}
+	}
+	p.QueryCoverage = &best
+	p.WeakMatch = best < p.weakBelow
 }
 
 // Hit is an entry hit or a cold session candidate; exactly one of Entry and
@@ -173,39 +204,63 @@ func (h *Hit) UnmarshalJSON(b []byte) error {
 
 // EntryHit is an exact entry of a hot (or resolved cold) session.
 type EntryHit struct {
-	Kind             string     `json:"kind"`
-	SessionID        string     `json:"sessionId"`
-	Tier             string     `json:"tier"`
-	Index            int        `json:"index"`
-	EntryID          *string    `json:"entryId"`
-	ParentID         *string    `json:"parentId"`
-	OperationAddress *string    `json:"operationAddress"`
-	Type             string     `json:"type"`
-	Role             *string    `json:"role"`
-	Tool             *string    `json:"tool"`
-	Ref              *string    `json:"ref"`
-	Provider         *string    `json:"provider"`
-	Action           *string    `json:"action"`
-	Timestamp        *float64   `json:"timestamp"`
-	IsError          bool       `json:"isError"`
-	Outcome          string     `json:"outcome,omitempty"`
-	Score            float64    `json:"score"`
-	Snippet          string     `json:"snippet"`
-	Truncated        bool       `json:"truncated"`
-	Follow           FabricCall `json:"follow"`
+	Kind             string   `json:"kind"`
+	SessionID        string   `json:"sessionId"`
+	Tier             string   `json:"tier"`
+	Index            int      `json:"index"`
+	EntryID          *string  `json:"entryId"`
+	ParentID         *string  `json:"parentId"`
+	OperationAddress *string  `json:"operationAddress"`
+	Type             string   `json:"type"`
+	Role             *string  `json:"role"`
+	Tool             *string  `json:"tool"`
+	Ref              *string  `json:"ref"`
+	Provider         *string  `json:"provider"`
+	Action           *string  `json:"action"`
+	Timestamp        *float64 `json:"timestamp"`
+	IsError          bool     `json:"isError"`
+	Outcome          string   `json:"outcome,omitempty"`
+	Score            float64  `json:"score"`
+	// QueryCoverage (memidx's extension): the share of the query terms'
+	// idf mass the entry holds (see RecallPage.QueryCoverage).
+	QueryCoverage *float64 `json:"queryCoverage,omitempty"`
+	Snippet       string   `json:"snippet"`
+	Truncated     bool     `json:"truncated"`
+	// Context (memidx's extension) holds the entries after the hit that
+	// the request's context asked for.
+	Context *HitContext `json:"context,omitempty"`
+	Follow  FabricCall  `json:"follow"`
+}
+
+// HitContext is an entry hit's neighbours.
+type HitContext struct {
+	Next []ContextEntry `json:"next"`
+}
+
+// ContextEntry is a neighbour of an entry hit: where it is, and its
+// snippet from its start.
+type ContextEntry struct {
+	Index     int     `json:"index"`
+	EntryID   *string `json:"entryId"`
+	Role      *string `json:"role"`
+	Snippet   string  `json:"snippet"`
+	Truncated bool    `json:"truncated"`
 }
 
 // SessionHit is a cold session candidate: session-level evidence only.
 type SessionHit struct {
-	Kind                     string     `json:"kind"`
-	SessionID                string     `json:"sessionId"`
-	Tier                     string     `json:"tier"`
-	Cwd                      string     `json:"cwd"`
-	LastTimestamp            *float64   `json:"lastTimestamp"`
-	Score                    float64    `json:"score"`
-	MatchedTerms             int        `json:"matchedTerms"`
-	MatchedStructuralEntries int        `json:"matchedStructuralEntries"`
-	Follow                   FabricCall `json:"follow"`
+	Kind                     string   `json:"kind"`
+	SessionID                string   `json:"sessionId"`
+	Tier                     string   `json:"tier"`
+	Cwd                      string   `json:"cwd"`
+	LastTimestamp            *float64 `json:"lastTimestamp"`
+	Score                    float64  `json:"score"`
+	MatchedTerms             int      `json:"matchedTerms"`
+	MatchedStructuralEntries int      `json:"matchedStructuralEntries"`
+	// QueryCoverage (memidx's extension): the share of the query terms'
+	// idf mass the session's vocabulary holds.
+	QueryCoverage *float64   `json:"queryCoverage,omitempty"`
+	Follow        FabricCall `json:"follow"`
 }
 
 // failurePage is a recall that failed for a domain reason.

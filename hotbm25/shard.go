@@ -12,6 +12,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/analyzer/natural"
 	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/normalize"
 	"github.com/memidx/memidx/termtab"
@@ -239,6 +240,26 @@ func (ps *postings) add(t string, p posting, clone bool) {
 	}
 }
 
+// appendList appends term id's postings to dst.
+func (ps *postings) appendList(dst []posting, id uint32) []posting {
+	if m := ps.more[id]; m >= 0 {
+		return append(dst, ps.lists[m]...)
+	}
+	return append(dst, ps.first[id])
+}
+
+// addList adds a new key with its whole list.
+func (ps *postings) addList(key string, pl []posting) {
+	ps.ids[key] = uint32(len(ps.first))
+	ps.first = append(ps.first, pl[0])
+	if len(pl) == 1 {
+		ps.more = append(ps.more, -1)
+		return
+	}
+	ps.more = append(ps.more, int32(len(ps.lists)))
+	ps.lists = append(ps.lists, pl)
+}
+
 // appendTo appends the encoding of term id's list to b.
 func (ps *postings) appendTo(b []byte, id uint32) []byte {
 	if m := ps.more[id]; m >= 0 {
@@ -270,6 +291,7 @@ func (b *Builder) appendEntry(s Stored) error {
 
 // Finish encodes the shard. The builder must not be used after.
 func (b *Builder) Finish() (*Built, error) {
+	b.addStems()
 	terms := make([]string, 0, len(b.post.ids))
 	for t := range b.post.ids {
 		terms = append(terms, t)
@@ -395,10 +417,15 @@ func (s Shard) Err() error {
 // Len returns the number of entries.
 func (s Shard) Len() int { return s.n }
 
-// Postings iterates the postings of key (a term or a structural key).
+// Postings iterates the postings of key: a term, a structural key, or a
+// stem's natural.Key, whose postings are the stemmed field's.
 func (s Shard) Postings(key string) Postings {
 	i, ok := s.dict.Find(key)
 	if !ok {
+		if stem, isStem := strings.CutPrefix(key, natural.KeyPrefix); isStem && natural.SelfStem(stem) {
+			// No key: the stem's only form is the stem itself.
+			return s.Postings(stem)
+		}
 		return Postings{}
 	}
 	p := Postings{b: s.dict.Payload(i), max: uint32(s.n)}

@@ -43,6 +43,13 @@ type Config struct {
 	// 1 GiB, which builds a session of about 200 MB of ordinary records
 	// read whole, and one of 1,000,000 tiny records (150 MB) read slim.
 	MaxBuildBytes int `json:"maxBuildBytes"`
+	// Natural is memidx's own key: the scoring of natural-language
+	// queries (see NaturalConfig).
+	Natural NaturalConfig `json:"natural"`
+	// WeakMatchBelow is memidx's own key: a recall page whose
+	// queryCoverage is under it is a weak match, which a host should
+	// treat as no evidence (the CLI says "weak match"). Default 0.5.
+	WeakMatchBelow float64 `json:"weakMatchBelow"`
 }
 
 // DefaultConfig returns the spec's defaults; IndexDir is filled from the
@@ -65,6 +72,8 @@ func DefaultConfig() Config {
 		RegexMaxHaystackBytes:  2097152,
 		RegexTimeoutMs:         250,
 		MaxBuildBytes:          DefaultMaxBuildBytes,
+		Natural:                DefaultNaturalConfig(),
+		WeakMatchBelow:         DefaultWeakMatchBelow,
 	}
 }
 
@@ -208,6 +217,10 @@ func applyConfig(cfg *Config, path string, b []byte) ([]Notice, error) {
 				continue
 			}
 			cfg.IndexDir = resolveFrom(path, s)
+		case "natural":
+			applyNatural(cfg, v, note)
+		case "weakMatchBelow":
+			applyFloat(&cfg.WeakMatchBelow, k, v, note)
 		case "digestTerms":
 			note(k, "accepted by the reference but never used; ignored")
 		default:

@@ -85,3 +85,36 @@ func TestLoadConfigRelativeIndexDir(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "/abs/idx", cfg.IndexDir)
 }
+
+// The natural key and weakMatchBelow: numbers within their ranges, the
+// rest noted and left at the default.
+func TestLoadConfigNatural(t *testing.T) {
+	for _, c := range []struct {
+		json  string
+		want  NaturalConfig
+		weak  float64
+		notes []string
+	}{
+		{`{}`, DefaultNaturalConfig(), DefaultWeakMatchBelow, nil},
+		{`{"natural":{"stemWeight":0.5,"canonicalB":0.6},"weakMatchBelow":0.25}`,
+			NaturalConfig{CanonicalWeight: 1, StemWeight: 0.5, CanonicalB: 0.6, StemB: 0.3}, 0.25, nil},
+		{`{"natural":{"stemB":2,"canonicalWeight":-1},"weakMatchBelow":7}`,
+			NaturalConfig{CanonicalWeight: 0, StemWeight: 1, CanonicalB: 0.3, StemB: 1}, 1,
+			[]string{"natural.canonicalWeight", "natural.stemB", "weakMatchBelow"}},
+		{`{"natural":{"stemWeight":"x","bogus":1},"weakMatchBelow":null}`, DefaultNaturalConfig(), DefaultWeakMatchBelow,
+			[]string{"natural.bogus", "natural.stemWeight", "weakMatchBelow"}},
+		{`{"natural":[1]}`, DefaultNaturalConfig(), DefaultWeakMatchBelow, []string{"natural"}},
+	} {
+		f := filepath.Join(t.TempDir(), "fabric.json")
+		require.NoError(t, os.WriteFile(f, []byte(`{"memory":`+c.json+`}`), 0o600))
+		cfg, notes, err := LoadConfig(ConfigFiles{Global: f})
+		require.NoError(t, err)
+		assert.Equal(t, c.want, cfg.Natural, c.json)
+		assert.Equal(t, c.weak, cfg.WeakMatchBelow, c.json)
+		var keys []string
+		for _, n := range notes {
+			keys = append(keys, n.Key)
+		}
+		assert.Equal(t, c.notes, keys, c.json)
+	}
+}

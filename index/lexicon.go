@@ -14,6 +14,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/memidx/memidx/analyzer/natural"
 	"github.com/memidx/memidx/blocksum"
 	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/lexicon"
@@ -186,7 +187,7 @@ const maxLexiconShardDict = 1 << 20
 // shardSource lists what the lexicon keeps of a hot shard: the keys of
 // its dictionary, in order (its terms, and its structural keys, which no
 // query reads for a hot doc: a query with a filter opens every hot
-// shard).
+// shard), less its stemmed field.
 func shardSource(doc uint32, dict []byte) (lexicon.Source, error) {
 	b, err := blocksum.Open(dict)
 	if err != nil {
@@ -196,7 +197,16 @@ func shardSource(doc uint32, dict []byte) (lexicon.Source, error) {
 	if err != nil {
 		return lexicon.Source{}, err
 	}
-	return lexicon.Source{Doc: doc, Len: t.Len(), Key: t.Term}, t.Err()
+	// Its stemmed field stays out: the lexicon answers a stem from its
+	// forms (Lexicon.Docs).
+	lo, hi := t.Prefix(natural.KeyPrefix)
+	key := func(i int) []byte {
+		if i >= lo {
+			i += hi - lo
+		}
+		return t.Term(i)
+	}
+	return lexicon.Source{Doc: doc, Len: t.Len() - (hi - lo), Key: key}, t.Err()
 }
 
 // The segments of a mode are named by a sealed list (key <mode>\x00segs,
@@ -571,8 +581,12 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 }
 
 // Docs appends the docs, live or dead, that hold key to dst (unsorted
-// across segments).
+// across segments). For a stem's natural.Key, they are the docs that hold
+// any of the stem's forms, each once.
 func (l *Lexicon) Docs(dst []uint32, key string) ([]uint32, error) {
+	if stem, ok := strings.CutPrefix(key, natural.KeyPrefix); ok {
+		return l.stemDocs(dst, stem)
+	}
 	for _, s := range l.segs {
 		var err error
 		if dst, err = s.AppendDocs(dst, key); err != nil {
@@ -580,6 +594,27 @@ func (l *Lexicon) Docs(dst []uint32, key string) ([]uint32, error) {
 		}
 	}
 	return dst, nil
+}
+
+// stemDocs appends the docs that hold a form of stem, found among the keys
+// that start with natural.FormPrefix(stem): the lexicon keeps no stem
+// keys of its own, so a stem costs nothing to index and a scan of a few
+// keys to look up.
+func (l *Lexicon) stemDocs(dst []uint32, stem string) ([]uint32, error) {
+	n := len(dst)
+	form := func(k []byte) bool {
+		st, ok := natural.Term(string(k))
+		return ok && st == stem
+	}
+	for _, s := range l.segs {
+		var err error
+		if dst, err = s.AppendMatchingDocs(dst, natural.FormPrefix(stem), form); err != nil {
+			return dst, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
+		}
+	}
+	found := dst[n:]
+	slices.Sort(found)
+	return dst[:n+len(slices.Compact(found))], nil
 }
 
 // Current reports whether rec is still the record stored for its session:

@@ -144,6 +144,51 @@ func (s Segment) AppendDocs(dst []uint32, key string) ([]uint32, error) {
 	return s.appendPostings(dst, s.t.Payload(i))
 }
 
+// AppendMatchingDocs appends to dst the docs of every key that starts with
+// prefix and that match accepts (the key is valid only during the call),
+// per key in increasing order; a doc held by several keys is appended
+// once for each.
+func (s Segment) AppendMatchingDocs(dst []uint32, prefix string, match func(key []byte) bool) ([]uint32, error) {
+	if !s.packed {
+		lo, hi := s.t.Prefix(prefix)
+		for i := lo; i < hi; i++ {
+			if match(s.t.Term(i)) {
+				var err error
+				if dst, err = s.appendPostings(dst, s.t.Payload(i)); err != nil {
+					return dst, err
+				}
+			}
+		}
+		return dst, s.Err()
+	}
+	it, ok := s.p.iterFrom(prefix)
+	if !ok {
+		return dst, s.damaged()
+	}
+	for {
+		more, ok := it.next()
+		if !ok {
+			return dst, s.damaged()
+		}
+		if !more {
+			return dst, s.Err()
+		}
+		k := it.key()
+		if string(k) < prefix {
+			continue
+		}
+		if !bytes.HasPrefix(k, []byte(prefix)) {
+			return dst, s.Err()
+		}
+		if match(k) {
+			var err error
+			if dst, err = s.appendPostings(dst, it.pay); err != nil {
+				return dst, err
+			}
+		}
+	}
+}
+
 // damaged is the error of a read that found the segment's shape wrong.
 func (s Segment) damaged() error {
 	if err := s.Err(); err != nil {

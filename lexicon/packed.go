@@ -170,6 +170,53 @@ func (t packedTable) entryAt(off int) (entry, bool) {
 	return e, e.next <= t.index
 }
 
+// lastRunAtMost returns the number of runs whose first key is at most
+// key (0: key sorts before the first key); ok is false when the table is
+// damaged.
+func (t packedTable) lastRunAtMost(key string) (int, bool) {
+	lo, hi := 0, t.runs()
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		off, ok := t.runAt(mid)
+		if !ok {
+			return 0, false
+		}
+		e, ok := t.entryAt(off)
+		if !ok || e.shared != 0 {
+			return 0, false
+		}
+		if string(e.rest) <= key {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, true
+}
+
+// iterFrom returns an iterator whose walk starts at the run that holds
+// key's place: every key from key on comes out of it, after at most a
+// run's worth of smaller ones.
+func (t packedTable) iterFrom(key string) (*packedIter, bool) {
+	lo, ok := t.lastRunAtMost(key)
+	if !ok {
+		return nil, false
+	}
+	it := t.iter()
+	if lo <= 1 {
+		return it, true
+	}
+	off, ok := t.runAt(lo - 1)
+	if !ok {
+		return nil, false
+	}
+	// A run starts with a whole key: the walk resumes there as if the
+	// keys before it had been read.
+	it.i, it.off = (lo-1)*runLen-1, off
+	it.keys[it.i&1] = it.keys[it.i&1][:0]
+	return it, true
+}
+
 // find returns the payload of key; found is false when key is absent, ok
 // false when the table is damaged.
 func (t packedTable) find(key string) (pay []byte, found, ok bool) {

@@ -42,9 +42,35 @@ type Plan struct {
 	Kind  PlanKind
 	Terms []string // unique canonical terms, first-seen order
 	All   bool     // literal queryMatch "all"
+	// Natural marks a natural-language plan: Terms are the canonical
+	// terms less stop words, then from StemsFrom on their stems'
+	// natural.Key, and Fields weigh the two. The stems are the query's
+	// terms as queryCoverage and matchedTerms count them; in other plans
+	// StemsFrom is 0 and every term counts.
+	Natural   bool
+	StemsFrom int
+	// Fields, when set, holds each term's field: its weight and BM25 b
+	// (natural mode scores a canonical and a stemmed field). Nil gives
+	// every term weight 1 and b 0.75.
+	Fields []Field
 	// Phrase holds the phrase's tokens in order (with repeats).
 	Phrase []string
 	Regex  *regexiso.Regexp
+}
+
+// Field is how a term's matches count: its BM25 contribution is
+// multiplied by Weight and length-normalised with B.
+type Field struct{ Weight, B float64 }
+
+// DefaultField is a literal term's field.
+var DefaultField = Field{Weight: 1, B: b}
+
+// field returns term ti's field.
+func (p *Plan) field(ti int) Field {
+	if p.Fields == nil {
+		return DefaultField
+	}
+	return p.Fields[ti]
 }
 
 // Filters are the exact structural filters of a request, resolved once
@@ -134,8 +160,9 @@ type Item struct {
 	Entry    bool
 	Src      int // index into hot or cold sources
 	Index    int
-	Matched  int // cold: matched terms
-	MatchedS int // cold: entries passing the structural filters
+	Matched  int    // cold: matched query terms (natural: stems)
+	MatchedS int    // cold: entries passing the structural filters
+	held     uint64 // cold: the plan's terms matched (bit t, t < 64)
 	file     string
 }
 
@@ -324,10 +351,17 @@ func (s *Searcher) weight(src *HotSource, e int) float64 {
 	return float64(src.Shard.Columns().Weight(e))
 }
 
-// bm25 scores one posting.
-func (s *Searcher) bm25(idf float64, tf uint32, dl uint32) float64 {
+// bm25 scores one posting of a term of idf (times its field's weight)
+// whose field has BM25 b bf.
+func (s *Searcher) bm25(idf float64, tf uint32, dl uint32, bf float64) float64 {
 	f := float64(tf)
-	return idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(dl)/s.avgdl))
+	return idf * f * (k1 + 1) / (f + k1*(1-bf+bf*float64(dl)/s.avgdl))
+}
+
+// termIDF is the plan's term ti's idf times its field's weight: what a
+// match of it counts for.
+func (s *Searcher) termIDF(ti int) float64 {
+	return s.plan.field(ti).Weight * s.idf(s.plan.Terms[ti])
 }
 
 // accumulate adds the BM25 of every posting of the plan's terms in src
@@ -345,7 +379,7 @@ func (s *Searcher) accumulate(src *HotSource, keep func(e int) bool) (acc []floa
 	touched := s.touched[:0]
 	cols := src.Shard.Columns() // not the Shard, which each call would copy
 	for ti, t := range s.plan.Terms {
-		idf := s.idf(t)
+		idf, bf := s.termIDF(ti), s.plan.field(ti).B
 		p := src.postings(ti, t)
 		for {
 			e, tf, more := p.Next()
@@ -358,7 +392,7 @@ func (s *Searcher) accumulate(src *HotSource, keep func(e int) bool) (acc []floa
 			if hits[e] == 0 {
 				touched = append(touched, e)
 			}
-			acc[e] += s.bm25(idf, tf, cols.DocLen(int(e)))
+			acc[e] += s.bm25(idf, tf, cols.DocLen(int(e)), bf)
 			hits[e]++
 		}
 		if p.Err() != nil {
@@ -536,8 +570,13 @@ func coldItem(rec *index.Record, src int) Item {
 func (s *Searcher) scoreHeld(it *Item, has []bool) {
 	for t, h := range has {
 		if h {
-			it.Matched++
-			it.Score += s.idf(s.plan.Terms[t])
+			if t >= s.plan.StemsFrom {
+				it.Matched++
+			}
+			if t < 64 {
+				it.held |= 1 << t
+			}
+			it.Score += s.termIDF(t)
 		}
 	}
 }

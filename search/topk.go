@@ -171,12 +171,13 @@ func (s *Searcher) newTermScan() *termScan {
 	if s.plan.All {
 		ts.want = len(terms)
 	}
-	for i, t := range terms {
-		ts.idf[i] = s.idf(t)
+	for i := range terms {
+		ts.idf[i] = s.termIDF(i)
+		bf := s.plan.field(i).B
 		ub := ts.ub[i]
 		for f := 1; f <= ubTfs; f++ {
 			for l := range ubLens {
-				norm := k1 * (1 - b + b*float64(l*ubStep)/s.avgdl)
+				norm := k1 * (1 - bf + bf*float64(l*ubStep)/s.avgdl)
 				ub[f*ubLens+l] = ts.idf[i] * float64(f) * (k1 + 1) / (float64(f) + norm)
 				if f == ubTfs {
 					ub[f*ubLens+l] = ts.idf[i] * (k1 + 1)
@@ -376,7 +377,7 @@ func (ts *termScan) score(s *Searcher, e uint32, dl uint32, w float64) float64 {
 	sc := 0.0
 	for t, col := range ts.tfs {
 		if f := col[e]; f != 0 {
-			sc += s.bm25(ts.idf[t], f, dl)
+			sc += s.bm25(ts.idf[t], f, dl, s.plan.field(t).B)
 		}
 	}
 	return round6(sc * w)

@@ -5,9 +5,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/registry"
 
 	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/analyzer/natural"
 )
 
 // Name is the name under which this package registers, in bleve's registry,
@@ -16,6 +18,17 @@ import (
 // lowercases). Use it in an index mapping as the analyzer of a field, or
 // via mapping.AnalyzeText(Name, text).
 const Name = "memidx_canonical"
+
+// NaturalName is the name of the natural-language analyzer (package
+// natural's analysis): the canonical tokenizer, bleve's English stop-word
+// filter ("stop_en") and bleve's Snowball English stemmer
+// ("stemmer_en_snowball") applied to words only (WordStemName).
+const NaturalName = "memidx_natural"
+
+// WordStemName is the token filter that hands bleve's Snowball English
+// stemmer the tokens natural.Stemmable accepts and keeps the others whole
+// (numbers, identifiers, other scripts).
+const WordStemName = "memidx_word_stem"
 
 // BleveTokenizer is a bleve analysis.Tokenizer producing exactly the tokens
 // of analyzer.Tokens.
@@ -100,4 +113,46 @@ func init() {
 	if err != nil {
 		panic(err)
 	}
+	err = registry.RegisterTokenFilter(WordStemName, func(_ map[string]interface{}, cache *registry.Cache) (analysis.TokenFilter, error) {
+		stem, err := cache.TokenFilterNamed(en.SnowballStemmerName)
+		if err != nil {
+			return nil, err
+		}
+		return wordStem{stem}, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	err = registry.RegisterAnalyzer(NaturalName, newNaturalAnalyzer)
+	if err != nil {
+		panic(err)
+	}
+}
+
+func newNaturalAnalyzer(_ map[string]interface{}, cache *registry.Cache) (analysis.Analyzer, error) {
+	tok, err := cache.TokenizerNamed(Name)
+	if err != nil {
+		return nil, err
+	}
+	var filters []analysis.TokenFilter
+	for _, name := range []string{en.StopName, WordStemName} {
+		f, err := cache.TokenFilterNamed(name)
+		if err != nil {
+			return nil, err
+		}
+		filters = append(filters, f)
+	}
+	return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}, nil
+}
+
+// wordStem runs stem over the tokens that are words (natural.Stemmable).
+type wordStem struct{ stem analysis.TokenFilter }
+
+func (w wordStem) Filter(input analysis.TokenStream) analysis.TokenStream {
+	for _, t := range input {
+		if natural.Stemmable(string(t.Term)) {
+			w.stem.Filter(analysis.TokenStream{t})
+		}
+	}
+	return input
 }

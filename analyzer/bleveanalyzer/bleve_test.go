@@ -7,10 +7,13 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/analyzer/natural"
 )
 
 var bleveInputs = []string{
@@ -102,4 +105,46 @@ func randomInputs(n int) []string {
 		out[i] = b.String()
 	}
 	return out
+}
+
+// TestNaturalMatchesBleve holds package natural's analysis equal to the
+// bleve analyzer built from bleve's own stop and stem filters.
+func TestNaturalMatchesBleve(t *testing.T) {
+	a, err := registry.NewCache().AnalyzerNamed(NaturalName)
+	require.NoError(t, err)
+	inputs := append([]string{
+		"When did the deploys start timing out? How do we publish the package?",
+		"Which version of bleve did we pin: v2.6.3, parse_config, E402, x86_64, café, naïve",
+		"I'm sure they'd've known: isn't it? the THE The ours yourselves",
+		"generously generalization running runs ran dying lying skies news",
+	}, bleveInputs...)
+	r := rand.New(rand.NewPCG(7, 11))
+	words := strings.Fields(natural.StopWordText() + " deploy deployment timeouts published migrations flaky v1 42 the_end ÉTÉ")
+	for range 500 {
+		var b strings.Builder
+		for range 1 + r.IntN(12) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteString([]string{" ", ", ", "'", "-", "\n"}[r.IntN(5)])
+		}
+		inputs = append(inputs, b.String())
+	}
+	for _, in := range inputs {
+		var got []string
+		for _, tok := range a.Analyze([]byte(in)) {
+			got = append(got, string(tok.Term))
+		}
+		assert.Equal(t, natural.Terms(in), got, "%q", in)
+	}
+}
+
+// TestNaturalStopWordsAreBleves compares the stop-word sets.
+func TestNaturalStopWordsAreBleves(t *testing.T) {
+	m := analysis.NewTokenMap()
+	require.NoError(t, m.LoadBytes(en.EnglishStopWords))
+	for w := range m {
+		assert.True(t, natural.IsStop(w), "bleve's stop word %q", w)
+	}
+	for _, w := range strings.Fields(natural.StopWordText()) {
+		assert.True(t, m[w], "%q is not a stop word of bleve's", w)
+	}
 }

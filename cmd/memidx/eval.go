@@ -154,6 +154,9 @@ func printEval(w io.Writer, rep *evalset.Report, verbose bool) {
 		if c.WeakBelow != nil {
 			fmt.Fprintf(w, "  under %.3f: %d of %d answerable, %d of %d must-abstain\n",
 				*c.WeakBelow, *c.AnswerableBelow, c.Answerable.N, *c.AbstainBelow, c.Abstain.N)
+		} else if c.AnswerableBelow != nil {
+			fmt.Fprintf(w, "  weak match (memory.weakMatchBelow): %d of %d answerable, %d of %d must-abstain\n",
+				*c.AnswerableBelow, c.Answerable.N, *c.AbstainBelow, c.Abstain.N)
 		}
 	}
 	fmt.Fprintf(w, "  must-abstain questions with any hit: %d of %d\n", a.AbstainWithHits, rep.Abstain)

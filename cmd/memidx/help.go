@@ -50,7 +50,7 @@ QUERY is words (as -q); a JSON request object or - (stdin) is the wire form.
 Without a live session the scope is project, not session.
 
   -q, --query TEXT         query text
-  --mode literal|phrase|regex   (default literal)
+  --mode literal|natural|phrase|regex   (default literal)
   --match any|all          literal queries only (default any)
   --scope S                session, project, global or session:<id-or-path>
   --branches active|all    (default active)
@@ -60,6 +60,7 @@ Without a live session the scope is project, not session.
   --page-size N (--limit)  hits per page, 1..50 (default 10)
   --offset N               skip this many ranked hits
   --snippet-chars N        snippet length, 80..2000 (default 480)
+  --context-next N         show the N entries after each entry hit, 0..3 (memidx's extension)
   --live-session FILE --live-leaf ID --live-branch ID,ID,…
                            the host's live session
 `,
@@ -197,12 +198,13 @@ must-abstain question), or OMP-MemBench's {"query", "expectedEpisodes":
 --agent-dir (or --session-dir); without --index-dir the index is built
 in a temporary directory and removed.
 
-  --mode M                 literal (default), phrase, regex, … (as recall)
+  --mode M                 literal (default), natural, phrase or regex
   --match any|all          (default any)
   --branches active|all    (default active)
   --scope S                (default global)
   --page-size N            hits per question, 1..50 (default 10)
-  --weak-below C           count pages whose queryCoverage is under C
+  --weak-below C           count pages whose queryCoverage is under C (default:
+                           the pages' weakMatch, memory.weakMatchBelow)
   --min-r1 X, --min-r5 X, --min-mrr X
                            exit 1 when entry R@1, R@5 or MRR is below X
   --verbose                list the questions whose evidence is not first

@@ -28,14 +28,27 @@ func printRecall(w io.Writer, p *engine.RecallPage) {
 			if e.Tool != nil {
 				role += "/" + *e.Tool
 			}
-			fmt.Fprintf(w, "%2d. %6.3f  %s  %s #%d %s\n      %s\n      → memidx expand %s -n %d\n",
-				i+1, e.Score, date(e.Timestamp), short(e.SessionID), e.Index, role, oneLine(e.Snippet, 160), short(e.SessionID), e.Index)
+			fmt.Fprintf(w, "%2d. %6.3f  %s  %s #%d %s\n      %s\n",
+				i+1, e.Score, date(e.Timestamp), short(e.SessionID), e.Index, role, oneLine(e.Snippet, 160))
+			if e.Context != nil {
+				for _, c := range e.Context.Next {
+					r := ""
+					if c.Role != nil {
+						r = *c.Role
+					}
+					fmt.Fprintf(w, "        #%d %s: %s\n", c.Index, r, oneLine(c.Snippet, 150))
+				}
+			}
+			fmt.Fprintf(w, "      → memidx expand %s -n %d\n", short(e.SessionID), e.Index)
 		} else if s := h.Session; s != nil {
 			fmt.Fprintf(w, "%2d. %6.3f  %s  %s (cold session, %d terms)  %s\n      → memidx expand %s\n",
 				i+1, s.Score, date(s.LastTimestamp), short(s.SessionID), s.MatchedTerms, project(s.Cwd), short(s.SessionID))
 		}
 	}
 	fmt.Fprintf(w, "%d of %d hits", len(p.Hits), p.Total)
+	if p.WeakMatch {
+		fmt.Fprintf(w, "; weak match (%.0f%% of the query)", 100**p.QueryCoverage)
+	}
 	if p.Next != nil {
 		fmt.Fprint(w, "; more with --offset")
 	}

@@ -211,7 +211,7 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	fl := newFlags("recall")
 	query := fl.String("q", "", "query text")
 	fl.StringVar(query, "query", "", "query text")
-	mode := fl.String("mode", "", "literal (default), phrase or regex")
+	mode := fl.String("mode", "", "literal (default), natural, phrase or regex")
 	match := fl.String("match", "", "any (default) or all")
 	scope := fl.String("scope", "", "session, project, global or session:<id-or-path>")
 	branches := fl.String("branches", "", "active (default) or all")
@@ -225,6 +225,7 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	fl.IntVar(pageSize, "limit", 0, "hits per page (1..50)")
 	offset := fl.Int("offset", 0, "skip this many ranked hits")
 	snippet := fl.Int("snippet-chars", 0, "snippet length (80..2000)")
+	contextNext := fl.Int("context-next", 0, "show this many entries after each entry hit (0..3)")
 	lf := addLiveFlags(fl)
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
@@ -297,6 +298,9 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	}
 	if set["page-size"] || set["limit"] {
 		req.PageSize = bound("page-size", *pageSize, 1, engine.MaxPageSize, &notices)
+	}
+	if set["context-next"] {
+		req.Context = &engine.RecallContext{Next: *contextNext}
 	}
 	if set["offset"] {
 		if *offset < 0 {

@@ -598,6 +598,7 @@ func (r *runner) queries() error {
 	}
 	r.rep.Latency["hot query (in process, watching)"] = summarize(hotLat)
 	r.rep.Latency["cold query (in process, watching)"] = summarize(coldLat)
+	r.questions(picked)
 	// Issue 11's in-process targets, after the freshness gate (hot BM25
 	// alone has its own: go test ./search -bench HotBM25).
 	r.target("hot recall p99 in process", summarize(hotLat).P99, 5, "ms", true, false)
@@ -632,6 +633,46 @@ func (r *runner) queries() error {
 	r.logf("queries: hot p50 %.2f ms p99 %.2f ms; cold p50 %.2f ms p99 %.2f ms",
 		summarize(hotLat).P50, summarize(hotLat).P99, summarize(coldLat).P50, summarize(coldLat).P99)
 	return nil
+}
+
+// maxQuestions bounds the planted facts asked as questions.
+const maxQuestions = 100
+
+// questions asks planted term facts as a person would, once literal and
+// once natural, in turn: the natural mode's in-process cost against the
+// literal one on the same text (its target is at most twice literal's
+// p99), and whether it still finds the planted entry.
+func (r *runner) questions(picked []corpus.Fact) {
+	var lit, nat []time.Duration
+	found, foundLit, asked := 0, 0, 0
+	for _, f := range picked {
+		if f.Kind != "term" || asked == maxQuestions {
+			continue
+		}
+		asked++
+		q := "how did we fix the error " + f.Term + " in the test file?"
+		pl, dl := r.recall(engine.RecallRequest{Query: q, Scope: engine.ScopeGlobal})
+		p, dn := r.recall(engine.RecallRequest{Query: q, QueryMode: engine.ModeNatural, Scope: engine.ScopeGlobal})
+		lit, nat = append(lit, dl), append(nat, dn)
+		if rank := rankOf(p, f); rank >= 1 && rank <= 10 {
+			found++
+		}
+		if rank := rankOf(pl, f); rank >= 1 && rank <= 10 {
+			foundLit++
+		}
+	}
+	if asked == 0 {
+		return
+	}
+	r.rep.Latency["question, literal (in process)"] = summarize(lit)
+	r.rep.Latency["question, natural (in process)"] = summarize(nat)
+	r.check("a planted fact asked as a question: natural finds it as often as literal", found >= foundLit,
+		"natural %d, literal %d of %d in the top 10", found, foundLit, asked)
+	r.logf("questions: natural finds %d, literal %d of %d planted facts in the top 10", found, foundLit, asked)
+	ratio := summarize(nat).P99 / math.Max(summarize(lit).P99, 1e-3)
+	r.target("natural question p99 ÷ literal p99", ratio, 2, "×", true, false)
+	r.logf("questions: literal p50 %.2f ms p99 %.2f ms; natural p50 %.2f ms p99 %.2f ms",
+		summarize(lit).P50, summarize(lit).P99, summarize(nat).P50, summarize(nat).P99)
 }
 
 // addLatency adds one timing to a named latency.

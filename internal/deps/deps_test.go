@@ -41,7 +41,8 @@ var layer = map[string]int{
 	"internal/reliability":   9,
 	"internal/benchmark":     8,
 	"internal/evalset":       8,
-	"analyzer/bleveanalyzer": 1,
+	"analyzer/natural":       1,
+	"analyzer/bleveanalyzer": 2,
 }
 
 func TestDependencyDirection(t *testing.T) {

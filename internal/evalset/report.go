@@ -35,9 +35,10 @@ type Answerability struct {
 type CoverageFigures struct {
 	Answerable Spread `json:"answerable"`
 	Abstain    Spread `json:"abstain"`
-	// With a threshold (Options.WeakBelow): the answerable questions
-	// under it (wrongly "no evidence") and the must-abstain ones under it
-	// (rightly so).
+	// The answerable questions whose page is weak (wrongly "no
+	// evidence") and the must-abstain ones (rightly so): under
+	// Options.WeakBelow when set, else the pages' weakMatch (no hit at
+	// all is weak too).
 	WeakBelow       *float64 `json:"weakBelow,omitempty"`
 	AnswerableBelow *int     `json:"answerableBelow,omitempty"`
 	AbstainBelow    *int     `json:"abstainBelow,omitempty"`
@@ -93,24 +94,37 @@ func coverageFigures(results []Result, weakBelow *float64) *CoverageFigures {
 		return nil
 	}
 	var ans, abs []float64
+	weakAns, weakAbs := 0, 0
 	for _, res := range results {
 		c := 0.0 // a page with no hit matched none of the query
 		if res.QueryCoverage != nil {
 			c = *res.QueryCoverage
 		}
+		weak := res.WeakMatch || res.Hits == 0
 		switch res.Kind {
 		case "answerable":
 			ans = append(ans, c)
+			weakAns += b2i(weak)
 		case "abstain":
 			abs = append(abs, c)
+			weakAbs += b2i(weak)
 		}
 	}
 	f := &CoverageFigures{Answerable: spread(ans), Abstain: spread(abs)}
 	if weakBelow != nil {
 		a, b := countBelow(ans, *weakBelow), countBelow(abs, *weakBelow)
 		f.WeakBelow, f.AnswerableBelow, f.AbstainBelow = weakBelow, &a, &b
+	} else {
+		f.AnswerableBelow, f.AbstainBelow = &weakAns, &weakAbs
 	}
 	return f
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func spread(v []float64) Spread {

@@ -2,7 +2,6 @@ package evalset
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 
 	"github.com/memidx/memidx/engine"
@@ -18,7 +17,8 @@ type Options struct {
 	Scope    engine.Scope
 	PageSize int
 	// WeakBelow, when set, is the queryCoverage under which a page counts
-	// as "no evidence" for the answerability counts.
+	// as "no evidence" for the answerability counts; nil takes the pages'
+	// weakMatch (the configured weakMatchBelow).
 	WeakBelow *float64
 }
 
@@ -35,7 +35,9 @@ type Result struct {
 	Hits  int    `json:"hits"`
 	// QueryCoverage is the page's, when the engine reports one.
 	QueryCoverage *float64 `json:"queryCoverage,omitempty"`
-	Top           []Top    `json:"top,omitempty"`
+	// WeakMatch is the page's: under the configured weakMatchBelow.
+	WeakMatch bool  `json:"weakMatch,omitempty"`
+	Top       []Top `json:"top,omitempty"`
 }
 
 // Top is one of a result's first hits.
@@ -89,6 +91,7 @@ func ask(ctx context.Context, e *engine.Engine, eps *episodeMap, q Question, opt
 	res.Ranks = Rank(q, hits)
 	res.Hits = len(hits)
 	res.QueryCoverage = pageCoverage(page)
+	res.WeakMatch = page.WeakMatch
 	for i, h := range page.Hits {
 		if i == TopHits {
 			break
@@ -129,31 +132,12 @@ func top(h engine.Hit) Top {
 	return Top{SessionID: en.SessionID, EntryID: deref(en.EntryID), Index: en.Index, Kind: "entry", Score: en.Score, Snippet: en.Snippet}
 }
 
-// pageCoverage reads the page's queryCoverage (or its first hit's), if it
-// has one, from its JSON: the field is optional, and reading it there keeps this package
-// right whether or not the engine's Go type has it.
+// pageCoverage is the page's queryCoverage, nil where its mode has none.
 func pageCoverage(page *engine.RecallPage) *float64 {
-	b, err := json.Marshal(page)
-	if err != nil {
-		return nil
+	if c := page.QueryCoverage; c != nil && !math.IsNaN(*c) {
+		return c
 	}
-	var v struct {
-		QueryCoverage *float64 `json:"queryCoverage"`
-		Hits          []struct {
-			QueryCoverage *float64 `json:"queryCoverage"`
-		} `json:"hits"`
-	}
-	if json.Unmarshal(b, &v) != nil {
-		return nil
-	}
-	c := v.QueryCoverage
-	if c == nil && len(v.Hits) > 0 {
-		c = v.Hits[0].QueryCoverage // a page without its own: its best hit's
-	}
-	if c == nil || math.IsNaN(*c) {
-		return nil
-	}
-	return c
+	return nil
 }
 
 func kindName(k Kind) string {

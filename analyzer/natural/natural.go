@@ -1,0 +1,139 @@
+package natural
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/english"
+
+	"github.com/memidx/memidx/analyzer"
+)
+
+// Term returns the natural-language form of one canonical token: its
+// stem, and false when the token is a stop word (which has no form).
+func Term(tok string) (string, bool) {
+	if _, stop := stopWords[tok]; stop {
+		return "", false
+	}
+	if !Stemmable(tok) {
+		return tok, true
+	}
+	return stems.stem(tok), true
+}
+
+// stemMemo remembers the stems of the words met last: a lookup of a
+// stem's forms stems every term that shares its prefix, query after
+// query, and a long-lived engine meets the same words again and again.
+// It holds at most maxMemo words and starts over when full (a bound, not
+// an LRU: the common words come back at once).
+type stemMemo struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+const maxMemo = 1 << 16
+
+var stems = stemMemo{m: map[string]string{}}
+
+func (c *stemMemo) stem(word string) string {
+	c.mu.RLock()
+	s, ok := c.m[word]
+	c.mu.RUnlock()
+	if ok {
+		return s
+	}
+	s = Stem(word)
+	c.mu.Lock()
+	if len(c.m) >= maxMemo {
+		c.m = make(map[string]string, maxMemo/4)
+	}
+	// The word may share memory with a larger text: keep a copy.
+	c.m[strings.Clone(word)] = s
+	c.mu.Unlock()
+	return s
+}
+
+// Stem returns the Snowball English stem of a lowercase word. It does not
+// look at stop words.
+func Stem(word string) string {
+	env := envPool.Get().(*snowballstem.Env)
+	env.SetCurrent(word)
+	english.Stem(env)
+	s := env.Current()
+	envPool.Put(env)
+	if s == word {
+		return word
+	}
+	return s
+}
+
+var envPool = sync.Pool{New: func() any { return snowballstem.NewEnv("") }}
+
+// IsStop reports whether tok is an English stop word.
+func IsStop(tok string) bool {
+	_, ok := stopWords[tok]
+	return ok
+}
+
+// Terms returns the natural-language terms of text: its canonical tokens
+// less stop words, stemmed, in order and with duplicates.
+func Terms(text string) []string {
+	var out []string
+	analyzer.Each(text, func(tok string) {
+		if t, ok := Term(tok); ok {
+			out = append(out, strings.Clone(t))
+		}
+	})
+	return out
+}
+
+// Stemmable reports whether tok is a word the English stemmer is for: at
+// least three letters, all a-z.
+func Stemmable(tok string) bool { return len(tok) >= 3 && az(tok) }
+
+// az reports whether s is made of a-z only.
+func az(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// KeyPrefix starts the key of a stem in an index that keeps a stemmed
+// field beside canonical terms (hot shard dictionaries, the archive
+// lexicon): no canonical token holds the byte, and structural keys start
+// with NUL, so the three share one sorted key space.
+const KeyPrefix = "\x01"
+
+// Key returns the index key of stem.
+func Key(stem string) string { return KeyPrefix + stem }
+
+// SelfStem reports whether stem is its own natural form: then a term equal
+// to stem is one of its forms, and an index that stores a stem's key only
+// when its forms are not just the stem itself can answer it from the term.
+func SelfStem(stem string) bool {
+	t, ok := Term(stem)
+	return ok && t == stem
+}
+
+// FormPrefix returns a prefix every form of stem starts with, so that a
+// sorted vocabulary can list the candidates for a stem's forms. The
+// Snowball English stemmer removes suffixes and may change the last
+// character that remains ("flaky" → "flaki", "hoping" → "hope"), except
+// for three words of its exception list ("dying" → "die", "lying" →
+// "lie", "tying" → "tie"). Over the 169,000 words of a large English word
+// list and every token of the test corpora that holds (TestFormPrefix). A
+// stem with a character outside a-z is only ever its own form.
+func FormPrefix(stem string) string {
+	if !az(stem) {
+		return stem
+	}
+	switch stem {
+	case "die", "lie", "tie":
+		return stem[:1]
+	}
+	return stem[:max(1, len(stem)-1)]
+}

@@ -1,0 +1,87 @@
+package benchmark
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/corpus"
+)
+
+var updatePages = flag.Bool("update-pages", false, "rewrite testdata/pages.golden.jsonl")
+
+// pagesGolden holds the whole first page, as JSON, of every request of
+// the bench's query set, recorded before memidx added fields of its own
+// to the reference's wire format (queryCoverage, weakMatch): literal, phrase and
+// regex pages must keep every hit, snippet, follow and next token, and
+// differ only by the added fields.
+const pagesGolden = "testdata/pages.golden.jsonl"
+
+// addedFields are memidx's extensions of a recall page and of its hits.
+var addedFields = []string{"queryCoverage", "weakMatch"}
+
+// stripAdded removes addedFields from a page and its hits.
+func stripAdded(t *testing.T, page []byte) map[string]any {
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(page, &m))
+	for _, f := range addedFields {
+		delete(m, f)
+	}
+	hits, _ := m["hits"].([]any)
+	for _, h := range hits {
+		for _, f := range addedFields {
+			delete(h.(map[string]any), f)
+		}
+	}
+	return m
+}
+
+// TestBenchPagesAreUnchanged compares whole pages with pagesGolden.
+func TestBenchPagesAreUnchanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a corpus of 120 sessions")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "corpus")
+	m, err := corpus.Generate(corpus.Options{Sessions: 120, Seed: 7, Out: src, Scale: 0.2})
+	require.NoError(t, err)
+	time.Sleep(index.DefaultRacyWindow)
+	r := &runner{dir: src, idx: filepath.Join(dir, "index")}
+	e, err := r.openEngine()
+	require.NoError(t, err)
+	var got bytes.Buffer
+	for _, req := range benchRequests(m) {
+		r, eo := engine.DecodeRecall([]byte(req))
+		require.Nil(t, eo, req)
+		page, err := e.Recall(ctx, r)
+		require.NoError(t, err)
+		b, err := json.Marshal(page)
+		require.NoError(t, err)
+		// The corpus's root differs from run to run.
+		got.Write(bytes.ReplaceAll(b, []byte(src), []byte("$CORPUS")))
+		got.WriteByte('\n')
+	}
+	if *updatePages {
+		require.NoError(t, os.WriteFile(pagesGolden, got.Bytes(), 0o644))
+		return
+	}
+	want, err := os.ReadFile(pagesGolden)
+	require.NoError(t, err)
+	wantLines := bytes.Split(bytes.TrimSpace(want), []byte("\n"))
+	gotLines := bytes.Split(bytes.TrimSpace(got.Bytes()), []byte("\n"))
+	require.Equal(t, len(wantLines), len(gotLines), "the query set changed")
+	for i := range wantLines {
+		assert.Equal(t, stripAdded(t, wantLines[i]), stripAdded(t, gotLines[i]), "request %d", i)
+	}
+}

@@ -1,0 +1,64 @@
+package search
+
+import (
+	"strings"
+
+	"github.com/memidx/memidx/analyzer"
+	"github.com/memidx/memidx/analyzer/natural"
+)
+
+// NaturalFields are the two fields of a natural-language query.
+type NaturalFields struct{ Canonical, Stem Field }
+
+// NaturalPlan plans a natural-language query: its canonical terms less
+// English stop words (the canonical field), then their stems' keys (the
+// stemmed field, natural.Key), each term once. A query of stop words
+// alone ("what was it?") keeps its canonical terms, as literal mode would,
+// so that it still finds what holds them.
+func NaturalPlan(query string, f NaturalFields) Plan {
+	toks := analyzer.Tokens(query)
+	p := Plan{Kind: PlanTerms, Natural: true}
+	var stems []string
+	seen := map[string]bool{}
+	for _, tok := range toks {
+		st, ok := natural.Term(tok)
+		if !ok || seen[tok] {
+			continue
+		}
+		seen[tok] = true
+		p.Terms = append(p.Terms, strings.Clone(tok))
+		if key := natural.Key(st); !seen[key] {
+			seen[key] = true
+			stems = append(stems, key)
+		}
+	}
+	if len(p.Terms) == 0 {
+		p.Terms = unique(toks)
+		p.Natural = false
+		return p
+	}
+	p.Fields = make([]Field, 0, len(p.Terms)+len(stems))
+	for range p.Terms {
+		p.Fields = append(p.Fields, f.Canonical)
+	}
+	for range stems {
+		p.Fields = append(p.Fields, f.Stem)
+	}
+	p.StemsFrom = len(p.Terms)
+	p.Terms = append(p.Terms, stems...)
+	return p
+}
+
+// unique returns toks without repeats, in first-seen order, each cloned
+// (a token may share memory with the query).
+func unique(toks []string) []string {
+	seen := make(map[string]bool, len(toks))
+	var out []string
+	for _, t := range toks {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, strings.Clone(t))
+		}
+	}
+	return out
+}
