@@ -172,8 +172,9 @@ type server struct {
 
 	limits serveLimits
 	// batchBytes holds the answers of batches not yet complete;
-	// queuedBytes the answers handed to the writer and not yet written.
-	batchBytes, queuedBytes *byteGate
+	// queuedBytes the answers handed to the writer and not yet written;
+	// pendingBytes the arguments of the calls not yet answered.
+	batchBytes, queuedBytes, pendingBytes *byteGate
 
 	running chan struct{}
 	queued  chan struct{}
@@ -200,6 +201,7 @@ func (s *server) setLimits(l serveLimits) {
 	s.limits = l
 	s.batchBytes = newByteGate(l.maxBatchBytes)
 	s.queuedBytes = newByteGate(l.maxQueuedBytes)
+	s.pendingBytes = newByteGate(l.maxPendingBytes)
 }
 
 // serve answers JSON-RPC 2.0 requests on in until it ends, then waits for
@@ -405,6 +407,12 @@ func (c *call) key() string { return idKey(c.req.ID) }
 // start runs c on its own goroutine and hands its answer (nil for a
 // notification) to done.
 func (s *server) start(c *call, done func(*rpcResponse)) {
+	// Back-pressure on what calls hold: the reader waits here until the
+	// arguments of the calls not yet answered leave room for this one's.
+	charge := int64(len(c.req.Params) + len(c.req.ID) + len(c.req.Method))
+	if s.pendingBytes.take(s.ctx, charge) != nil {
+		charge = 0 // the server is ending; the call answers at once
+	}
 	s.queued <- struct{}{}
 	s.wg.Add(1)
 	if c.req.ID != nil {
@@ -415,6 +423,7 @@ func (s *server) start(c *call, done func(*rpcResponse)) {
 	go func() {
 		defer s.wg.Done()
 		defer func() { <-s.queued }()
+		defer s.pendingBytes.release(charge)
 		resp := s.run(c)
 		if c.req.ID != nil {
 			s.mu.Lock()

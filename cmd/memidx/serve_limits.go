@@ -26,6 +26,10 @@ type serveLimits struct {
 	// them: past it serve stops reading requests and starting calls
 	// (back-pressure) until the client has read.
 	maxQueuedBytes int64
+	// maxPendingBytes bounds the arguments of the calls read and not yet
+	// answered (up to serveQueued calls of up to maxMessageBytes each):
+	// past it serve stops reading requests until calls end.
+	maxPendingBytes int64
 }
 
 // Defaults of the serve limits: a thousand requests is more than any host
@@ -34,11 +38,13 @@ type serveLimits struct {
 const (
 	defaultMaxBatch       = 1000
 	defaultMaxBatchBytes  = 64 << 20
-	defaultMaxQueuedBytes = 64 << 20
+	defaultMaxQueuedBytes  = 64 << 20
+	defaultMaxPendingBytes = 64 << 20
 )
 
 func defaultServeLimits() serveLimits {
-	return serveLimits{maxBatch: defaultMaxBatch, maxBatchBytes: defaultMaxBatchBytes, maxQueuedBytes: defaultMaxQueuedBytes}
+	return serveLimits{maxBatch: defaultMaxBatch, maxBatchBytes: defaultMaxBatchBytes,
+		maxQueuedBytes: defaultMaxQueuedBytes, maxPendingBytes: defaultMaxPendingBytes}
 }
 
 // addServeLimitFlags declares the limit flags; check validates them after
@@ -47,10 +53,11 @@ func addServeLimitFlags(fl *flag.FlagSet) (get func() (serveLimits, error)) {
 	maxBatch := fl.Int("max-batch", defaultMaxBatch, "requests a batch may hold; a larger batch is refused with one error")
 	maxBatchBytes := fl.Int64("max-batch-bytes", defaultMaxBatchBytes, "bytes of batch answers held until their batch is complete; an answer past it is a limit error")
 	maxQueued := fl.Int64("max-queued-bytes", defaultMaxQueuedBytes, "bytes of answers the client has not read yet; past it serve stops reading requests")
+	maxPending := fl.Int64("max-pending-bytes", defaultMaxPendingBytes, "bytes of arguments of calls read and not yet answered; past it serve stops reading requests")
 	return func() (serveLimits, error) {
-		l := serveLimits{maxBatch: *maxBatch, maxBatchBytes: *maxBatchBytes, maxQueuedBytes: *maxQueued}
-		if l.maxBatch < 1 || l.maxBatchBytes < 1 || l.maxQueuedBytes < 1 {
-			return l, usageError("--max-batch, --max-batch-bytes and --max-queued-bytes take a positive number")
+		l := serveLimits{maxBatch: *maxBatch, maxBatchBytes: *maxBatchBytes, maxQueuedBytes: *maxQueued, maxPendingBytes: *maxPending}
+		if l.maxBatch < 1 || l.maxBatchBytes < 1 || l.maxQueuedBytes < 1 || l.maxPendingBytes < 1 {
+			return l, usageError("--max-batch, --max-batch-bytes, --max-queued-bytes and --max-pending-bytes take a positive number")
 		}
 		return l, nil
 	}
@@ -130,6 +137,31 @@ func (g *byteGate) held() int64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.used
+}
+
+// take waits until n more bytes fit under the limit, or nothing is held
+// (a single charge larger than the limit still goes, alone), and takes
+// them; it takes nothing when ctx ends first.
+func (g *byteGate) take(ctx context.Context, n int64) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	fits := func() bool { return g.used == 0 || g.used+n <= g.limit }
+	if !fits() {
+		stop := context.AfterFunc(ctx, func() {
+			g.mu.Lock()
+			g.cond.Broadcast()
+			g.mu.Unlock()
+		})
+		defer stop()
+		for !fits() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			g.cond.Wait()
+		}
+	}
+	g.used += n
+	return nil
 }
 
 // waitRoom waits until the bytes held are under the limit, or ctx ends.

@@ -254,3 +254,63 @@ func TestServeLimitFlags(t *testing.T) {
 		}
 	}
 }
+
+// Calls read and not yet answered hold their arguments: past
+// maxPendingBytes serve stops reading requests until calls end, instead of
+// holding up to serveQueued messages of 16 MiB; every request is still
+// answered exactly once.
+func TestServePendingRequestBytes(t *testing.T) {
+	w := newServeWorld(t)
+	const limit, arg = 64 << 10, 16 << 10
+	s := w.server()
+	l := defaultServeLimits()
+	l.maxPendingBytes = limit
+	s.setLimits(l)
+	var started atomic.Int64
+	gate := make(chan struct{})
+	s.extra = map[string]handler{"test.hold": func(ctx context.Context, s *server, c *call) (any, error) {
+		started.Add(1)
+		<-gate
+		return "ok", nil
+	}}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.serveStream(inR, outW); outW.Close() }()
+	client := &countingWriter{w: inW}
+	const total = 40
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		defer inW.Close()
+		for i := 0; i < total; i++ {
+			if client.send(req(i, "test.hold", map[string]string{"pad": strings.Repeat("p", arg)})) != nil {
+				return
+			}
+		}
+	}()
+	require.Eventually(t, func() bool { return s.pendingBytes.held() >= limit-arg-200 }, 10*time.Second, time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
+	// What fits under the bound, and one message read meanwhile.
+	assert.LessOrEqual(t, client.lines.Load(), int64(limit/arg+2), "requests read while calls held their arguments")
+	assert.LessOrEqual(t, s.pendingBytes.held(), int64(limit), "argument bytes held")
+
+	close(gate)
+	seen := map[string]int{}
+	dec := json.NewDecoder(outR)
+	for {
+		var m message
+		if err := dec.Decode(&m); err != nil {
+			break
+		}
+		require.Nil(t, m.Error)
+		seen[m.id()]++
+	}
+	<-sent
+	require.NoError(t, <-done)
+	require.Len(t, seen, total)
+	for id, n := range seen {
+		assert.Equal(t, 1, n, "id %s", id)
+	}
+	assert.Zero(t, s.pendingBytes.held(), "every charge is released")
+}
