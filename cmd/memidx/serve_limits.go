@@ -36,8 +36,8 @@ type serveLimits struct {
 // sends at once, and 64 MiB holds a thousand walk pages of ordinary size
 // while keeping a connection's answers far from the machine's memory.
 const (
-	defaultMaxBatch       = 1000
-	defaultMaxBatchBytes  = 64 << 20
+	defaultMaxBatch        = 1000
+	defaultMaxBatchBytes   = 64 << 20
 	defaultMaxQueuedBytes  = 64 << 20
 	defaultMaxPendingBytes = 64 << 20
 )
