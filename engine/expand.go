@@ -130,7 +130,7 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 		e.snaps.put(key, snap.id, readAt, snap)
 		return snap, nil, nil
 	}
-	src, err := index.ReadSource(t.Path)
+	src, err := e.ix.ReadSource(t.Path)
 	if err != nil {
 		return nil, &ErrorObject{Code: coverage.SourceUnavailable, Message: err.Error(), SessionFile: t.Path}, nil
 	}

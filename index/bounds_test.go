@@ -312,3 +312,27 @@ func TestConfigMaxBuildBytes(t *testing.T) {
 	require.Len(t, notes, 1)
 	assert.Equal(t, "maxBuildBytes", notes[0].Key)
 }
+
+// Index.ReadSource bounds a whole read by the configured maxBuildBytes, as
+// a build is; the package's ReadSource by the default.
+func TestIndexReadSourceIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-09-01T10:00:00.000Z","cwd":"/p"}` + "\n")
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&b, `{"type":"message","id":"e%d","parentId":null,"timestamp":"2026-09-01T10:00:00.000Z","message":{"role":"user","content":%q}}`+"\n", i, strings.Repeat("word ", 200))
+	}
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o600))
+	cfg := DefaultConfig()
+	cfg.IndexDir = filepath.Join(dir, "index")
+	cfg.MaxBuildBytes = 1 << 20 // the file is ~200 KB, about 1.5 MB to build
+	_, err := Open(cfg, time.Second).ReadSource(p)
+	assert.ErrorIs(t, err, ErrOverBuildBudget)
+	cfg.MaxBuildBytes = 64 << 20
+	src, err := Open(cfg, time.Second).ReadSource(p)
+	require.NoError(t, err)
+	assert.Equal(t, int64(b.Len()), int64(len(src.Data)))
+	_, err = ReadSource(p)
+	assert.NoError(t, err)
+}

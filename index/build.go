@@ -46,7 +46,18 @@ func (s *Source) Parse() *session.File { return session.ParseHashed(s.Path, s.Da
 // BuildCost exceeds DefaultMaxBuildBytes is refused with
 // ErrOverBuildBudget.
 func ReadSource(path string) (*Source, error) {
-	src, release, err := readSourceInto(context.Background(), path, nil, newBuildGate(DefaultMaxBuildBytes), false)
+	return readSourceWith(path, newBuildGate(DefaultMaxBuildBytes))
+}
+
+// ReadSource is ReadSource under the index's configured maxBuildBytes: a
+// whole read that expansion and walks keep (the engine's read cache) is
+// bounded as a build is.
+func (ix *Index) ReadSource(path string) (*Source, error) {
+	return readSourceWith(path, ix.newBuildGate())
+}
+
+func readSourceWith(path string, gate *buildGate) (*Source, error) {
+	src, release, err := readSourceInto(context.Background(), path, nil, gate, false)
 	release()
 	return src, err
 }
