@@ -27,9 +27,9 @@ func wholeReadSession(w *world, id string, n, size int) string {
 }
 
 // The cache of session reads is charged against the build memory bound: it
-// holds at most a share of maxBuildBytes (counted in estimated bytes), a
-// read over that share alone is used and not kept, and entries unused for
-// the idle time are dropped. Four sessions of about 1 MB each are read.
+// holds at most a share of maxBuildBytes (counted in estimated bytes), and
+// entries unused for the idle time are dropped. Four sessions of about 1
+// MB each are read.
 func TestSnapCacheBounded(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
@@ -40,7 +40,6 @@ func TestSnapCacheBounded(t *testing.T) {
 	}{
 		{"all fit", 64 << 20, 0, 4, 4},
 		{"a budget for two", 10 << 20, 0, 2, 1},
-		{"a read over the budget alone", 2 << 20, 0, 0, 0},
 		{"idle entries dropped", 64 << 20, time.Minute, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,4 +81,22 @@ func TestSnapCacheBounded(t *testing.T) {
 			assert.Zero(t, entries)
 		})
 	}
+}
+
+// A whole read is bounded by maxBuildBytes as a build is: a session over
+// it is refused with a message that names the bound, and nothing is kept.
+func TestSnapReadOverBuildBound(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.MaxBuildBytes = 2 << 20 // the session is ~500 KB, ~5 MB to build
+	p := wholeReadSession(w, "big", 50, 10_000)
+	e := w.engine()
+	defer e.Close()
+	x, err := e.Expand(ctx, engine.ExpandRequest{Session: p, Indices: []int{10}})
+	require.NoError(t, err)
+	require.NotNil(t, x.Error)
+	assert.Equal(t, "source_unavailable", x.Error.Code)
+	assert.Contains(t, x.Error.Message, "maxBuildBytes")
+	held, entries := engine.SnapCacheHeld(e)
+	assert.Zero(t, held)
+	assert.Zero(t, entries)
 }
