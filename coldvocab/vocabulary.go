@@ -103,6 +103,9 @@ func (v *Vocabulary) Has(term string) bool { return v.terms().Has(term) }
 // terms that start with natural.FormPrefix(stem), a range of the sorted
 // list.
 func (v *Vocabulary) HasStem(stem string) bool {
+	if natural.OwnFormOnly(stem) {
+		return v.Has(stem)
+	}
 	l := v.terms()
 	p := natural.FormPrefix(stem)
 	i, _ := l.Find(p)
@@ -111,7 +114,7 @@ func (v *Vocabulary) HasStem(stem string) bool {
 		if !bytes.HasPrefix(t, []byte(p)) {
 			break
 		}
-		if st, ok := natural.Term(string(t)); ok && st == stem {
+		if st, ok := natural.TermOf(t); ok && st == stem {
 			return true
 		}
 	}

@@ -64,11 +64,15 @@ const (
 	// one term at a time; a cold session its vocabulary cannot rule out is
 	// a candidate to follow, not an answer.
 	ColdRegexRequiresHydration = "cold_regex_requires_hydration"
-	RegexMaxHaystackTerms      = "regex_max_haystack_terms"
-	RegexMaxHaystackBytes      = "regex_max_haystack_bytes"
-	InvalidRegex               = "invalid_regex"
-	RegexPatternTooLarge       = "regex_pattern_too_large"
-	RegexTimeout               = "regex_timeout"
+	// MaxStemScan (memidx's): a natural query's stems met the budget of
+	// archive terms their forms are looked up among; past it a stem
+	// found only itself in the sessions the lexicon answers for.
+	MaxStemScan           = "max_stem_scan"
+	RegexMaxHaystackTerms = "regex_max_haystack_terms"
+	RegexMaxHaystackBytes = "regex_max_haystack_bytes"
+	InvalidRegex          = "invalid_regex"
+	RegexPatternTooLarge  = "regex_pattern_too_large"
+	RegexTimeout          = "regex_timeout"
 )
 
 // Error codes carried in an answer's error object.

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -189,6 +190,16 @@ func TestRecallContextNext(t *testing.T) {
 	require.NotEmpty(t, last.Hits)
 	assert.Empty(t, last.Hits[0].Entry.Context.Next, "the session's last entry has none after it")
 
+	// Within an entryRange, the context stays inside it too.
+	ranged := recall(t, e, engine.RecallRequest{Query: "publish", Scope: "session:s-hot",
+		EntryRange: &engine.Range{First: 0, Last: 2}, Context: &engine.RecallContext{Next: 3}})
+	require.NotEmpty(t, ranged.Hits)
+	for _, h := range ranged.Hits {
+		for _, c := range h.Entry.Context.Next {
+			assert.LessOrEqual(t, c.Index, 2, "context past the entry range")
+		}
+	}
+
 	none := recall(t, e, engine.RecallRequest{Query: "publish", Scope: "project"})
 	assert.Nil(t, none.Hits[0].Entry.Context, "no context unless asked")
 	for _, n := range []int{-1, 4} {
@@ -196,4 +207,35 @@ func TestRecallContextNext(t *testing.T) {
 		require.NotNil(t, bad.Error, n)
 		assert.Equal(t, "invalid_request", bad.Error.Code)
 	}
+}
+
+// A natural hit found through a form of a stem is anchored on that form,
+// as a literal hit is on its term.
+func TestNaturalSnippetAnchorsOnForms(t *testing.T) {
+	w := newWorld(t)
+	pad := strings.Repeat("lorem ipsum dolor sit amet ", 40)
+	w.write("s", msgLine("u1", "", ts, user(pad+"the deployment to production broke")))
+	e := w.engine()
+	lit := recall(t, e, engine.RecallRequest{Query: "deployment", Scope: "project"})
+	require.Len(t, lit.Hits, 1)
+	assert.Contains(t, lit.Hits[0].Entry.Snippet, "deployment", "literal anchors on the term")
+	nat := recall(t, e, engine.RecallRequest{Query: "when was it deployed", QueryMode: engine.ModeNatural, Scope: "project"})
+	require.Len(t, nat.Hits, 1)
+	assert.Contains(t, nat.Hits[0].Entry.Snippet, "deployment", "natural anchors on the stem's form")
+}
+
+// An unknown key inside an object argument is named with its path.
+func TestNestedUnknownArgument(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"query":"x","context":{"prev":1}}`:                                 `unknown argument "context.prev"; valid arguments of context: next`,
+		`{"query":"x","scope":"session:s","entryRange":{"first":0,"lst":1}}`: `unknown argument "entryRange.lst"; valid arguments of entryRange: first, last`,
+	} {
+		_, eo := engine.DecodeRecall([]byte(in))
+		require.NotNil(t, eo, in)
+		assert.Equal(t, "invalid_request", eo.Code)
+		assert.Equal(t, want, eo.Message)
+	}
+	r, eo := engine.DecodeRecall([]byte(`{"query":"x","context":{"next":2}}`))
+	require.Nil(t, eo)
+	assert.Equal(t, 2, r.Context.Next)
 }

@@ -439,7 +439,7 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 		base.ExpectedSourceHash = rec.SourceHash
 		base.ExpectedLineageFingerprint = rec.LineageFingerprint
 	}
-	anchorTerms := q.plan.Terms
+	anchorTerms := q.plan.TokenMatcher()
 	qc, measured := s.Coverage()
 	for i := q.offset; i < end; i++ {
 		it := &items[i]
@@ -477,7 +477,7 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 	return page, nil
 }
 
-func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, terms []string, qc *search.Coverage) (*EntryHit, error) {
+func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, terms func(tok string) bool, qc *search.Coverage) (*EntryHit, error) {
 	src := &s.Hot[it.Src]
 	st, err := src.Shard.Entry(it.Index)
 	if err != nil {
@@ -547,11 +547,11 @@ func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, t
 	return h, nil
 }
 
-// nextContext is the context of entry i of src: up to n entries after it,
-// as snippets from their start.
+// nextContext is the context of entry i of src: up to n entries after it
+// (within the request's entryRange), as snippets from their start.
 func nextContext(src *search.HotSource, i, n, snippetChars int) (*HitContext, error) {
 	c := &HitContext{Next: []ContextEntry{}}
-	for j := i + 1; j <= i+n && j < src.Shard.Len(); j++ {
+	for j := i + 1; j <= i+n && j < src.Shard.Len() && (src.First < 0 || j <= src.Last); j++ {
 		st, err := src.Shard.Entry(j)
 		if err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -180,6 +181,10 @@ func decodeStrict(data []byte, v any, aliases map[string]string) *coverage.Error
 		}
 		if string(bytes.TrimSpace(raw)) == "null" {
 			delete(obj, k)
+			continue
+		}
+		if eo := checkObjectArg(v, k, raw); eo != nil {
+			return eo
 		}
 	}
 	norm, _ := json.Marshal(obj)
@@ -195,6 +200,30 @@ func decodeStrict(data []byte, v any, aliases map[string]string) *coverage.Error
 			return invalid("argument %q must be of type %s, not %s", te.Field, jsType(te.Type.String()), te.Value)
 		}
 		return invalid("%v", err)
+	}
+	return nil
+}
+
+// checkObjectArg names an unknown key inside an object argument (context,
+// entryRange) with its path and the keys that object takes.
+func checkObjectArg(v any, name string, raw json.RawMessage) *coverage.Error {
+	ft := objectField(v, name)
+	if ft == nil {
+		return nil
+	}
+	var inner map[string]json.RawMessage
+	if json.Unmarshal(raw, &inner) != nil {
+		return nil // not an object: the decoder says what it is
+	}
+	zero := reflect.New(ft).Interface()
+	valid := map[string]bool{}
+	for _, n := range tagNames(zero) {
+		valid[n] = true
+	}
+	for k := range inner {
+		if !valid[k] {
+			return invalid("unknown argument %q; valid arguments of %s: %s", name+"."+k, name, fieldList(zero))
+		}
 	}
 	return nil
 }

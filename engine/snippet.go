@@ -13,13 +13,9 @@ import (
 // longest query term it contains, on token boundaries, or 0. Offsets found
 // on the NFKC form are mapped back to text, so a ligature or a fullwidth
 // form before the match cannot move the window off it.
-func anchorOf(text string, terms []string) int {
-	if len(terms) == 0 || text == "" {
+func anchorOf(text string, want func(tok string) bool) int {
+	if want == nil || text == "" {
 		return 0
-	}
-	want := make(map[string]bool, len(terms))
-	for _, t := range terms {
-		want[t] = true
 	}
 	best, bestLen := -1, 0
 	var normToOrig func(int) int
@@ -29,7 +25,7 @@ func anchorOf(text string, terms []string) int {
 		normToOrig = segmentMap(text)
 	}
 	analyzer.EachSpan(text, func(tok string, start, end int) {
-		if want[tok] && len(tok) > bestLen {
+		if len(tok) > bestLen && want(tok) {
 			best, bestLen = start, len(tok)
 		}
 	})

@@ -12,8 +12,9 @@ import (
 // natural.Key(s)'s postings are the entries holding any term whose natural
 // form (natural.Term) is s, with those terms' frequencies summed.
 //
-// A stem whose only form in the shard is the stem itself ("deploy" alone)
-// gets no key of its own: its postings are the term's. Postings falls
+// A stem whose only form in the shard is the stem itself ("deploy" alone),
+// or that is looked up as itself alone (natural.OwnFormOnly), gets no key
+// of its own: its postings are the term's. Postings falls
 // back to them for a self-stemming stem (natural.SelfStem), and only for
 // one, so the fallback can never lend a stem the postings of a term that
 // is not its form (a stop word, or a term whose own stem differs).
@@ -31,7 +32,7 @@ func (b *Builder) addStems() {
 		if t == "" || t[0] < ' ' {
 			continue // structural keys
 		}
-		if st, ok := natural.Term(t); ok {
+		if st, ok := natural.Term(t); ok && !natural.OwnFormOnly(st) {
 			forms = append(forms, form{st, t, id})
 		}
 	}

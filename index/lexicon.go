@@ -554,6 +554,11 @@ type Lexicon struct {
 	// or be another file's.
 	Epoch LexiconEpoch
 	segs  []lexicon.Segment
+	// StemScanCut reports that a stem lookup met the scan budget
+	// (maxStemScan) and found only the stem itself: the lexicon's answer
+	// for that stem is not complete.
+	StemScanCut bool
+	scanned     int
 }
 
 // Lexicon opens the reader's mode's lexicon; nil when the index has none.
@@ -599,12 +604,23 @@ func (l *Lexicon) Docs(dst []uint32, key string) ([]uint32, error) {
 // stemDocs appends the docs that hold a form of stem, found among the keys
 // that start with natural.FormPrefix(stem): the lexicon keeps no stem
 // keys of its own, so a stem costs nothing to index and a scan of a few
-// keys to look up.
+// keys to look up. The scans of one lexicon read share a budget of
+// maxStemScan keys (a query of hundreds of two-letter words would scan
+// the whole lexicon over and over); past it a stem finds only itself, and
+// StemScanCut says so.
 func (l *Lexicon) stemDocs(dst []uint32, stem string) ([]uint32, error) {
+	if natural.OwnFormOnly(stem) || l.scanned >= maxStemScan {
+		l.StemScanCut = l.StemScanCut || !natural.OwnFormOnly(stem)
+		return l.Docs(dst, stem)
+	}
 	n := len(dst)
-	form := func(k []byte) bool {
-		st, ok := natural.Term(string(k))
-		return ok && st == stem
+	form := func(k []byte) (bool, bool) {
+		if l.scanned++; l.scanned > maxStemScan {
+			l.StemScanCut = true
+			return false, false
+		}
+		st, ok := natural.TermOf(k)
+		return ok && st == stem, true
 	}
 	for _, s := range l.segs {
 		var err error
@@ -612,10 +628,21 @@ func (l *Lexicon) stemDocs(dst []uint32, stem string) ([]uint32, error) {
 			return dst, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
 		}
 	}
+	if l.StemScanCut {
+		// The stem itself, at least, wherever the scan stopped.
+		var err error
+		if dst, err = l.Docs(dst, stem); err != nil {
+			return dst, err
+		}
+	}
 	found := dst[n:]
 	slices.Sort(found)
 	return dst[:n+len(slices.Compact(found))], nil
 }
+
+// maxStemScan bounds the keys the stem lookups of one lexicon read scan:
+// a question's stems scan a few hundred.
+var maxStemScan = 1 << 15
 
 // Current reports whether rec is still the record stored for its session:
 // a session that the lexicon says can match is checked before it is

@@ -147,12 +147,16 @@ func (s Segment) AppendDocs(dst []uint32, key string) ([]uint32, error) {
 // AppendMatchingDocs appends to dst the docs of every key that starts with
 // prefix and that match accepts (the key is valid only during the call),
 // per key in increasing order; a doc held by several keys is appended
-// once for each.
-func (s Segment) AppendMatchingDocs(dst []uint32, prefix string, match func(key []byte) bool) ([]uint32, error) {
+// once for each. The scan ends early when match says more is false.
+func (s Segment) AppendMatchingDocs(dst []uint32, prefix string, match func(key []byte) (take, more bool)) ([]uint32, error) {
 	if !s.packed {
 		lo, hi := s.t.Prefix(prefix)
 		for i := lo; i < hi; i++ {
-			if match(s.t.Term(i)) {
+			take, more := match(s.t.Term(i))
+			if !more {
+				break
+			}
+			if take {
 				var err error
 				if dst, err = s.appendPostings(dst, s.t.Payload(i)); err != nil {
 					return dst, err
@@ -165,6 +169,7 @@ func (s Segment) AppendMatchingDocs(dst []uint32, prefix string, match func(key 
 	if !ok {
 		return dst, s.damaged()
 	}
+	it.keysOnly = true
 	for {
 		more, ok := it.next()
 		if !ok {
@@ -180,9 +185,17 @@ func (s Segment) AppendMatchingDocs(dst []uint32, prefix string, match func(key 
 		if !bytes.HasPrefix(k, []byte(prefix)) {
 			return dst, s.Err()
 		}
-		if match(k) {
+		take, more := match(k)
+		if !more {
+			return dst, s.Err()
+		}
+		if take {
+			pay, ok := it.payload()
+			if !ok {
+				return dst, s.damaged()
+			}
 			var err error
-			if dst, err = s.appendPostings(dst, it.pay); err != nil {
+			if dst, err = s.appendPostings(dst, pay); err != nil {
 				return dst, err
 			}
 		}

@@ -277,6 +277,10 @@ type packedIter struct {
 	off  int // offset of the next entry
 	keys [2][]byte
 	pay  []byte
+	// keysOnly leaves each payload unread (and unverified) until
+	// payload asks for it: a scan of keys passes over most postings.
+	keysOnly bool
+	cur      entry
 }
 
 func (t packedTable) iter() *packedIter {
@@ -305,13 +309,26 @@ func (it *packedIter) next() (more, ok bool) {
 	if it.i >= 0 && bytes.Compare(*slot, prev) <= 0 {
 		return false, false
 	}
-	pay, ok := it.t.payload(e)
-	if !ok {
-		return false, false
+	it.cur, it.pay = e, nil
+	if !it.keysOnly {
+		pay, ok := it.t.payload(e)
+		if !ok {
+			return false, false
+		}
+		it.pay = pay
 	}
 	it.i++
-	it.pay, it.off = pay, e.next
+	it.off = e.next
 	return true, true
+}
+
+// payload returns the current entry's payload, verified; false when it is
+// damaged.
+func (it *packedIter) payload() ([]byte, bool) {
+	if it.pay != nil {
+		return it.pay, true
+	}
+	return it.t.payload(it.cur)
 }
 
 func (it *packedIter) key() []byte { return it.keys[it.i&1] }

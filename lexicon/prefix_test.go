@@ -48,11 +48,24 @@ func TestAppendMatchingDocs(t *testing.T) {
 					want = append(want, d)
 				}
 			}
-			got, err := seg.AppendMatchingDocs(nil, prefix, match)
+			got, err := seg.AppendMatchingDocs(nil, prefix, func(k []byte) (bool, bool) { return match(k), true })
 			require.NoError(t, err)
 			sort.Slice(want, func(i, j int) bool { return want[i] < want[j] })
 			slices.Sort(got)
 			assert.Equal(t, want, got, fmt.Sprintf("prefix %q odd %v", prefix, odd))
 		}
 	}
+}
+
+// The scan stops when match says so.
+func TestAppendMatchingDocsStops(t *testing.T) {
+	seg := build(t, map[uint32][]string{1: {"aa", "ab", "ac", "ad"}, 2: {"ab", "ae"}})
+	seen := 0
+	got, err := seg.AppendMatchingDocs(nil, "a", func(k []byte) (bool, bool) {
+		seen++
+		return true, seen <= 2
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3, seen, "two keys taken, the third stops the scan")
+	assert.Equal(t, []uint32{1, 1, 2}, got)
 }

@@ -18,7 +18,6 @@ type Coverage struct {
 	total float64
 	terms map[string]int // canonical term → query term (literal, phrase)
 	stems map[string]int // stem → query term (natural)
-	first int            // the plan's index of query term 0
 }
 
 // Coverage returns the query's measure, valid once Run has ranked (it
@@ -28,7 +27,7 @@ func (s *Searcher) Coverage() (c *Coverage, ok bool) {
 	if p.Kind != PlanTerms && p.Kind != PlanPhrase {
 		return nil, false
 	}
-	c = &Coverage{kind: p.Kind, first: p.StemsFrom}
+	c = &Coverage{kind: p.Kind}
 	for i, t := range p.Terms[p.StemsFrom:] {
 		idf := s.idf(t)
 		c.idf = append(c.idf, idf)
@@ -76,10 +75,10 @@ func (c *Coverage) Session(it *Item) float64 {
 	if c.kind == PlanPhrase {
 		return 0
 	}
-	return c.share(func(i int) bool {
-		t := c.first + i
-		return t < 64 && it.held&(1<<t) != 0
-	})
+	if c.total <= 0 {
+		return c.share(func(int) bool { return it.Matched == len(c.idf) })
+	}
+	return round4(it.covered / c.total)
 }
 
 // share is the idf share of the query terms held reports, rounded to
@@ -100,5 +99,7 @@ func (c *Coverage) share(held func(i int) bool) float64 {
 			m += idf
 		}
 	}
-	return float64(int64(m/c.total*1e4+0.5)) / 1e4
+	return round4(m / c.total)
 }
+
+func round4(f float64) float64 { return float64(int64(min(f, 1)*1e4+0.5)) / 1e4 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/index"
 )
 
@@ -190,6 +191,9 @@ func (s *Searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
 		buf = new([]uint32)
 	}
 	docs, err := lex.Docs((*buf)[:0], s.plan.Terms[t])
+	if lex.StemScanCut {
+		s.Reasons.Add(coverage.MaxStemScan)
+	}
 	if err == nil {
 		if docs == nil {
 			docs = []uint32{} // read, and empty

@@ -62,3 +62,32 @@ func unique(toks []string) []string {
 	}
 	return out
 }
+
+// TokenMatcher reports whether a canonical token of an entry's text
+// matches one of the plan's terms (for a natural plan, a term or a form
+// of one of its stems): a snippet is anchored on such a token. It is nil
+// for a plan without terms.
+func (p *Plan) TokenMatcher() func(tok string) bool {
+	if len(p.Terms) == 0 {
+		return nil
+	}
+	terms := make(map[string]bool, len(p.Terms))
+	stems := map[string]bool{}
+	for _, t := range p.Terms {
+		if st, isStem := strings.CutPrefix(t, natural.KeyPrefix); isStem && p.Natural {
+			stems[st] = true
+		} else {
+			terms[t] = true
+		}
+	}
+	return func(tok string) bool {
+		if terms[tok] {
+			return true
+		}
+		if len(stems) == 0 {
+			return false
+		}
+		st, ok := natural.Term(tok)
+		return ok && stems[st]
+	}
+}

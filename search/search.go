@@ -160,9 +160,9 @@ type Item struct {
 	Entry    bool
 	Src      int // index into hot or cold sources
 	Index    int
-	Matched  int    // cold: matched query terms (natural: stems)
-	MatchedS int    // cold: entries passing the structural filters
-	held     uint64 // cold: the plan's terms matched (bit t, t < 64)
+	Matched  int     // cold: matched query terms (natural: stems)
+	MatchedS int     // cold: entries passing the structural filters
+	covered  float64 // cold: the idf mass of the query terms matched (see Coverage)
 	file     string
 }
 
@@ -572,9 +572,7 @@ func (s *Searcher) scoreHeld(it *Item, has []bool) {
 		if h {
 			if t >= s.plan.StemsFrom {
 				it.Matched++
-			}
-			if t < 64 {
-				it.held |= 1 << t
+				it.covered += s.idf(s.plan.Terms[t])
 			}
 			it.Score += s.termIDF(t)
 		}

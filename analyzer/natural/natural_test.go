@@ -1,6 +1,7 @@
 package natural
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +88,32 @@ func TestFormPrefix(t *testing.T) {
 		got, _ := Term(tok)
 		assert.Equal(t, st, got)
 		assert.True(t, strings.HasPrefix(tok, FormPrefix(st)), tok)
+	}
+}
+
+// TestFormPrefixSuffixes builds words from the suffixes the stemmer
+// rewrites, in random chains, and checks FormPrefix on each: the
+// stemmer's rules, not only the corpora's words.
+func TestFormPrefixSuffixes(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	parts := []string{"a", "e", "i", "o", "u", "y", "b", "c", "d", "g", "l", "n", "r", "s", "t", "z",
+		"ing", "ed", "ies", "ied", "eed", "ly", "ational", "tional", "enci", "anci", "abli", "ization",
+		"ation", "ator", "alism", "aliti", "alli", "fulness", "ousli", "iveness", "iviti", "biliti", "bli",
+		"ogi", "li", "icate", "ative", "alize", "ness", "ful", "ement", "ment", "ent", "ism", "ible", "able",
+		"ive", "ize", "ous", "ate", "iti", "ic", "er", "ance", "ence", "al", "ant", "ion", "sses", "us", "ss",
+		"eedly", "edly", "ingly", "at", "bl", "iz", "yy", "ll", "sky", "ski", "dy", "ty"}
+	n := 200_000
+	if testing.Short() {
+		n = 20_000
+	}
+	for range n {
+		var b strings.Builder
+		for range 1 + r.IntN(4) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		tok := b.String()
+		if st, ok := Term(tok); ok && !strings.HasPrefix(tok, FormPrefix(st)) {
+			t.Fatalf("%q stems to %q, which FormPrefix %q misses", tok, st, FormPrefix(st))
+		}
 	}
 }

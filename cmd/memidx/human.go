@@ -47,7 +47,7 @@ func printRecall(w io.Writer, p *engine.RecallPage) {
 	}
 	fmt.Fprintf(w, "%d of %d hits", len(p.Hits), p.Total)
 	if p.WeakMatch {
-		fmt.Fprintf(w, "; weak match (%.0f%% of the query)", 100**p.QueryCoverage)
+		fmt.Fprintf(w, "; weak match (%d%% of the query)", int(100**p.QueryCoverage)) // floor: 49.96% is not 50%
 	}
 	if p.Next != nil {
 		fmt.Fprint(w, "; more with --offset")
