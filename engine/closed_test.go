@@ -138,7 +138,13 @@ func TestCloseEndsAWalkInFlight(t *testing.T) {
 			seen++
 			if seen == 2 {
 				close(second)
-				time.Sleep(50 * time.Millisecond) // Close begins meanwhile
+				// Close has begun once Tools, which takes no
+				// context, answers ErrClosed.
+				for wait := time.Now().Add(10 * time.Second); time.Now().Before(wait); time.Sleep(time.Millisecond) {
+					if _, err := e.Tools("tools.catalog", json.RawMessage(`{}`)); errors.Is(err, engine.ErrClosed) {
+						break
+					}
+				}
 			}
 			return true, nil
 		})

@@ -21,6 +21,9 @@ func TestWalkEndedEarlyIsNotComplete(t *testing.T) {
 	w := newWorld(t)
 	path := eightEntries(w)
 	errVisit := errors.New("the visitor had enough")
+	// budget is the deadlines' length: long enough for the walk to reach
+	// its second entry on a loaded machine.
+	const budget = 500 * time.Millisecond
 	for _, c := range []struct {
 		name    string
 		timeout time.Duration // Options.WalkTimeout
@@ -43,15 +46,18 @@ func TestWalkEndedEarlyIsNotComplete(t *testing.T) {
 			atSecond: func(_ context.Context, cancel func()) (bool, error) { cancel(); return true, nil }},
 		{name: "caller's deadline", deadline: true, visited: 2, reasons: []string{engine.WalkCancelled}, wantErr: context.DeadlineExceeded,
 			atSecond: func(ctx context.Context, _ func()) (bool, error) { <-ctx.Done(); return true, nil }},
-		{name: "walk timeout", timeout: 50 * time.Millisecond, visited: 2, reasons: []string{engine.WalkDeadline},
-			atSecond: func(context.Context, func()) (bool, error) { time.Sleep(100 * time.Millisecond); return true, nil }},
+		{name: "walk timeout", timeout: budget, visited: 2, reasons: []string{engine.WalkDeadline},
+			atSecond: func(context.Context, func()) (bool, error) {
+				time.Sleep(budget + 100*time.Millisecond)
+				return true, nil
+			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := w.engine(func(o *engine.Options) { o.WalkTimeout = c.timeout })
 			defer e.Close()
 			wctx, cancel := context.WithCancel(ctx)
 			if c.deadline {
-				wctx, cancel = context.WithTimeout(ctx, 50*time.Millisecond)
+				wctx, cancel = context.WithTimeout(ctx, budget)
 			}
 			defer cancel()
 			seen := 0
