@@ -66,6 +66,8 @@ func TestInspectSessionAnswersFromItsLastTry(t *testing.T) {
 		})
 	}))
 	require.NoError(t, db.Close())
+	e, err = engine.Reopen(e)
+	require.NoError(t, err)
 
 	reads := 0
 	var holder *bolt.DB

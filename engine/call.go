@@ -58,6 +58,10 @@ func (r *CallResult) MarshalJSON() ([]byte, error) {
 // taken exactly as written: a token needs no Go round trip (to change one,
 // see FabricCall.RecallArgs and ExpandArgs).
 func (e *Engine) Call(ctx context.Context, call FabricCall) (*CallResult, error) {
+	return guard(e, ctx, func(ctx context.Context) (*CallResult, error) { return e.call(ctx, call) })
+}
+
+func (e *Engine) call(ctx context.Context, call FabricCall) (*CallResult, error) {
 	args := []byte(call.Args)
 	var (
 		res CallResult

@@ -22,6 +22,19 @@
 // silently repaired, except the reference's documented ceilings (pageSize is
 // capped at 50, snippetChars kept within 80..2000).
 //
+// One rule for contexts and budgets, in every method: the caller's own
+// context ending (cancelled, or past its deadline) before a call returns
+// is the context's error, ctx.Err() (errors.Is context.Canceled or
+// context.DeadlineExceeded), never an answer made of what the call had
+// read so far; memidx's own budgets (Options.WalkTimeout, the regex time
+// limits, the candidate budgets) are results, with Complete false and a
+// reason (walk_deadline, regex_timeout, …). Walk returns its WalkResult
+// with the error too, counting what it visited (reason walk_cancelled).
+//
+// After Close every method that can fail returns ErrClosed; a call in
+// flight when Close begins is cancelled and returns ErrClosed, and Close
+// returns once it has. Close may be called again.
+//
 // # Ranking
 //
 // Package search ranks (BM25 with the reference's weights, one mixed

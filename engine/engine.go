@@ -118,6 +118,8 @@ type Engine struct {
 		targets []index.Target
 	}
 	docs search.DocMemo // the cold records' doc index, kept between searches
+	// life admits calls until Close (see lifecycle.go).
+	life lifecycle
 }
 
 // Open resolves directories and configuration. It reads no session and
@@ -141,6 +143,7 @@ func Open(opt Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog}
+	e.life.init()
 	if e.catalog != nil && !hasProvider(e.catalog, catalog.MemoryProviderName) {
 		// The memory provider describes this very engine; a host catalog
 		// without it still lists it.
@@ -367,6 +370,10 @@ type RebuildReport struct {
 // Rebuild refreshes every session of a scope without the synchronous work
 // budgets: the command a batch job runs.
 func (e *Engine) Rebuild(ctx context.Context, req RebuildRequest) (*RebuildReport, error) {
+	return guard(e, ctx, func(ctx context.Context) (*RebuildReport, error) { return e.rebuild(ctx, req) })
+}
+
+func (e *Engine) rebuild(ctx context.Context, req RebuildRequest) (*RebuildReport, error) {
 	mode, err := lineage.ParseMode(string(req.Branches))
 	if err != nil {
 		return nil, &coverage.Error{Code: coverage.InvalidRequest, Message: err.Error()}

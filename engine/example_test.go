@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ func exampleEngine() (*engine.Engine, func()) {
 	if err != nil {
 		panic(err)
 	}
-	return e, func() { os.RemoveAll(root) }
+	return e, func() { e.Close(); os.RemoveAll(root) }
 }
 
 // Recall locates evidence; every hit carries one copy-ready follow call.
@@ -115,4 +116,27 @@ func ExampleEngine_Walk() {
 	fmt.Println(res.Visited, res.Stopped, failed)
 	// Output:
 	// 18 false map[omp.bash:true]
+}
+
+// A walk that did not visit every selected entry is not complete, and
+// says why: here the visitor stopped it.
+func ExampleEngine_Walk_stop() {
+	e, done := exampleEngine()
+	defer done()
+	res, err := e.Walk(context.Background(), engine.ExpandRequest{Session: "0198f2a4-7c1e-7b3a-9d2e-4f5a6b7c8d9e", Branches: "all"},
+		func(en engine.ExpandedEntry) (bool, error) { return en.Index < 2, nil })
+	fmt.Println(res.Visited, res.Stopped, res.Complete, res.Reasons, err)
+	// Output:
+	// 3 true false [walk_stopped] <nil>
+}
+
+// After Close every call returns ErrClosed.
+func ExampleEngine_Close() {
+	e, done := exampleEngine()
+	defer done()
+	e.Close()
+	_, err := e.Recall(context.Background(), engine.RecallRequest{Query: "flaky"})
+	fmt.Println(errors.Is(err, engine.ErrClosed))
+	// Output:
+	// true
 }

@@ -150,7 +150,7 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 // context around exactly one anchor, in chunks that reconstruct every text
 // exactly by following next.
 func (e *Engine) Expand(ctx context.Context, req ExpandRequest) (*ExpandResult, error) {
-	return e.expandNoticed(ctx, req.args())
+	return guard(e, ctx, func(ctx context.Context) (*ExpandResult, error) { return e.expandNoticed(ctx, req.args()) })
 }
 
 func (e *Engine) expandNoticed(ctx context.Context, req expandArgs) (*ExpandResult, error) {

@@ -44,3 +44,7 @@ func AgeSnapCache(e *Engine, d time.Duration) {
 	e.snaps.mu.Unlock()
 	e.snaps.sweep()
 }
+
+// Reopen opens a new Engine with e's options (e closed, to let another
+// process have the index file).
+func Reopen(e *Engine) (*Engine, error) { return Open(e.opt) }

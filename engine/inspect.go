@@ -64,6 +64,10 @@ func ratio(a, b int64) float64 {
 // InspectIndex lists every record of both branch modes. It reads the index
 // only; nothing is refreshed.
 func (e *Engine) InspectIndex(ctx context.Context) (*IndexReport, error) {
+	return guard(e, ctx, e.inspectIndex)
+}
+
+func (e *Engine) inspectIndex(ctx context.Context) (*IndexReport, error) {
 	rep := &IndexReport{IndexDir: e.cfg.IndexDir, Records: []IndexRecord{}}
 	t := &rep.Totals
 	for _, mode := range []lineage.Mode{lineage.Active, lineage.All} {
@@ -143,6 +147,10 @@ type ShardSummary struct {
 // index that turns busy or unreadable after the refresh leaves the summary
 // out and says why in the coverage.
 func (e *Engine) InspectSession(ctx context.Context, target, branches string) (*SessionReport, error) {
+	return guard(e, ctx, func(ctx context.Context) (*SessionReport, error) { return e.inspectSession(ctx, target, branches) })
+}
+
+func (e *Engine) inspectSession(ctx context.Context, target, branches string) (*SessionReport, error) {
 	mode, err := lineage.ParseMode(branches)
 	if err != nil {
 		return nil, err

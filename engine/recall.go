@@ -192,7 +192,7 @@ func badRequest(format string, a ...any) *ErrorObject {
 // or a session's tier data, found damaged while answering is dropped and
 // the call answers again from a rebuilt index (reason index_reset).
 func (e *Engine) Recall(ctx context.Context, req RecallRequest) (*RecallPage, error) {
-	return e.recall(ctx, req.args())
+	return guard(e, ctx, func(ctx context.Context) (*RecallPage, error) { return e.recall(ctx, req.args()) })
 }
 
 func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error) {

@@ -48,7 +48,7 @@ type SessionsResult struct {
 // mode, tier, counts and coverage. A session a budget kept from being
 // indexed has a null entryCount and a reason, never a fake 0.
 func (e *Engine) Sessions(ctx context.Context, req SessionsRequest) (*SessionsResult, error) {
-	return e.sessions(ctx, req.args())
+	return guard(e, ctx, func(ctx context.Context) (*SessionsResult, error) { return e.sessions(ctx, req.args()) })
 }
 
 func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResult, error) {

@@ -271,6 +271,8 @@ func TestInspectSessionRecoversFromDamagedTierData(t *testing.T) {
 	}))
 	require.NoError(t, db.Close())
 	require.Equal(t, 2, flipped)
+	e, err = engine.Reopen(e)
+	require.NoError(t, err)
 
 	for _, c := range []struct {
 		path string
@@ -302,6 +304,8 @@ func TestInspectSessionDescribesWhatTheRefreshBuilt(t *testing.T) {
 	db, err := bolt.Open(filepath.Join(e.Config().IndexDir, "index.db"), 0o600, nil)
 	require.NoError(t, err) // holds the file's lock until closed
 	defer db.Close()
+	e, err = engine.Reopen(e)
+	require.NoError(t, err)
 	for _, p := range []string{cold, hot} {
 		r, err := e.InspectSession(ctx, p, "active")
 		require.NoError(t, err, p)

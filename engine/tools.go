@@ -44,6 +44,9 @@ type ToolsError struct {
 // a bare string) and tools.describe ({ref, descriptorHash?}). A bad
 // argument or an unknown ref is a result with an error, not a Go error.
 func (e *Engine) Tools(method string, params json.RawMessage) (any, error) {
+	if e.isClosed() {
+		return nil, ErrClosed
+	}
 	fail := func(err error) (any, error) {
 		var ce *coverage.Error
 		if errors.As(err, &ce) {

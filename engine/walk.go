@@ -12,20 +12,33 @@ import (
 
 // WalkResult is what a walk did.
 type WalkResult struct {
-	Visited int  `json:"visited"`
+	Visited int `json:"visited"`
+	// Stopped: the visitor ended the walk (it returned false or an
+	// error).
 	Stopped bool `json:"stopped"`
-	// Complete is false when the selection was not all visited: a budget
-	// ended the walk (Reasons names it: WalkDeadline) or it failed
-	// (Reasons holds Error's code).
+	// Complete is true only when every selected entry was visited. When
+	// it is false, Reasons names what ended the walk: WalkStopped (the
+	// visitor), WalkCancelled (the caller's context, or Close),
+	// WalkDeadline (Options.WalkTimeout) or Error's code (a failure).
 	Complete bool         `json:"complete"`
 	Reasons  []string     `json:"reasons"`
 	Error    *ErrorObject `json:"error,omitempty"`
 }
 
-// WalkDeadline is the reason of a walk that its time budget ended: the
-// context's deadline or Options.WalkTimeout, whichever comes first. The
+// The reasons of a walk that ended before its selection's last entry. The
 // entries visited before it are whole; the ones after were not visited.
-const WalkDeadline = "walk_deadline"
+const (
+	// WalkDeadline: the walk's own time budget, Options.WalkTimeout,
+	// ended it. It is a result: Walk returns no error.
+	WalkDeadline = "walk_deadline"
+	// WalkStopped: the visitor asked to stop (it returned false, or an
+	// error, which Walk returns as is).
+	WalkStopped = "walk_stopped"
+	// WalkCancelled: the caller's context ended (cancelled or past its
+	// deadline) or Close ended the walk; Walk returns ctx.Err() or
+	// ErrClosed.
+	WalkCancelled = "walk_cancelled"
+)
 
 // DefaultWalkTimeout bounds a walk when Options.WalkTimeout is 0. At the
 // walk's speed (well over 50,000 entries a second) it covers sessions of
@@ -39,29 +52,49 @@ const walkCheckEvery = 1024
 // Walk visits complete normalized entries in order: every entry of the
 // session when sel selects nothing, otherwise the selection (with its
 // before/after context). The visitor always sees a whole entry: its full
-// text, with the metadata expansion returns. visit returning false stops
-// the walk; its error ends the walk and is returned as is. Domain failures
-// are results, as everywhere in engine: a request the walk cannot take
+// text, with the metadata expansion returns. Domain failures are results,
+// as everywhere in engine: a request the walk cannot take
 // (invalid_request, index_out_of_bounds) or a provider failure
 // (stale_pointer, address_not_found, …) comes back in WalkResult.Error,
-// with Complete false and the code as its reason. The whole walk is bound to the source hash and lineage
-// of its first read, so a session that changes mid-walk answers
-// stale_pointer instead of mixing two versions. (A walk bound to no
-// version that finds its session rewritten before its first entry reads
-// it again, as Expand does.)
+// with Complete false and the code as its reason. The whole walk is bound
+// to the source hash and lineage of its first read, so a session that
+// changes mid-walk answers stale_pointer instead of mixing two versions.
+// (A walk bound to no version that finds its session rewritten before its
+// first entry reads it again, as Expand does.)
 //
 // A walk reads the session once and costs what it visits: it does not page
-// through expansion responses. The context is checked before every entry:
-// cancelling it stops the walk at once, with the entries visited so far and
-// ctx.Err(). A deadline (the context's, or Options.WalkTimeout) ends the
-// walk as a result, not an error: Complete false and the reason
-// WalkDeadline.
+// through expansion responses. It says Complete only when it visited
+// every selected entry; whatever ended it sooner is named in Reasons, and
+// the result always counts the entries visited:
+//   - visit returning false stops the walk (WalkStopped, no error); its
+//     error stops it too and is returned as is (WalkStopped);
+//   - the context is checked before every entry: the caller's context
+//     ending (cancelled, or past its deadline) stops the walk at once and
+//     is returned as ctx.Err() (WalkCancelled), as by every method;
+//   - Options.WalkTimeout, memidx's own budget, ends the walk as a
+//     result, not an error (WalkDeadline).
 func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(ExpandedEntry) (bool, error)) (*WalkResult, error) {
-	sel := req.args()
-	res := &WalkResult{Complete: true, Reasons: []string{}}
-	fail := func(eo *ErrorObject) (*WalkResult, error) {
-		res.Error, res.Complete, res.Reasons = eo, false, []string{eo.Code}
-		return res, nil
+	res := &WalkResult{Reasons: []string{}}
+	run, end, err := e.begin(ctx)
+	if err == nil {
+		defer end()
+		err = e.walk(run, req.args(), visit, res)
+		if eerr := ended(ctx, run); eerr != nil {
+			err = eerr
+		}
+	}
+	if err != nil && !res.Complete && len(res.Reasons) == 0 && (errors.Is(err, ErrClosed) || ctx.Err() != nil) {
+		res.Reasons = []string{WalkCancelled}
+	}
+	return res, err
+}
+
+// walk is Walk under run, the context Walk admitted it with: it fills res
+// and sets res.Complete when it visited the whole selection.
+func (e *Engine) walk(run context.Context, sel expandArgs, visit func(ExpandedEntry) (bool, error), res *WalkResult) error {
+	fail := func(eo *ErrorObject) error {
+		res.Error, res.Reasons = eo, []string{eo.Code}
+		return nil
 	}
 	if sel.TextOffset != nil && *sel.TextOffset != 0 {
 		return fail(badRequest("walk starts from an original selection: textOffset must be 0"))
@@ -70,68 +103,49 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 	if none && (sel.EntryOffset != nil || sel.Before != nil || sel.After != nil) {
 		return fail(badRequest("entryOffset, before and after need a selection"))
 	}
-	timeout := e.opt.WalkTimeout
-	if timeout == 0 {
-		timeout = DefaultWalkTimeout
-	}
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	ended := func(err error) (*WalkResult, error) {
-		if errors.Is(err, context.DeadlineExceeded) {
-			res.Complete = false
-			res.Reasons = []string{WalkDeadline}
-			return res, nil
+	ctx, cancel := e.walkBudget(run)
+	defer cancel()
+	// outOfTime tells the walk's own budget, a result, from the
+	// caller's context or Close ending run, which Walk reports.
+	outOfTime := func() error {
+		if run.Err() != nil {
+			return run.Err()
 		}
-		return res, err
+		res.Reasons = []string{WalkDeadline}
+		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		return ended(err)
+	if ctx.Err() != nil {
+		return outOfTime()
 	}
-	// A walk bound to no version that finds its session rewritten before
-	// its first entry starts again, as an expansion does (see
-	// rewrittenMeanwhile); once an entry is visited it is bound to what
-	// it read.
-	var p *preparedExpand
-	var rd *entryReader
-	for try := 1; ; try++ {
-		var eo *ErrorObject
-		var err error
-		p, rd, eo, err = e.walkStart(ctx, sel, none)
-		if err != nil {
-			return nil, err
-		}
-		if eo == nil {
-			break
-		}
-		if !rewrittenMeanwhile(&sel, eo) || try == maxExpandTries {
-			return fail(eo)
-		}
+	p, rd, eo, err := e.walkOpen(ctx, sel, none)
+	switch {
+	case err != nil:
+		return err
+	case eo != nil:
+		return fail(eo)
+	case rd == nil:
+		res.Complete = true // nothing selected
+		return nil
 	}
-	if rd == nil {
-		return res, nil // nothing selected
-	}
+	defer rd.close()
 	snap := p.snap
 	rec := &index.Record{Path: snap.path}
-	defer rd.close()
 	for k := p.opts.entryOffset; k < p.sel.Len(); k++ {
-		if err := ctx.Err(); err != nil {
-			return ended(err)
+		if ctx.Err() != nil {
+			return outOfTime()
 		}
 		if k > p.opts.entryOffset && (k-p.opts.entryOffset)%walkCheckEvery == 0 && changed(snap) {
 			// The file changed since it was read: is it still the
 			// version the walk is bound to?
 			now, eo, err := e.readSnapshot(snap.path, snap.mode)
 			if err != nil {
-				return res, err
+				return err
+			}
+			if eo == nil {
+				rec.SourceHash, rec.LineageFingerprint = now.hash, now.fp
+				eo = checkExpectations(rec, snap.hash, snap.fp)
 			}
 			if eo != nil {
-				return fail(eo)
-			}
-			rec.SourceHash, rec.LineageFingerprint = now.hash, now.fp
-			if eo := checkExpectations(rec, snap.hash, snap.fp); eo != nil {
 				return fail(eo)
 			}
 		}
@@ -144,16 +158,38 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 		total := jsjson.UTF16Len(en.Text)
 		out.TextRange = TextRange{Start: 0, End: total, Total: total, Complete: true}
 		res.Visited++
-		more, err := visit(out)
-		if err != nil {
-			return res, err
-		}
-		if !more {
-			res.Stopped = true
-			return res, nil
+		if more, err := visit(out); err != nil || !more {
+			res.Stopped, res.Reasons = true, []string{WalkStopped}
+			return err
 		}
 	}
-	return res, nil
+	res.Complete = true
+	return nil
+}
+
+// walkBudget is run bounded by Options.WalkTimeout.
+func (e *Engine) walkBudget(run context.Context) (context.Context, context.CancelFunc) {
+	timeout := e.opt.WalkTimeout
+	if timeout == 0 {
+		timeout = DefaultWalkTimeout
+	}
+	if timeout < 0 {
+		return context.WithCancel(run)
+	}
+	return context.WithTimeout(run, timeout)
+}
+
+// walkOpen is walkStart, read again while it finds a session bound to no
+// version rewritten before its first entry, as an expansion does (see
+// rewrittenMeanwhile); once an entry is visited the walk is bound to what
+// it read.
+func (e *Engine) walkOpen(ctx context.Context, sel expandArgs, none bool) (*preparedExpand, *entryReader, *ErrorObject, error) {
+	for try := 1; ; try++ {
+		p, rd, eo, err := e.walkStart(ctx, sel, none)
+		if err != nil || eo == nil || !rewrittenMeanwhile(&sel, eo) || try == maxExpandTries {
+			return p, rd, eo, err
+		}
+	}
 }
 
 // walkStart reads a walk's session, resolves its selection (the whole

@@ -239,13 +239,17 @@ func (c *churn) move(from, to string) {
 	delete(c.last, from)
 }
 
-// TestWatchEngineClose: a closed watching Engine still answers.
+// TestWatchEngineClose: Close releases the watches; the closed Engine
+// answers ErrClosed, and one opened again sees what changed meanwhile.
 func TestWatchEngineClose(t *testing.T) {
 	c := newChurn(t, 4)
 	c.recall("first", "global")
 	require.NoError(t, c.watchE.Close())
+	_, err := c.watchE.Recall(ctx, engine.RecallRequest{Query: "first", Scope: engine.ScopeGlobal})
+	require.ErrorIs(t, err, engine.ErrClosed)
 	p := c.pick()
 	w := c.appendWord(p)
+	c.watchE = c.engine(func(o *engine.Options) { o.Watch = true })
 	c.found("after close", w, p)
 	require.NoError(t, c.watchE.Close())
 }

@@ -628,6 +628,10 @@ func cmdWalk(ctx context.Context, g globals, args []string, stdin io.Reader, std
 	switch {
 	case errors.Is(err, context.Canceled):
 		return walkIncomplete(visited, "interrupted", err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		// The caller's deadline is an error of the library's (its own
+		// budget, --timeout, a result); to a script both are time out.
+		return walkIncomplete(visited, engine.WalkDeadline, walkReasonText([]string{engine.WalkDeadline}))
 	case err != nil:
 		return err
 	case res.Error != nil && visited == 0:
