@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memidx/memidx/analyzer"
 	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/jsjson"
@@ -147,12 +146,7 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 		}
 		q.plan.Regex = m
 	case q.req.QueryMode == "phrase":
-		q.plan.Kind = search.PlanPhrase
-		q.plan.Phrase = analyzer.Tokens(strings.TrimSpace(query))
-		q.plan.Terms = unique(q.plan.Phrase)
-		if len(q.plan.Terms) == 0 {
-			q.plan.Kind = search.PlanBrowse
-		}
+		q.plan = search.PhrasePlan(query)
 	case q.req.QueryMode == "natural":
 		nc := e.cfg.Natural
 		q.plan = search.NaturalPlan(query, search.NaturalFields{
@@ -160,24 +154,9 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 			Stem:      search.Field{Weight: nc.StemWeight, B: nc.StemB},
 		})
 	default:
-		q.plan.Kind = search.PlanTerms
-		q.plan.Terms = unique(analyzer.Tokens(query))
-		q.plan.All = q.req.QueryMatch == "all"
-		// Only punctuation leaves no terms: then nothing matches.
+		q.plan = search.LiteralPlan(query, q.req.QueryMatch == "all")
 	}
 	return q, nil
-}
-
-func unique(toks []string) []string {
-	seen := make(map[string]bool, len(toks))
-	var out []string
-	for _, t := range toks {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, strings.Clone(t))
-		}
-	}
-	return out
 }
 
 func ptrF(f float64) *float64 { return &f }

@@ -49,6 +49,23 @@ func NaturalPlan(query string, f NaturalFields) Plan {
 	return p
 }
 
+// LiteralPlan plans a literal query: its canonical terms, each once; all
+// asks for every term in one entry (queryMatch "all"). A query of
+// punctuation alone has no terms, and then nothing matches.
+func LiteralPlan(query string, all bool) Plan {
+	return Plan{Kind: PlanTerms, Terms: unique(analyzer.Tokens(query)), All: all}
+}
+
+// PhrasePlan plans a phrase query: its tokens in order, and each once as
+// the terms that find candidates. A phrase without tokens browses.
+func PhrasePlan(query string) Plan {
+	p := Plan{Kind: PlanPhrase, Phrase: analyzer.Tokens(strings.TrimSpace(query))}
+	if p.Terms = unique(p.Phrase); len(p.Terms) == 0 {
+		p.Kind = PlanBrowse
+	}
+	return p
+}
+
 // unique returns toks without repeats, in first-seen order, each cloned
 // (a token may share memory with the query).
 func unique(toks []string) []string {
