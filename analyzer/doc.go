@@ -1,7 +1,7 @@
 // Package analyzer is memidx's one canonical tokenizer: literal queries,
 // BM25 indexing, cold vocabularies and phrase matching all use it, so that a
 // term means the same thing everywhere. It reproduces, exactly, the
-// TypeScript reference:
+// TypeScript reference (docs/REFERENCE.md):
 //
 //	tokenizeLexical(text) = for each maximal run of /[\p{L}\p{N}_]+/u
 //	                        in text.normalize("NFKC"): run.toLowerCase()

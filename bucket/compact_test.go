@@ -250,9 +250,9 @@ func (c *hookCtx) Err() error {
 // TestResetWaitsForACompaction: another process's reset of the file a
 // compaction is copying waits for the compaction's lock (and gives up as
 // busy), so the compaction never puts its copy over a newer file; once it
-// is done, the reset removes the compacted file and a new one starts. Found
-// by a reviewer: without the lock, a write acknowledged to the other
-// process was lost under the compaction's rename.
+// is done, the reset removes the compacted file and a new one starts.
+// Without the lock, a write acknowledged to the other process was lost
+// under the compaction's rename.
 func TestResetWaitsForACompaction(t *testing.T) {
 	defer func(n int) { compactChunk = n }(compactChunk)
 	compactChunk = 64 << 10

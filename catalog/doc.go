@@ -31,7 +31,9 @@
 // an immutable snapshot with every hash and search field precomputed;
 // readers never block and always see one consistent snapshot.
 //
-// Three reads serve the three guest calls:
+// Three reads serve the three guest calls, as the reference (the
+// TypeScript implementation memidx matches on the wire: docs/REFERENCE.md)
+// answers them:
 //
 //   - [Catalog.Catalog] returns the reference's deterministic tree as a
 //     [Tree] (providers by name, actions by ref, all descriptor hashes, and

@@ -101,7 +101,7 @@ func Build(id Digest, entries []normalize.Entry, problems coverage.Set, lim Limi
 // digest can hold, not the entries: the vocabulary (bounded by
 // MaxVocabularyBytes), the counts, and the structural addresses of the
 // entries that can fit the cache cap, so that a long session's digest is
-// built without holding its normalized entries (issue 12). Build is Add
+// built without holding its normalized entries. Build is Add
 // over a slice: both give the same bytes.
 type Builder struct {
 	d        *Digest

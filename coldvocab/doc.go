@@ -33,6 +33,7 @@
 // still trust an absence that the cut cannot explain.
 //
 // Vocabulary order is byte order (code point order), which is what a binary
-// search needs; the reference's UTF-16 order differs only for supplementary
-// characters against U+E000–U+FFFF and is never persisted by memidx.
+// search needs; the UTF-16 order of the reference (docs/REFERENCE.md)
+// differs only for supplementary characters against U+E000–U+FFFF and is
+// never persisted by memidx.
 package coldvocab

@@ -12,8 +12,10 @@
 //
 // # Results and errors
 //
-// Requests and results are Go structs whose JSON is the spec's wire format
-// (field names of the TypeScript reference). Domain outcomes are values in
+// Requests and results are Go structs whose JSON is the wire format of the
+// reference, the TypeScript memory provider memidx matches on the wire
+// (docs/REFERENCE.md says what memidx takes from it and where it differs,
+// and what "the spec" is). Domain outcomes are values in
 // the result: Error on a page (invalid_request, invalid_scope,
 // session_not_found, ambiguous_session, stale_pointer, index_out_of_bounds,
 // address_not_found, …) and Coverage, which says whether an answer is

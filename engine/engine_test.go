@@ -300,6 +300,27 @@ func TestColdSessionsAndHydration(t *testing.T) {
 	assert.Equal(t, coverage.StalePointer, r.Recall.Error.Code)
 }
 
+// Tiers are a function of the archive, not of call order. With
+// hotSessions 1 and a fresh index, inspecting the older of two sessions
+// first must not rank it among the sessions the index knows (itself
+// alone) and make it hot: it is cold before a project recall as after.
+func TestTierDoesNotDependOnCallOrder(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	older := w.write("s-older", msgLine("u1", "", ts, user("older narwhal")))
+	w.write("s-newer", msgLine("u1", "", ts, user("newer narwhal")))
+	e := w.engine()
+	first, err := e.InspectSession(ctx, older, "active")
+	require.NoError(t, err)
+	require.NotNil(t, first.Record)
+	recall(t, e, engine.RecallRequest{Query: "narwhal", Scope: "project"})
+	after, err := e.InspectSession(ctx, older, "active")
+	require.NoError(t, err)
+	require.Equal(t, "cold", after.Record.Tier)
+	require.Equal(t, after.Record.Tier, first.Record.Tier, "the first call already knows the newer session")
+	require.NotNil(t, first.Digest, "a cold session shows its digest")
+}
+
 func TestStructuralFilters(t *testing.T) {
 	w := newWorld(t)
 	w.write("s-ops",
@@ -595,6 +616,28 @@ func TestRegexMode(t *testing.T) {
 	p = recall(t, w.engine(), engine.RecallRequest{Query: `e\d{4}`, QueryMode: "regex", Scope: "project"})
 	assert.Contains(t, p.Coverage.Reasons, coverage.RegexMaxHaystackTerms)
 	assert.False(t, p.Coverage.Complete)
+}
+
+// A regex anchored at the end never matches at the maxEntryChars cut of
+// an entry whose whole text does not match: the cut is not the text's end.
+func TestRegexEndAnchorNeverMatchesAtTheCut(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.MaxEntryChars = 40
+	w.write("s-cut",
+		msgLine("u1", "", ts, user(strings.Repeat("a", 60)+" and then some more words")),
+		msgLine("u2", "u1", ts, user("short text ending in aaaa")),
+	)
+	e := w.engine()
+	for _, pattern := range []string{`(a+)+$`, `a\z`, `(?m)a$`} {
+		p := recall(t, e, engine.RecallRequest{Query: pattern, QueryMode: "regex", Scope: "project"})
+		require.Nil(t, p.Error, pattern)
+		require.Equal(t, 1, p.Total, "%s: only the entry whose whole text ends in a: %v", pattern, texts(p))
+		require.Contains(t, p.Hits[0].Entry.Snippet, "short text")
+		require.Contains(t, p.Coverage.Reasons, "max_entry_chars", "the cut stays non-authoritative")
+	}
+	// A match inside the kept head still counts.
+	p := recall(t, e, engine.RecallRequest{Query: `a{10}`, QueryMode: "regex", Scope: "project"})
+	require.Equal(t, 1, p.Total)
 }
 
 // Another process rewrites sessions (hot and cold) between a recall's

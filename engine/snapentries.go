@@ -14,7 +14,7 @@ import (
 // readSlimSnapshot reads a session with the slim reader: records kept as
 // spans and ids, entries normalized when a call returns them, so that
 // expanding one entry of a long session costs its records' ids, not its
-// parsed and normalized text (issue 12). It returns nil (and the caller
+// parsed and normalized text. It returns nil (and the caller
 // reads the whole file) when the file is outside the slim reader's fast
 // path, when the selection holds records whose entries depend on the rest
 // of the session, or when anything about the read is unusual: the full

@@ -29,5 +29,6 @@
 // BM25 uses k1 1.2, b 0.75 and Lucene's idf ln(1+(N−df+0.5)/(df+0.5)), with
 // N, df and the mean length taken over every hot entry of the query's scope
 // before filters, so that a filter or a page never changes a score; each
-// score is multiplied by the reference's provenance weight.
+// score is multiplied by the reference's provenance weight
+// (docs/REFERENCE.md).
 package hotbm25

@@ -142,8 +142,8 @@ func Build(entries []normalize.Entry) (*Built, error) {
 
 // Builder builds a shard one entry at a time, keeping of each entry only
 // what the shard stores (its postings, columns and encoded form), so that
-// a long session is built without holding its normalized entries (issue
-// 12). Build is Add over a slice: both give the same bytes.
+// a long session is built without holding its normalized entries. Build
+// is Add over a slice: both give the same bytes.
 type Builder struct {
 	// post holds the postings: most terms of a long session occur once,
 	// so a term's first posting is kept inline and only a term with more

@@ -40,8 +40,8 @@ func (f *fixture) rebuild(ix *Index) *Report {
 	return rep
 }
 
-// Sparse *.jsonl files (truncate -s) are files like any other: the issue's
-// 4 × 1 GiB took 2.1 GB of memory, a file-sized buffer per worker. Scaled
+// Sparse *.jsonl files (truncate -s) are files like any other: 4 × 1 GiB
+// took 2.1 GB of memory, a file-sized buffer per worker. Scaled
 // down: 4 × 64 MiB, 4 workers. Files of NUL bytes hold no session and are
 // refused without being read into memory (invalid_header); one with a valid
 // header before its hole is too large for a 32 MiB build bound and skipped
@@ -82,8 +82,8 @@ func TestRebuild_SparseFilesStayWithinTheBound(t *testing.T) {
 }
 
 // tinySession writes a session of n tiny message records, the shape that
-// costs the most memory per source byte (the 1,000,000 records,
-// 137 MB, took 3.0 GB).
+// costs the most memory per source byte (1,000,000 records, 137 MB,
+// took 3.0 GB when read whole).
 func tinySession(t *testing.T, path string, n int) {
 	t.Helper()
 	fh, err := os.Create(path)
@@ -104,9 +104,9 @@ func tinySession(t *testing.T, path string, n int) {
 	require.NoError(t, fh.Close())
 }
 
-// The session, 1,000,000 tiny records (150 MB), was skipped under
-// the default bound (its whole read was estimated at 2.8 GB) and asked to
-// be indexed within 256 MiB. Scaled down to 200,000 records (30 MB): it is
+// A session of 1,000,000 tiny records (150 MB) must be indexed within
+// 256 MiB, not skipped under the default bound (its whole read is
+// estimated at 2.8 GB). Scaled down to 200,000 records (30 MB): it is
 // read slim and built entry by entry, under the default bound, with the
 // Go heap steered as memidx rebuild steers it, and the heap stays under
 // the 256 MiB budget scaled the same way (51 MiB). A bound under its slim

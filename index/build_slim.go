@@ -16,7 +16,7 @@ import (
 	"github.com/memidx/memidx/session"
 )
 
-// The slim build path (issue 12). A session whose whole read would cost
+// The slim build path. A session whose whole read would cost
 // much memory (BuildCost over slimFrom: many records, or many bytes) is
 // read by session.ReadSlim, which keeps each record as a byte span and
 // its ids; its selection is computed as for a whole read, and its entries
@@ -123,7 +123,8 @@ func (ix *Index) buildSlim(src *Source, mode lineage.Mode, tier string, live *li
 		problems.Add(coverage.DuplicateEntryID)
 	}
 	// From here on only the entries' spans are needed: the slim records,
-	// ids and selection go (issue 12).
+	// ids and selection go, so that the build holds less while it
+	// normalizes.
 	sel = nil
 	lz.Detach()
 	src.slim = nil

@@ -54,4 +54,8 @@
 //
 // Integrity: records and tier data are sealed with block checksums
 // (package blocksum); damage is reported, never answered from.
+//
+// Configuration (config.go) is the memory section of fabric.json with the
+// reference's keys, defaults and allowed ranges, plus keys of memidx's own
+// (docs/REFERENCE.md).
 package index

@@ -1,12 +1,13 @@
 // Package jsjson reads and writes JSON exactly as a JavaScript host does.
 //
 // OMP writes sessions with JSON.stringify and reads them with Bun's JSON
-// parser, and the reference implementation hashes JSON.stringify output and
-// counts response sizes in UTF-16 code units. Go's encoding/json differs from
-// all of that: it escapes HTML characters and U+2028/U+2029, replaces lone
-// surrogates, orders map keys, formats numbers differently and keeps the
-// first of two duplicate keys' positions with the last value only for
-// structs. This package is the one place where those JavaScript rules live:
+// parser, and the reference implementation (docs/REFERENCE.md) hashes
+// JSON.stringify output and counts response sizes in UTF-16 code units.
+// Go's encoding/json differs from all of that: it escapes HTML characters
+// and U+2028/U+2029, replaces lone surrogates, orders map keys, formats
+// numbers differently and keeps the first of two duplicate keys' positions
+// with the last value only for structs. This package is the one place
+// where those JavaScript rules live:
 //
 //   - [Parse] and [ParseValue] decode one JSON value like JSON.parse: a
 //     duplicate key keeps its first position and takes the last value, keys

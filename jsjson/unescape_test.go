@@ -8,7 +8,7 @@ import (
 )
 
 // appendUnescapedRef is the byte-at-a-time decoder appendUnescaped
-// replaced (it jumps over plain runs): the reference it is compared with.
+// replaced (it jumps over plain runs), which it is compared with.
 func appendUnescapedRef(buf []byte, raw string) []byte {
 	for i := 0; i < len(raw); {
 		c := raw[i]
@@ -35,7 +35,7 @@ var unescapePieces = append([]string{
 
 // checkUnescape decodes the literal body raw onto prefixes of several
 // lengths and capacities (a tight capacity tests the word stores at the
-// buffer's end) and compares with the reference.
+// buffer's end) and compares with appendUnescapedRef.
 func checkUnescape(t *testing.T, raw string) {
 	t.Helper()
 	if _, err := Parse([]byte(`"` + raw + `"`)); err != nil {

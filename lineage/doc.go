@@ -9,7 +9,7 @@
 // to leaf, which is transcript order; in a well-formed file it is also file
 // order.
 //
-// Where the reference is silent memidx says more:
+// Where the reference (docs/REFERENCE.md) is silent memidx says more:
 //
 //   - a cycle adds invalid_parent_graph (as the reference does);
 //   - a parentId that names no record adds missing_parent, because earlier

@@ -8,7 +8,7 @@ import (
 	"github.com/memidx/memidx/session"
 )
 
-// Issue 14: a file with no selectable entries has an empty active branch,
+// A file with no selectable entries has an empty active branch,
 // written [] on the wire, never null.
 func TestEmptySelectionIsNotNil(t *testing.T) {
 	const header = `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`

@@ -14,7 +14,8 @@ import (
 )
 
 // oracle is the part of OMP's own loader output (testdata/omp/*.oracle.json,
-// made by ../shared/tools/omp-oracle) that a reader must reproduce.
+// recorded from the host as testdata/omp/README.md says) that a reader
+// must reproduce.
 type oracle struct {
 	Load struct {
 		ParsedValues     *int `json:"parsedValues"`

@@ -94,8 +94,8 @@ func BenchmarkBaselineEncodingJSON(b *testing.B) {
 // BenchmarkReadPathVsBaseline alternates the read path and the
 // encoding/json baseline on the same files within every iteration, so
 // that both see the same machine load, and reports each one's MB/s and
-// their ratio (issue 12's target: the read path at 150 MB/s where the
-// baseline does 88, a ratio of 1.7).
+// their ratio (the target: the read path at 150 MB/s where the baseline
+// does 88, a ratio of 1.7).
 func BenchmarkReadPathVsBaseline(b *testing.B) {
 	files := realFiles(b)
 	size := float64(totalBytes(files))

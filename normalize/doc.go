@@ -12,7 +12,8 @@
 //
 // Normalization is structural only: fields are read from the records' typed
 // shape, and no regular expression ever classifies prose. Options is the
-// privacy and size policy: DefaultOptions are the spec's defaults for the
-// index (maxEntryChars 2000, no thinking, tool output included) and
-// Lossless is expansion's, which returns every byte of the source.
+// privacy and size policy: DefaultOptions are the spec's defaults
+// (docs/REFERENCE.md) for the index (maxEntryChars 2000, no thinking, tool
+// output included) and Lossless is expansion's, which returns every byte
+// of the source.
 package normalize

@@ -95,8 +95,7 @@ type lazySpan struct {
 // Detach lets go of the slim read, keeping of each entry's record only its
 // span, line and whether its id is synthetic: about 28 bytes an entry,
 // where the slim records hold some 70 bytes a record and their ids, so
-// that a build of a long session holds less while it normalizes (issue
-// 12). EntryID is no longer available, and Entry no longer checks a
+// that a build of a long session holds less while it normalizes. EntryID is no longer available, and Entry no longer checks a
 // record's id against the read: the caller must know by other means (the
 // file's identity before and after) that the file is the one read.
 func (l *Lazy) Detach() {

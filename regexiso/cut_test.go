@@ -19,8 +19,8 @@ func addCut(t *testing.T, re *regexiso.Regexp, item string) bool {
 	return m
 }
 
-// Issue 14: a pattern anchored at the end matched at the truncation cut of
-// an entry whose whole text does not match.
+// A pattern anchored at the end never matches at the truncation cut of an
+// entry whose whole text does not match: the cut is not the text's end.
 func TestAddCutAnchorsNeverMatchAtTheCut(t *testing.T) {
 	for _, c := range []struct {
 		pattern, head string

@@ -6,7 +6,8 @@
 // Patterns are Go regexp (RE2) syntax, always case-insensitive: the package
 // compiles "(?i)" + pattern, which folds case with Unicode simple folding
 // (É matches é, K matches the Kelvin sign), as JavaScript's "iu" flags do.
-// JavaScript with the u flag is the reference dialect; the differences are:
+// JavaScript with the u flag is the dialect of the reference
+// (docs/REFERENCE.md); the differences are:
 //
 //   - Not supported, rejected with invalid_regex and a message that names the
 //     construct: lookahead (?=…) (?!…), lookbehind (?<=…) (?<!…), numbered

@@ -56,7 +56,7 @@ func TestRecoveringScripts(t *testing.T) {
 		{"answers at once", []step{{}}, 1, false, false},
 		{"rewritten meanwhile: asked again", []step{{err: index.ErrNoData}, {}}, 2, false, false},
 		{"damaged: dropped, asked again", []step{{broken: true, err: damaged}, {}}, 2, true, false},
-		// Found by review: the old sequence gave up here.
+		// A rewrite after a drop is asked again too, not given up on.
 		{"dropped, then rewritten meanwhile", []step{{broken: true, err: damaged}, {err: index.ErrNoData}, {}}, 3, true, false},
 		{"dropped while rewritten: the reset is kept", []step{{broken: true, err: index.ErrNoData}, {}}, 2, true, false},
 		{"never stands: bounded", []step{{err: index.ErrNoData}}, maxTries, false, true},

@@ -23,16 +23,16 @@
 // # Ranking
 //
 // Hot entries are scored with BM25 (k1 1.2, b 0.75, Lucene idf) times the
-// reference's provenance weight; corpus statistics (N, df, mean length)
-// are taken over every session of the scope before filters, so a filter
-// or a page never changes a score. A cold session candidate scores what an
-// entry of average length holding each matched term once would score,
-// weight 1: the two tiers share one scale, and one mixed stream is ranked
-// (score, then session mtime, entries before sessions, entry index, file)
-// and then paged. Phrase mode matches whole tokens in order (so "cat"
-// never matches "concatenate" and a line break equals a space) and ranks
-// phrase hits by BM25 of their terms. Regex mode (package regexiso) scores
-// the provenance weight.
+// provenance weight of the reference (docs/REFERENCE.md); corpus
+// statistics (N, df, mean length) are taken over every session of the
+// scope before filters, so a filter or a page never changes a score. A
+// cold session candidate scores what an entry of average length holding
+// each matched term once would score, weight 1: the two tiers share one
+// scale, and one mixed stream is ranked (score, then session mtime,
+// entries before sessions, entry index, file) and then paged. Phrase mode
+// matches whole tokens in order (so "cat" never matches "concatenate" and
+// a line break equals a space) and ranks phrase hits by BM25 of their
+// terms. Regex mode (package regexiso) scores the provenance weight.
 //
 // # Regex over cold sessions
 //

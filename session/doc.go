@@ -4,8 +4,8 @@
 // # Reading
 //
 // [ReadFile] and [Parse] follow OMP 18's lenient JSONL loader, checked
-// against the host itself on every fixture in testdata/omp (made with
-// ../shared/tools/omp-oracle):
+// against the host itself on every fixture in testdata/omp (see its
+// README.md for how the host's answers were recorded):
 //
 //   - a UTF-8 BOM is stripped; CRLF and blank lines are fine;
 //   - a valid 256-byte title slot on the first line is taken out and its
@@ -45,11 +45,11 @@
 // in artifacts directories; it skips temp, lock and backup files and
 // anything that is not a regular file. A Ref's Path is canonical, so a file
 // has one key however it was reached. One Resolver serves every action:
-// ParseScope refuses unknown scopes (including "all", which the reference
-// silently widened to global) with invalid_scope; session:<id-or-path>
-// answers exactly one file, ambiguous_session with every candidate, or
-// session_not_found, never an empty result; a project without a bucket
-// carries project_session_dir_missing.
+// ParseScope refuses unknown scopes (including "all", which the reference,
+// docs/REFERENCE.md, silently widened to global) with invalid_scope;
+// session:<id-or-path> answers exactly one file, ambiguous_session with
+// every candidate, or session_not_found, never an empty result; a project
+// without a bucket carries project_session_dir_missing.
 //
 // # Trust boundary
 //

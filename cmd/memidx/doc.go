@@ -25,6 +25,9 @@
 // batch is complete (--max-batch-bytes) and the answers the client has not
 // read (--max-queued-bytes; past it serve stops reading: back-pressure).
 //
+// The JSON is package engine's, which keeps the wire format of the
+// reference (docs/REFERENCE.md).
+//
 // The logic lives in run(ctx, args, stdin, stdout, stderr), so tests drive
 // the CLI in-process: go test ./cmd/memidx -update rewrites the golden
 // outputs under testdata/golden.

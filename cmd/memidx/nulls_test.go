@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// Issue 14: inspect lineage wrote "activeBranchIndexes": null for a file
-// with no entries; array fields are [] on the wire.
+// Array fields are [] on the wire, never null: inspect lineage of a file
+// with no entries writes "activeBranchIndexes": [].
 func TestInspectLineageArraysAreNeverNull(t *testing.T) {
 	dir := t.TempDir()
 	const header = `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`

@@ -80,7 +80,7 @@ type Check struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// Target is one of the issue's performance targets, reported met or not.
+// Target is one of the performance targets, reported met or not.
 type Target struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`
@@ -599,7 +599,7 @@ func (r *runner) queries() error {
 	r.rep.Latency["hot query (in process, watching)"] = summarize(hotLat)
 	r.rep.Latency["cold query (in process, watching)"] = summarize(coldLat)
 	r.questions(picked)
-	// Issue 11's in-process targets, after the freshness gate (hot BM25
+	// The in-process latency targets, after the freshness gate (hot BM25
 	// alone has its own: go test ./search -bench HotBM25).
 	r.target("hot recall p99 in process", summarize(hotLat).P99, 5, "ms", true, false)
 	r.target("cold recall p99 in process", summarize(coldLat).P99, 5, "ms", true, false)

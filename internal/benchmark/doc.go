@@ -23,7 +23,7 @@
 // file a crafted manifest points at, is ever written or touched.
 //
 // Checks and hard bounds (peak rebuild RSS ≤ 256 MiB, every response ≤
-// 30,000 UTF-16 units) fail the run; the speed targets of the issue are
+// 30,000 UTF-16 units) fail the run; the speed targets (Target) are
 // reported as met or missed, because a shared 2-core machine cannot make
 // them pass/fail reliably.
 package benchmark

@@ -89,7 +89,7 @@ func TestCrashKillRebuild(t *testing.T) {
 	g := newGen(rng)
 	queries := []string{g.words[0] + " " + g.words[7], g.words[300], g.words[1200] + " " + g.words[2500]}
 
-	// The typical rebuild time, and the reference answers, from scratch.
+	// The typical rebuild time, and the expected answers, from scratch.
 	ref := filepath.Join(w.root, "ref-index")
 	global, n, typical := crashCorpus(t, w, g, ref)
 	t.Logf("corpus: %d sessions; a rebuild from scratch takes %v", n, typical.Round(time.Millisecond))

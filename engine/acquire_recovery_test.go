@@ -95,3 +95,96 @@ func TestInspectSessionAnswersFromItsLastTry(t *testing.T) {
 	assert.NotEqual(t, before.Record.IndexedAtNs, got.Record.IndexedAtNs,
 		"the record described is the rebuilt one, not the one dropped as damaged")
 }
+
+// walrusPair is an engine over two sessions, one kept hot and one cold.
+func walrusPair(t *testing.T) (e *engine.Engine, cold, hot string) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	cold = w.write("s-cold", msgLine("u1", "", ts, user("older walrus")))
+	hot = w.write("s-hot", msgLine("u1", "", ts, user("newer walrus")))
+	return w.engine(), cold, hot
+}
+
+// InspectSession recovers as a recall does: damaged tier data (here every
+// block-sum head of the hot shards and digests) is dropped and rebuilt,
+// and the coverage says index_reset.
+func TestInspectSessionRecoversFromDamagedTierData(t *testing.T) {
+	e, cold, hot := walrusPair(t)
+	for _, p := range []string{cold, hot} {
+		r, err := e.InspectSession(ctx, p, "active")
+		require.NoError(t, err)
+		require.NotNil(t, r.Record)
+	}
+	require.NoError(t, e.Close()) // the index file is written below, as by another process
+
+	db, err := bolt.Open(filepath.Join(e.Config().IndexDir, "index.db"), 0o600, nil)
+	require.NoError(t, err)
+	flipped := 0
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		flip := func(b *bolt.Bucket, k []byte) error {
+			bad := slices.Clone(b.Get(k))
+			bad[4] ^= 0x40 // the first block's checksum
+			flipped++
+			return b.Put(k, bad)
+		}
+		hb := tx.Bucket([]byte("hot"))
+		require.NoError(t, hb.ForEachBucket(func(k []byte) error { return flip(hb.Bucket(k), []byte("d")) }))
+		cb := tx.Bucket([]byte("cold"))
+		var keys [][]byte
+		require.NoError(t, cb.ForEach(func(k, _ []byte) error { keys = append(keys, slices.Clone(k)); return nil }))
+		for _, k := range keys {
+			require.NoError(t, flip(cb, k))
+		}
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	require.Equal(t, 2, flipped)
+	e, err = engine.Reopen(e)
+	require.NoError(t, err)
+
+	for _, c := range []struct {
+		path string
+		hot  bool
+	}{{cold, false}, {hot, true}} {
+		r, err := e.InspectSession(ctx, c.path, "active")
+		require.NoError(t, err, c.path)
+		assert.Contains(t, r.Coverage.Reasons, "index_reset", c.path)
+		if c.hot {
+			assert.NotNil(t, r.Shard, "the shard is rebuilt and described")
+		} else {
+			assert.NotNil(t, r.Digest, "the digest is rebuilt and described")
+		}
+		again, err := e.InspectSession(ctx, c.path, "active")
+		require.NoError(t, err)
+		assert.NotContains(t, again.Coverage.Reasons, "index_reset", "repaired")
+	}
+}
+
+// A session that the refresh had to build in memory (another process
+// holds the index) is described from that build, as a recall answers
+// from it, with the coverage saying why.
+func TestInspectSessionDescribesWhatTheRefreshBuilt(t *testing.T) {
+	e, cold, hot := walrusPair(t)
+	_, err := e.InspectSession(ctx, hot, "active") // makes the index file
+	require.NoError(t, err)
+	require.NoError(t, e.Close())
+
+	db, err := bolt.Open(filepath.Join(e.Config().IndexDir, "index.db"), 0o600, nil)
+	require.NoError(t, err) // holds the file's lock until closed
+	defer db.Close()
+	e, err = engine.Reopen(e)
+	require.NoError(t, err)
+	for _, p := range []string{cold, hot} {
+		r, err := e.InspectSession(ctx, p, "active")
+		require.NoError(t, err, p)
+		require.NotNil(t, r.Record, p)
+		assert.False(t, r.Coverage.Complete, p)
+		assert.Contains(t, r.Coverage.Reasons, "index_busy", p)
+		// Tiered as a refresh that cannot read the roster tiers it.
+		if r.Record.Tier == "hot" {
+			assert.NotNil(t, r.Shard, "the hot shard built in memory is described")
+		} else {
+			assert.NotNil(t, r.Digest, "the digest built in memory is described")
+		}
+	}
+}
