@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/lineage"
 	"github.com/memidx/memidx/normalize"
 	"github.com/memidx/memidx/search"
 )
@@ -23,9 +24,18 @@ import (
 // user and assistant messages, and an index over it that keeps the
 // newest hot sessions hot and has built its archive lexicon.
 type lexWorld struct {
-	f    *acquireFixture
-	need search.Need
-	docs search.DocMemo
+	ix      *index.Index
+	dir     string
+	targets []index.Target
+	docs    search.DocMemo
+}
+
+// refresh brings the world's records up to date.
+func (w *lexWorld) refresh(t *testing.T) *index.Report {
+	t.Helper()
+	rep, err := w.ix.Refresh(context.Background(), w.targets, index.RefreshOptions{Mode: lineage.Active, Searched: []string{w.dir}})
+	require.NoError(t, err)
+	return rep
 }
 
 // lexWords are the words sessions draw from: common first. "solo" is in
@@ -33,13 +43,13 @@ type lexWorld struct {
 var lexWords = []string{"deploy", "server", "error", "timeout", "cache", "retry", "deploying", "servers", "latency", "queue"}
 
 func newLexWorld(t *testing.T, sessions, hot int) *lexWorld {
-	f := &acquireFixture{t: t, dir: t.TempDir()}
+	w := &lexWorld{dir: t.TempDir()}
 	cfg := index.DefaultConfig()
 	cfg.IndexDir = filepath.Join(t.TempDir(), "index")
 	cfg.HotSessions = hot
-	f.ix = index.Open(cfg, time.Second)
-	f.ix.RacyWindow = -1
-	t.Cleanup(func() { f.ix.Close() })
+	w.ix = index.Open(cfg, time.Second)
+	w.ix.RacyWindow = -1 // the sessions are written within one clock tick
+	t.Cleanup(func() { w.ix.Close() })
 	rng := rand.New(rand.NewPCG(3, uint64(sessions)))
 	now := time.Now()
 	for i := range sessions {
@@ -58,20 +68,16 @@ func newLexWorld(t *testing.T, sessions, hot int) *lexWorld {
 		case 1, sessions - 1:
 			texts = append(texts, "the duo word")
 		}
-		p := filepath.Join(f.dir, fmt.Sprintf("s%02d.jsonl", i))
+		p := filepath.Join(w.dir, fmt.Sprintf("s%02d.jsonl", i))
 		require.NoError(t, os.WriteFile(p, []byte(dialogue(fmt.Sprintf("s%02d", i), i, texts)), 0o600))
 		mt := now.Add(-time.Duration(i+1) * time.Minute)
 		require.NoError(t, os.Chtimes(p, mt, mt))
-		f.paths = append(f.paths, p)
+		w.targets = append(w.targets, index.Target{Path: p})
 	}
-	w := &lexWorld{f: f, need: f.need()}
-	w.need.HotSessions = hot
 	// The first refresh writes the lexicon; the records of the next name
 	// its epoch.
-	for range 2 {
-		_, _, err := search.Acquire(context.Background(), f.ix, w.need, func(*search.Acquired) ([]*index.Record, error) { return nil, nil })
-		require.NoError(t, err)
-	}
+	w.refresh(t)
+	w.refresh(t)
 	return w
 }
 
@@ -110,12 +116,14 @@ func (w *lexWorld) search(t *testing.T, plan search.Plan, filt search.Filters, n
 	t.Helper()
 	var got answer
 	var answered bool
-	_, _, err := search.Acquire(context.Background(), w.f.ix, w.need, func(a *search.Acquired) ([]*index.Record, error) {
-		s := search.New(context.Background(), plan, filt, &w.docs)
+	ctx := context.Background()
+	rep := w.refresh(t)
+	err := w.ix.ViewAfter(ctx, lineage.Active, rep, func(rd *index.Reader) error {
+		s := search.New(ctx, plan, filt, &w.docs)
 		defer s.Release()
 		s.NoLexicon = noLexicon
-		a.Open(s)
-		search.SortByState(a.Report, s.Cold)
+		require.Empty(t, s.Open(rd, rep, nil, nil), "nothing rewritten meanwhile")
+		search.SortByState(rep, s.Cold)
 		items, total := s.Run(need)
 		for _, it := range items[:min(need, len(items))] {
 			if it.Entry {
@@ -126,7 +134,8 @@ func (w *lexWorld) search(t *testing.T, plan search.Plan, filt search.Filters, n
 		}
 		got.Total, got.Reasons = total, s.Reasons.Reasons()
 		answered = s.LexiconAnswered
-		return s.Broken, nil
+		assert.Empty(t, s.Broken)
+		return nil
 	})
 	require.NoError(t, err)
 	return got, answered

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -370,3 +371,23 @@ func TestCoverageModes(t *testing.T) {
 }
 
 func round4ref(f float64) float64 { return math.Floor(f*1e4+0.5) / 1e4 }
+
+// TestTopKFieldsMatchExhaustive is TestTopKMatchesExhaustive for plans
+// whose terms carry fields (natural mode's weights and b): the top-k
+// bounds take each term's b, and must never pass over an entry the
+// exhaustive scorer ranks on the page.
+func TestTopKFieldsMatchExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 23))
+	for round := 0; round < 60; round++ {
+		f := diffFilters(rng)
+		w := newDiffWorld(t, rng, !f.any())
+		for q := 0; q < 6; q++ {
+			p := diffQuery(rng, w)
+			for range p.Terms {
+				p.Fields = append(p.Fields, Field{Weight: []float64{1, 0.5, 2}[rng.IntN(3)], B: []float64{0.75, 0.3, 0, 1}[rng.IntN(4)]})
+			}
+			need := 1 + rng.IntN(40)
+			compareTopK(t, w, p, f, need, fmt.Sprintf("round %d query %d %+v need %d", round, q, p, need))
+		}
+	}
+}
