@@ -120,7 +120,11 @@ func diffFilters(rng *rand.Rand) Filters {
 func TestTopKMatchesExhaustive(t *testing.T) {
 	defer func(e, i int) { entryBudget, itemBudget, cursorOnly = e, i, false }(entryBudget, itemBudget)
 	rng := rand.New(rand.NewPCG(7, 11))
-	for round := 0; round < 400; round++ {
+	rounds := 400
+	if testing.Short() || raceDetector {
+		rounds = 100
+	}
+	for round := 0; round < rounds; round++ {
 		f := diffFilters(rng)
 		// Cold structural filters read a digest view, which this world
 		// does not build: cold sources only without filters.

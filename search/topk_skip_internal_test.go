@@ -134,7 +134,7 @@ func skipQuery(rng *rand.Rand) Plan {
 func TestTopKSkipsMatchExhaustive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 17))
 	rounds := 60
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		rounds = 15
 	}
 	for round := 0; round < rounds; round++ {
