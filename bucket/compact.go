@@ -269,8 +269,17 @@ func isLeftover(path string) bool {
 	if err != nil || !os.SameFile(st, fi) {
 		return false
 	}
+	if strings.HasPrefix(filepath.Base(path), newPrefix) && time.Since(fi.ModTime()) < newFileGrace {
+		return false // a creation may still be writing it: no lock guards one
+	}
 	return fi.Size() == 0 || len(readMetas(f)) > 0
 }
+
+// newFileGrace is how long a creation's file is left alone: a creation
+// takes milliseconds, but holds no lock another process could test (the
+// index file it makes is not there yet), so only a file this old is
+// surely a killed creation's.
+const newFileGrace = time.Minute
 
 // syncDir makes a rename in dir durable (best effort: not every platform
 // can sync a directory).

@@ -38,8 +38,10 @@ func TestLeftoversRemovedByTheNextWriter(t *testing.T) {
 		{compactPrefix + "notes", func(p string) { require.NoError(t, os.WriteFile(p, head, 0o600)) }, false},
 		{compactPrefix + "11", func(p string) { require.NoError(t, os.WriteFile(p, []byte("my draft"), 0o600)) }, false},
 		{"index.db.compact", func(p string) { require.NoError(t, os.WriteFile(p, head, 0o600)) }, false},
-		{newPrefix + "123", func(p string) { require.NoError(t, os.WriteFile(p, head[:2*4096], 0o600)) }, true},
-		{newPrefix + "45", func(p string) { require.NoError(t, os.WriteFile(p, nil, 0o600)) }, true},
+		{newPrefix + "123", func(p string) { require.NoError(t, os.WriteFile(p, head[:2*4096], 0o600)); aged(t, p) }, true},
+		{newPrefix + "45", func(p string) { require.NoError(t, os.WriteFile(p, nil, 0o600)); aged(t, p) }, true},
+		// A creation's file of a moment ago may still be being written.
+		{newPrefix + "46", func(p string) { require.NoError(t, os.WriteFile(p, head[:2*4096], 0o600)) }, false},
 		{newPrefix + "x1", func(p string) { require.NoError(t, os.WriteFile(p, head, 0o600)) }, false},
 		{newPrefix + "67", func(p string) { require.NoError(t, os.WriteFile(p, []byte("my draft"), 0o600)) }, false},
 		{"index.db.new-", func(p string) { require.NoError(t, os.WriteFile(p, head, 0o600)) }, false},
@@ -69,6 +71,12 @@ func TestLeftoversRemovedByTheNextWriter(t *testing.T) {
 		}
 	}
 	assert.FileExists(t, outside, "a link's target is never touched")
+}
+
+// aged makes p look written two minutes ago.
+func aged(t *testing.T, p string) {
+	old := time.Now().Add(-2 * newFileGrace)
+	require.NoError(t, os.Chtimes(p, old, old))
 }
 
 // TestLeftoverCleanupDoesNotGlob: an index directory whose name holds
