@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/internal/coverage"
 )
 
 // A cold session is matched one vocabulary term at a time. A pattern that

@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"github.com/memidx/memidx/catalog"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/catalog"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // The types a host needs to open an engine and read its setup, so that

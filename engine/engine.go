@@ -10,13 +10,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/memidx/memidx/bucket"
-	"github.com/memidx/memidx/catalog"
-	"github.com/memidx/memidx/coverage"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/lineage"
-	"github.com/memidx/memidx/search"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/bucket"
+	"github.com/memidx/memidx/internal/catalog"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/search"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // LiveSession is what a host knows about the session it has open. Every

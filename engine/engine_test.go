@@ -16,11 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/jsjson"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/jsjson"
+	"github.com/memidx/memidx/internal/session"
 )
 
 var ctx = context.Background()

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/internal/jsjson"
 )
 
 // ResponseTooLarge: a single hit could not be shortened under the envelope

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/index"
 )
 
 // TestHitLenIsJSONLen: the short way of measuring a hit counts what the

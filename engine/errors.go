@@ -3,7 +3,7 @@ package engine
 import (
 	"errors"
 
-	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/internal/coverage"
 )
 
 // ErrorCode is the stable code of a domain failure, as it stands in an

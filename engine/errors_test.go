@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/internal/coverage"
 )
 
 func TestErrorsIs(t *testing.T) {

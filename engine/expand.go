@@ -6,11 +6,11 @@ import (
 	"sort"
 	"time"
 
-	"github.com/memidx/memidx/coverage"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/jsjson"
-	"github.com/memidx/memidx/lineage"
-	"github.com/memidx/memidx/normalize"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/jsjson"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/normalize"
 )
 
 // Expansion bounds.

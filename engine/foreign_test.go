@@ -12,7 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/index"
 )
 
 func indexBytes(t *testing.T, w *world) []byte {

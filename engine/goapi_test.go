@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/internal/coverage"
 )
 
 // Requests are plain Go values whose zero value is the default, and their
@@ -246,7 +246,7 @@ func TestCatalogThroughEngine(t *testing.T) {
 	assert.Equal(t, "memory", def.Providers()[0].Name)
 	assert.Equal(t, "memory", engine.MemoryCatalogProvider().Name)
 
-	c, err := engine.LoadCatalog("../catalog/testdata/catalog.json")
+	c, err := engine.LoadCatalog("../internal/catalog/testdata/catalog.json")
 	require.NoError(t, err)
 	var p engine.CatalogProvider = engine.CatalogProvider{Name: "host", Description: "the host's own actions",
 		Actions: []engine.CatalogAction{{Name: "ping", Description: "answer pong", Risk: "read"}}}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 
-	"github.com/memidx/memidx/bucket"
-	"github.com/memidx/memidx/coldvocab"
-	"github.com/memidx/memidx/hotbm25"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/lineage"
-	"github.com/memidx/memidx/search"
+	"github.com/memidx/memidx/internal/bucket"
+	"github.com/memidx/memidx/internal/coldvocab"
+	"github.com/memidx/memidx/internal/hotbm25"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/search"
 )
 
 // IndexRecord is one row of InspectIndex.

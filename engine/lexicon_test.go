@@ -16,11 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/memidx/memidx/coldvocab"
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/coldvocab"
 	"github.com/memidx/memidx/internal/corpus"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // lexiconWorld is a generated archive, most of it cold, with its index.

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/internal/coverage"
 )
 
 // A *.jsonl in a bucket that holds no session header is not a session:

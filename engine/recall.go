@@ -8,13 +8,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memidx/memidx/coverage"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/jsjson"
-	"github.com/memidx/memidx/lineage"
-	"github.com/memidx/memidx/normalize"
-	"github.com/memidx/memidx/search"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/jsjson"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/normalize"
+	"github.com/memidx/memidx/internal/search"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // Per-call candidate budgets (package search holds them).

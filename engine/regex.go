@@ -3,8 +3,8 @@ package engine
 import (
 	"time"
 
-	"github.com/memidx/memidx/coverage"
-	"github.com/memidx/memidx/regexiso"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/regexiso"
 )
 
 // regexMatcher is a compiled, bounded pattern.

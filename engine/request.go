@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/internal/coverage"
 )
 
 // Range is an inclusive range of entry indices.

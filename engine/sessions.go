@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/memidx/memidx/coverage"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/lineage"
-	"github.com/memidx/memidx/search"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/search"
 )
 
 // SessionRow describes one session.

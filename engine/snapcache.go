@@ -6,10 +6,10 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/lineage"
-	"github.com/memidx/memidx/normalize"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/normalize"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // snapCache keeps the last few lossless reads of sessions, so that paging

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"os"
 
-	"github.com/memidx/memidx/coverage"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/lineage"
-	"github.com/memidx/memidx/normalize"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/normalize"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // readSlimSnapshot reads a session with the slim reader: records kept as

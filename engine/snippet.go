@@ -5,8 +5,8 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/memidx/memidx/analyzer"
-	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/internal/analyzer"
+	"github.com/memidx/memidx/internal/jsjson"
 )
 
 // anchorOf returns the byte offset in text of the first occurrence of the

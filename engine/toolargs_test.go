@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/normalize"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/normalize"
 )
 
 // heredoc is a bash command that writes a script whose line with the words

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/memidx/memidx/catalog"
-	"github.com/memidx/memidx/coverage"
+	"github.com/memidx/memidx/internal/catalog"
+	"github.com/memidx/memidx/internal/coverage"
 )
 
 // Catalog returns the capability catalog in use: Options.Catalog, or the

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/memidx/memidx/coverage"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/jsjson"
 )
 
 // WalkResult is what a walk did.

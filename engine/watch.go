@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/memidx/memidx/session"
+import "github.com/memidx/memidx/internal/session"
 
 // openWatch gives a watching Engine's resolver its listing cache. The
 // index itself needs no watch: every call reads the stored records

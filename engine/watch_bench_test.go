@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // TestWatchMeasure compares warm global recalls of a watching and a plain

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/memidx/memidx/coverage"
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
 )
 
 // FabricCall is a copy-ready call: every hit's follow and every page's next.

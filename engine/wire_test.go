@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/internal/jsjson"
 )
 
 // assistantWithRead is an assistant message with prose and one read call.

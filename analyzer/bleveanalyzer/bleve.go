@@ -8,8 +8,8 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/registry"
 
-	"github.com/memidx/memidx/analyzer"
-	"github.com/memidx/memidx/analyzer/natural"
+	"github.com/memidx/memidx/internal/analyzer"
+	"github.com/memidx/memidx/internal/analyzer/natural"
 )
 
 // Name is the name under which this package registers, in bleve's registry,

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/analyzer"
-	"github.com/memidx/memidx/analyzer/natural"
+	"github.com/memidx/memidx/internal/analyzer"
+	"github.com/memidx/memidx/internal/analyzer/natural"
 )
 
 var bleveInputs = []string{

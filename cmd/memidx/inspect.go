@@ -8,12 +8,12 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/memidx/memidx/analyzer"
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/lineage"
-	"github.com/memidx/memidx/normalize"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/analyzer"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/normalize"
+	"github.com/memidx/memidx/internal/session"
 )
 
 func cmdInspect(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 
-	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/internal/jsjson"
 )
 
 // rawMessage is pre-encoded JSON, written as is.

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/index"
 )
 
 func main() {

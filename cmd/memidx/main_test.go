@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/session"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")

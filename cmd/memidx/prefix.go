@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // minPrefix is the shortest session-id prefix taken, as git takes hashes.

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/index"
 )
 
 // liveFlags are the CLI's way to hand in a host's live session.

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
 )
 
 func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io.Writer) error {

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/jsjson"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/jsjson"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // serveWorld is an agent directory with one project, and an engine over

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
 )
 
 // requestErrorCodes are the memidx error codes that say the request itself

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memidx/memidx/normalize"
+	"github.com/memidx/memidx/internal/normalize"
 )
 
 // now is the clock --since and --until count back from; tests fix it.

@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/catalog"
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/catalog"
 	"github.com/memidx/memidx/internal/corpus"
+	"github.com/memidx/memidx/internal/index"
 )
 
 var updateAnswers = flag.Bool("update-answers", false, "rewrite testdata/answers.golden.jsonl")

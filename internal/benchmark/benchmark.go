@@ -17,12 +17,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memidx/memidx/catalog"
-	"github.com/memidx/memidx/coverage"
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/catalog"
 	"github.com/memidx/memidx/internal/corpus"
-	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/jsjson"
 )
 
 // Options configure a run.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/internal/corpus"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // fileState is what the bench must leave alone in a corpus file.

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
 	"github.com/memidx/memidx/internal/corpus"
+	"github.com/memidx/memidx/internal/index"
 )
 
 var updatePages = flag.Bool("update-pages", false, "rewrite testdata/pages.golden.jsonl")

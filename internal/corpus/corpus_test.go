@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/internal/corpus"
-	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/internal/jsjson"
 )
 
 // smallCorpus is generated once and shared by the read-only tests.

@@ -3,7 +3,7 @@ package corpus
 import (
 	"strconv"
 
-	"github.com/memidx/memidx/jsjson"
+	"github.com/memidx/memidx/internal/jsjson"
 )
 
 // jw appends JSON to a byte slice in exactly the form JSON.stringify writes:

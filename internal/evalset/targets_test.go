@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/index"
 )
 
 // natural is literal's options in natural mode, with the configured

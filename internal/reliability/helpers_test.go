@@ -24,8 +24,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/jsjson"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/jsjson"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // ---------------------------------------------------------------------------

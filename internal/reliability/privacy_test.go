@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/index"
+	"github.com/memidx/memidx/internal/index"
 )
 
 // TestPrivacyIndexPermissions: after a rebuild a new index directory is

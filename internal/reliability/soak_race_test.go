@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/index"
-	"github.com/memidx/memidx/lineage"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/lineage"
 )
 
 const bugFreshRecordRace = "BUG: a refresh that re-hashes a racy record and finds it unchanged writes that record back " +

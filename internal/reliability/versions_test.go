@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/memidx/memidx/lineage"
-	"github.com/memidx/memidx/normalize"
-	"github.com/memidx/memidx/session"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/normalize"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // versions remembers every version a writer produced of every session

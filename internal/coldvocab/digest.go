@@ -1,0 +1,422 @@
+package coldvocab
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/memidx/memidx/internal/analyzer"
+	"github.com/memidx/memidx/internal/blocksum"
+	"github.com/memidx/memidx/internal/bucket"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/frontcode"
+	"github.com/memidx/memidx/internal/normalize"
+	"github.com/memidx/memidx/internal/termtab"
+)
+
+// Address-table keys beyond the structural ones shared with the hot tier.
+const (
+	keyTimestamps = "\x01ts"
+	keyEntryID    = "\x02"
+	keyOperation  = "\x03"
+)
+
+// MaxFilesTouched bounds the digest's filesTouched list (metadata only:
+// reaching it does not make lexical coverage incomplete).
+const MaxFilesTouched = 50
+
+// IndexCoverage is the digest's own coverage.
+type IndexCoverage struct {
+	Complete        bool     `msgpack:"complete" json:"complete"`
+	VocabularyBytes int      `msgpack:"vocabularyBytes" json:"vocabularyBytes"`
+	Reasons         []string `msgpack:"reasons" json:"reasons"`
+	// VocabularyCut is true when construction stopped at
+	// maxColdVocabularyBytes: any term may be missing.
+	VocabularyCut bool `msgpack:"vocabularyCut,omitempty" json:"vocabularyCut,omitempty"`
+	// VocabularyLastTerm is set when the cache cap kept a sorted prefix:
+	// a term that sorts at or before it is present if and only if it is
+	// in the session.
+	VocabularyLastTerm *string `msgpack:"vocabularyLastTerm,omitempty" json:"vocabularyLastTerm,omitempty"`
+	// AddressCount is how many entries (from the first) the addresses
+	// cover; less than entryCount when the cache cap cut them.
+	AddressCount int `msgpack:"addressCount" json:"addressCount"`
+	// FilesTouchedComplete is false when filesTouched was capped.
+	FilesTouchedComplete bool `msgpack:"filesTouchedComplete" json:"filesTouchedComplete"`
+}
+
+// Digest is a cold session record. Vocabulary and Addresses must stay the
+// first two fields: lookups find them by position.
+type Digest struct {
+	Vocabulary         []byte         `msgpack:"vocabulary" json:"-"`
+	Addresses          []byte         `msgpack:"addresses" json:"-"`
+	CacheVersion       int            `msgpack:"cacheVersion" json:"cacheVersion"`
+	Kind               string         `msgpack:"kind" json:"kind"`
+	SessionID          string         `msgpack:"sessionId" json:"sessionId"`
+	File               string         `msgpack:"file" json:"file"`
+	Cwd                string         `msgpack:"cwd" json:"cwd"`
+	MtimeMs            float64        `msgpack:"mtime" json:"mtime"`
+	Size               int64          `msgpack:"size" json:"size"`
+	SourceHash         string         `msgpack:"sourceHash" json:"sourceHash"`
+	Branches           string         `msgpack:"branches" json:"branches"`
+	LineageFingerprint string         `msgpack:"lineageFingerprint" json:"lineageFingerprint"`
+	Policy             string         `msgpack:"policy" json:"policy"`
+	FirstTs            *float64       `msgpack:"firstTs" json:"firstTs"`
+	LastTs             *float64       `msgpack:"lastTs" json:"lastTs"`
+	EntryCount         int            `msgpack:"entryCount" json:"entryCount"`
+	FilesTouched       []string       `msgpack:"filesTouched" json:"filesTouched"`
+	ToolHistogram      map[string]int `msgpack:"toolHistogram" json:"toolHistogram"`
+	ErrorCount         int            `msgpack:"errorCount" json:"errorCount"`
+	IndexCoverage      IndexCoverage  `msgpack:"indexCoverage" json:"indexCoverage"`
+	CacheBytes         int            `msgpack:"cacheBytes" json:"cacheBytes"`
+	CacheSourceRatio   float64        `msgpack:"cacheSourceRatio" json:"cacheSourceRatio"`
+}
+
+// Limits bound a digest.
+type Limits struct {
+	MaxVocabularyBytes int
+	MaxCacheBytes      int
+}
+
+// Build folds the full, untruncated entries of a session into a digest;
+// the vocabulary takes the terms of each entry's IndexText, so the rest of
+// a tool call's arguments that the display cuts is found too.
+// The identity fields (SessionID, File, …, Policy) are taken from id;
+// normalization problems are merged into the coverage. The result's encoded
+// size never exceeds lim.MaxCacheBytes; ok is false when even an empty
+// digest does not fit (the caller then keeps no record).
+func Build(id Digest, entries []normalize.Entry, problems coverage.Set, lim Limits) (blob []byte, d *Digest, err error) {
+	b := NewBuilder(id, lim)
+	for i := range entries {
+		b.Add(&entries[i])
+	}
+	return b.Finish(problems)
+}
+
+// Builder folds entries into a digest one at a time, keeping what the
+// digest can hold, not the entries: the vocabulary (bounded by
+// MaxVocabularyBytes), the counts, and the structural addresses of the
+// entries that can fit the cache cap, so that a long session's digest is
+// built without holding its normalized entries. Build is Add
+// over a slice: both give the same bytes.
+type Builder struct {
+	d        *Digest
+	lim      Limits
+	seen     map[string]struct{}
+	vocab    []string
+	estimate int
+	cut      bool
+	files    []string
+	// addrs are the addresses of the first entries, as many as can fit
+	// the cache cap; n counts every entry.
+	addrs   []addrEntry
+	maxAddr int
+	intern  map[string]string
+	n       int
+	// packed is the encoding of the first packedN sorted terms.
+	packed  []byte
+	packedN int
+}
+
+// addrEntry is what the address table needs of an entry.
+type addrEntry struct {
+	keys []string
+	id   string
+	op   string
+	ts   float64
+}
+
+// NewBuilder starts a digest with the identity fields of id.
+func NewBuilder(id Digest, lim Limits) *Builder {
+	d := &id
+	d.CacheVersion = bucket.CacheVersion
+	d.Kind = "digest"
+	d.ToolHistogram = map[string]int{}
+	d.IndexCoverage.FilesTouchedComplete = true
+	return &Builder{
+		d: d, lim: lim, seen: make(map[string]struct{}, 4096), vocab: make([]string, 0, 4096),
+		estimate: 2, files: make([]string, 0, 8), intern: map[string]string{},
+		// Every address carries an 8-byte timestamp: more than
+		// MaxCacheBytes/8 of them can never fit.
+		maxAddr: max(lim.MaxCacheBytes, 0)/8 + 1,
+	}
+}
+
+// Add folds in the next entry. The builder keeps no reference to e.
+func (b *Builder) Add(e *normalize.Entry) {
+	b.n++
+	b.addVocabulary(e)
+	d := b.d
+	if e.Timestamp != nil {
+		ts := *e.Timestamp
+		if d.FirstTs == nil || ts < *d.FirstTs {
+			d.FirstTs = &ts
+		}
+		if d.LastTs == nil || ts > *d.LastTs {
+			v := ts
+			d.LastTs = &v
+		}
+	}
+	if e.IsError {
+		d.ErrorCount++
+	}
+	if e.Tool != nil {
+		// e's strings may alias memory its reader reuses, and a map
+		// assignment stores the key it is given, even over an equal one:
+		// the histogram is always given the builder's own copy.
+		d.ToolHistogram[b.own(*e.Tool)]++
+	}
+	for _, f := range e.FilesTouched {
+		f = strings.TrimSpace(f)
+		if f == "" || contains(b.files, f) {
+			continue
+		}
+		if len(b.files) >= MaxFilesTouched {
+			d.IndexCoverage.FilesTouchedComplete = false
+			continue
+		}
+		b.files = append(b.files, strings.Clone(f))
+	}
+	if len(b.addrs) < b.maxAddr {
+		b.addrs = append(b.addrs, b.addressOf(e))
+	}
+}
+
+// addVocabulary adds e's terms in first-seen order, bounded by the JSON
+// size estimate.
+func (b *Builder) addVocabulary(e *normalize.Entry) {
+	if b.cut {
+		return
+	}
+	analyzer.Each(e.IndexText(), func(tok string) {
+		if b.cut {
+			return
+		}
+		if _, ok := b.seen[tok]; ok {
+			return
+		}
+		// Tokens hold only letters, numbers and '_': JSON quotes
+		// them without escapes.
+		add := len(tok) + 2
+		if len(b.vocab) > 0 {
+			add++
+		}
+		if b.estimate+add > b.lim.MaxVocabularyBytes {
+			b.cut = true
+			return
+		}
+		b.estimate += add
+		tok = strings.Clone(tok)
+		b.seen[tok] = struct{}{}
+		b.vocab = append(b.vocab, tok)
+	})
+}
+
+// addressOf copies what the address table needs of e; the structural
+// keys, which repeat from entry to entry, are shared.
+func (b *Builder) addressOf(e *normalize.Entry) addrEntry {
+	a := addrEntry{id: strings.Clone(normalize.Get(e.EntryID)), op: strings.Clone(normalize.Get(e.OperationAddress)), ts: math.NaN()}
+	if e.Timestamp != nil {
+		a.ts = *e.Timestamp
+	}
+	e.EachStructuralKey(func(k string) { a.keys = append(a.keys, b.own(k)) })
+	return a
+}
+
+// own returns the builder's copy of s, made once: structural keys and tool
+// names repeat from entry to entry.
+func (b *Builder) own(s string) string {
+	c, ok := b.intern[s]
+	if !ok {
+		c = strings.Clone(s)
+		b.intern[c] = c
+	}
+	return c
+}
+
+// Finish encodes the digest with the normalization problems merged into
+// its coverage. The builder must not be used after.
+func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err error) {
+	d = b.d
+	d.EntryCount = b.n
+	reasons := problems
+	if b.cut {
+		reasons.Add(coverage.MaxColdVocabularyBytes)
+		d.IndexCoverage.VocabularyCut = true
+	}
+	vocab := b.vocab
+	sort.Strings(vocab)
+	d.FilesTouched = b.files
+	// Fit the cap as the reference does: keep the whole vocabulary and the
+	// longest address prefix that fits; only when no address fits, the
+	// longest vocabulary prefix.
+	// fits keeps what its last fitting probe built: the search's answer is
+	// always that probe, so nothing is encoded twice.
+	var fit struct {
+		na, nv int
+		blob   []byte
+		d      *Digest
+	}
+	fits := func(na, nv int) bool {
+		if na > len(b.addrs) {
+			return false // more addresses than the cap can hold
+		}
+		packed, err := b.pack(vocab, nv)
+		if err != nil {
+			return false
+		}
+		blob, c, err := d.encode(b.addrs[:na], vocab[:nv], packed, reasons, na < b.n, nv < len(vocab))
+		if err != nil || len(blob) > b.lim.MaxCacheBytes {
+			return false
+		}
+		fit.na, fit.nv, fit.blob, fit.d = na, nv, blob, c
+		return true
+	}
+	na, nv := b.n, len(vocab)
+	if !fits(na, nv) {
+		na = sort.Search(b.n+1, func(k int) bool { return !fits(k, nv) }) - 1
+		if na < 0 {
+			na = 0
+			nv = sort.Search(len(vocab)+1, func(k int) bool { return !fits(0, k) }) - 1
+			if nv < 0 {
+				return nil, nil, fmt.Errorf("coldvocab: an empty digest is over %d bytes", b.lim.MaxCacheBytes)
+			}
+		}
+	}
+	if fit.d == nil || fit.na != na || fit.nv != nv {
+		return nil, nil, fmt.Errorf("coldvocab: no encoding kept for %d addresses and %d terms", na, nv)
+	}
+	return fit.blob, fit.d, nil
+}
+
+// pack returns the encoding of vocab[:nv]; the cap's search over address
+// prefixes asks for the same nv again and again, so the last is kept.
+func (b *Builder) pack(vocab []string, nv int) ([]byte, error) {
+	if b.packed == nil || b.packedN != nv {
+		p, err := frontcode.Encode(vocab[:nv])
+		if err != nil {
+			return nil, err
+		}
+		b.packed, b.packedN = p, nv
+	}
+	return b.packed, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// encode writes the digest with the given address and vocabulary prefixes
+// (packed is the vocabulary's encoding), iterating cacheBytes to a
+// fixpoint as the reference does.
+func (d *Digest) encode(entries []addrEntry, vocab []string, packed []byte, reasons coverage.Set, addrCut, vocabCut bool) ([]byte, *Digest, error) {
+	a, err := buildAddresses(entries)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := *d
+	c.Vocabulary, c.Addresses = packed, a
+	c.IndexCoverage.AddressCount = len(entries)
+	c.IndexCoverage.VocabularyBytes = vocabJSONBytes(vocab)
+	c.IndexCoverage.VocabularyLastTerm = nil
+	if addrCut || vocabCut {
+		reasons.Add(coverage.MaxColdCacheBytes)
+	}
+	if vocabCut {
+		last := ""
+		if len(vocab) > 0 {
+			last = vocab[len(vocab)-1]
+		}
+		c.IndexCoverage.VocabularyLastTerm = &last
+	}
+	c.IndexCoverage.Reasons = reasons.Reasons()
+	c.IndexCoverage.Complete = reasons.Complete()
+	for i := 0; ; i++ {
+		blob, err := msgpack.Marshal(&c)
+		if err != nil {
+			return nil, nil, err
+		}
+		// Stored sealed: the checksums count in the size.
+		size := len(blob) + blocksum.Overhead(len(blob))
+		// Five rounds at most; c then describes the blob as written.
+		if c.CacheBytes == size || i == 4 {
+			sealed, err := blocksum.Seal(blob)
+			return sealed, &c, err
+		}
+		c.CacheBytes = size
+		if c.Size > 0 {
+			c.CacheSourceRatio = math.Round(float64(c.CacheBytes)/float64(c.Size)*1e6) / 1e6
+		}
+	}
+}
+
+func vocabJSONBytes(vocab []string) int {
+	n := 2
+	for i, t := range vocab {
+		if i > 0 {
+			n++
+		}
+		n += len(t) + 2 // tokens need no escapes
+	}
+	return n
+}
+
+// buildAddresses encodes the structural postings of entries.
+func buildAddresses(entries []addrEntry) ([]byte, error) {
+	post := map[string][]uint32{}
+	ts := make([]byte, 0, 8*len(entries))
+	add := func(key string, i int) {
+		pl := post[key]
+		if n := len(pl); n > 0 && pl[n-1] == uint32(i) {
+			return
+		}
+		post[key] = append(pl, uint32(i))
+	}
+	for i := range entries {
+		e := &entries[i]
+		for _, k := range e.keys {
+			add(k, i)
+		}
+		if e.id != "" {
+			add(keyEntryID+e.id, i)
+		}
+		if e.op != "" {
+			add(keyOperation+e.op, i)
+		}
+		ts = binary.LittleEndian.AppendUint64(ts, math.Float64bits(e.ts))
+	}
+	keys := make([]string, 0, len(post)+1)
+	for k := range post {
+		keys = append(keys, k)
+	}
+	keys = append(keys, keyTimestamps)
+	sort.Strings(keys)
+	payloads := make([][]byte, len(keys))
+	for i, k := range keys {
+		if k == keyTimestamps {
+			payloads[i] = ts
+			continue
+		}
+		pl := post[k]
+		b := binary.AppendUvarint(nil, uint64(len(pl)))
+		prev := uint32(0)
+		for _, e := range pl {
+			b = binary.AppendUvarint(b, uint64(e-prev))
+			prev = e
+		}
+		payloads[i] = b
+	}
+	return termtab.Build(keys, payloads)
+}
+
+// ErrCorrupt reports a digest that does not decode.
+var ErrCorrupt = errors.New("coldvocab: corrupt digest")

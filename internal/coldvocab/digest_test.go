@@ -1,0 +1,198 @@
+package coldvocab
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/internal/blocksum"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/normalize"
+)
+
+func sp(s string) *string { return &s }
+
+var roomy = Limits{MaxVocabularyBytes: 1 << 20, MaxCacheBytes: 1 << 20}
+
+func entriesN(n int) []normalize.Entry {
+	var out []normalize.Entry
+	for i := 0; i < n; i++ {
+		ts := float64(1000 + i)
+		e := normalize.Entry{Index: i, EntryID: sp(fmt.Sprintf("e%d", i)), Type: "message", Role: sp("user"), Timestamp: &ts,
+			Text: fmt.Sprintf("word%d common Zeta", i)}
+		if i%2 == 1 {
+			e.Role = sp("toolResult")
+			e.Tool, e.Ref, e.Provider, e.Action, e.Outcome = sp("bash"), sp("omp.bash"), sp("omp"), sp("bash"), sp("failed")
+			e.IsError = true
+			e.FilesTouched = []string{fmt.Sprintf("f%d.go", i)}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func TestDigestRoundTrip(t *testing.T) {
+	ents := entriesN(6)
+	blob, d, err := Build(Digest{SessionID: "s", File: "/x.jsonl", Size: 1000}, ents, coverage.Set{}, roomy)
+	require.NoError(t, err)
+	assert.Equal(t, len(blob), d.CacheBytes)
+	assert.Equal(t, 6, d.EntryCount)
+	assert.Equal(t, 3, d.ErrorCount)
+	assert.Equal(t, map[string]int{"bash": 3}, d.ToolHistogram)
+	assert.Equal(t, []string{"f1.go", "f3.go", "f5.go"}, d.FilesTouched)
+	assert.Equal(t, 1000.0, *d.FirstTs)
+	assert.Equal(t, 1005.0, *d.LastTs)
+	assert.True(t, d.IndexCoverage.Complete)
+	assert.InDelta(t, float64(len(blob))/1000, d.CacheSourceRatio, 1e-6)
+
+	v, err := Open(blob)
+	require.NoError(t, err)
+	for _, term := range []string{"word0", "word5", "common", "zeta"} {
+		assert.True(t, v.HasTerm(term), term)
+	}
+	assert.False(t, v.HasTerm("Zeta"), "terms are canonical")
+	assert.False(t, v.HasTerm("word6"))
+	assert.Equal(t, []uint32{1, 3, 5}, v.Structural().Entries(normalize.KeyOutcome+"failed"))
+	assert.Equal(t, []uint32{0, 2, 4}, v.Structural().Entries(normalize.KeyRole+"user"))
+	assert.Nil(t, v.Structural().Entries(normalize.KeyRef+"omp.read"))
+	assert.True(t, v.HasEntryID("e3"))
+	ts, ok := v.Structural().Timestamp(2)
+	assert.True(t, ok)
+	assert.Equal(t, 1002.0, ts)
+
+	full, err := Decode(blob)
+	require.NoError(t, err)
+	assert.Equal(t, "s", full.SessionID)
+	assert.Equal(t, 6, full.CacheVersion)
+	assert.Equal(t, "digest", full.Kind)
+}
+
+func TestVocabularyBudget(t *testing.T) {
+	ents := entriesN(200)
+	_, d, err := Build(Digest{}, ents, coverage.Set{}, Limits{MaxVocabularyBytes: 100, MaxCacheBytes: 1 << 20})
+	require.NoError(t, err)
+	assert.False(t, d.IndexCoverage.Complete)
+	assert.Contains(t, d.IndexCoverage.Reasons, coverage.MaxColdVocabularyBytes)
+	assert.True(t, d.IndexCoverage.VocabularyCut)
+	assert.LessOrEqual(t, d.IndexCoverage.VocabularyBytes, 100)
+}
+
+func TestCacheCapKeepsExactPrefixes(t *testing.T) {
+	ents := entriesN(400)
+	blob, _, err := Build(Digest{}, ents, coverage.Set{}, roomy)
+	require.NoError(t, err)
+	for _, limit := range []int{len(blob) - 1, len(blob) / 2, 4096, 1200} {
+		b, d, err := Build(Digest{}, ents, coverage.Set{}, Limits{MaxVocabularyBytes: 1 << 20, MaxCacheBytes: limit})
+		require.NoError(t, err, "limit %d", limit)
+		assert.LessOrEqual(t, len(b), limit)
+		assert.Equal(t, len(b), d.CacheBytes)
+		assert.Contains(t, d.IndexCoverage.Reasons, coverage.MaxColdCacheBytes)
+		assert.False(t, d.IndexCoverage.Complete)
+		v, err := Open(b)
+		require.NoError(t, err)
+		// The vocabulary stays whole while any address prefix fits; then
+		// it is an exact sorted prefix.
+		last := "\U0010FFFF"
+		if d.IndexCoverage.AddressCount > 0 {
+			assert.Nil(t, d.IndexCoverage.VocabularyLastTerm, "limit %d", limit)
+		} else {
+			require.NotNil(t, d.IndexCoverage.VocabularyLastTerm)
+			last = *d.IndexCoverage.VocabularyLastTerm
+		}
+		for i := 0; i < 400; i++ {
+			term := fmt.Sprintf("word%d", i)
+			if term <= last {
+				assert.True(t, v.HasTerm(term), "limit %d: %s <= %s must be kept", limit, term, last)
+			} else {
+				assert.False(t, v.HasTerm(term))
+			}
+		}
+		assert.Equal(t, d.IndexCoverage.AddressCount, v.Structural().Count())
+	}
+	_, _, err = Build(Digest{}, ents, coverage.Set{}, Limits{MaxVocabularyBytes: 1 << 20, MaxCacheBytes: 50})
+	assert.Error(t, err)
+}
+
+func TestOpenRejectsForeignBlobs(t *testing.T) {
+	for _, b := range [][]byte{nil, {0x80}, []byte("garbage"), []byte(strings.Repeat("\xde", 40))} {
+		_, err := Open(b)
+		assert.ErrorIs(t, err, ErrCorrupt)
+	}
+	_, err := Decode([]byte{0x81, 0xa1, 'x', 0x01})
+	assert.ErrorIs(t, err, ErrCorrupt)
+}
+
+// FuzzOpen feeds arbitrary bytes as a stored blob, and sealed as the
+// digest's data (so that the fuzzer explores the parser, not only the
+// checksums): nothing panics, and whatever opens reads safely.
+func FuzzOpen(f *testing.F) {
+	blob, _, _ := Build(Digest{}, entriesN(3), coverage.Set{}, roomy)
+	f.Add(blob)
+	if data, err := blocksum.Unseal(blob); err == nil {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		sealed, err := blocksum.Seal(b)
+		if err != nil {
+			return
+		}
+		for _, in := range [][]byte{b, sealed} {
+			v, err := Open(in)
+			if err != nil {
+				continue
+			}
+			v.HasTerm("word1")
+			v.HasEntryID("e1")
+			st := v.Structural()
+			st.Entries(normalize.KeyRole + "user")
+			for i := 0; i < st.Count(); i++ {
+				st.Timestamp(i)
+			}
+			_ = v.Err()
+			_, _ = Decode(in)
+		}
+	})
+}
+
+// viewReads is everything a query can read through a View, as text.
+func viewReads(v View) string {
+	var b strings.Builder
+	for _, term := range []string{"word0", "word5", "common", "zeta", "nothere"} {
+		fmt.Fprintf(&b, "%s=%v ", term, v.HasTerm(term))
+	}
+	for _, key := range []string{normalize.KeyOutcome + "failed", normalize.KeyRole + "user", normalize.KeyTool + "bash"} {
+		fmt.Fprintf(&b, "%v ", v.Structural().Entries(key))
+	}
+	fmt.Fprintf(&b, "%d %v ", v.Structural().Count(), v.HasEntryID("e3"))
+	for i := 0; i < v.Structural().Count(); i++ {
+		ts, ok := v.Structural().Timestamp(i)
+		fmt.Fprintf(&b, "%v/%v ", ts, ok)
+	}
+	return b.String()
+}
+
+// Every single damaged byte of a digest is caught: Open fails, or every
+// read answers as before, or Err reports the damage; Decode refuses it.
+func TestDamageIsNeverSilent(t *testing.T) {
+	blob, _, err := Build(Digest{SessionID: "s", File: "/x.jsonl", Size: 1000}, entriesN(40), coverage.Set{}, roomy)
+	require.NoError(t, err)
+	good, err := Open(blob)
+	require.NoError(t, err)
+	want := viewReads(good)
+	for i := range blob {
+		bad := append([]byte(nil), blob...)
+		bad[i] ^= 0x04
+		_, derr := Decode(bad)
+		require.Error(t, derr, "Decode of a blob damaged at %d", i)
+		v, err := Open(bad)
+		if err != nil {
+			continue
+		}
+		if got := viewReads(v); got != want && v.Err() == nil {
+			t.Fatalf("byte %d: reads changed with no error:\n%s\nwant\n%s", i, got, want)
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/internal/bucket"
+	"github.com/memidx/memidx/internal/lineage"
+)
+
+// The bbolt layout of the index file: the records bucket keys each
+// session's record by mode and path hash (recordKey); the hot and cold
+// buckets hold its tier data under the same key; the lexicon bucket holds
+// each mode's segments (lexicon.go). What refresh reads and writes of it
+// goes through the functions below.
+
+var (
+	recordsBucket = []byte("records")
+	hotBucket     = []byte("hot")
+	coldBucket    = []byte("cold")
+	keyDict       = []byte("d")
+	keyCols       = []byte("c")
+	keyEnts       = []byte("e")
+)
+
+// loadRecords reads every record of mode. Records that do not decode, are
+// of another version or whose key does not match their source come back in
+// bad, to be removed.
+func (ix *Index) loadRecords(ctx context.Context, mode lineage.Mode) (map[string]*Record, [][]byte, error) {
+	l, err := ix.loadRecordsAt(ctx, mode)
+	return l.stored, l.bad, err
+}
+
+// loadRecordsAt is loadRecords that also reads, in the same transaction,
+// the lexicon epoch the records belong to. A long-lived host that asks
+// again before anything was written to the file (by this process or
+// another) gets the records it decoded last time (see recordCache).
+func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, error) {
+	var got loaded
+	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
+		at, ok := ix.commitOf(tx)
+		if ok {
+			if c, hit := ix.decoded.get(mode, at); hit {
+				got = c
+				return nil
+			}
+		}
+		got = loaded{epoch: lexiconEpoch(tx, mode), at: at, atKnown: ok}
+		got.roster, got.hasRoster = readRoster(tx)
+		// The records are kept in a list first and the map made at its
+		// final size: growing it was a tenth of the walk.
+		var recs []*Record
+		eachRecordShared(tx, mode, ix.policies, func(k []byte, r *Record, err error) {
+			if err != nil {
+				got.bad = append(got.bad, append([]byte(nil), k...))
+				return
+			}
+			recs = append(recs, r)
+		})
+		got.stored = make(map[string]*Record, len(recs))
+		for _, r := range recs {
+			got.stored[r.Path] = r
+		}
+		if ok {
+			ix.decoded.put(mode, at, got)
+		}
+		return nil
+	})
+	if errors.Is(err, bucket.ErrMissing) {
+		return loaded{stored: map[string]*Record{}}, nil
+	}
+	// Callers append to bad: never into a cached array.
+	got.bad = slices.Clip(got.bad)
+	return got, err
+}
+
+// policyOf is the policy string of tier and mode, the instance the
+// decoded records share.
+func (ix *Index) policyOf(tier string, mode lineage.Mode) string {
+	p := ix.policy.String(tier, mode)
+	if c, ok := ix.policies[p]; ok {
+		return c
+	}
+	return p
+}
+
+// loaded is the stored records of a mode, as one read transaction saw
+// them.
+type loaded struct {
+	stored map[string]*Record
+	bad    [][]byte // keys of records that did not decode
+	epoch  LexiconEpoch
+	// at is the commit they were read at (when atKnown): a reader at the
+	// same commit sees exactly these records.
+	at      commit
+	atKnown bool
+	// roster is the stored hot roster (see roster.go).
+	roster    []recentSession
+	hasRoster bool
+}
+
+// recordCache keeps, per branch mode, the records last decoded and the
+// commit of the index file they were read at. Every refresh decodes every
+// record of its mode (about 0.7 µs each, and the garbage they leave), so a
+// host that keeps an Engine pays that once per change of the file rather
+// than once per call. Records are never changed once decoded; the map is
+// shared read-only by the calls that get it.
+type recordCache struct {
+	mu     sync.Mutex
+	byMode map[lineage.Mode]loaded
+}
+
+// commit identifies the content of the index file a read transaction
+// sees: its last transaction id, and the file's identity (a reset makes a
+// new file; a write by anything, even one that is not a commit, moves its
+// ctime).
+type commit struct {
+	txid int
+	file Identity
+}
+
+// commitOf is the commit tx reads, of the file it reads (which another
+// process may have replaced at the path meanwhile); ok is false when the
+// file cannot be stat-ed (then nothing is cached).
+func (ix *Index) commitOf(tx *bolt.Tx) (commit, bool) {
+	st, err := ix.store.Stat(tx)
+	if err != nil {
+		return commit{}, false
+	}
+	id, err := identityOf(st)
+	if err != nil {
+		return commit{}, false
+	}
+	return commit{txid: tx.ID(), file: id}, true
+}
+
+func (c *recordCache) get(mode lineage.Mode, at commit) (loaded, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.byMode[mode]
+	return r, ok && r.at == at
+}
+
+func (c *recordCache) put(mode lineage.Mode, at commit, r loaded) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byMode == nil {
+		c.byMode = map[lineage.Mode]loaded{}
+	}
+	r.at, r.atKnown = at, true
+	c.byMode[mode] = r
+}
+
+// dropsText reports whether replacing old by rec drops text that must
+// then leave the file's bytes, not only its tree (the write scrubs): a
+// changed policy (thinking or tool output no longer indexed, say) drops
+// what old held, and a demotion drops the hot shard's entry text, of
+// which the cold vocabulary keeps single tokens only.
+func dropsText(old, rec *Record) bool {
+	return (old.Tier == rec.Tier && old.Policy != rec.Policy) || (old.Tier == Hot && rec.Tier != Hot)
+}
+
+// writeBuilt stores records and their tier data; a tier move writes the new
+// tier and drops the old one in the same transaction.
+func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
+	// Cold builds get their lexicon docs before their records are encoded.
+	if err := addToLexicon(tx, mode, batch); err != nil {
+		return err
+	}
+	recs, err := tx.CreateBucketIfNotExists(recordsBucket)
+	if err != nil {
+		return err
+	}
+	hot, err := tx.CreateBucketIfNotExists(hotBucket)
+	if err != nil {
+		return err
+	}
+	cold, err := tx.CreateBucketIfNotExists(coldBucket)
+	if err != nil {
+		return err
+	}
+	for _, b := range batch {
+		key := recordKey(mode, b.rec.Path)
+		if b.hot == nil && b.cold == nil {
+			// A re-verified (racy) record carries no data: it may only
+			// refresh a record that still describes the same source and
+			// tier. Another process may have moved or rebuilt the session
+			// meanwhile; its record and data stand. Its lexicon doc must
+			// match too: the same bytes rebuilt elsewhere got a new doc,
+			// and a merge since may have dropped this one.
+			cur, err := decodeRecord(key, recs.Get(key))
+			if err != nil || cur.Tier != b.rec.Tier || cur.SourceHash != b.rec.SourceHash || cur.Policy != b.rec.Policy || cur.DataStamp != b.rec.DataStamp || cur.Doc != b.rec.Doc {
+				continue
+			}
+		}
+		if b.hot != nil {
+			if hot.Bucket(key) != nil {
+				if err := hot.DeleteBucket(key); err != nil {
+					return err
+				}
+			}
+			hb, err := hot.CreateBucket(key)
+			if err != nil {
+				return err
+			}
+			hb.FillPercent = 1
+			for _, kv := range []struct{ k, v []byte }{{keyDict, b.hot.Dict}, {keyCols, b.hot.Cols}, {keyEnts, b.hot.Ents}} {
+				if err := hb.Put(kv.k, kv.v); err != nil {
+					return err
+				}
+			}
+			if err := cold.Delete(key); err != nil {
+				return err
+			}
+		}
+		if b.cold != nil {
+			if err := cold.Put(key, b.cold); err != nil {
+				return err
+			}
+			if hot.Bucket(key) != nil {
+				if err := hot.DeleteBucket(key); err != nil {
+					return err
+				}
+			}
+		}
+		enc, err := encodeRecord(b.rec)
+		if err != nil {
+			return err
+		}
+		if err := noteDead(tx, key, recs.Get(key), b.rec.Doc); err != nil {
+			return err
+		}
+		if err := recs.Put(key, enc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func deleteSession(tx *bolt.Tx, key []byte) error {
+	if b := tx.Bucket(recordsBucket); b != nil {
+		if err := noteDead(tx, key, b.Get(key), 0); err != nil {
+			return err
+		}
+		if err := b.Delete(key); err != nil {
+			return err
+		}
+	}
+	if b := tx.Bucket(hotBucket); b != nil && b.Bucket(key) != nil {
+		if err := b.DeleteBucket(key); err != nil {
+			return err
+		}
+	}
+	if b := tx.Bucket(coldBucket); b != nil {
+		if err := b.Delete(key); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,681 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/internal/analyzer/natural"
+	"github.com/memidx/memidx/internal/blocksum"
+	"github.com/memidx/memidx/internal/coldvocab"
+	"github.com/memidx/memidx/internal/lexicon"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/termtab"
+)
+
+// The archive lexicon (package lexicon) lives in one bucket:
+//
+//	id                                     random, set when the bucket is made
+//	<mode>\x00s<seq, 8 bytes big-endian>  bucket {v: a sealed segment}
+//	<mode>\x00segs                         sealed list of the mode's segment seqs
+//	<mode>\x00epoch                        uvarint, bumped by every merge or reset
+//
+// The bucket's sequence numbers both the segments and the cold records'
+// docs, so a doc is never reused. A cold record is in the lexicon under
+// its Doc from the transaction that writes it; a rebuilt or removed
+// session's old doc is dead (no record names it) until a merge drops it.
+var lexiconBucket = []byte("lexicon")
+
+// mergeFanIn segments of one size class (a power of 8 of their bytes) are
+// merged into one, the next class up: a log-structured merge, so that a
+// doc is rewritten O(log n) times, a query reads a few segments per
+// class, and no merge but a forced one holds the whole lexicon.
+const mergeFanIn = 8
+
+func sizeClass(n int) int { return bits.Len(uint(n)) / 3 }
+
+// maxMergeInput bounds the segments a tiered merge takes, so that no
+// merge holds more than mergeFanIn of them (64 MiB) in memory: past it a
+// segment only gets rewritten alone, to drop dead docs. It is well above
+// a write batch's segment (about 1 MiB on generated archives): merged
+// segments store each term once instead of once per batch (the 2k archive's
+// lexicon: 39.5 -> 16.9 MB) and a query probes a few segments, not one per
+// batch (33 -> 5).
+const maxMergeInput = 8 << 20
+
+func lexKey(mode lineage.Mode, name string) []byte {
+	return append(append([]byte(mode), 0), name...)
+}
+
+func segmentKey(mode lineage.Mode, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(lexKey(mode, "s"), seq)
+}
+
+// A segment is the one value of a bucket of its own: bbolt rewrites a
+// whole leaf when any of its keys changes, so segments sharing a leaf
+// would be copied again by every write (as hot shards are kept apart too).
+var segmentValue = []byte("v")
+
+func putSegment(lb *bolt.Bucket, mode lineage.Mode, seq uint64, sealed []byte, census lexicon.Census) error {
+	key := segmentKey(mode, seq)
+	b, err := lb.CreateBucket(key)
+	if err != nil {
+		return err
+	}
+	b.FillPercent = 1
+	if err := b.Put(segmentValue, sealed); err != nil {
+		return err
+	}
+	return putCensus(lb, key, census)
+}
+
+// deleteStored removes whatever is stored under key: a bucket (a segment,
+// the notes), or the plain value a damaged file may hold in its place.
+func deleteStored(lb *bolt.Bucket, key []byte) error {
+	if lb.Bucket(key) != nil {
+		return lb.DeleteBucket(key)
+	}
+	return lb.Delete(key)
+}
+
+// segmentAt returns the segment stored under key (nil when there is none).
+func segmentAt(lb *bolt.Bucket, key []byte) []byte {
+	if b := lb.Bucket(key); b != nil {
+		return b.Get(segmentValue)
+	}
+	return nil
+}
+
+// addToLexicon numbers every build of batch (setting its record's Doc)
+// and writes their keys as one new segment: a cold digest's filter keys
+// and terms, a hot shard's terms.
+func addToLexicon(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
+	lb, err := lexiconBucketOf(tx)
+	if err != nil {
+		return err
+	}
+	var srcs []lexicon.Source
+	for _, b := range batch {
+		if b.cold == nil && (b.hot == nil || len(b.hot.Dict) > maxLexiconShardDict) {
+			continue
+		}
+		doc, err := lb.NextSequence()
+		if err != nil {
+			return err
+		}
+		if doc > math.MaxUint32 {
+			return errors.New("index: lexicon doc numbers exhausted; remove the index directory to rebuild it")
+		}
+		b.rec.Doc = uint32(doc)
+		var src lexicon.Source
+		if b.cold != nil {
+			src, err = digestSource(b.rec.Doc, b.cold)
+		} else {
+			src, err = shardSource(b.rec.Doc, b.hot.Dict)
+		}
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, src)
+	}
+	if len(srcs) == 0 {
+		return nil
+	}
+	sealed, err := lexicon.BuildSorted(srcs)
+	if err != nil {
+		return err
+	}
+	keys, err := segmentList(lb, mode)
+	if errors.Is(err, ErrLexiconDamaged) {
+		// Start over: the cold records the old lexicon indexed go too.
+		if err := resetLexicon(tx, mode); err != nil {
+			return err
+		}
+		keys, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	seq, err := lb.NextSequence()
+	if err != nil {
+		return err
+	}
+	if err := putSegment(lb, mode, seq, sealed, lexicon.CensusOf(srcs)); err != nil {
+		return err
+	}
+	return putSegmentList(lb, mode, append(keys, segmentKey(mode, seq)))
+}
+
+// digestSource lists what the lexicon keeps of a cold digest, in order:
+// its structural filter keys (they start with a NUL byte, so they sort
+// first), then every term of its vocabulary, exactly as persisted (a
+// capped digest's prefixes included), so that the lexicon and the digest
+// always agree. The keys are views into the blob.
+func digestSource(doc uint32, blob []byte) (lexicon.Source, error) {
+	v, err := coldvocab.Open(blob)
+	if err != nil {
+		return lexicon.Source{}, err
+	}
+	lo, hi := v.Addresses.Prefix("\x00")
+	nAddr := hi - lo
+	nVocab := v.Vocabulary.Len() // decodes it: v.Err then covers that too
+	key := func(i int) []byte {
+		if i < nAddr {
+			return v.Addresses.Term(lo + i)
+		}
+		return v.Vocabulary.Term(i - nAddr)
+	}
+	return lexicon.Source{Doc: doc, Len: nAddr + nVocab, Key: key}, v.Err()
+}
+
+// maxLexiconShardDict bounds the dictionary of a hot shard the lexicon
+// numbers. A larger one (a session of a million distinct words) would add
+// as much again to a build's memory and to the lexicon, for a shard that
+// is then only ever opened, as hot shards without a doc are. Generated and
+// real hot shards' dictionaries are 2-240 KB.
+const maxLexiconShardDict = 1 << 20
+
+// shardSource lists what the lexicon keeps of a hot shard: the keys of
+// its dictionary, in order (its terms, and its structural keys, which no
+// query reads for a hot doc: a query with a filter opens every hot
+// shard), less its stemmed field.
+func shardSource(doc uint32, dict []byte) (lexicon.Source, error) {
+	b, err := blocksum.Open(dict)
+	if err != nil {
+		return lexicon.Source{}, err
+	}
+	t, err := termtab.Open(b)
+	if err != nil {
+		return lexicon.Source{}, err
+	}
+	// Its stemmed field stays out: the lexicon answers a stem from its
+	// forms (Lexicon.Docs).
+	lo, hi := t.Prefix(natural.KeyPrefix)
+	key := func(i int) []byte {
+		if i >= lo {
+			i += hi - lo
+		}
+		return t.Term(i)
+	}
+	return lexicon.Source{Doc: doc, Len: t.Len() - (hi - lo), Key: key}, t.Err()
+}
+
+// The segments of a mode are named by a sealed list (key <mode>\x00segs,
+// 8-byte big-endian seqs): a damaged bucket name or a lost key would
+// otherwise hide a segment, and the sessions only it indexes, without a
+// trace. A listed segment that is missing, or segments without a list,
+// are damage.
+
+// segmentList returns the keys of mode's segments, as listed.
+func segmentList(lb *bolt.Bucket, mode lineage.Mode) ([][]byte, error) {
+	v := lb.Get(lexKey(mode, "segs"))
+	if v == nil {
+		if len(segmentBuckets(lb, mode)) > 0 {
+			return nil, fmt.Errorf("%w: segments without a list", ErrLexiconDamaged)
+		}
+		return nil, nil
+	}
+	data, err := blocksum.Unseal(v)
+	if err != nil || len(data)%8 != 0 {
+		return nil, fmt.Errorf("%w: segment list: %v", ErrLexiconDamaged, err)
+	}
+	keys := make([][]byte, 0, len(data)/8)
+	for i := 0; i < len(data); i += 8 {
+		k := segmentKey(mode, binary.BigEndian.Uint64(data[i:]))
+		if lb.Bucket(k) == nil {
+			return nil, fmt.Errorf("%w: listed segment %x is missing", ErrLexiconDamaged, k)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// putSegmentList stores the list of mode's segment keys.
+func putSegmentList(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte) error {
+	data := make([]byte, 0, 8*len(keys))
+	for _, k := range keys {
+		data = append(data, k[len(k)-8:]...)
+	}
+	sealed, err := blocksum.Seal(data)
+	if err != nil {
+		return err
+	}
+	return lb.Put(lexKey(mode, "segs"), sealed)
+}
+
+// segmentBuckets returns every key under mode's segment prefix, listed or
+// not (for a reset, and to notice segments without a list).
+func segmentBuckets(lb *bolt.Bucket, mode lineage.Mode) [][]byte {
+	var keys [][]byte
+	prefix := lexKey(mode, "s")
+	c := lb.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, _ = c.Next() {
+		if len(k) == len(prefix)+8 {
+			keys = append(keys, append([]byte(nil), k...))
+		}
+	}
+	return keys
+}
+
+// mergeLexicon merges mode's segments: first, each segment that is half
+// dead is rewritten alone (lexdead.go); then each size class that has
+// mergeFanIn segments under maxMergeInput bytes is merged, cascading. With
+// force (a write that removed sessions) every segment is rewritten, alone,
+// so that the removed sessions' docs, and the words only they held, leave
+// the file. Only the docs of the records stored now are kept, and a
+// segment left with none is dropped. A merge bumps the epoch, so that a
+// reader whose records predate it does not trust the lexicon.
+func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
+	lb := tx.Bucket(lexiconBucket)
+	if lb == nil {
+		return nil
+	}
+	keys, err := segmentList(lb, mode)
+	if errors.Is(err, ErrLexiconDamaged) {
+		return resetLexicon(tx, mode)
+	}
+	if err != nil {
+		return err
+	}
+	m := &merger{tx: tx, lb: lb, mode: mode, keys: keys}
+	// Rewritten alone: every segment when forced, else the half-dead ones.
+	alone := keys
+	if !force {
+		alone = nil
+		if sweepDead {
+			alone, err = halfDead(lb, mode, keys, m.liveDocs)
+		}
+	}
+	for _, k := range slices.Clone(alone) {
+		if err != nil {
+			break
+		}
+		err = m.merge([][]byte{k})
+	}
+	for err == nil {
+		pick := pickMerge(lb, m.keys)
+		if pick == nil {
+			break
+		}
+		err = m.merge(pick)
+	}
+	if errors.Is(err, ErrLexiconDamaged) {
+		return resetLexicon(tx, mode)
+	}
+	if err != nil || !m.merged {
+		return err
+	}
+	if err := putSegmentList(lb, mode, m.keys); err != nil {
+		return err
+	}
+	return bumpEpoch(lb, mode)
+}
+
+// merger merges segments of one mode in one write, keeping their list.
+type merger struct {
+	tx     *bolt.Tx
+	lb     *bolt.Bucket
+	mode   lineage.Mode
+	keys   [][]byte // the segments listed now
+	live   map[uint32]struct{}
+	merged bool
+}
+
+// liveDocs are the docs that records name, read once.
+func (m *merger) liveDocs() map[uint32]struct{} {
+	if m.live == nil {
+		m.live = liveDocs(m.tx, m.mode)
+	}
+	return m.live
+}
+
+// merge replaces the segments pick by their merge in the list (by
+// nothing when none of their docs is live).
+func (m *merger) merge(pick [][]byte) error {
+	k, err := mergeSegments(m.lb, m.mode, pick, m.liveDocs())
+	if err != nil {
+		return err
+	}
+	m.merged = true
+	m.keys = slices.DeleteFunc(m.keys, func(x []byte) bool {
+		return slices.ContainsFunc(pick, func(p []byte) bool { return bytes.Equal(p, x) })
+	})
+	if k != nil {
+		m.keys = append(m.keys, k)
+	}
+	return nil
+}
+
+// pickMerge chooses the segments to merge next, or nil.
+func pickMerge(lb *bolt.Bucket, keys [][]byte) [][]byte {
+	byClass := map[int][][]byte{}
+	for _, k := range keys {
+		n := len(segmentAt(lb, k))
+		if n >= maxMergeInput {
+			continue
+		}
+		c := sizeClass(n)
+		byClass[c] = append(byClass[c], k)
+		if len(byClass[c]) == mergeFanIn {
+			return byClass[c]
+		}
+	}
+	return nil
+}
+
+// mergeSegments replaces the segments at keys by their merge and returns
+// its key (the caller lists it), or nil when nothing in them was live.
+func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[uint32]struct{}) ([]byte, error) {
+	segs := make([]lexicon.Segment, len(keys))
+	censuses := make([]lexicon.Census, len(keys))
+	for i, k := range keys {
+		var err error
+		if segs[i], err = lexicon.Open(segmentAt(lb, k)); err != nil {
+			return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
+		}
+		if censuses[i], _, err = censusOf(lb, k); err != nil {
+			return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
+		}
+	}
+	isLive := func(d uint32) bool { _, ok := live[d]; return ok }
+	merged, err := lexicon.Merge(segs, isLive)
+	if err != nil {
+		return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
+	}
+	census := lexicon.Merged(censuses, isLive)
+	if err := forgetNotes(lb, mode, censuses); err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if err := deleteStored(lb, k); err != nil {
+			return nil, err
+		}
+	}
+	if seg, err := lexicon.Open(merged); err == nil && seg.Len() == 0 {
+		return nil, nil // every doc was dead: no segment
+	}
+	seq, err := lb.NextSequence()
+	if err != nil {
+		return nil, err
+	}
+	return segmentKey(mode, seq), putSegment(lb, mode, seq, merged, census)
+}
+
+// ErrLexiconDamaged is returned for a lexicon segment whose checksums or
+// shape are wrong. Nothing is answered from it: the caller opens the
+// digests instead, and ResetLexicon rebuilds it.
+var ErrLexiconDamaged = errors.New("index: lexicon damaged")
+
+// resetLexicon drops mode's lexicon and every record of mode it numbered
+// (every cold record, and hot records with a doc), with their tier data:
+// the lexicon can only be rebuilt from them, and their sessions are
+// rebuilt from source by the next refresh (a damaged lexicon is as rare as
+// any damaged value). The epoch moves on, so that no reader trusts what it
+// read before.
+func resetLexicon(tx *bolt.Tx, mode lineage.Mode) error {
+	lb := tx.Bucket(lexiconBucket)
+	if lb != nil {
+		for _, k := range segmentBuckets(lb, mode) {
+			if err := deleteStored(lb, k); err != nil {
+				return err
+			}
+		}
+		if err := lb.Delete(lexKey(mode, "segs")); err != nil {
+			return err
+		}
+	}
+	var cold [][]byte
+	eachRecord(tx, mode, func(k []byte, r *Record, err error) {
+		if err != nil || r.Tier == Cold || r.Doc != 0 {
+			cold = append(cold, append([]byte(nil), k...))
+		}
+	})
+	for _, k := range cold {
+		if err := deleteSession(tx, k); err != nil {
+			return err
+		}
+	}
+	if lb == nil {
+		return nil
+	}
+	// After the records: deleting them noted their docs.
+	if err := deleteStored(lb, deadBucket(mode)); err != nil {
+		return err
+	}
+	// A new id too: a writer that reset the lexicon in its own write must
+	// not take the epoch after it as its records' (see adoptEpoch).
+	if err := putLexiconID(lb); err != nil {
+		return err
+	}
+	return bumpEpoch(lb, mode)
+}
+
+// bumpEpoch counts one more merge (or reset) of mode's lexicon.
+func bumpEpoch(lb *bolt.Bucket, mode lineage.Mode) error {
+	epoch, _ := binary.Uvarint(lb.Get(lexKey(mode, "epoch")))
+	return lb.Put(lexKey(mode, "epoch"), binary.AppendUvarint(nil, epoch+1))
+}
+
+// ResetLexicon drops a lexicon a query found damaged (see resetLexicon).
+// It reports whether it was dropped.
+func (ix *Index) ResetLexicon(ctx context.Context, mode lineage.Mode) bool {
+	return ix.store.Update(ctx, func(tx *bolt.Tx) error { return resetLexicon(tx, mode) }) == nil
+}
+
+// liveDocs are the docs of mode's records.
+func liveDocs(tx *bolt.Tx, mode lineage.Mode) map[uint32]struct{} {
+	live := map[uint32]struct{}{}
+	eachRecord(tx, mode, func(_ []byte, r *Record, err error) {
+		if err == nil && r.Doc != 0 {
+			live[r.Doc] = struct{}{}
+		}
+	})
+	return live
+}
+
+// LexiconEpoch says which lexicon a caller's records belong to: the
+// lexicon bucket's random id (a new index file, after a reset or an rm -r,
+// numbers its docs from 1 again) and mode's merge count.
+type LexiconEpoch struct {
+	ID    string
+	Merge uint64
+}
+
+// lexiconEpoch reads mode's epoch.
+func lexiconEpoch(tx *bolt.Tx, mode lineage.Mode) LexiconEpoch {
+	lb := tx.Bucket(lexiconBucket)
+	if lb == nil {
+		return LexiconEpoch{}
+	}
+	e, _ := binary.Uvarint(lb.Get(lexKey(mode, "epoch")))
+	return LexiconEpoch{ID: string(lb.Get(lexiconIDKey)), Merge: e}
+}
+
+// lexiconIDKey holds the lexicon bucket's random id, set when the bucket
+// is created.
+var lexiconIDKey = []byte("id")
+
+// lexiconBucketOf returns the lexicon bucket, creating it with a fresh id.
+func lexiconBucketOf(tx *bolt.Tx) (*bolt.Bucket, error) {
+	if lb := tx.Bucket(lexiconBucket); lb != nil {
+		return lb, nil
+	}
+	lb, err := tx.CreateBucket(lexiconBucket)
+	if err != nil {
+		return nil, err
+	}
+	return lb, putLexiconID(lb)
+}
+
+// putLexiconID gives the lexicon bucket a fresh random id.
+func putLexiconID(lb *bolt.Bucket) error {
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return err
+	}
+	return lb.Put(lexiconIDKey, id[:])
+}
+
+// mergeAfterWrite merges mode's lexicon after a write. When the write
+// removed sessions (of either mode) or replaced what a changed policy no
+// longer indexes (scrub), every mode that lost something has each of its
+// segments rewritten, so that those words leave the file.
+func mergeAfterWrite(tx *bolt.Tx, mode lineage.Mode, deletes [][]byte, scrub bool) error {
+	forced := map[lineage.Mode]bool{mode: scrub}
+	for _, k := range deletes {
+		if i := bytes.IndexByte(k, 0); i > 0 {
+			forced[lineage.Mode(k[:i])] = true
+		}
+	}
+	for m, force := range forced {
+		if m != mode && force {
+			if err := mergeLexicon(tx, m, true); err != nil {
+				return err
+			}
+		}
+	}
+	return mergeLexicon(tx, mode, forced[mode])
+}
+
+// Lexicon is the archive lexicon of one mode as one read transaction sees
+// it. Valid only inside that transaction.
+type Lexicon struct {
+	// Epoch names the lexicon and counts its merges: a lexicon of another
+	// epoch than the records a caller holds may have dropped their docs,
+	// or be another file's.
+	Epoch LexiconEpoch
+	segs  []lexicon.Segment
+	// StemScanCut reports that a stem lookup met the scan budget
+	// (maxStemScan) and found only the stem itself: the lexicon's answer
+	// for that stem is not complete.
+	StemScanCut bool
+	scanned     int
+}
+
+// Lexicon opens the reader's mode's lexicon; nil when the index has none.
+func (r *Reader) Lexicon() (*Lexicon, error) {
+	if r.tx == nil {
+		return nil, nil
+	}
+	lb := r.tx.Bucket(lexiconBucket)
+	if lb == nil {
+		return nil, nil
+	}
+	keys, err := segmentList(lb, r.mode)
+	if err != nil {
+		return nil, err
+	}
+	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode)}
+	for _, k := range keys {
+		s, err := lexicon.OpenSeen(segmentAt(lb, k), r.segSeen(k))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
+		}
+		l.segs = append(l.segs, s)
+	}
+	return l, nil
+}
+
+// Docs appends the docs, live or dead, that hold key to dst (unsorted
+// across segments). For a stem's natural.Key, they are the docs that hold
+// any of the stem's forms, each once.
+func (l *Lexicon) Docs(dst []uint32, key string) ([]uint32, error) {
+	if stem, ok := strings.CutPrefix(key, natural.KeyPrefix); ok {
+		return l.stemDocs(dst, stem)
+	}
+	for _, s := range l.segs {
+		var err error
+		if dst, err = s.AppendDocs(dst, key); err != nil {
+			return dst, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
+		}
+	}
+	return dst, nil
+}
+
+// stemDocs appends the docs that hold a form of stem, found among the keys
+// that start with natural.FormPrefix(stem): the lexicon keeps no stem
+// keys of its own, so a stem costs nothing to index and a scan of a few
+// keys to look up. The scans of one lexicon read share a budget of
+// maxStemScan keys (a query of hundreds of two-letter words would scan
+// the whole lexicon over and over); past it a stem finds only itself, and
+// StemScanCut says so.
+func (l *Lexicon) stemDocs(dst []uint32, stem string) ([]uint32, error) {
+	if natural.OwnFormOnly(stem) || l.scanned >= maxStemScan {
+		l.StemScanCut = l.StemScanCut || !natural.OwnFormOnly(stem)
+		return l.Docs(dst, stem)
+	}
+	n := len(dst)
+	form := func(k []byte) (bool, bool) {
+		if l.scanned++; l.scanned > maxStemScan {
+			l.StemScanCut = true
+			return false, false
+		}
+		st, ok := natural.TermOf(k)
+		return ok && st == stem, true
+	}
+	for _, s := range l.segs {
+		var err error
+		if dst, err = s.AppendMatchingDocs(dst, natural.FormPrefix(stem), form); err != nil {
+			return dst, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
+		}
+	}
+	if l.StemScanCut {
+		// The stem itself, at least, wherever the scan stopped.
+		var err error
+		if dst, err = l.Docs(dst, stem); err != nil {
+			return dst, err
+		}
+	}
+	found := dst[n:]
+	slices.Sort(found)
+	return dst[:n+len(slices.Compact(found))], nil
+}
+
+// maxStemScan bounds the keys the stem lookups of one lexicon read scan:
+// a question's stems scan a few hundred.
+var maxStemScan = 1 << 15
+
+// Current reports whether rec is still the record stored for its session:
+// a session that the lexicon says can match is checked before it is
+// answered from, since another process may have rewritten it after rec was
+// read (its digest then has another stamp and is read from source).
+func (r *Reader) Current(rec *Record) bool {
+	if r.tx == nil {
+		return false
+	}
+	if r.unchanged {
+		return true
+	}
+	b := r.tx.Bucket(recordsBucket)
+	if b == nil {
+		return false
+	}
+	key := recordKey(r.mode, rec.Path)
+	cur, err := decodeRecord(key, b.Get(key))
+	return err == nil && cur.Doc == rec.Doc && cur.DataStamp == rec.DataStamp
+}
+
+// LexiconBytes is the size of the reader's mode's lexicon segments.
+func (r *Reader) LexiconBytes() int64 {
+	if r.tx == nil {
+		return 0
+	}
+	lb := r.tx.Bucket(lexiconBucket)
+	if lb == nil {
+		return 0
+	}
+	var n int64
+	for _, k := range segmentBuckets(lb, r.mode) {
+		n += int64(len(segmentAt(lb, k)))
+	}
+	return n
+}

@@ -1,0 +1,103 @@
+package index
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/session"
+)
+
+// TestQuietRefreshIsAnsweredAgain: a refresh of the same listed targets at
+// the same commit, after one that found nothing to do, is answered with a
+// copy of it; a changed file, another writer's commit, a target without a
+// listed stat or another scope are refreshed in full, and see the change.
+func TestQuietRefreshIsAnsweredAgain(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	listed := func() []Target {
+		var out []Target
+		for _, p := range f.paths {
+			st, regular, err := statForTest(p)
+			require.NoError(t, err)
+			require.True(t, regular)
+			out = append(out, Target{Path: p, Stat: &st})
+		}
+		return out
+	}
+	refresh := func(ix *Index, targets []Target, archive bool) *Report {
+		rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Archive: archive})
+		require.NoError(t, err)
+		return rep
+	}
+	refresh(ix, listed(), true)          // builds
+	quiet := refresh(ix, listed(), true) // nothing to do: kept
+	require.Zero(t, quiet.Rebuilt)
+	hits := ix.quiet.hits.Load()
+	again := refresh(ix, listed(), true)
+	assert.Equal(t, hits+1, ix.quiet.hits.Load(), "answered from the kept refresh")
+	assert.Equal(t, quiet.States, again.States)
+	assert.Equal(t, quiet.Coverage, again.Coverage)
+	// Shared with the kept refresh until Own, then a copy.
+	require.Same(t, &again.States[0], &refresh(ix, listed(), true).States[0])
+	require.Same(t, again.Split(), refresh(ix, listed(), true).Split())
+	again.Own()
+	again.States[0].Record = nil // the kept one is untouched
+	third := refresh(ix, listed(), true)
+	assert.NotNil(t, third.States[0].Record)
+	// The report of the refresh that was kept shares its states too.
+	require.Same(t, &quiet.States[0], &third.States[0])
+	require.Same(t, quiet.Split(), third.Split())
+	quiet.Own()
+	quiet.States[0].Record = nil
+	assert.NotNil(t, refresh(ix, listed(), true).States[0].Record)
+
+	// Not answered from it: a target without a listed stat, another scope.
+	hits = ix.quiet.hits.Load()
+	refresh(ix, []Target{{Path: f.paths[0]}, {Path: f.paths[1]}, {Path: f.paths[2]}}, true)
+	refresh(ix, listed(), false)
+	assert.Equal(t, hits, ix.quiet.hits.Load())
+
+	// A changed file.
+	later := time.Now().Add(-10 * time.Minute) // newest, and not in the future (racy)
+	require.NoError(t, os.WriteFile(f.paths[1], []byte(sessionText("s1", "alpha1 epsilon")), 0o600))
+	require.NoError(t, os.Chtimes(f.paths[1], later, later))
+	changed := refresh(ix, listed(), true)
+	assert.True(t, changed.States[1].Rebuilt)
+
+	// Another writer drops a record, the files unchanged.
+	kept := refresh(ix, listed(), true)
+	require.Zero(t, kept.Rebuilt)
+	require.True(t, f.index().Forget(ctx, lineage.Active, []*Record{kept.States[2].Record}))
+	redo := refresh(ix, listed(), true)
+	assert.True(t, redo.States[2].Rebuilt, "a commit since the kept refresh: refreshed in full")
+
+	// Another writer's commit.
+	refresh(ix, listed(), true)
+	require.NoError(t, os.WriteFile(f.paths[0], []byte(sessionText("s0", "alpha0 zeta")), 0o600))
+	other := f.index()
+	refresh(other, listed(), true)
+	seen := refresh(ix, listed(), true)
+	assert.Zero(t, seen.Rebuilt, "the other writer's records are current")
+	assert.Equal(t, other.decodedSourceHash(t, f.paths[0]), seen.States[0].Record.SourceHash)
+}
+
+func statForTest(p string) (session.FileStat, bool, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return session.FileStat{}, false, err
+	}
+	return session.StatOf(st), st.Mode().IsRegular(), nil
+}
+
+// decodedSourceHash is the stored record's source hash of path.
+func (ix *Index) decodedSourceHash(t *testing.T, path string) string {
+	got, err := ix.loadRecordsAt(ctx, lineage.Active)
+	require.NoError(t, err)
+	require.NotNil(t, got.stored[path])
+	return got.stored[path].SourceHash
+}

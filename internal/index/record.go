@@ -1,0 +1,161 @@
+package index
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/session"
+)
+
+// Tiers.
+const (
+	Hot  = "hot"
+	Cold = "cold"
+)
+
+// Identity is what the stat gate compares: a source whose identity is
+// unchanged is not re-read. ctime changes on every write and on utimes, so
+// a same-size rewrite that restores mtime still changes it.
+type Identity struct {
+	Size    int64
+	MtimeNs int64
+	CtimeNs int64
+	Inode   uint64
+	Dev     uint64
+}
+
+// StatIdentity stats path.
+func StatIdentity(path string) (Identity, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return Identity{}, err
+	}
+	return identityOf(st)
+}
+
+func identityOf(st fs.FileInfo) (Identity, error) {
+	if !st.Mode().IsRegular() {
+		return Identity{}, fmt.Errorf("%s: not a regular file", st.Name())
+	}
+	return identityFrom(session.StatOf(st)), nil
+}
+
+// identityFrom is the identity of a stat a listing took.
+func identityFrom(s session.FileStat) Identity {
+	return Identity{Size: s.Size, MtimeNs: s.MtimeNs, CtimeNs: s.CtimeNs, Inode: s.Inode, Dev: s.Dev}
+}
+
+// Record is the stored description of one session file in one branch
+// mode; the tier data (hot shard or cold digest) sits beside it.
+type Record struct {
+	CacheVersion       int      `json:"cacheVersion"`
+	Path               string   `json:"path"`
+	Branches           string   `json:"branches"`
+	SessionID          string   `json:"sessionId"`
+	Cwd                string   `json:"cwd"`
+	Identity           Identity `json:"-"`
+	SourceHash         string   `json:"sourceHash"`
+	LineageFingerprint string   `json:"lineageFingerprint"`
+	// LiveSignature identifies the host's live branch the record was built
+	// under ("" for the persisted leaf).
+	LiveSignature string `json:"-"`
+	Policy        string `json:"policy"`
+	Tier          string `json:"tier"`
+	EntryCount    int    `json:"entryCount"`
+	// SumLen is the hot shard's total token count (BM25 mean length).
+	SumLen     int64    `json:"-"`
+	Reasons    []string `json:"reasons"`
+	CacheBytes int64    `json:"cacheBytes"`
+	// DataStamp is the blocksum.Stamp of the tier data written with the
+	// record: a reader whose data has another stamp met a session that
+	// another process rewrote after this record was read.
+	DataStamp uint32 `json:"-"`
+	// Doc is the record's number in the archive lexicon (0: none; hot
+	// records written before hot shards joined the lexicon have none). It
+	// is never reused, so a rebuilt session's old postings are masked.
+	Doc     uint32   `json:"-"`
+	FirstTs *float64 `json:"firstTs"`
+	LastTs  *float64 `json:"lastTs"`
+	// IndexedAtNs is when the source was read; a source modified within
+	// racyWindow before that is re-hashed on the next refresh, because a
+	// write in the same clock tick can leave every stat field unchanged.
+	IndexedAtNs int64 `json:"-"`
+}
+
+// DefaultRacyWindow is how close to its indexing time a source change must
+// be for the stat gate not to trust it (file times have the kernel tick's
+// granularity, and some file systems whole seconds).
+const DefaultRacyWindow = 2 * time.Second
+
+// racy reports whether the record's stat identity cannot vouch for it.
+func (r *Record) racy(window time.Duration) bool { return r.Identity.RacyAt(r.IndexedAtNs, window) }
+
+// RacyAt reports whether a file read at atNs (Unix ns) with this identity
+// changed within window before the read: then a later change could keep
+// the same identity, and the identity cannot vouch for what was read.
+func (id Identity) RacyAt(atNs int64, window time.Duration) bool {
+	return atNs-max(id.MtimeNs, id.CtimeNs) < int64(window)
+}
+
+// Complete reports whether the record's own coverage is complete.
+func (r *Record) Complete() bool { return len(r.Reasons) == 0 }
+
+// MtimeMs is the source mtime in JavaScript milliseconds.
+func (r *Record) MtimeMs() float64 { return float64(r.Identity.MtimeNs) / 1e6 }
+
+// recordKey is the bbolt key of a session in a branch mode: active and all
+// never share a record. The path is hashed (SHA-256, 16 bytes): short keys
+// keep bbolt's pages full and its comparisons cheap, and the record stores
+// the path, which decodeRecord checks against the key.
+func recordKey(mode lineage.Mode, path string) []byte {
+	sum := sha256.Sum256([]byte(path))
+	k := make([]byte, 0, len(mode)+1+16)
+	k = append(k, mode...)
+	k = append(k, 0)
+	return append(k, sum[:16]...)
+}
+
+// Policy is the part of the configuration a record's content depends on,
+// besides the lineage: changing any of it rebuilds the record.
+type Policy struct {
+	MaxEntryChars          int
+	IndexThinking          bool
+	IndexToolOutput        bool
+	MaxColdVocabularyBytes int
+	MaxColdCacheBytes      int
+}
+
+// PolicyOf takes the policy from a configuration.
+func PolicyOf(c Config) Policy {
+	return Policy{
+		MaxEntryChars:          c.MaxEntryChars,
+		IndexThinking:          c.IndexThinking,
+		IndexToolOutput:        c.IndexToolOutput,
+		MaxColdVocabularyBytes: c.MaxColdVocabularyBytes,
+		MaxColdCacheBytes:      c.MaxColdCacheBytes,
+	}
+}
+
+// toolArgsPolicy ends every policy string: memidx indexes tool-call
+// arguments whole, past the reference's display cut (normalize.ArgsCut).
+// Records built without it lack those terms; the different policy string
+// makes refresh rebuild them.
+const toolArgsPolicy = ";tool-args:whole"
+
+// String is the policy string of a tier, in the reference's spelling plus
+// toolArgsPolicy (the lineage travels separately in the record).
+func (p Policy) String(tier string, mode lineage.Mode) string {
+	b := strconv.FormatBool
+	if tier == Hot {
+		return "entry:" + strconv.Itoa(p.MaxEntryChars) + ";branches:" + string(mode) +
+			";thinking:" + b(p.IndexThinking) + ";tool-output:" + b(p.IndexToolOutput) + toolArgsPolicy
+	}
+	return "vocab:" + strconv.Itoa(p.MaxColdVocabularyBytes) + ";cache:" + strconv.Itoa(p.MaxColdCacheBytes) +
+		";branches:" + string(mode) + ";thinking:" + b(p.IndexThinking) + ";tool-output:" + b(p.IndexToolOutput) +
+		toolArgsPolicy
+}

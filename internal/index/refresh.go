@@ -1,0 +1,406 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memidx/memidx/internal/bucket"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/session"
+)
+
+// Reasons of the index itself.
+const (
+	// IndexBusy: another process held the index file past the lock
+	// timeout; what it would have added is missing.
+	IndexBusy = "index_busy"
+	// IndexUnwritable: the index directory or file cannot be written.
+	IndexUnwritable = "index_unwritable"
+	// IndexUnreadable: the index file cannot be read (permissions); the
+	// call answers from the sources.
+	IndexUnreadable = "index_unreadable"
+	// IndexReset: the index file was damaged or of another version and was
+	// rebuilt from the sources.
+	IndexReset = "index_reset"
+	// IndexForeignFile: the index file is not memidx's (another program's
+	// database, say); it is left untouched and the call answers from the
+	// sources. Coverage's error names the file.
+	IndexForeignFile = "index_foreign_file"
+)
+
+// Index is the derived index of one index directory.
+type Index struct {
+	cfg    Config
+	policy Policy
+	store  *bucket.Store
+	// Workers is how many sessions are read and built at once; 0 means
+	// GOMAXPROCS.
+	Workers int
+	// RacyWindow is how close to its indexing a source change must be for
+	// the stat gate not to vouch for the record; 0 means DefaultRacyWindow.
+	// Tests that rewrite files within one clock tick set it to a negative
+	// value to exercise the stat gate alone.
+	RacyWindow time.Duration
+	// BuildCharged, when set, is called with the build memory charged
+	// against maxBuildBytes (the sessions being read and built) each time
+	// it changes, in order, under the bound's lock: it must be quick. A
+	// batch program steers the Go heap limit with it (memidx rebuild).
+	BuildCharged func(inUse int64)
+	// decoded are the records last decoded, per mode.
+	decoded recordCache
+	// seen is which blocks of tier data reads verified at the last commit.
+	seen seenMemo
+	// quiet is the last refresh per kind that found nothing to do.
+	quiet quietCache
+	// policies holds one instance of each policy string of this
+	// configuration: the records decoded with one share it, so that the
+	// stat gate compares a pointer, not a string, per record.
+	policies map[string]string
+}
+
+// Open returns the index of cfg.IndexDir. It does not touch the disk.
+func Open(cfg Config, lockTimeout time.Duration) *Index {
+	ix := &Index{cfg: cfg, policy: PolicyOf(cfg), store: bucket.New(cfg.IndexDir, bucket.Options{LockTimeout: lockTimeout})}
+	ix.policies = map[string]string{}
+	for _, mode := range []lineage.Mode{lineage.Active, lineage.All} {
+		for _, tier := range []string{Hot, Cold} {
+			p := ix.policy.String(tier, mode)
+			ix.policies[p] = p
+		}
+	}
+	return ix
+}
+
+// Close lets go of the index file handle kept between reads. The Index
+// still works after Close, opening the file for each read.
+func (x *Index) Close() error { return x.store.Close() }
+
+// Store returns the underlying store.
+func (ix *Index) Store() *bucket.Store { return ix.store }
+
+// Config returns the configuration.
+func (ix *Index) Config() Config { return ix.cfg }
+
+// Target is one session file in scope.
+type Target struct {
+	Path string
+	// Stat, when set, is a stat of Path taken moments ago (by the listing);
+	// it saves stat-ing every file twice per call.
+	Stat *session.FileStat
+	// Live is the host's live branch when this is its current session.
+	Live *lineage.Live
+}
+
+// RefreshOptions shape one refresh.
+type RefreshOptions struct {
+	Mode lineage.Mode
+	// Searched are directories that were listed completely: a record of a
+	// session under one of them that is not a target has lost its source.
+	Searched []string
+	// Roots are the directories that some scope lists (the sessions root,
+	// the explicit session dir). A record under none of them (indexed
+	// through session:<path>, or a live file elsewhere) is seen by no
+	// listing, so every refresh stats its source; a record under a root
+	// that this refresh did not list waits for one that does. Without
+	// Roots every record is stat-ed.
+	Roots []string
+	// NoBudgets lifts maxSyncSessions and maxSyncSourceBytes (an explicit
+	// rebuild is not a synchronous call).
+	NoBudgets bool
+	// Progress, when set, is called after each session is handled.
+	Progress func(done, total int, bytesRead int64)
+	// Preloaded, when set, is the stored records of Mode, read while the
+	// caller listed the sessions (see Preload).
+	Preloaded *Preloaded
+	// Archive says the targets are every session of the archive (a global
+	// scope): the refresh ranks the hot tier from them and keeps the
+	// roster that narrower refreshes rank with (roster.go).
+	Archive bool
+}
+
+// Preloaded is the stored records of a branch mode, read ahead.
+type Preloaded struct {
+	mode lineage.Mode
+	done chan struct{}
+	got  loaded
+	err  error
+}
+
+// Preload starts reading the stored records of mode, so that a caller can
+// list and stat the session files meanwhile (the listing waits on the
+// kernel, the decoding on the processor). Records read before the listing
+// are at worst older than the files: the stat gate then re-reads more,
+// never less.
+func (ix *Index) Preload(ctx context.Context, mode lineage.Mode) *Preloaded {
+	p := &Preloaded{mode: mode, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.got, p.err = ix.loadRecordsAt(ctx, mode)
+	}()
+	return p
+}
+
+// records returns the stored records of mode: preloaded, or read now.
+func (ix *Index) records(ctx context.Context, mode lineage.Mode, pre *Preloaded) (loaded, error) {
+	if pre == nil || pre.mode != mode {
+		return ix.loadRecordsAt(ctx, mode)
+	}
+	select {
+	case <-pre.done:
+		return pre.got, pre.err
+	case <-ctx.Done():
+		return loaded{}, ctx.Err()
+	}
+}
+
+// State is what a refresh left for one target.
+type State struct {
+	Path string
+	// Record is the session's current record, nil when it has none (a
+	// budget, an unreadable source, a failed build).
+	Record *Record
+	// Rebuilt is true when this refresh read the source.
+	Rebuilt bool
+	// Reason says why there is no current record.
+	Reason string
+	// Detail is the error behind Reason when it says more than the reason
+	// does: a write the index file did not take ("no space left on
+	// device").
+	Detail string
+	// Built is the record's tier data when this refresh built it but the
+	// index could not take it (unwritable, busy): the caller answers from
+	// it instead of reading the source again.
+	Built *Built
+}
+
+// Coverage is the index part of an answer's coverage.
+type Coverage struct {
+	Complete           bool     `json:"complete"`
+	IndexedSessions    int      `json:"indexedSessions"`
+	EligibleSessions   int      `json:"eligibleSessions"`
+	StaleSessions      int      `json:"staleSessions"`
+	IncompleteSessions int      `json:"incompleteSessions"`
+	Reasons            []string `json:"reasons"`
+	// Error explains a reason that needs the user: a foreign index file.
+	Error *coverage.Error `json:"error,omitempty"`
+}
+
+// Report is the outcome of a refresh.
+type Report struct {
+	Seen      int           `json:"seen"`
+	Indexed   int           `json:"indexed"`
+	Unchanged int           `json:"unchanged"`
+	Rebuilt   int           `json:"rebuilt"`
+	Removed   int           `json:"removed"`
+	BytesRead int64         `json:"bytesRead"`
+	Seconds   float64       `json:"seconds"`
+	Coverage  Coverage      `json:"coverage"`
+	States    []State       `json:"-"`
+	Elapsed   time.Duration `json:"-"`
+	// LexEpoch is the archive lexicon's merge epoch when the records were
+	// read: a lexicon merged since may have dropped their docs.
+	LexEpoch LexiconEpoch `json:"-"`
+	// WriteError is the error of a write the index file did not take (a
+	// full disk, a file size limit), when any: what it would have added
+	// is not in the index.
+	WriteError string `json:"writeError,omitempty"`
+	// reasons are the refresh's own (budgets, a busy or reset index).
+	reasons coverage.Set
+	// indexErr is the index file's problem that coverage reports.
+	indexErr *coverage.Error
+	// readAt is the commit of the index file the records were read at
+	// (when readAtKnown); wrote is set once this refresh wrote to it.
+	readAt      commit
+	readAtKnown bool
+	wrote       bool
+	// shared is set when States is shared with other reports (a kept
+	// quiet refresh's): Own copies it before anything is changed.
+	shared bool
+	// split caches Split for these States (shared with them).
+	split *splitOnce
+}
+
+// Own makes States the report's own: a caller that changes a state calls
+// it first (a report answered from a kept refresh shares them).
+func (rep *Report) Own() {
+	if rep.shared {
+		rep.States = slices.Clone(rep.States)
+		rep.shared = false
+	}
+	rep.split = nil
+}
+
+// Recount computes Coverage from the states (a caller that replaces a
+// state's record, say with a fresh read of the source, calls it again). A
+// session without a current record is stale: its old record is never
+// served, because its text may contradict the source.
+func (rep *Report) Recount() {
+	reasons := rep.reasons
+	cov := Coverage{EligibleSessions: len(rep.States)}
+	for i := range rep.States {
+		st := &rep.States[i]
+		if st.Record == nil {
+			if st.Reason != "" {
+				reasons.Add(st.Reason)
+			}
+			continue
+		}
+		cov.IndexedSessions++
+		if !st.Record.Complete() {
+			cov.IncompleteSessions++
+			for _, r := range st.Record.Reasons {
+				reasons.Add(r)
+			}
+		}
+	}
+	cov.StaleSessions = cov.EligibleSessions - cov.IndexedSessions
+	cov.Reasons = reasons.Reasons()
+	cov.Complete = reasons.Complete() && cov.StaleSessions == 0 && cov.IncompleteSessions == 0
+	cov.Error = rep.indexErr
+	rep.Coverage = cov
+	rep.Indexed = cov.IndexedSessions
+}
+
+// Refresh brings the records of targets up to date in opt.Mode: a stat gate
+// decides what to re-read; changed, new, re-tiered and policy-changed
+// sessions are rebuilt (newest first, under the work budgets); records of
+// sessions whose sources are gone from a searched directory are removed.
+// It returns the state of every target, in order.
+func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptions) (*Report, error) {
+	start := time.Now()
+	r := ix.newRun(ctx, targets, opt)
+	stored, bad, err := r.load()
+	if err != nil {
+		return nil, err
+	}
+	quiet := r.quietable(bad)
+	if quiet {
+		if rep, ok := ix.quiet.get(r, r.rep.readAt); ok {
+			rep.Elapsed = time.Since(start)
+			rep.Seconds = rep.Elapsed.Seconds()
+			return rep, nil
+		}
+	}
+	r.stat(stored)
+	jobs := r.budget(r.decide())
+	// Orphans: records whose source is gone, and records that did not
+	// decode. They go with the first write, which then scrubs the file.
+	deletes := append(bad, ix.orphans(ctx, r.known, r.mode, opt, &r.reasons)...)
+	quiet = quiet && len(jobs) == 0 && len(deletes) == 0 && r.known.allTargets()
+	w := r.newWriter(deletes)
+	defer w.stop() // when the context ends the run early
+	done := 0
+	for res := range r.build(jobs) {
+		done++
+		w.take(res)
+		if opt.Progress != nil {
+			opt.Progress(done, len(jobs), r.rep.BytesRead)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := w.finish(); err != nil {
+		return nil, err
+	}
+	r.rep.reasons = r.reasons
+	r.rep.Recount()
+	if quiet && !r.rep.wrote && r.reasons.Complete() {
+		ix.quiet.put(r, r.rep.readAt)
+	}
+	r.rep.Elapsed = time.Since(start)
+	r.rep.Seconds = r.rep.Elapsed.Seconds()
+	return r.rep, nil
+}
+
+var errChanged = errors.New("source changed while it was read")
+
+// foreign notes that the index file is not memidx's.
+func (ix *Index) foreign(rep *Report, reasons *coverage.Set) {
+	reasons.Add(IndexForeignFile)
+	rep.indexErr = &coverage.Error{Code: IndexForeignFile, Message: fmt.Sprintf(
+		"%s is not a memidx index file; memidx leaves it untouched and answers from the session files: "+
+			"move it away or use another index directory", ix.store.Path())}
+}
+
+// orphans returns the keys of records whose source is gone: records under
+// a searched directory, as that listing saw them, and records under no
+// root, which no listing sees; each stat-ed, within maxCacheCleanupFiles.
+// A rebuild (NoBudgets) checks the other branch mode's records too, so
+// that it leaves no record without a source.
+func (ix *Index) orphans(ctx context.Context, known *knownSessions, mode lineage.Mode, opt RefreshOptions, reasons *coverage.Set) [][]byte {
+	// A project's refresh must not stat every other project's records.
+	seenByNoListing := func(path string) bool { return len(opt.Roots) == 0 || !under(path, opt.Roots) }
+	var out [][]byte
+	inspected := 0
+	sweep := func(recs map[string]*Record, mode lineage.Mode) {
+		for path := range recs {
+			if known.isTarget(path) || !(under(path, opt.Searched) || seenByNoListing(path)) {
+				continue
+			}
+			if inspected >= ix.cfg.MaxCacheCleanupFiles {
+				reasons.Add(coverage.CacheCleanupBudget)
+				return
+			}
+			inspected++
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				out = append(out, recordKey(mode, path))
+			}
+		}
+	}
+	if !known.allTargets() {
+		sweep(known.stored, mode)
+	}
+	if opt.NoBudgets {
+		other := lineage.All
+		if mode == lineage.All {
+			other = lineage.Active
+		}
+		if recs, bad, err := ix.loadRecords(ctx, other); err == nil {
+			sweep(recs, other)
+			out = append(out, bad...)
+		}
+	}
+	return out
+}
+
+func (ix *Index) racyWindow() time.Duration {
+	if ix.RacyWindow == 0 {
+		return DefaultRacyWindow
+	}
+	return ix.RacyWindow
+}
+
+// under reports whether path lies in one of dirs ("" is no directory).
+func under(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		d = strings.TrimSuffix(d, string(filepath.Separator))
+		if strings.HasPrefix(path, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// EmptyReport is the report of a refresh that could not use the index at
+// all: every target is in it, none has a record.
+func EmptyReport(targets []Target, reason string) *Report {
+	rep := &Report{Seen: len(targets), States: make([]State, len(targets))}
+	for i, t := range targets {
+		rep.States[i] = State{Path: t.Path, Reason: reason}
+	}
+	rep.reasons.Add(reason)
+	rep.Recount()
+	return rep
+}

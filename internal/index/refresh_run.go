@@ -1,0 +1,682 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/internal/bucket"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/lineage"
+)
+
+// The phases of one Refresh, in order: load the stored records (load),
+// take the targets' identities and the hot tier (stat), decide what is
+// stale (decide), spend the budgets (budget), read and build in parallel
+// (build), and write in batches (writer).
+
+// refreshRun is one Refresh call: what it was asked, what it found, and
+// the report it fills.
+type refreshRun struct {
+	ix      *Index
+	ctx     context.Context
+	opt     RefreshOptions
+	mode    lineage.Mode
+	targets []Target
+	rep     *Report
+	reasons coverage.Set
+
+	known   *knownSessions
+	ids     []Identity // fresh identities of the targets
+	statErr []error
+	hot     []bool // by target
+	// fresh[i] is the tier the stored record of target i is current for
+	// (its source unchanged and not racy, its policy and live view the
+	// run's), "" when there is none.
+	fresh []string
+	// roster is the stored hot roster; newRoster, when set, replaces it
+	// with the next write (an Archive refresh that ranked another one).
+	roster    []recentSession
+	hasRoster bool
+	newRoster []recentSession
+	// The two policy strings, built once, not once a target.
+	hotPolicy, coldPolicy string
+}
+
+// job is a target to read, for a tier.
+type job struct {
+	i    int
+	tier string
+}
+
+// result is what building a job gave.
+type result struct {
+	i     int
+	b     *built
+	fresh *Record // a racy record whose hash still matched
+	err   error
+}
+
+func (ix *Index) newRun(ctx context.Context, targets []Target, opt RefreshOptions) *refreshRun {
+	mode := opt.Mode
+	if mode == "" {
+		mode = lineage.Active
+	}
+	return &refreshRun{
+		ix: ix, ctx: ctx, opt: opt, mode: mode, targets: targets,
+		rep:       &Report{Seen: len(targets)}, // States: see stat
+		hotPolicy: ix.policyOf(Hot, mode), coldPolicy: ix.policyOf(Cold, mode),
+	}
+}
+
+// load returns the stored records of the mode and the keys of those that
+// did not decode. An index that cannot be read is no error: the run builds
+// from the sources, and coverage says why.
+func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
+	ix := r.ix
+	got, err := ix.records(r.ctx, r.mode, r.opt.Preloaded)
+	stored, bad := got.stored, got.bad
+	r.roster, r.hasRoster = got.roster, got.hasRoster
+	r.rep.LexEpoch = got.epoch
+	if err == nil && got.atKnown {
+		r.rep.readAt, r.rep.readAtKnown = got.at, true
+	}
+	switch {
+	case errors.Is(err, bucket.ErrCorrupt):
+		// Derived data: drop it and rebuild from the sources. A file that
+		// cannot even be removed leaves the index unusable, which coverage
+		// says; the call still answers.
+		switch rerr := ix.store.Reset(); {
+		case rerr == nil:
+			r.reasons.Add(IndexReset)
+		case errors.Is(rerr, bucket.ErrForeign):
+			ix.foreign(r.rep, &r.reasons) // replaced meanwhile
+		case errors.Is(rerr, bucket.ErrLocked):
+			r.reasons.Add(IndexBusy) // held by another process (Reset waits for its lock)
+		default:
+			r.reasons.Add(IndexUnwritable)
+		}
+		return map[string]*Record{}, nil, nil
+	case errors.Is(err, bucket.ErrForeign):
+		// Not memidx's file: never written nor deleted. Build from the
+		// sources as for an unreadable index; the writes fail the same
+		// way and the caller answers from what was built.
+		ix.foreign(r.rep, &r.reasons)
+		return map[string]*Record{}, bad, nil
+	case errors.Is(err, bucket.ErrLocked):
+		r.reasons.Add(IndexBusy)
+		return map[string]*Record{}, bad, nil
+	case errors.Is(err, bucket.ErrUnreadable):
+		// Not ours to delete: build from the sources; the write will fail
+		// too (index_unwritable) and the caller answers from memory.
+		r.reasons.Add(IndexUnreadable)
+		return map[string]*Record{}, bad, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return stored, bad, nil
+}
+
+// stat takes the targets' fresh identities (the listing's, or a stat) and
+// ranks the hot tier.
+func (r *refreshRun) stat(stored map[string]*Record) {
+	// Made here, after a kept quiet refresh did not answer: that answer
+	// shares its own.
+	r.rep.States = make([]State, len(r.targets))
+	window := r.ix.racyWindow()
+	r.fresh = make([]string, len(r.targets))
+	r.known, r.ids, r.statErr = matchTargets(stored, r.targets, func(i int, rec *Record, id Identity, statErr error) {
+		r.rep.States[i].Path = r.targets[i].Path
+		if rec != nil && statErr == nil && r.current(rec, id, rec.Tier, r.targets[i]) && !rec.racy(window) {
+			r.fresh[i] = rec.Tier
+		}
+	})
+	roster := r.roster
+	if r.opt.Archive {
+		roster = nil // the targets are the archive
+	}
+	var best []recentSession
+	r.hot, best = r.ix.hotSet(r.known, r.ids, r.statErr, roster, r.opt.Archive)
+	if r.opt.Archive && (!r.hasRoster || !sameRoster(best, r.roster)) {
+		r.newRoster = rosterOf(best)
+	}
+}
+
+// matchTargets finds the stored record of every target and takes its fresh
+// identity: the listing's stat, or a stat now; and calls check, when set,
+// with each target's index, record (nil for none), identity and stat
+// error, on the goroutine that matched it. It is the whole freshness gate's
+// cost on an unchanged archive, one lookup a target and every one a cache
+// miss, so a large archive is split between the cores.
+func matchTargets(stored map[string]*Record, targets []Target, check func(i int, rec *Record, id Identity, statErr error)) (*knownSessions, []Identity, []error) {
+	k := &knownSessions{stored: stored, targets: targets, recs: make([]*Record, len(targets))}
+	ids := make([]Identity, len(targets))
+	statErr := make([]error, len(targets))
+	var mu sync.Mutex
+	inParts(len(targets), func(lo, hi int) {
+		listed := 0
+		for i := lo; i < hi; i++ {
+			t := &targets[i]
+			if t.Stat != nil {
+				ids[i] = identityFrom(*t.Stat)
+			} else {
+				ids[i], statErr[i] = StatIdentity(t.Path)
+			}
+			rec := stored[t.Path]
+			if rec != nil {
+				k.recs[i] = rec
+				listed++
+			}
+			if check != nil {
+				check(i, rec, ids[i], statErr[i])
+			}
+		}
+		mu.Lock()
+		k.listed += listed
+		mu.Unlock()
+	})
+	return k, ids, statErr
+}
+
+// minPart is the fewest items inParts gives a goroutine of its own: below
+// it, starting one costs more than it saves.
+const minPart = 512
+
+// inParts calls f over consecutive parts of [0, n) that together cover it,
+// on up to GOMAXPROCS goroutines, and returns when all are done.
+func inParts(n int, f func(lo, hi int)) {
+	parts := min(runtime.GOMAXPROCS(0), n/minPart)
+	if parts <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*n/parts, (p+1)*n/parts
+		if p == parts-1 {
+			f(lo, hi) // this goroutine takes the last part
+			break
+		}
+		wg.Go(func() { f(lo, hi) })
+	}
+	wg.Wait()
+}
+
+// current reports whether rec was built from a source of identity id, for
+// this tier, policy and live view.
+func (r *refreshRun) current(rec *Record, id Identity, tier string, t Target) bool {
+	policy := r.coldPolicy
+	if tier == Hot {
+		policy = r.hotPolicy
+	}
+	return rec != nil && rec.Identity == id && rec.Tier == tier && rec.Policy == policy &&
+		rec.LiveSignature == liveSignature(liveFor(r.mode, t.Live))
+}
+
+// decide keeps the records that are fresh and returns the work, newest
+// first, so that budgets spend themselves on what matters most.
+func (r *refreshRun) decide() []job {
+	var jobs []job
+	for i := range r.targets {
+		st := &r.rep.States[i]
+		if r.statErr[i] != nil {
+			st.Reason = coverage.SourceUnavailable
+			continue
+		}
+		tier := Cold
+		if r.hot[i] {
+			tier = Hot
+		}
+		if r.fresh[i] == tier {
+			st.Record = r.known.recs[i]
+			r.rep.Unchanged++
+			continue
+		}
+		jobs = append(jobs, job{i, tier})
+	}
+	sort.SliceStable(jobs, func(a, b int) bool { return r.ids[jobs[a].i].MtimeNs > r.ids[jobs[b].i].MtimeNs })
+	return jobs
+}
+
+// budget charges the jobs against the sync budgets (only real reads are
+// charged; a rebuild has none). The session budget stops the work; a
+// session whose bytes do not fit what is left of the byte budget is
+// skipped with its reason and the older ones still get their turn, so that
+// one oversized session (the newest, say) never keeps every other one
+// from being indexed.
+func (r *refreshRun) budget(jobs []job) []job {
+	if r.opt.NoBudgets {
+		return jobs
+	}
+	cfg := r.ix.cfg
+	var n int
+	var bytes int64
+	kept := jobs[:0]
+	for _, j := range jobs {
+		skip := ""
+		switch {
+		case n >= cfg.MaxSyncSessions:
+			skip = coverage.MaxSyncSessions
+		case bytes+r.ids[j.i].Size > int64(cfg.MaxSyncSourceBytes):
+			skip = coverage.MaxSyncSourceBytes
+		}
+		if skip != "" {
+			r.rep.States[j.i].Reason = skip
+			r.reasons.Add(skip)
+			// A stale record still answers for what it had; it is
+			// counted stale by Recount.
+			continue
+		}
+		n++
+		bytes += r.ids[j.i].Size
+		kept = append(kept, j)
+	}
+	return kept
+}
+
+// build reads and builds the jobs in parallel and sends each result; the
+// channel closes when all are done or the context ends.
+func (r *refreshRun) build(jobs []job) <-chan result {
+	ix, ctx := r.ix, r.ctx
+	workers := ix.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobCh := make(chan job)
+	resCh := make(chan result)
+	var wg sync.WaitGroup
+	// What the workers read and build at once is bounded by maxBuildBytes,
+	// whatever the sources: each waits for its source's charge.
+	gate := ix.newBuildGate()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// One small read buffer per worker: a build copies what it
+			// keeps, so the next source can reuse the memory.
+			var buf []byte
+			for j := range jobCh {
+				res := r.buildOne(j, &buf, gate)
+				select {
+				case resCh <- res:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobCh)
+		for _, j := range jobs {
+			select {
+			case jobCh <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(resCh) }()
+	return resCh
+}
+
+// buildOne reads one job's source and builds it, or vouches for its
+// record when a racy source turns out unchanged.
+func (r *refreshRun) buildOne(j job, buf *[]byte, gate *buildGate) result {
+	t := r.targets[j.i]
+	res := result{i: j.i}
+	b, src, release, readErr, err := r.ix.readAndBuild(r.ctx, t.Path, *buf, gate, func(src *Source) (*built, error) {
+		if src.Changed {
+			return nil, errChanged
+		}
+		rec := r.known.recs[j.i]
+		if r.current(rec, src.Identity, j.tier, t) && rec.SourceHash == src.Hash {
+			// Racy but unchanged: vouch for it from now on.
+			c := *rec
+			c.IndexedAtNs = time.Now().UnixNano()
+			res.fresh = &c
+			return nil, nil
+		}
+		return r.ix.build(src, r.mode, j.tier, t.Live, false)
+	})
+	defer release()
+	if readErr == nil && src.Data != nil && cap(src.Data) <= reuseMax {
+		*buf = src.Data
+	}
+	res.b = b
+	if readErr != nil {
+		res.err = readErr
+	} else {
+		res.err = err
+	}
+	return res
+}
+
+// writer takes the results into the report and writes them in batches,
+// with the deletes in the first write.
+type writer struct {
+	r          *refreshRun
+	batch      []*built
+	batchBytes int64
+	deletes    [][]byte
+	// scrub: the next write removes what must leave the file.
+	scrub    bool
+	writeErr error
+	// keepUnwritten: builds the index cannot take still answer this call;
+	// a rebuild (no budgets, no answer) must not hold a whole scope in
+	// memory for nothing.
+	keepUnwritten bool
+	// A rebuild hands each full batch to a goroutine that writes it while
+	// the workers build the next (the single writer was a third of a
+	// rebuild's time, with the workers idle); at most one batch is being
+	// written while the next fills. The outcome is taken by stop.
+	queue   chan pendingWrite
+	stopped chan asyncOutcome
+	// commits counts this run's own write transactions; inOrder is set
+	// while each came right after the one before, the first right after
+	// the commit the records were read at; epochAfter is the lexicon
+	// epoch after the last (see adoptEpoch).
+	commits    int
+	lastTx     int
+	inOrder    bool
+	epochAfter LexiconEpoch
+	// lastFile is the file (device and inode) the last write went to.
+	lastFile Identity
+	// unwritten are the records a rebuild built whose write failed (or
+	// was dropped after one did): the index does not hold them.
+	unwritten []*Record
+}
+
+// pendingWrite is one transaction's worth: a batch, the deletes and
+// roster that go with it, and whether it must scrub.
+type pendingWrite struct {
+	batch   []*built
+	deletes [][]byte
+	scrub   bool
+	roster  []recentSession
+}
+
+// asyncOutcome is what the write goroutine did.
+type asyncOutcome struct {
+	err       error
+	wrote     bool
+	removed   int
+	unwritten []*Record
+}
+
+func (r *refreshRun) newWriter(deletes [][]byte) *writer {
+	w := &writer{r: r, deletes: deletes, scrub: len(deletes) > 0, keepUnwritten: !r.opt.NoBudgets}
+	if r.opt.NoBudgets {
+		w.queue, w.stopped = make(chan pendingWrite), make(chan asyncOutcome, 1)
+		go w.writeLoop()
+	}
+	return w
+}
+
+// writeLoop writes the queued transactions in order; after a failure it
+// drops the rest, as a rebuild does.
+func (w *writer) writeLoop() {
+	var out asyncOutcome
+	for p := range w.queue {
+		if out.err == nil {
+			out.wrote = true
+			if out.err = w.commit(p); out.err == nil {
+				out.removed += len(p.deletes)
+				continue
+			}
+		}
+		out.unwritten = appendBuilt(out.unwritten, p.batch)
+	}
+	w.stopped <- out
+}
+
+// stop ends the write goroutine, once, and takes its outcome.
+func (w *writer) stop() {
+	if w.queue == nil {
+		return
+	}
+	close(w.queue)
+	out := <-w.stopped
+	w.queue = nil
+	if out.wrote {
+		w.r.rep.wrote = true
+	}
+	w.r.rep.Removed += out.removed
+	w.unwritten = append(w.unwritten, out.unwritten...)
+	if out.err != nil && w.writeErr == nil {
+		w.writeErr = out.err
+	}
+}
+
+// take records one result in its target's state and queues what it built.
+func (w *writer) take(res result) {
+	rep := w.r.rep
+	st := &rep.States[res.i]
+	switch {
+	case res.err != nil:
+		st.Reason = buildReason(res.err)
+	case res.fresh != nil:
+		st.Record = res.fresh
+		rep.Unchanged++
+		w.batch = append(w.batch, &built{rec: res.fresh})
+	default:
+		if old := w.r.known.recs[res.i]; old != nil && dropsText(old, res.b.rec) {
+			w.scrub = true // what the old record held leaves the file as if deleted
+		}
+		st.Record = res.b.rec
+		st.Rebuilt = true
+		rep.Rebuilt++
+		rep.BytesRead += res.b.bytes
+		w.batch = append(w.batch, res.b)
+		w.batchBytes += res.b.rec.CacheBytes
+	}
+	if len(w.batch) >= 64 || w.batchBytes >= w.maxBatchBytes() {
+		w.flush()
+	}
+}
+
+// maxBatchBytes bounds the tier data one write holds: 64 MiB, or 32 MiB
+// when one batch is being written while the next fills.
+func (w *writer) maxBatchBytes() int64 {
+	if w.queue != nil {
+		return 32 << 20
+	}
+	return 64 << 20
+}
+
+// buildReason is the coverage reason of a source that could not be built.
+func buildReason(err error) string {
+	switch {
+	case errors.Is(err, errChanged):
+		return coverage.SourceChangedDuringIndex
+	case errors.Is(err, ErrNotSession):
+		return coverage.InvalidHeader
+	case errors.Is(err, ErrOverBuildBudget):
+		return MaxBuildBytes
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		return coverage.SourceUnavailable
+	}
+	return coverage.IndexError
+}
+
+// flush writes the queued batch and deletes in one transaction (a
+// rebuild hands it to the write goroutine).
+func (w *writer) flush() {
+	if w.writeErr != nil && !w.keepUnwritten {
+		w.unwritten = appendBuilt(w.unwritten, w.batch)
+		w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
+	}
+	if (len(w.batch) == 0 && len(w.deletes) == 0 && w.r.newRoster == nil) || w.writeErr != nil {
+		return
+	}
+	p := pendingWrite{batch: w.batch, deletes: w.deletes, scrub: w.scrub, roster: w.r.newRoster}
+	if w.queue != nil {
+		w.queue <- p
+		// The goroutine owns the batch now: fill a new one.
+		w.batch, w.batchBytes, w.deletes, w.scrub, w.r.newRoster = nil, 0, nil, false, nil
+		return
+	}
+	err := w.commit(p)
+	w.r.rep.wrote = true // even a failed write may have moved the file on
+	switch {
+	case err == nil:
+		w.r.rep.Removed += len(w.deletes)
+		w.scrub = false
+		w.r.newRoster = nil
+	case w.keepUnwritten:
+		w.writeErr = err
+		return // the batch stays: its builds still answer this call
+	default:
+		w.writeErr = err
+		w.unwritten = appendBuilt(w.unwritten, w.batch)
+	}
+	w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
+}
+
+// appendBuilt appends the records of the sessions the batch built (not
+// those it only vouched for: their stored records stand).
+func appendBuilt(recs []*Record, batch []*built) []*Record {
+	for _, b := range batch {
+		if b.hot != nil || b.cold != nil {
+			recs = append(recs, b.rec)
+		}
+	}
+	return recs
+}
+
+// commit writes p in one transaction.
+func (w *writer) commit(p pendingWrite) error {
+	ix, mode := w.r.ix, w.r.mode
+	update := ix.store.Update
+	if p.scrub {
+		update = ix.store.UpdateScrub
+	}
+	return update(w.r.ctx, func(tx *bolt.Tx) error {
+		before := lexiconEpoch(tx, mode)
+		for _, k := range p.deletes {
+			if err := deleteSession(tx, k); err != nil {
+				return err
+			}
+		}
+		if err := writeBuilt(tx, mode, p.batch); err != nil {
+			return err
+		}
+		if p.roster != nil {
+			if err := writeRoster(tx, p.roster); err != nil {
+				return err
+			}
+		}
+		// A removed session's words, and what a changed policy no longer
+		// indexes, leave the lexicon too (and then the file, with the
+		// scrub).
+		if err := mergeAfterWrite(tx, mode, p.deletes, p.scrub); err != nil {
+			return err
+		}
+		w.sawCommit(tx, before)
+		return nil
+	})
+}
+
+// sawCommit follows this run's own write transactions (see adoptEpoch):
+// each must come right after the one before (the first after the commit
+// the records were read at), start from the lexicon the one before left
+// (the first from the records' own: the same file), and not reset it (a
+// reset gives the lexicon a new id and drops the records it numbered).
+//
+// Each must also go to the same file: a compaction puts a new file in the
+// old one's place whose transaction ids start again from the beginning,
+// so an id that follows on proves nothing there.
+func (w *writer) sawCommit(tx *bolt.Tx, before LexiconEpoch) {
+	prev, from, file := w.lastTx, w.epochAfter, w.lastFile
+	if w.commits == 0 {
+		prev, from, file = w.r.rep.readAt.txid, w.r.rep.LexEpoch, w.r.rep.readAt.file
+		w.inOrder = w.r.rep.readAtKnown
+	}
+	after := lexiconEpoch(tx, w.r.mode)
+	now, ok := w.r.ix.commitOf(tx)
+	w.inOrder = w.inOrder && ok && sameFile(now.file, file) && tx.ID() == prev+1 && before == from && after.ID == before.ID
+	w.commits++
+	w.lastTx = tx.ID()
+	w.epochAfter = after
+	w.lastFile = now.file
+}
+
+// sameFile reports whether two identities are of one file (its content may
+// have changed).
+func sameFile(a, b Identity) bool { return a.Inode == b.Inode && a.Dev == b.Dev }
+
+// adoptEpoch gives the report the lexicon epoch its own writes left, when
+// nobody else wrote between the commit its records were read at and its
+// last write: its records are then the file's, and a merge in those
+// writes kept every doc they name (it drops only dead ones). Otherwise the
+// search that follows would find the epoch moved and open every cold
+// digest, as after a merge by another process. A hot session appended to
+// call after call writes a small segment each time, and every few calls
+// a merge.
+func (w *writer) adoptEpoch() {
+	if w.writeErr == nil && w.commits > 0 && w.inOrder {
+		w.r.rep.LexEpoch = w.epochAfter
+	}
+}
+
+// failUnwritten takes the records the index did not take from their
+// states: a rebuild keeps no builds to answer from, so those sessions are
+// not indexed, and their states say why (at maps a record to its state).
+func (w *writer) failUnwritten(at map[*Record]int, reason string) {
+	rep := w.r.rep
+	for _, rec := range w.unwritten {
+		i, ok := at[rec]
+		if !ok {
+			continue
+		}
+		st := &rep.States[i]
+		if st.Rebuilt {
+			rep.Rebuilt-- // its bytes were read all the same
+		}
+		*st = State{Path: st.Path, Reason: reason, Detail: w.writeErr.Error()}
+	}
+	w.unwritten = nil
+}
+
+// finish writes what is left. When the index could not take the writes,
+// coverage says why and the states keep what was built, for this call to
+// answer from; later calls redo it. Damage found while writing is the
+// caller's to handle (it resets the file and tries again).
+func (w *writer) finish() error {
+	w.flush()
+	w.stop()
+	w.adoptEpoch()
+	if w.writeErr == nil {
+		return nil
+	}
+	r := w.r
+	reason := IndexUnwritable // read-only, full, damaged past repair, not a file
+	switch err := w.writeErr; {
+	case errors.Is(err, bucket.ErrLocked):
+		reason = IndexBusy
+	case errors.Is(err, bucket.ErrForeign):
+		reason = IndexForeignFile
+		r.ix.foreign(r.rep, &r.reasons) // replaced since it was read
+	case errors.Is(err, bucket.ErrCorrupt):
+		// A panic opening a damaged freelist, say.
+		return err
+	}
+	r.reasons.Add(reason)
+	r.rep.WriteError = w.writeErr.Error()
+	at := make(map[*Record]int, len(r.rep.States))
+	for i := range r.rep.States {
+		at[r.rep.States[i].Record] = i
+	}
+	w.failUnwritten(at, reason)
+	for _, b := range w.batch {
+		if i, ok := at[b.rec]; ok && (b.hot != nil || b.cold != nil) {
+			r.rep.States[i].Built = &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+package lexicon
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/internal/blocksum"
+)
+
+func build(t *testing.T, sessions map[uint32][]string) Segment {
+	t.Helper()
+	b := NewBuilder()
+	for doc, keys := range sessions {
+		b.Add(doc, keys)
+	}
+	sealed, err := b.Build()
+	require.NoError(t, err)
+	s, err := Open(sealed)
+	require.NoError(t, err)
+	return s
+}
+
+func docs(t *testing.T, segs []Segment, key string) []uint32 {
+	t.Helper()
+	var out []uint32
+	for _, s := range segs {
+		var err error
+		out, err = s.AppendDocs(out, key)
+		require.NoError(t, err)
+	}
+	return out
+}
+
+func TestBuildAndLookup(t *testing.T) {
+	s := build(t, map[uint32][]string{
+		7: {"deploy", "timeout", "\x00tbash"},
+		3: {"deploy"},
+		9: {"zq"},
+	})
+	assert.Equal(t, 4, s.Len())
+	for key, want := range map[string][]uint32{
+		"deploy": {3, 7}, "timeout": {7}, "\x00tbash": {7}, "zq": {9}, "absent": nil, "": nil, "deplo": nil,
+	} {
+		assert.Equal(t, want, docs(t, []Segment{s}, key), key)
+	}
+}
+
+// Merging segments equals one segment built from the live docs alone,
+// whatever the split.
+func TestMergeEqualsOneBuild(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	all := map[uint32][]string{}
+	var segs []Segment
+	var doc uint32
+	for range 6 {
+		part := map[uint32][]string{}
+		for range 1 + r.IntN(20) {
+			doc += 1 + uint32(r.IntN(1000))
+			var keys []string
+			for k := range 1 + r.IntN(30) {
+				keys = append(keys, fmt.Sprintf("t%03d", r.IntN(200)+k*0))
+			}
+			slices.Sort(keys)
+			keys = slices.Compact(keys)
+			part[doc], all[doc] = keys, keys
+		}
+		segs = append(segs, build(t, part))
+	}
+	live := func(d uint32) bool { return d%3 != 0 }
+	sealed, err := Merge(segs, live)
+	require.NoError(t, err)
+	merged, err := Open(sealed)
+	require.NoError(t, err)
+	want := map[uint32][]string{}
+	for d, k := range all {
+		if live(d) {
+			want[d] = k
+		}
+	}
+	one := build(t, want)
+	assert.Equal(t, one.Len(), merged.Len())
+	for i := range 200 {
+		key := fmt.Sprintf("t%03d", i)
+		assert.Equal(t, docs(t, []Segment{one}, key), docs(t, []Segment{merged}, key), key)
+		// Before the merge, the segments hold the same docs plus dead ones.
+		var masked []uint32
+		for _, d := range docs(t, segs, key) {
+			if live(d) {
+				masked = append(masked, d)
+			}
+		}
+		slices.Sort(masked)
+		assert.Equal(t, docs(t, []Segment{one}, key), masked, key)
+	}
+}
+
+// Every flipped byte of a sealed segment is either caught or harmless:
+// a lookup never returns docs that differ from the truth without an error.
+func TestDamageIsCaught(t *testing.T) {
+	b := NewBuilder()
+	for d := uint32(1); d < 200; d++ {
+		b.Add(d, []string{fmt.Sprintf("k%02d", d%37), "common"})
+	}
+	sealed, err := b.Build()
+	require.NoError(t, err)
+	good, err := Open(sealed)
+	require.NoError(t, err)
+	silent := 0
+	for i := range sealed {
+		bad := slices.Clone(sealed)
+		bad[i] ^= 0x5a
+		s, err := Open(bad)
+		if err != nil {
+			continue
+		}
+		for _, key := range []string{"common", "k05", "k36", "zz"} {
+			want := docs(t, []Segment{good}, key)
+			got, err := s.AppendDocs(nil, key)
+			if err != nil {
+				assert.True(t, errors.Is(err, ErrCorrupt), "%v", err)
+				continue
+			}
+			if !slices.Equal(want, got) {
+				silent++
+			}
+		}
+	}
+	assert.Zero(t, silent, "silent wrong answers")
+}
+
+// FuzzOpen: any bytes, sealed or not, open and answer lookups and merges
+// without a panic; whatever a lookup returns without an error is a list of
+// increasing doc numbers.
+func FuzzOpen(f *testing.F) {
+	b := NewBuilder()
+	b.Add(3, []string{"a", "b"})
+	b.Add(9, []string{"b"})
+	sealed, _ := b.Build()
+	f.Add(sealed)
+	f.Add([]byte{})
+	if data, err := blocksum.Unseal(sealed); err == nil {
+		f.Add(data) // the packed table itself: sealedOf seals it
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, in := range [][]byte{data, sealedOf(data)} {
+			s, err := Open(in)
+			if err != nil {
+				continue
+			}
+			for _, k := range []string{"a", "b", "", "zz"} {
+				docs, err := s.AppendDocs(nil, k)
+				if err == nil && !slices.IsSorted(docs) {
+					t.Fatalf("%q: docs out of order: %v", k, docs)
+				}
+			}
+			_, _ = Merge([]Segment{s, s}, func(uint32) bool { return true })
+			_, _ = s.Census()
+		}
+	})
+}
+
+func sealedOf(data []byte) []byte {
+	b, err := blocksum.Seal(data)
+	if err != nil {
+		return nil
+	}
+	return b
+}

@@ -1,0 +1,548 @@
+package search
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
+)
+
+// Cold sessions through the archive lexicon: instead of opening every cold
+// digest to ask whether it holds a term, a query reads its terms' (and
+// structural filter keys') postings once. A cold session whose membership
+// the postings settle becomes a source without a digest; only the sessions
+// that can match and whose entries a filter must count are opened.
+
+// lexiconCold turns the cold records of a query into sources, and returns
+// the records whose digests must still be opened; entries is the sum of
+// the records' EntryCount. ok is false when the lexicon cannot answer for
+// them (none, damaged, merged since the records were read, a regex query,
+// a record without a doc): then every digest is opened, as without a
+// lexicon. It costs what the query's postings cost: a record that no
+// posting names is ruled out without being looked at, unless the plan
+// matches a session without any of its terms (browsing).
+func (s *Searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds []*index.Record, entries float64) (open []*index.Record, ok bool) {
+	if len(colds) == 0 || s.plan.Kind == PlanRegex || s.NoLexicon {
+		return colds, false
+	}
+	lex := s.lexicon(rd, epoch)
+	if lex == nil {
+		return colds, false
+	}
+	at, ok := s.docs.of(colds)
+	if !ok {
+		return colds, false
+	}
+	terms := s.plan.Terms
+	if s.plan.Kind == PlanBrowse {
+		terms = nil
+	}
+	named, held, ok := s.nameColds(lex, at, len(colds), terms)
+	if !ok {
+		return colds, false
+	}
+	look := named.order(len(colds), len(s.filt.Keys) == 0 && s.termsMayMatch(make([]bool, named.nt)))
+	filtered := s.filt.any()
+	// Every cold record counts in the statistics through unopened but
+	// the ones opened, which count as sources.
+	s.unopened = unopened{entries: entries, df: held}
+	bulk := &settled{colds: colds, named: named, idx: make([]int32, 0, len(look))}
+	for _, i := range look {
+		bits, keys := named.of(i)
+		switch {
+		case keys != len(s.filt.Keys) || !s.termsMayMatch(bits):
+			// Ruled out.
+		case filtered || !rd.Current(colds[i]):
+			// Only its digest can count the entries that pass a filter;
+			// and a candidate another process rewrote since the refresh
+			// is opened too, so that its stamp sends it to be read from
+			// source.
+			open = append(open, colds[i])
+			s.unopened.remove(colds[i], bits)
+			// Which terms it holds is known: its vocabulary need not be
+			// decoded (the digest is opened for its addresses).
+			if s.openHas == nil {
+				s.openHas = map[*index.Record][]bool{}
+			}
+			s.openHas[colds[i]] = bits
+		case named.nt > 64:
+			// Too many terms for a settled group's mask (see settled).
+			s.unopened.remove(colds[i], bits)
+			s.Cold = append(s.Cold, ColdSource{Rec: colds[i], Has: bits})
+		default:
+			bulk.idx = append(bulk.idx, int32(i))
+		}
+	}
+	s.settled = bulk
+	s.LexiconAnswered = true
+	return open, true
+}
+
+// nameColds reads the postings of terms and of the filter keys, and
+// returns the cold records (of n, indexed by at) they name, with what each
+// holds, and how many hold each term. ok is false when the lexicon turned
+// out damaged.
+func (s *Searcher) nameColds(lex *index.Lexicon, at docIndex, n int, terms []string) (named *namedColds, held []float64, ok bool) {
+	named = newNamedColds(n, len(terms))
+	// holders calls fn with the index of every cold record that holds
+	// key, or the plan's term t when key is "" (those lists are kept for
+	// the search; a key's is read into a buffer of its own).
+	var keyDocs []uint32
+	holders := func(key string, t int, fn func(i int)) bool {
+		var docs []uint32
+		var err error
+		if key == "" {
+			docs, err = s.termDocs(lex, t)
+		} else {
+			keyDocs, err = lex.Docs(keyDocs[:0], key)
+			docs = keyDocs
+		}
+		if err != nil {
+			s.lexiconFailed(err)
+			return false
+		}
+		for _, d := range docs {
+			if i := at.of(d); i >= 0 {
+				fn(i)
+			}
+		}
+		return true
+	}
+	// The terms' postings bound how many records they name, often
+	// closely: size the tables once.
+	most := 0
+	for t := range terms {
+		docs, err := s.termDocs(lex, t)
+		if err != nil {
+			s.lexiconFailed(err)
+			return nil, nil, false
+		}
+		most = max(most, len(docs))
+	}
+	named.grow(min(most, n))
+	held = make([]float64, len(terms))
+	for t := range terms {
+		if !holders("", t, func(i int) {
+			if k := named.touch(i)*named.nt + t; !named.bits[k] {
+				named.bits[k] = true
+				held[t]++
+			}
+		}) {
+			return nil, nil, false
+		}
+	}
+	for _, k := range s.filt.Keys {
+		if !holders(k, -1, func(i int) { named.keys[named.touch(i)]++ }) {
+			return nil, nil, false
+		}
+	}
+	return named, held, true
+}
+
+// lexicon opens the archive lexicon once per search; nil when it cannot
+// answer for records of epoch (none, damaged, merged since).
+func (s *Searcher) lexicon(rd *index.Reader, epoch index.LexiconEpoch) *index.Lexicon {
+	if !s.lex.opened {
+		s.lex.opened = true
+		lex, err := rd.Lexicon()
+		if err != nil || lex == nil || lex.Epoch != epoch {
+			s.lexiconFailed(err)
+			return nil
+		}
+		s.lex.lex = lex
+		s.lex.docs = make([][]uint32, len(s.plan.Terms))
+	}
+	return s.lex.lex
+}
+
+// lexLookup is what a search read of the archive lexicon: each query
+// term's postings are decoded once, for the hot and the cold pass.
+type lexLookup struct {
+	opened bool
+	lex    *index.Lexicon
+	docs   [][]uint32 // per plan term, nil until read
+}
+
+// docsPool keeps the buffers of terms' postings between queries.
+var docsPool sync.Pool
+
+// release gives the postings buffers back; nothing reads them after the
+// sources are made.
+func (l *lexLookup) release() {
+	for i, d := range l.docs {
+		if d != nil {
+			d = d[:0]
+			docsPool.Put(&d)
+			l.docs[i] = nil
+		}
+	}
+}
+
+// termDocs returns the docs of the plan's term t.
+func (s *Searcher) termDocs(lex *index.Lexicon, t int) ([]uint32, error) {
+	if s.lex.docs[t] != nil {
+		return s.lex.docs[t], nil
+	}
+	buf, _ := docsPool.Get().(*[]uint32)
+	if buf == nil {
+		buf = new([]uint32)
+	}
+	docs, err := lex.Docs((*buf)[:0], s.plan.Terms[t])
+	if lex.StemScanCut {
+		s.Reasons.Add(coverage.MaxStemScan)
+	}
+	if err == nil {
+		if docs == nil {
+			docs = []uint32{} // read, and empty
+		}
+		s.lex.docs[t] = docs
+	}
+	return docs, err
+}
+
+// hotTerms returns, for a hot record, which of the query's terms its
+// shard holds (bit t), by the lexicon; known is false when only its shard
+// can tell. A record whose shard holds none of them can be left unopened:
+// no entry of it can match, and it counts only in the statistics, from
+// its record. It returns nil when every hot shard must be opened and
+// looked up: a query with a filter (the lexicon keeps no hot filter keys),
+// without terms (browsing, a regex) or with more than 64, or no usable
+// lexicon. A record without a doc (written before hot shards joined the
+// lexicon) is never known.
+func (s *Searcher) hotTerms(rd *index.Reader, epoch index.LexiconEpoch, hots []*index.Record) func(*index.Record) (held uint64, known bool) {
+	nt := len(s.plan.Terms)
+	if s.NoLexicon || s.filt.any() || (s.plan.Kind != PlanTerms && s.plan.Kind != PlanPhrase) || nt == 0 || nt > 64 {
+		return nil
+	}
+	held := make(map[uint32]uint64, len(hots))
+	lo, hi := uint32(math.MaxUint32), uint32(0)
+	for _, rec := range hots {
+		if rec.Doc != 0 {
+			held[rec.Doc] = 0
+			lo, hi = min(lo, rec.Doc), max(hi, rec.Doc)
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	lex := s.lexicon(rd, epoch)
+	if lex == nil {
+		return nil
+	}
+	for t := range s.plan.Terms {
+		docs, err := s.termDocs(lex, t)
+		if err != nil {
+			s.lexiconFailed(err)
+			return nil
+		}
+		for _, d := range docs {
+			if d < lo || d > hi {
+				continue // hot docs are the newest: most fall here
+			}
+			if m, ok := held[d]; ok {
+				held[d] = m | 1<<t
+			}
+		}
+	}
+	return func(rec *index.Record) (uint64, bool) {
+		m, ok := held[rec.Doc]
+		return m, ok
+	}
+}
+
+// unopenedHot sums the hot sessions openHot left unopened (hotTerms
+// proved they hold none of the query's terms), for the corpus statistics:
+// their entries and token counts, as their shards would.
+type unopenedHot struct {
+	entries, sumLen float64
+}
+
+func (u *unopenedHot) add(rec *index.Record) {
+	u.entries += float64(rec.EntryCount)
+	u.sumLen += float64(rec.SumLen)
+}
+
+// unopened sums what the corpus statistics need of the cold sessions
+// whose digests this query does not open (the lexicon ruled them out, or
+// settled them as candidates): their entries, and per query term how many
+// hold it. Their scores and statistics are then the same as if each
+// digest had been opened.
+type unopened struct {
+	entries float64
+	df      []float64
+}
+
+// remove takes rec, which holds the terms marked in has, out of the sums:
+// it becomes a source of its own.
+func (u *unopened) remove(rec *index.Record, has []bool) {
+	u.entries -= float64(rec.EntryCount)
+	for t, h := range has {
+		if h {
+			u.df[t]--
+		}
+	}
+}
+
+// settled are the cold sessions the lexicon settled as candidates without
+// their digests (no filter to count), in scope order: idx into colds. A
+// common term makes nearly every session one, so they become items only
+// as far as a page can need them (top).
+type settled struct {
+	colds []*index.Record
+	named *namedColds
+	idx   []int32
+}
+
+// release gives the slots back (see namedColds.release).
+func (b *settled) release() {
+	if b != nil {
+		b.named.release()
+	}
+}
+
+// top returns the best need of the settled candidates as items (their
+// sources appended to s.cold) and how many candidates there are. The
+// candidates holding the same terms score the same, and within such a
+// group scope order (newest first, then path) is the items' order (less),
+// so the first need of each group hold the best need of all.
+func (b *settled) top(s *Searcher, need int) ([]Item, int) {
+	if b == nil {
+		return nil, 0
+	}
+	type group struct {
+		mask  uint64
+		first []int32
+	}
+	var groups []group
+	at := -1
+	for _, i := range b.idx {
+		bits, _ := b.named.of(int(i))
+		m := maskOf(bits)
+		if at < 0 || groups[at].mask != m {
+			at = slices.IndexFunc(groups, func(g group) bool { return g.mask == m })
+			if at < 0 {
+				groups = append(groups, group{mask: m})
+				at = len(groups) - 1
+			}
+		}
+		if g := &groups[at]; len(g.first) < need {
+			g.first = append(g.first, i)
+		}
+	}
+	var items []Item
+	for _, g := range groups {
+		for _, i := range g.first {
+			rec := b.colds[i]
+			bits, _ := b.named.of(int(i))
+			it := coldItem(rec, len(s.Cold))
+			s.Cold = append(s.Cold, ColdSource{Rec: rec, Has: bits})
+			s.scoreHeld(&it, bits) // browsing looks up no terms: bits is empty
+			items = append(items, it)
+		}
+	}
+	return items, len(b.idx)
+}
+
+func maskOf(bits []bool) uint64 {
+	var m uint64
+	for t, h := range bits {
+		if h {
+			m |= 1 << t
+		}
+	}
+	return m
+}
+
+// namedColds are the cold records the postings of a query named, with
+// the terms (bits) and filter keys (keys) each holds.
+type namedColds struct {
+	slot    []int32 // a record's place in named + 1, 0 when not named
+	named   []int
+	bits    []bool // named k holds term t: bits[k*nt+t]
+	keys    []int
+	nt      int
+	nothing []bool // the bits of a record no posting named
+}
+
+// namedPool keeps namedColds between queries: for a common term they are
+// a query's largest allocations (a slot per cold record, and a place per
+// record named), and most of its garbage.
+var namedPool sync.Pool
+
+func newNamedColds(n, nt int) *namedColds {
+	c, _ := namedPool.Get().(*namedColds)
+	if c == nil {
+		c = &namedColds{}
+	}
+	if cap(c.slot) >= n {
+		c.slot = c.slot[:n] // zero: release cleared what it set
+	} else {
+		c.slot = make([]int32, n)
+	}
+	c.named, c.bits, c.keys, c.nt, c.nothing = c.named[:0], c.bits[:0], c.keys[:0], nt, nil
+	return c
+}
+
+// release zeroes the slots this query set and returns n to the pool; the
+// search calls it when it is done with the settled candidates and the cold
+// sources (top reads their bits through the slots, and the sources it
+// makes share them). A failed lexicon pass just drops n.
+func (n *namedColds) release() {
+	for _, i := range n.named {
+		n.slot[i] = 0
+	}
+	namedPool.Put(n)
+}
+
+func (n *namedColds) grow(k int) {
+	n.named = slices.Grow(n.named, k)
+	n.bits = slices.Grow(n.bits, k*n.nt)
+	n.keys = slices.Grow(n.keys, k)
+}
+
+func (n *namedColds) touch(i int) int {
+	if n.slot[i] == 0 {
+		n.named = append(n.named, i)
+		n.slot[i] = int32(len(n.named))
+		n.bits = append(n.bits, make([]bool, n.nt)...)
+		n.keys = append(n.keys, 0)
+	}
+	return int(n.slot[i]) - 1
+}
+
+func (n *namedColds) of(i int) (bits []bool, keys int) {
+	k := int(n.slot[i]) - 1
+	if k < 0 {
+		if n.nothing == nil {
+			n.nothing = make([]bool, n.nt)
+		}
+		return n.nothing, 0
+	}
+	return n.bits[k*n.nt : (k+1)*n.nt : (k+1)*n.nt], n.keys[k]
+}
+
+// order returns the records to look at, in record (scope) order: every
+// one when a record no posting named may match, else the named ones.
+func (n *namedColds) order(all int, unnamedMatch bool) []int {
+	switch {
+	case unnamedMatch:
+		look := make([]int, all)
+		for i := range look {
+			look[i] = i
+		}
+		return look
+	case len(n.named) < all/16:
+		slices.Sort(n.named)
+		return n.named
+	}
+	// A common term names most records: a pass over the slots is cheaper
+	// than sorting them.
+	look := n.named[:0]
+	for i, at := range n.slot {
+		if at != 0 {
+			look = append(look, i)
+		}
+	}
+	return look
+}
+
+// docIndex finds a cold record's position by its lexicon doc number: a
+// dense table when the numbers are (they are never reused, so they spread
+// out with rebuilds), a map otherwise.
+type docIndex struct {
+	dense  []int32
+	sparse map[uint32]int
+}
+
+func (x docIndex) of(doc uint32) int {
+	if x.sparse != nil {
+		if i, ok := x.sparse[doc]; ok {
+			return i
+		}
+		return -1
+	}
+	if int64(doc) < int64(len(x.dense)) {
+		return int(x.dense[doc])
+	}
+	return -1
+}
+
+// DocMemo keeps the doc index of the last cold records it indexed: a quiet
+// archive's cold records are the same slice call after call (index.Split),
+// which nobody changes.
+type DocMemo struct {
+	mu    sync.Mutex
+	colds []*index.Record
+	at    docIndex
+	ok    bool
+}
+
+func (m *DocMemo) of(colds []*index.Record) (docIndex, bool) {
+	if m == nil {
+		return indexByDoc(colds)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.colds) != len(colds) || &m.colds[0] != &colds[0] {
+		m.at, m.ok = indexByDoc(colds)
+		m.colds = colds
+	}
+	return m.at, m.ok
+}
+
+// indexByDoc indexes colds by doc; ok is false when one has none.
+func indexByDoc(colds []*index.Record) (docIndex, bool) {
+	var top uint32
+	for _, rec := range colds {
+		if rec.Doc == 0 {
+			return docIndex{}, false
+		}
+		top = max(top, rec.Doc)
+	}
+	if int64(top) > 4*int64(len(colds))+4096 {
+		m := make(map[uint32]int, len(colds))
+		for i, rec := range colds {
+			m[rec.Doc] = i
+		}
+		return docIndex{sparse: m}, true
+	}
+	dense := make([]int32, int(top)+1)
+	for i := range dense {
+		dense[i] = -1
+	}
+	for i, rec := range colds {
+		dense[rec.Doc] = int32(i)
+	}
+	return docIndex{dense: dense}, true
+}
+
+// termsMayMatch reports whether a session holding the terms marked in has
+// can be a candidate of the plan.
+func (s *Searcher) termsMayMatch(has []bool) bool {
+	if s.plan.Kind == PlanBrowse {
+		return true
+	}
+	n := 0
+	for _, h := range has {
+		if h {
+			n++
+		}
+	}
+	if s.plan.All || s.plan.Kind == PlanPhrase {
+		return n == len(has)
+	}
+	return n > 0
+}
+
+// lexiconFailed notes a damaged lexicon: this answer comes from the
+// digests, and the lexicon is dropped after the search so that the next
+// refresh rebuilds it (the page says index_reset).
+func (s *Searcher) lexiconFailed(err error) {
+	if errors.Is(err, index.ErrLexiconDamaged) {
+		s.LexDamaged = true
+		s.Reasons.Add(index.IndexReset)
+	}
+}
