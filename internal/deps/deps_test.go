@@ -77,7 +77,7 @@ func TestDependencyDirection(t *testing.T) {
 		}
 		own, ok := layer[rel]
 		if !ok {
-			t.Errorf("package %s has no layer in internal/deps; place it in DESIGN.md's order first", rel)
+			t.Errorf("package %s has no layer in internal/deps; place it in docs/ARCHITECTURE.md's layers first", rel)
 			return nil
 		}
 		checked++
@@ -134,6 +134,20 @@ func TestNoCgo(t *testing.T) {
 			if p == "runtime/cgo" {
 				t.Errorf("cmd/memidx links cgo (GOOS=%q); find the import that needs it (go list -deps -f '{{.ImportPath}} {{.Imports}}')", goos)
 			}
+		}
+	}
+}
+
+// TestArchitectureListsEveryPackage keeps docs/ARCHITECTURE.md's drawing
+// of the layers in step with the ranks above.
+func TestArchitectureListsEveryPackage(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg := range layer {
+		if !strings.Contains(string(doc), pkg) {
+			t.Errorf("docs/ARCHITECTURE.md does not name package %s", pkg)
 		}
 	}
 }
