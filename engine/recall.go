@@ -112,7 +112,19 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	q.req.PageSize = ptrF(float64(q.pageSize))
 	q.req.SnippetChars = ptrF(float64(q.snippetChars))
 
-	f := &q.filt
+	q.filt = filtersOf(req)
+	query := ""
+	if req.Query != nil {
+		query = *req.Query
+	}
+	var eo *ErrorObject
+	q.plan, eo = e.plan(query, q.req.QueryMode, q.req.QueryMatch)
+	return q, eo
+}
+
+// filtersOf is a request's structural and time filters.
+func filtersOf(req recallArgs) search.Filters {
+	var f search.Filters
 	for _, k := range [...]struct {
 		prefix string
 		v      *string
@@ -130,33 +142,32 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 		}
 	}
 	f.Since, f.Until = req.Since, req.Until
+	return f
+}
 
-	query := ""
-	if req.Query != nil {
-		query = *req.Query
-	}
+// plan is search's plan of query in mode (and match), with the engine's
+// configuration; an invalid or oversized pattern is a regex plan without
+// its pattern, and its error.
+func (e *Engine) plan(query string, mode QueryMode, match QueryMatch) (search.Plan, *ErrorObject) {
 	switch {
 	case strings.TrimSpace(query) == "":
-		q.plan.Kind = search.PlanBrowse
-	case q.req.QueryMode == "regex":
-		q.plan.Kind = search.PlanRegex
+		return search.Plan{Kind: search.PlanBrowse}, nil
+	case mode == "regex":
 		m, cerr := e.compileRegex(query)
 		if cerr != nil {
-			return q, &ErrorObject{Code: cerr.Code, Message: cerr.Message}
+			return search.Plan{Kind: search.PlanRegex}, &ErrorObject{Code: cerr.Code, Message: cerr.Message}
 		}
-		q.plan.Regex = m
-	case q.req.QueryMode == "phrase":
-		q.plan = search.PhrasePlan(query)
-	case q.req.QueryMode == "natural":
+		return search.Plan{Kind: search.PlanRegex, Regex: m}, nil
+	case mode == "phrase":
+		return search.PhrasePlan(query), nil
+	case mode == "natural":
 		nc := e.cfg.Natural
-		q.plan = search.NaturalPlan(query, search.NaturalFields{
+		return search.NaturalPlan(query, search.NaturalFields{
 			Canonical: search.Field{Weight: nc.CanonicalWeight, B: nc.CanonicalB},
 			Stem:      search.Field{Weight: nc.StemWeight, B: nc.StemB},
-		})
-	default:
-		q.plan = search.LiteralPlan(query, q.req.QueryMatch == "all")
+		}), nil
 	}
-	return q, nil
+	return search.LiteralPlan(query, match == "all"), nil
 }
 
 func ptrF(f float64) *float64 { return &f }
