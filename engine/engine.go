@@ -10,10 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/catalog"
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/search"
 	"github.com/memidx/memidx/internal/session"
@@ -176,7 +176,7 @@ func Open(opt Options) (*Engine, error) {
 	if e.cfg.IndexDir == "" {
 		e.cfg.IndexDir = index.DefaultIndexDir(dirs.AgentDir)
 	}
-	if w := bucket.DirWarning(e.cfg.IndexDir); w != "" {
+	if w := indexfile.DirWarning(e.cfg.IndexDir); w != "" {
 		e.notices = append(e.notices, index.Notice{File: e.cfg.IndexDir, Key: "indexDir", Message: w})
 	}
 	e.ix = index.Open(e.cfg, opt.LockTimeout)

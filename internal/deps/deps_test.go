@@ -18,7 +18,7 @@ var layer = map[string]int{
 	"internal/coverage":         0,
 	"internal/analyzer":         0,
 	"internal/jsjson":           0,
-	"internal/bucket":           0,
+	"internal/indexfile":        0,
 	"internal/blocksum":         0,
 	"internal/termtab":          1,
 	"internal/frontcode":        0,
