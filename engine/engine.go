@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/memidx/memidx/internal/session/locate"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -94,8 +95,8 @@ type Options struct {
 // directory and index. It is safe for concurrent use.
 type Engine struct {
 	opt      Options
-	env      session.Env
-	dirs     session.Dirs
+	env      locate.Env
+	dirs     locate.Dirs
 	cfg      index.Config
 	notices  []index.Notice
 	ix       *index.Index
@@ -125,7 +126,7 @@ type Engine struct {
 // Open resolves directories and configuration. It reads no session and
 // writes nothing.
 func Open(opt Options) (*Engine, error) {
-	env := session.DefaultEnv()
+	env := locate.DefaultEnv()
 	if opt.Env != nil {
 		env = *opt.Env
 	}
@@ -138,7 +139,7 @@ func Open(opt Options) (*Engine, error) {
 	if opt.Cwd != "" {
 		env.Cwd = absFrom(env.Cwd, opt.Cwd)
 	}
-	dirs, err := session.ResolveAgentDir(env)
+	dirs, err := locate.ResolveAgentDir(env)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ var layer = map[string]int{
 	"internal/termtab":          1,
 	"internal/frontcode":        0,
 	"internal/session":          1,
+	"internal/session/locate":   0,
 	"internal/lineage":          2,
 	"internal/regexiso":         2,
 	"internal/normalize":        3,

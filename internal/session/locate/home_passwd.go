@@ -1,6 +1,6 @@
 //go:build !darwin && !windows
 
-package session
+package locate
 
 import "os"
 
