@@ -3,7 +3,7 @@ package engine
 import (
 	"github.com/memidx/memidx/internal/catalog"
 	"github.com/memidx/memidx/internal/index"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/locate"
 )
 
 // The types a host needs to open an engine and read its setup, so that
@@ -23,9 +23,9 @@ type (
 	// working directory, variables, profile); Options.Env replaces the
 	// process's, for tests and sandboxed hosts. A nil LookupEnv means no
 	// variables.
-	Env = session.Env
+	Env = locate.Env
 	// Dirs are the OMP directories an engine uses (Engine.Dirs).
-	Dirs = session.Dirs
+	Dirs = locate.Dirs
 	// Catalog is a capability catalog: the providers and actions that
 	// tools.catalog, tools.search and tools.describe answer from
 	// (Options.Catalog, Engine.Catalog). It is safe for concurrent use; a
@@ -44,10 +44,10 @@ func DefaultConfig() Config { return index.DefaultConfig() }
 
 // ProcessEnv is the process's environment, as Open uses it when
 // Options.Env is nil.
-func ProcessEnv() Env { return session.DefaultEnv() }
+func ProcessEnv() Env { return locate.DefaultEnv() }
 
 // EnvMap is an Env.LookupEnv that reads the variables of m.
-func EnvMap(m map[string]string) func(key string) (string, bool) { return session.EnvMap(m) }
+func EnvMap(m map[string]string) func(key string) (string, bool) { return locate.EnvMap(m) }
 
 // DefaultCatalog is a new catalog holding only memidx's own memory
 // provider: the one an engine serves when Options.Catalog is nil. A host

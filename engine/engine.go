@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/memidx/memidx/internal/session/locate"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,10 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/catalog"
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/search"
 	"github.com/memidx/memidx/internal/session"
@@ -94,8 +95,8 @@ type Options struct {
 // directory and index. It is safe for concurrent use.
 type Engine struct {
 	opt      Options
-	env      session.Env
-	dirs     session.Dirs
+	env      locate.Env
+	dirs     locate.Dirs
 	cfg      index.Config
 	notices  []index.Notice
 	ix       *index.Index
@@ -125,7 +126,7 @@ type Engine struct {
 // Open resolves directories and configuration. It reads no session and
 // writes nothing.
 func Open(opt Options) (*Engine, error) {
-	env := session.DefaultEnv()
+	env := locate.DefaultEnv()
 	if opt.Env != nil {
 		env = *opt.Env
 	}
@@ -138,7 +139,7 @@ func Open(opt Options) (*Engine, error) {
 	if opt.Cwd != "" {
 		env.Cwd = absFrom(env.Cwd, opt.Cwd)
 	}
-	dirs, err := session.ResolveAgentDir(env)
+	dirs, err := locate.ResolveAgentDir(env)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +177,7 @@ func Open(opt Options) (*Engine, error) {
 	if e.cfg.IndexDir == "" {
 		e.cfg.IndexDir = index.DefaultIndexDir(dirs.AgentDir)
 	}
-	if w := bucket.DirWarning(e.cfg.IndexDir); w != "" {
+	if w := indexfile.DirWarning(e.cfg.IndexDir); w != "" {
 		e.notices = append(e.notices, index.Notice{File: e.cfg.IndexDir, Key: "indexDir", Message: w})
 	}
 	e.ix = index.Open(e.cfg, opt.LockTimeout)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,6 @@ import (
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/jsjson"
-	"github.com/memidx/memidx/internal/session"
 )
 
 var ctx = context.Background()
@@ -33,7 +33,7 @@ type world struct {
 	project string
 	bucket  string
 	cfg     index.Config
-	env     session.Env
+	env     locate.Env
 	n       int
 }
 
@@ -47,8 +47,8 @@ func newWorld(t *testing.T) *world {
 	}
 	w := &world{t: t, root: root, agent: filepath.Join(root, "home", ".omp", "agent"), project: filepath.Join(root, "proj")}
 	os.MkdirAll(w.project, 0o755)
-	w.env = session.Env{Home: filepath.Join(root, "home"), Cwd: w.project, TmpDir: filepath.Join(root, "tmp"), LookupEnv: session.EnvMap(nil)}
-	w.bucket = filepath.Join(w.agent, "sessions", session.BucketNames(w.project, w.env)[0])
+	w.env = locate.Env{Home: filepath.Join(root, "home"), Cwd: w.project, TmpDir: filepath.Join(root, "tmp"), LookupEnv: locate.EnvMap(nil)}
+	w.bucket = filepath.Join(w.agent, "sessions", locate.BucketNames(w.project, w.env)[0])
 	os.MkdirAll(w.bucket, 0o755)
 	w.cfg = index.DefaultConfig()
 	w.cfg.IndexDir = filepath.Join(root, "index")

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/coldvocab"
 	"github.com/memidx/memidx/internal/hotbm25"
 	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/search"
 )
@@ -178,9 +178,9 @@ func (e *Engine) inspectSession(ctx context.Context, target, branches string) (*
 		return nil, err
 	}
 	switch {
-	case errors.Is(err, bucket.ErrLocked):
+	case errors.Is(err, indexfile.ErrLocked):
 		reasons, err = append(reasons, index.IndexBusy), nil
-	case errors.Is(err, bucket.ErrUnreadable):
+	case errors.Is(err, indexfile.ErrUnreadable):
 		reasons, err = append(reasons, index.IndexUnreadable), nil
 	}
 	markIncomplete(&out.Coverage.Reasons, &out.Coverage.Complete, reasons...)

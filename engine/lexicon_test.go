@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,7 +21,6 @@ import (
 	"github.com/memidx/memidx/internal/coldvocab"
 	"github.com/memidx/memidx/internal/corpus"
 	"github.com/memidx/memidx/internal/index"
-	"github.com/memidx/memidx/internal/session"
 )
 
 // lexiconWorld is a generated archive, most of it cold, with its index.
@@ -32,7 +32,7 @@ func lexiconWorld(t *testing.T) (*engine.Engine, *corpus.Manifest) {
 	cfg := index.DefaultConfig()
 	cfg.IndexDir = filepath.Join(t.TempDir(), "index")
 	cfg.HotSessions = 4
-	env := session.DefaultEnv()
+	env := locate.DefaultEnv()
 	e, err := engine.Open(engine.Options{AgentDir: dir, Memory: &cfg, Env: &env})
 	require.NoError(t, err)
 	time.Sleep(index.DefaultRacyWindow) // let generation's ctimes age out
@@ -318,7 +318,7 @@ func hitKeys(p *engine.RecallPage) []string {
 // lexiconWorldAt is lexiconWorld over a given config, sharing dir.
 func openAt(t *testing.T, dir string, cfg index.Config) *engine.Engine {
 	t.Helper()
-	env := session.DefaultEnv()
+	env := locate.DefaultEnv()
 	e, err := engine.Open(engine.Options{AgentDir: dir, Memory: &cfg, Env: &env})
 	require.NoError(t, err)
 	return e

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"slices"
 	"testing"
@@ -71,7 +72,7 @@ func TestWatchMeasure(t *testing.T) {
 	cache := session.NewListCache()
 	defer cache.Close()
 	for _, c := range []*session.ListCache{nil, cache} {
-		r := &session.Resolver{Dirs: dirs, Env: session.DefaultEnv(), Watch: c}
+		r := &session.Resolver{Dirs: dirs, Env: locate.DefaultEnv(), Watch: c}
 		var ds []time.Duration
 		for i := 0; i < 60; i++ {
 			t0 := time.Now()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/memidx/memidx/internal/session"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -56,8 +55,8 @@ func newWorld(t *testing.T) *world {
 	for _, k := range []string{"PI_CODING_AGENT_DIR", "PI_CONFIG_DIR", "PI_CODING_AGENT_SESSION_DIR", "OMP_PROFILE", "PI_PROFILE"} {
 		t.Setenv(k, "")
 	}
-	env := session.DefaultEnv()
-	w.bucket = session.BucketNames(w.proj, env)[0]
+	env := locate.DefaultEnv()
+	w.bucket = locate.BucketNames(w.proj, env)[0]
 	bucket := filepath.Join(w.agent, "sessions", w.bucket)
 	mkdir(t, bucket)
 	body, err := os.ReadFile(fixture)

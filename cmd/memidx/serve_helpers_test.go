@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,7 +19,6 @@ import (
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/jsjson"
-	"github.com/memidx/memidx/internal/session"
 )
 
 // serveWorld is an agent directory with one project, and an engine over
@@ -30,7 +30,7 @@ type serveWorld struct {
 	project string
 	bucket  string
 	index   string
-	env     session.Env
+	env     locate.Env
 	n       int
 }
 
@@ -39,8 +39,8 @@ func newServeWorld(t *testing.T) *serveWorld {
 	w := &serveWorld{t: t, root: root, agent: filepath.Join(root, "home", ".omp", "agent"),
 		project: filepath.Join(root, "proj"), index: filepath.Join(root, "index")}
 	require.NoError(t, os.MkdirAll(w.project, 0o755))
-	w.env = session.Env{Home: filepath.Join(root, "home"), Cwd: w.project, TmpDir: filepath.Join(root, "tmp"), LookupEnv: session.EnvMap(nil)}
-	w.bucket = filepath.Join(w.agent, "sessions", session.BucketNames(w.project, w.env)[0])
+	w.env = locate.Env{Home: filepath.Join(root, "home"), Cwd: w.project, TmpDir: filepath.Join(root, "tmp"), LookupEnv: locate.EnvMap(nil)}
+	w.bucket = filepath.Join(w.agent, "sessions", locate.BucketNames(w.project, w.env)[0])
 	require.NoError(t, os.MkdirAll(w.bucket, 0o755))
 	return w
 }

@@ -12,9 +12,9 @@ import (
 
 	"github.com/memidx/memidx/internal/analyzer"
 	"github.com/memidx/memidx/internal/blocksum"
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/frontcode"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/normalize"
 	"github.com/memidx/memidx/internal/termtab"
 )
@@ -133,7 +133,7 @@ type addrEntry struct {
 // NewBuilder starts a digest with the identity fields of id.
 func NewBuilder(id Digest, lim Limits) *Builder {
 	d := &id
-	d.CacheVersion = bucket.CacheVersion
+	d.CacheVersion = indexfile.CacheVersion
 	d.Kind = "digest"
 	d.ToolHistogram = map[string]int{}
 	d.IndexCoverage.FilesTouchedComplete = true

@@ -10,7 +10,7 @@ import (
 
 	"github.com/memidx/memidx/internal/analyzer/natural"
 	"github.com/memidx/memidx/internal/blocksum"
-	"github.com/memidx/memidx/internal/bucket"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/termtab"
 )
 
@@ -80,7 +80,7 @@ func Decode(blob []byte) (*Digest, error) {
 	if err := msgpack.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if d.CacheVersion != bucket.CacheVersion || d.Kind != "digest" {
+	if d.CacheVersion != indexfile.CacheVersion || d.Kind != "digest" {
 		return nil, fmt.Errorf("%w: version %d kind %q", ErrCorrupt, d.CacheVersion, d.Kind)
 	}
 	return &d, nil

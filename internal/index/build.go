@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/internal/blocksum"
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/coldvocab"
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/hotbm25"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/normalize"
 	"github.com/memidx/memidx/internal/session"
@@ -413,7 +413,7 @@ func (ix *Index) normalizeOptions() normalize.Options {
 // newRecord is the record of a build of src before its entries are seen.
 func (ix *Index) newRecord(src *Source, h *session.Header, hash string, sel *lineage.Selection, mode lineage.Mode, tier string, live *lineage.Live) *Record {
 	rec := &Record{
-		CacheVersion:       bucket.CacheVersion,
+		CacheVersion:       indexfile.CacheVersion,
 		Path:               src.Path,
 		Branches:           string(mode),
 		Identity:           src.Identity,

@@ -2,7 +2,7 @@
 // and which cold, which records are fresh, what to rebuild within the work
 // budgets, and what to remove.
 //
-// Storage (one bbolt file, see package bucket):
+// Storage (one bbolt file, see package indexfile):
 //
 //	records  <branches>\x00<path> -> Record (binary, see recordcodec.go): source identity,
 //	         sourceHash, lineageFingerprint, policy, tier, counts, reasons

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/memidx/memidx/internal/bucket"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 )
 
@@ -86,7 +86,7 @@ func TestRefresh_ForeignFileIsLeftAlone(t *testing.T) {
 				}
 			}
 			assert.Equal(t, before, fileDigest(t, path), "the file is unchanged")
-			assert.False(t, ix.ResetIfDamaged(fmt.Errorf("x: %w", bucket.ErrCorrupt)))
+			assert.False(t, ix.ResetIfDamaged(fmt.Errorf("x: %w", indexfile.ErrCorrupt)))
 			assert.Equal(t, before, fileDigest(t, path), "the file is unchanged")
 		})
 	}

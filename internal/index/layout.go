@@ -8,7 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/memidx/memidx/internal/bucket"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 )
 
@@ -70,7 +70,7 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 		}
 		return nil
 	})
-	if errors.Is(err, bucket.ErrMissing) {
+	if errors.Is(err, indexfile.ErrMissing) {
 		return loaded{stored: map[string]*Record{}}, nil
 	}
 	// Callers append to bad: never into a cached array.

@@ -9,9 +9,9 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/internal/blocksum"
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/coldvocab"
 	"github.com/memidx/memidx/internal/hotbm25"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 )
 
@@ -76,7 +76,7 @@ func (ix *Index) ViewAfter(ctx context.Context, mode lineage.Mode, rep *Report, 
 		}
 		return fn(rd)
 	})
-	if errors.Is(err, bucket.ErrMissing) {
+	if errors.Is(err, indexfile.ErrMissing) {
 		return fn(&Reader{mode: mode})
 	}
 	return err
@@ -210,10 +210,10 @@ func (ix *Index) Forget(ctx context.Context, mode lineage.Mode, recs []*Record) 
 // ResetIfDamaged drops an index file that a read found damaged; the next
 // refresh rebuilds it from source. It reports whether the file is gone.
 func (ix *Index) ResetIfDamaged(err error) bool {
-	return errors.Is(err, bucket.ErrCorrupt) && ix.store.Reset() == nil
+	return errors.Is(err, indexfile.ErrCorrupt) && ix.store.Reset() == nil
 }
 
 // Compact rewrites the index file with each bucket's pages together
-// (bucket.Store.Compact). After a refresh that rebuilt much of the
+// (indexfile.Store.Compact). After a refresh that rebuilt much of the
 // archive, a recall then maps fewer pages and finds them sooner.
 func (ix *Index) Compact(ctx context.Context) error { return ix.store.Compact(ctx) }

@@ -11,7 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/internal/blocksum"
-	"github.com/memidx/memidx/internal/bucket"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 )
 
@@ -241,7 +241,7 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	if !d.ok || d.pos != len(d.b) {
 		return nil, errRecordShape
 	}
-	if r.CacheVersion != bucket.CacheVersion {
+	if r.CacheVersion != indexfile.CacheVersion {
 		return nil, fmt.Errorf("record of cache version %d", r.CacheVersion)
 	}
 	// The value names the key it was written under (computed from its path

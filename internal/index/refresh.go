@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/session"
 )
@@ -40,7 +40,7 @@ const (
 type Index struct {
 	cfg    Config
 	policy Policy
-	store  *bucket.Store
+	store  *indexfile.Store
 	// Workers is how many sessions are read and built at once; 0 means
 	// GOMAXPROCS.
 	Workers int
@@ -68,7 +68,7 @@ type Index struct {
 
 // Open returns the index of cfg.IndexDir. It does not touch the disk.
 func Open(cfg Config, lockTimeout time.Duration) *Index {
-	ix := &Index{cfg: cfg, policy: PolicyOf(cfg), store: bucket.New(cfg.IndexDir, bucket.Options{LockTimeout: lockTimeout})}
+	ix := &Index{cfg: cfg, policy: PolicyOf(cfg), store: indexfile.New(cfg.IndexDir, indexfile.Options{LockTimeout: lockTimeout})}
 	ix.policies = map[string]string{}
 	for _, mode := range []lineage.Mode{lineage.Active, lineage.All} {
 		for _, tier := range []string{Hot, Cold} {
@@ -84,7 +84,7 @@ func Open(cfg Config, lockTimeout time.Duration) *Index {
 func (x *Index) Close() error { return x.store.Close() }
 
 // Store returns the underlying store.
-func (ix *Index) Store() *bucket.Store { return ix.store }
+func (ix *Index) Store() *indexfile.Store { return ix.store }
 
 // Config returns the configuration.
 func (ix *Index) Config() Config { return ix.cfg }

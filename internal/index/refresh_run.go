@@ -11,8 +11,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 )
 
@@ -88,31 +88,31 @@ func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 		r.rep.readAt, r.rep.readAtKnown = got.at, true
 	}
 	switch {
-	case errors.Is(err, bucket.ErrCorrupt):
+	case errors.Is(err, indexfile.ErrCorrupt):
 		// Derived data: drop it and rebuild from the sources. A file that
 		// cannot even be removed leaves the index unusable, which coverage
 		// says; the call still answers.
 		switch rerr := ix.store.Reset(); {
 		case rerr == nil:
 			r.reasons.Add(IndexReset)
-		case errors.Is(rerr, bucket.ErrForeign):
+		case errors.Is(rerr, indexfile.ErrForeign):
 			ix.foreign(r.rep, &r.reasons) // replaced meanwhile
-		case errors.Is(rerr, bucket.ErrLocked):
+		case errors.Is(rerr, indexfile.ErrLocked):
 			r.reasons.Add(IndexBusy) // held by another process (Reset waits for its lock)
 		default:
 			r.reasons.Add(IndexUnwritable)
 		}
 		return map[string]*Record{}, nil, nil
-	case errors.Is(err, bucket.ErrForeign):
+	case errors.Is(err, indexfile.ErrForeign):
 		// Not memidx's file: never written nor deleted. Build from the
 		// sources as for an unreadable index; the writes fail the same
 		// way and the caller answers from what was built.
 		ix.foreign(r.rep, &r.reasons)
 		return map[string]*Record{}, bad, nil
-	case errors.Is(err, bucket.ErrLocked):
+	case errors.Is(err, indexfile.ErrLocked):
 		r.reasons.Add(IndexBusy)
 		return map[string]*Record{}, bad, nil
-	case errors.Is(err, bucket.ErrUnreadable):
+	case errors.Is(err, indexfile.ErrUnreadable):
 		// Not ours to delete: build from the sources; the write will fail
 		// too (index_unwritable) and the caller answers from memory.
 		r.reasons.Add(IndexUnreadable)
@@ -657,12 +657,12 @@ func (w *writer) finish() error {
 	r := w.r
 	reason := IndexUnwritable // read-only, full, damaged past repair, not a file
 	switch err := w.writeErr; {
-	case errors.Is(err, bucket.ErrLocked):
+	case errors.Is(err, indexfile.ErrLocked):
 		reason = IndexBusy
-	case errors.Is(err, bucket.ErrForeign):
+	case errors.Is(err, indexfile.ErrForeign):
 		reason = IndexForeignFile
 		r.ix.foreign(r.rep, &r.reasons) // replaced since it was read
-	case errors.Is(err, bucket.ErrCorrupt):
+	case errors.Is(err, indexfile.ErrCorrupt):
 		// A panic opening a damaged freelist, say.
 		return err
 	}

@@ -19,10 +19,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/internal/blocksum"
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/coldvocab"
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/hotbm25"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 )
 
@@ -418,8 +418,8 @@ func TestRefresh_CorruptRecordIsRebuilt(t *testing.T) {
 func TestRecordRoundTrip(t *testing.T) {
 	ts, te := 1.7e12, -0.5
 	for _, rec := range []*Record{
-		{CacheVersion: bucket.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Cold},
-		{CacheVersion: bucket.CacheVersion, Path: "/a/ü b.jsonl", Branches: "all", SessionID: "id", Cwd: "/w",
+		{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Cold},
+		{CacheVersion: indexfile.CacheVersion, Path: "/a/ü b.jsonl", Branches: "all", SessionID: "id", Cwd: "/w",
 			Identity:   Identity{Size: 1 << 40, MtimeNs: -5, CtimeNs: 1<<62 + 3, Inode: 1<<64 - 1, Dev: 7},
 			SourceHash: "h", LineageFingerprint: "l", LiveSignature: "live", Policy: "p", Tier: Hot,
 			EntryCount: 123456, SumLen: 99, Reasons: []string{"a", "", "max_entry_chars"}, CacheBytes: 1 << 33,
@@ -438,7 +438,7 @@ func TestRecordRoundTrip(t *testing.T) {
 // its mode and path give).
 func FuzzDecodeRecord(f *testing.F) {
 	ts := 3.0
-	rec := &Record{CacheVersion: bucket.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot,
+	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot,
 		Reasons: []string{"r"}, FirstTs: &ts, EntryCount: 4}
 	enc, _ := encodeRecord(rec)
 	data, _ := blocksum.Unseal(enc)
@@ -467,7 +467,7 @@ func FuzzDecodeRecord(f *testing.F) {
 }
 
 func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
-	rec := &Record{CacheVersion: bucket.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot, EntryCount: 12,
+	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot, EntryCount: 12,
 		Reasons: []string{"max_entry_chars"}, SourceHash: "abc"}
 	enc, err := encodeRecord(rec)
 	require.NoError(t, err)
@@ -665,7 +665,7 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 	n := arenaSlab*2 + 3
 	for i := range n {
 		first, last := float64(i), float64(i)+0.5
-		rec := &Record{CacheVersion: bucket.CacheVersion, Path: fmt.Sprintf("/p/%d/%s.jsonl", i, strings.Repeat("x", i*97%600)),
+		rec := &Record{CacheVersion: indexfile.CacheVersion, Path: fmt.Sprintf("/p/%d/%s.jsonl", i, strings.Repeat("x", i*97%600)),
 			Branches: "active", SessionID: fmt.Sprint("id", i), Tier: Hot, EntryCount: i, Doc: uint32(i)}
 		if i%3 == 0 {
 			rec.FirstTs, rec.LastTs = &first, &last

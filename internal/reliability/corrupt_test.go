@@ -34,7 +34,7 @@ const (
 		"its session is left out of every answer, but never rebuilt (not even by rebuild): the record stays fresh"
 	bugSilent = "BUG: damaged tier data (e.g. one flipped byte in a hot dictionary or posting list) changes answers " +
 		"while coverage says complete with no reason: tier data has no checksum"
-	bugOpenPanic = "BUG: a damaged freelist page makes bolt.Open (read-write) panic in loadFreelist; bucket.guard wraps only " +
+	bugOpenPanic = "BUG: a damaged freelist page makes bolt.Open (read-write) panic in loadFreelist; indexfile.guard wraps only " +
 		`transactions, so the panic reaches the CLI as internal_error on every call that writes (the read-only load ` +
 		"of the records works, so the file is never reset)"
 	bugUnusablePath = "BUG: an index path that cannot be used (index dir is a regular file, index.db is a non-empty " +
@@ -145,7 +145,7 @@ const (
 	fateNoFile
 )
 
-// indexMarker is the text that memidx's meta bucket holds (bucket/own.go)
+// indexMarker is the text that memidx's meta bucket holds (indexfile/own.go)
 // and that tells its file from any other, damaged or not.
 const indexMarker = "memidx index file: derived from OMP session files"
 

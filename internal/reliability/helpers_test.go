@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -25,7 +26,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/internal/jsjson"
-	"github.com/memidx/memidx/internal/session"
 )
 
 // ---------------------------------------------------------------------------
@@ -176,8 +176,8 @@ func newWorldIn(t testing.TB, root string) *world {
 	for _, d := range []string{w.home, w.project, tmp} {
 		require.NoError(t, os.MkdirAll(d, 0o755))
 	}
-	env := session.Env{Home: w.home, Cwd: w.project, TmpDir: tmp, LookupEnv: session.EnvMap(nil)}
-	w.bucket = filepath.Join(w.agent, "sessions", session.BucketNames(w.project, env)[0])
+	env := locate.Env{Home: w.home, Cwd: w.project, TmpDir: tmp, LookupEnv: locate.EnvMap(nil)}
+	w.bucket = filepath.Join(w.agent, "sessions", locate.BucketNames(w.project, env)[0])
 	require.NoError(t, os.MkdirAll(w.bucket, 0o755))
 	w.procEnv = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "TMPDIR=" + tmp, "LANG=C.UTF-8"}
 	return w

@@ -25,7 +25,7 @@ import (
 // 0700 and a new index.db 0600, whatever the umask (000 included). A
 // directory or file that memidx did not just create keeps its mode, too
 // open or not: memidx changes only what it created (a shared 1777 index
-// directory keeps its sticky bit); bucket.DirWarning tells the user.
+// directory keeps its sticky bit); indexfile.DirWarning tells the user.
 func TestPrivacyIndexPermissions(t *testing.T) {
 	t.Parallel()
 	seeded(t)

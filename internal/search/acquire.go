@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 )
 
@@ -111,7 +111,7 @@ func recovering(ctx context.Context, ix *index.Index, mode lineage.Mode, fallbac
 		case err == nil:
 		case !fromMemory && ix.ResetIfDamaged(err):
 			reasons, again = append(reasons, index.IndexReset), true
-		case !fromMemory && fallback && (errors.Is(err, bucket.ErrCorrupt) || errors.Is(err, bucket.ErrLocked)):
+		case !fromMemory && fallback && (errors.Is(err, indexfile.ErrCorrupt) || errors.Is(err, indexfile.ErrLocked)):
 			reasons, again, fromMemory = append(reasons, index.IndexUnwritable), true, true
 		}
 		if !again {

@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/internal/bucket"
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/search"
 )
@@ -192,7 +192,7 @@ func TestAcquireFallsBackToTheSources(t *testing.T) {
 	need.Fallback = true
 	need.MaxSyncSourceBytes = 2*st.Size() - 1 // two of the three sessions
 	need.Refresh = func(context.Context, bool) (*index.Report, error) {
-		return nil, fmt.Errorf("open: %w", bucket.ErrLocked)
+		return nil, fmt.Errorf("open: %w", indexfile.ErrLocked)
 	}
 	var states []index.State
 	var got []string
@@ -219,7 +219,7 @@ func TestAcquireFallsBackToTheSources(t *testing.T) {
 		t.Error("use ran without a report")
 		return nil, nil
 	})
-	assert.ErrorIs(t, err, bucket.ErrLocked)
+	assert.ErrorIs(t, err, indexfile.ErrLocked)
 }
 
 // RecordsOnly never reads the index.
@@ -248,7 +248,7 @@ func TestAcquireSingleSessionSurvivesTheFallback(t *testing.T) {
 	need := f.need(f.paths[2])
 	need.Single, need.Fallback = true, true
 	need.Refresh = func(context.Context, bool) (*index.Report, error) {
-		return nil, fmt.Errorf("open: %w", bucket.ErrLocked)
+		return nil, fmt.Errorf("open: %w", indexfile.ErrLocked)
 	}
 	var hot []search.HotSource
 	_, reasons, err := search.Acquire(context.Background(), f.ix, need, func(a *search.Acquired) ([]*index.Record, error) {

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,7 +35,7 @@ type rootSet struct {
 }
 
 // confineRoots adds the allowed session roots of d to sessionRoots.
-func (d Dirs) confineRoots() {
+func confineRoots(d locate.Dirs) {
 	for _, r := range []string{d.SessionsRoot, d.SessionDir} {
 		if r == "" {
 			continue
@@ -123,14 +124,14 @@ func openSessionFile(path string) (*os.File, error) {
 func openCanonical(roots []string, canon, name string, dir bool) (*os.File, error) {
 	root := ""
 	for _, r := range roots {
-		if rel, ok := within(r, canon); ok && rel != "" && len(r) > len(root) {
+		if rel, ok := locate.Within(r, canon); ok && rel != "" && len(r) > len(root) {
 			root = r
 		}
 	}
 	if root == "" {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: %s", ErrOutsideRoots, canon)}
 	}
-	rel, _ := within(root, canon)
+	rel, _ := locate.Within(root, canon)
 	return openStrict(root, rel, name, dir)
 }
 

@@ -4,6 +4,7 @@ package session
 
 import (
 	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -58,7 +59,7 @@ func sameCanonical(f *os.File, root, p string, strict bool) error {
 	if err != nil {
 		return err
 	}
-	if rel, ok := within(canonRoot, canon); !ok || rel == "" || strict && canon != p {
+	if rel, ok := locate.Within(canonRoot, canon); !ok || rel == "" || strict && canon != p {
 		return fmt.Errorf("%w: %s resolves to %s", errLinkRefused, p, canon)
 	}
 	opened, err := f.Stat()

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,7 +83,7 @@ func testReadAfterSwap(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newConfineTree(t)
-			refs, err := ListSessions(Dirs{SessionsRoot: c.sessions}, ListOptions{})
+			refs, err := ListSessions(locate.Dirs{SessionsRoot: c.sessions}, ListOptions{})
 			require.NoError(t, err)
 			want := c.top
 			if tc.nested {
@@ -116,7 +117,7 @@ func TestReadRacesBucketSwap(t *testing.T) { testReadRacesSwap(t) }
 
 func testReadRacesSwap(t *testing.T) {
 	c := newConfineTree(t)
-	refs, err := ListSessions(Dirs{SessionsRoot: c.sessions}, ListOptions{})
+	refs, err := ListSessions(locate.Dirs{SessionsRoot: c.sessions}, ListOptions{})
 	require.NoError(t, err)
 	require.Contains(t, paths(refs), c.top)
 	bucket := filepath.Join(c.sessions, "-w")

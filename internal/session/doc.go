@@ -1,5 +1,5 @@
-// Package session finds OMP session files and reads one exactly as the OMP
-// host's text loader does.
+// Package session lists OMP session files, resolves scopes to them, and
+// reads one exactly as the OMP host's text loader does.
 //
 // # Reading
 //
@@ -35,12 +35,9 @@
 //
 // # Discovery and scopes
 //
-// ResolveAgentDir finds OMP 18's directories from an Env (home, cwd, tmp,
-// variables, --profile/--session-dir flags): PI_CONFIG_DIR, OMP_PROFILE/
-// PI_PROFILE, PI_CODING_AGENT_DIR and the XDG_DATA_HOME redirect, as
-// pi-utils dirs.ts does (.env files are not read). BucketNames spells the
-// bucket of a cwd in every historical scheme, current name first.
-// ListSessions lists <sessionsRoot>/<bucket>/*.jsonl like OMP, the explicit
+// Package locate finds the directories (agent dir, sessions root,
+// explicit session dir) and the bucket names of a cwd; this package lists
+// and resolves within them. ListSessions lists <sessionsRoot>/<bucket>/*.jsonl like OMP, the explicit
 // flat session dir, and (by default) subagent and advisor sessions nested
 // in artifacts directories; it skips temp, lock and backup files and
 // anything that is not a regular file. A Ref's Path is canonical, so a file

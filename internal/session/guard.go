@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,27 +77,11 @@ func ListReasons(err error) (reasons []string, unavailable bool) {
 	return reasons, unavailable
 }
 
-// AllowedRoots are the canonical (symlink-free) directories whose files
-// memidx may read: the sessions root and the explicit session dir, those
-// that exist.
-func (d Dirs) AllowedRoots() []string {
-	var roots []string
-	for _, r := range []string{d.SessionsRoot, d.SessionDir} {
-		if r == "" {
-			continue
-		}
-		if c, err := filepath.EvalSymlinks(filepath.Clean(r)); err == nil {
-			roots = append(roots, c)
-		}
-	}
-	return roots
-}
-
 // insideRoots reports whether the canonical path lies strictly inside one
 // of roots.
 func insideRoots(roots []string, canon string) bool {
 	for _, r := range roots {
-		if rel, ok := within(r, canon); ok && rel != "" {
+		if rel, ok := locate.Within(r, canon); ok && rel != "" {
 			return true
 		}
 	}
@@ -150,7 +135,7 @@ func (r *Resolver) sessionRef(p string) (Ref, error) {
 	if !validName(p) {
 		return Ref{}, fmt.Errorf("%w: %q", ErrInvalidName, p)
 	}
-	r.Dirs.confineRoots()
+	confineRoots(r.Dirs)
 	abs := r.abs(p)
 	st, err := os.Stat(abs)
 	if err != nil {

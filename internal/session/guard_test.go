@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,11 +23,11 @@ func TestListSkipsSymlinkOutsideRoots(t *testing.T) {
 	require.NoError(t, os.Symlink(secret, filepath.Join(s, "-w", "x.jsonl")))
 	require.NoError(t, os.Symlink(filepath.Join(s, "-w", "T1_a.jsonl"), filepath.Join(s, "-w", "inside.jsonl")))
 
-	refs, err := ListSessions(Dirs{SessionsRoot: s}, ListOptions{})
+	refs, err := ListSessions(locate.Dirs{SessionsRoot: s}, ListOptions{})
 	requireSkipped(t, err, ReasonOutsideRoots)
 	assert.Equal(t, []string{filepath.Join(s, "-w", "T1_a.jsonl")}, paths(refs))
 
-	res, err := (&Resolver{Dirs: Dirs{SessionsRoot: s}, Env: Env{Cwd: "/"}}).Resolve(Scope{Kind: ScopeGlobal})
+	res, err := (&Resolver{Dirs: locate.Dirs{SessionsRoot: s}, Env: locate.Env{Cwd: "/"}}).Resolve(Scope{Kind: ScopeGlobal})
 	require.NoError(t, err)
 	assert.Equal(t, []string{ReasonOutsideRoots}, res.Reasons)
 	assert.Len(t, res.Refs, 1)
@@ -47,11 +48,11 @@ func TestListSkipsInvalidUTF8Names(t *testing.T) {
 	}
 	writeSession(t, filepath.Join(s, "-w", "T2_ok.jsonl"), "ok", "/w", time.Unix(1, 0))
 
-	refs, err := ListSessions(Dirs{SessionsRoot: s}, ListOptions{})
+	refs, err := ListSessions(locate.Dirs{SessionsRoot: s}, ListOptions{})
 	requireSkipped(t, err, ReasonInvalidFileName)
 	assert.Equal(t, []string{filepath.Join(s, "-w", "T2_ok.jsonl")}, paths(refs))
 
-	r := &Resolver{Dirs: Dirs{SessionsRoot: s}, Env: Env{Cwd: "/"}}
+	r := &Resolver{Dirs: locate.Dirs{SessionsRoot: s}, Env: locate.Env{Cwd: "/"}}
 	res, err := r.Resolve(Scope{Kind: ScopeSessionTarget, Target: bad})
 	require.NoError(t, err)
 	require.NotNil(t, res.Error)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,7 +84,7 @@ func TestListFollowsSymlinkedArtifacts(t *testing.T) {
 			writeSession(t, top, "top", "/w", time.Unix(1, 0))
 			nested := tc.setup(t, tr)
 
-			refs, err := ListSessions(Dirs{SessionsRoot: tr.sessions}, ListOptions{})
+			refs, err := ListSessions(locate.Dirs{SessionsRoot: tr.sessions}, ListOptions{})
 			if tc.reason != "" {
 				requireSkipped(t, err, tc.reason)
 			} else {
@@ -97,7 +98,7 @@ func TestListFollowsSymlinkedArtifacts(t *testing.T) {
 				assert.Equal(t, strings.Split(rel, string(filepath.Separator))[0], r.Bucket, r.Path)
 			}
 
-			res, err := (&Resolver{Dirs: Dirs{SessionsRoot: tr.sessions}, Env: Env{Cwd: "/"}}).Resolve(Scope{Kind: ScopeGlobal})
+			res, err := (&Resolver{Dirs: locate.Dirs{SessionsRoot: tr.sessions}, Env: locate.Env{Cwd: "/"}}).Resolve(Scope{Kind: ScopeGlobal})
 			require.NoError(t, err)
 			if tc.reason != "" {
 				assert.Equal(t, []string{tc.reason}, res.Reasons)

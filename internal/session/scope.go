@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -89,9 +90,9 @@ func ParseScope(s string) (Scope, error) {
 type Resolver struct {
 	// Dirs are the OMP directories, normally from ResolveAgentDir.
 	// Dirs.SessionDir is the explicit flat session dir, if any.
-	Dirs Dirs
+	Dirs locate.Dirs
 	// Env gives home and tmp for the bucket names.
-	Env Env
+	Env locate.Env
 	// Cwd is the project directory. Empty means Env.Cwd. Relative paths in
 	// scopes and CurrentSessionFile are resolved against it.
 	Cwd string
@@ -114,8 +115,8 @@ type Resolver struct {
 
 // NewResolver resolves the agent directory of env and returns a Resolver
 // for env's cwd.
-func NewResolver(env Env) (*Resolver, error) {
-	d, err := ResolveAgentDir(env)
+func NewResolver(env locate.Env) (*Resolver, error) {
+	d, err := locate.ResolveAgentDir(env)
 	if err != nil {
 		return nil, err
 	}
@@ -220,9 +221,9 @@ func (r *Resolver) Resolve(s Scope) (Resolution, error) {
 
 func (r *Resolver) cwd() string {
 	if r.Cwd != "" {
-		return r.Env.abs(r.Cwd)
+		return r.Env.Abs(r.Cwd)
 	}
-	return r.Env.abs(r.Env.Cwd)
+	return r.Env.Abs(r.Env.Cwd)
 }
 
 // abs resolves p against the project cwd.
@@ -261,7 +262,7 @@ func (r *Resolver) resolveSession(res *Resolution, reasons *coverage.Set) {
 func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref, []string) {
 	cwd := r.cwd()
 	opts := r.opts(topLevelOnly)
-	refs, searched, err := r.listBuckets(BucketNames(cwd, r.Env), opts)
+	refs, searched, err := r.listBuckets(locate.BucketNames(cwd, r.Env), opts)
 	addListReasons(reasons, err)
 	missing := len(searched) == 0
 	var extra []Ref
@@ -285,7 +286,7 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 	}
 	// Files outside the buckets belong to the project when their
 	// top-level session's header cwd is the project cwd.
-	want := realpath(cwd)
+	want := locate.Realpath(cwd)
 	cwdOf := map[string]string{}
 	keep := map[string]bool{}
 	for _, ref := range extra {
@@ -298,7 +299,7 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 		}
 		c, ok := cwdOf[h.Cwd]
 		if !ok {
-			c = realpath(r.Env.abs(h.Cwd))
+			c = locate.Realpath(r.Env.Abs(h.Cwd))
 			cwdOf[h.Cwd] = c
 		}
 		if c == want {
@@ -485,7 +486,7 @@ func matchHeaders(refs []Ref, id string) []Ref {
 }
 
 // listExplicit lists the explicit session dir alone (see ListSessions).
-func listExplicit(dirs Dirs, opts ListOptions) ([]Ref, error) {
+func listExplicit(dirs locate.Dirs, opts ListOptions) ([]Ref, error) {
 	l := newLister(dirs, opts)
 	l.listFlat(dirs.SessionDir, "")
 	refs, err := l.result()

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,8 +57,8 @@ func TestParseScope(t *testing.T) {
 // project's bucket, another project, and an explicit session dir.
 type scopeFixture struct {
 	root, home, app, other, custom       string
-	env                                  Env
-	dirs                                 Dirs
+	env                                  locate.Env
+	dirs                                 locate.Dirs
 	sessions, canon, legacy, otherBucket string
 	t0                                   time.Time
 }
@@ -74,13 +75,13 @@ func newScopeFixture(t *testing.T) *scopeFixture {
 	f.other = filepath.Join(f.home, "src", "other")
 	mkdirs(t, f.app, f.other, filepath.Join(root, "tmp"))
 	require.NoError(t, os.Symlink(f.app, filepath.Join(root, "applink")))
-	f.env = Env{Home: f.home, TmpDir: filepath.Join(root, "tmp"), Cwd: f.app, LookupEnv: EnvMap(nil), GOOS: "linux"}
-	d, err := ResolveAgentDir(f.env)
+	f.env = locate.Env{Home: f.home, TmpDir: filepath.Join(root, "tmp"), Cwd: f.app, LookupEnv: locate.EnvMap(nil), GOOS: "linux"}
+	d, err := locate.ResolveAgentDir(f.env)
 	require.NoError(t, err)
 	f.dirs = d
 	f.sessions = d.SessionsRoot
 	f.canon = filepath.Join(f.sessions, "-src-app")
-	f.legacy = filepath.Join(f.sessions, encodeAbsolute(f.app))
+	f.legacy = filepath.Join(f.sessions, legacyBucket(f.app))
 	f.otherBucket = filepath.Join(f.sessions, "-src-other")
 
 	f.write(t, filepath.Join(f.canon, "T1_id1.jsonl"), "id1", f.app, 100)
@@ -518,4 +519,9 @@ func TestResolutionErr(t *testing.T) {
 	var ce *coverage.Error
 	require.True(t, errors.As(err, &ce))
 	assert.True(t, strings.HasPrefix(err.Error(), "session_not_found"))
+}
+
+// legacyBucket is OMP's bucket name of an absolute cwd before OMP 17.2.5.
+func legacyBucket(abs string) string {
+	return "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimPrefix(abs, "/")) + "--"
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -545,7 +546,7 @@ func (c *ListCache) begin() *listView {
 
 // lister is newLister, watching; kept listings made under other roots
 // are dropped.
-func (v *listView) lister(dirs Dirs, opts ListOptions) *lister {
+func (v *listView) lister(dirs locate.Dirs, opts ListOptions) *lister {
 	l := newLister(dirs, opts)
 	l.watch = v.c.addWatch
 	key := fmt.Sprint(l.roots, l.allowed)
@@ -568,7 +569,7 @@ func (v *listView) cached(key string) *part {
 // listSessions is ListSessions through the cache. The refs it returns may
 // be shared with earlier and later calls (see listMemo): callers must not
 // change them (the slice is clipped, so appending copies).
-func (v *listView) listSessions(dirs Dirs, opts ListOptions) ([]Ref, error) {
+func (v *listView) listSessions(dirs locate.Dirs, opts ListOptions) ([]Ref, error) {
 	v.used, v.missed, v.groups = nil, false, nil
 	l := v.lister(dirs, opts)
 	v.listRoot(l, dirs.SessionsRoot)
@@ -615,7 +616,7 @@ func (v *listView) memoize(key string, refs []Ref) {
 }
 
 // listBuckets is ListBuckets through the cache.
-func (v *listView) listBuckets(dirs Dirs, buckets []string, opts ListOptions) (refs []Ref, existing []string, err error) {
+func (v *listView) listBuckets(dirs locate.Dirs, buckets []string, opts ListOptions) (refs []Ref, existing []string, err error) {
 	l := v.lister(dirs, opts)
 	l.linked = true // a bucket may be named twice
 	var todo []bucketDir
@@ -636,7 +637,7 @@ func (v *listView) listBuckets(dirs Dirs, buckets []string, opts ListOptions) (r
 }
 
 // listExplicit is listExplicit through the cache.
-func (v *listView) listExplicit(dirs Dirs, opts ListOptions) ([]Ref, error) {
+func (v *listView) listExplicit(dirs locate.Dirs, opts ListOptions) ([]Ref, error) {
 	l := v.lister(dirs, opts)
 	v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}})
 	v.flush(l)

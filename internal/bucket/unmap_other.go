@@ -1,8 +1,0 @@
-//go:build !linux
-
-package bucket
-
-import bolt "go.etcd.io/bbolt"
-
-// dropMapped does nothing here (see unmap_linux.go).
-func dropMapped(*bolt.DB, int64) {}
