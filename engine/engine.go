@@ -86,8 +86,16 @@ type Options struct {
 	// same: a write that completed before a call began is seen by it, and
 	// whenever that cannot be proved (queue overflow, watch limits,
 	// other platforms) the call lists everything as without Watch. Close
-	// the Engine to release the watches. See session.ListCache.
+	// the Engine to release the watches.
 	Watch bool
+	// Workers is how many sessions are read and built at once; 0 means
+	// GOMAXPROCS.
+	Workers int
+	// BuildCharged, when set, is told the memory the index's builds are
+	// charged against maxBuildBytes each time it changes, in order, under
+	// a lock: it must be quick. A batch program steers the Go heap's soft
+	// limit with it (memidx rebuild does).
+	BuildCharged func(inUse int64)
 }
 
 // Engine answers recall, expand, sessions and walk over one agent
@@ -180,6 +188,7 @@ func Open(opt Options) (*Engine, error) {
 		e.notices = append(e.notices, index.Notice{File: e.cfg.IndexDir, Key: "indexDir", Message: w})
 	}
 	e.ix = index.Open(e.cfg, opt.LockTimeout)
+	e.ix.Workers, e.ix.BuildCharged = opt.Workers, opt.BuildCharged
 	e.resolver = &session.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
 	e.openWatch()
 	return e, nil
@@ -210,10 +219,6 @@ func (e *Engine) noticesOnce() []index.Notice {
 
 // Dirs are the OMP directories in use.
 func (e *Engine) Dirs() Dirs { return e.dirs }
-
-// Index is the underlying index, for tools that read it directly (package
-// index); a host needs none of it: every answer refreshes what it reads.
-func (e *Engine) Index() *index.Index { return e.ix }
 
 // live returns the host's live session, if any.
 func (e *Engine) live() (file string, l *lineage.Live) {

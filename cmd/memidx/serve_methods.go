@@ -427,7 +427,7 @@ func (s *server) rebuild(ctx context.Context, id json.RawMessage, params json.Ra
 				Done: &done, Total: &total, BytesRead: &bytesRead})
 		}
 	}
-	rep, err := rebuildIndex(ctx, s.e, p.Scope, p.Branches, progress)
+	rep, err := rebuildIndex(ctx, s.e, 0, p.Scope, p.Branches, progress)
 	mu.Lock()
 	finished = true
 	mu.Unlock()
