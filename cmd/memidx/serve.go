@@ -687,7 +687,7 @@ func (s *server) dispatch(c *call) (resp *rpcResponse) {
 		}
 		result, err = s.e.Call(ctx, fc)
 	case "tools.catalog", "tools.search", "tools.describe":
-		result, err = s.e.Tools(req.Method, params)
+		result, err = s.tools(ctx, req.Method, params)
 	case "initialize", "rpc.discover":
 		result = s.initialize()
 	default:

@@ -53,7 +53,11 @@ func resultError(v any) *engine.ErrorObject {
 		return fromCoverage(r.Coverage.Error)
 	case *engine.CallError:
 		return r.Error
-	case *engine.ToolsError:
+	case *engine.ToolCatalogResult:
+		return r.Error
+	case *engine.ToolSearchResult:
+		return r.Error
+	case *engine.ToolDescribeResult:
 		return r.Error
 	case *walkPage:
 		return r.Error
@@ -435,4 +439,30 @@ func (s *server) rebuild(ctx context.Context, id json.RawMessage, params json.Ra
 		return nil, err
 	}
 	return rep, nil
+}
+
+// tools answers tools.catalog, tools.search and tools.describe with
+// engine's typed methods. Arguments engine refuses are its *ErrorObject
+// (invalid_request), which answerOf makes an invalid-params error.
+func (s *server) tools(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "tools.catalog":
+		var r engine.ToolCatalogRequest
+		if err := r.UnmarshalJSON(params); err != nil {
+			return nil, err
+		}
+		return s.e.ToolCatalog(ctx, r)
+	case "tools.search":
+		var r engine.ToolSearchRequest
+		if err := r.UnmarshalJSON(params); err != nil {
+			return nil, err
+		}
+		return s.e.SearchTools(ctx, r)
+	default:
+		var r engine.ToolDescribeRequest
+		if err := r.UnmarshalJSON(params); err != nil {
+			return nil, err
+		}
+		return s.e.DescribeTool(ctx, r)
+	}
 }
