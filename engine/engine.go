@@ -105,7 +105,7 @@ type Engine struct {
 	env      session.Env
 	dirs     session.Dirs
 	cfg      index.Config
-	notices  []index.Notice
+	notices  []Notice
 	ix       *index.Index
 	resolver *session.Resolver
 	// catalog is Options.Catalog, or the built-in one, made at first use
@@ -174,7 +174,7 @@ func Open(opt Options) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		e.cfg, e.notices = cfg, notices
+		e.cfg, e.notices = cfg, noticesOf(notices)
 	}
 	if opt.IndexDir != "" {
 		e.cfg.IndexDir = absFrom(env.Cwd, opt.IndexDir)
@@ -185,7 +185,7 @@ func Open(opt Options) (*Engine, error) {
 		e.cfg.IndexDir = index.DefaultIndexDir(dirs.AgentDir)
 	}
 	if w := bucket.DirWarning(e.cfg.IndexDir); w != "" {
-		e.notices = append(e.notices, index.Notice{File: e.cfg.IndexDir, Key: "indexDir", Message: w})
+		e.notices = append(e.notices, Notice{File: e.cfg.IndexDir, Key: "indexDir", Message: w})
 	}
 	e.ix = index.Open(e.cfg, opt.LockTimeout)
 	e.ix.Workers, e.ix.BuildCharged = opt.Workers, opt.BuildCharged
@@ -210,7 +210,7 @@ func (e *Engine) Config() Config { return e.cfg }
 func (e *Engine) Notices() []Notice { return e.notices }
 
 // noticesOnce returns the notices the first time it is called, then nil.
-func (e *Engine) noticesOnce() []index.Notice {
+func (e *Engine) noticesOnce() []Notice {
 	if len(e.notices) == 0 || e.told.Swap(true) {
 		return nil
 	}
@@ -410,9 +410,20 @@ func (e *Engine) rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 	return &RebuildReport{Scope: r.scope.String(), Branches: string(mode), Report: rep}, nil
 }
 
-// DomainError extracts the wire error of a domain failure, or nil for an
-// engine failure.
-func DomainError(err error) *coverage.Error {
+// DomainError is the error object of a domain failure (an *ErrorObject,
+// or an error of the engine's lower layers that carries a code, wrapped or
+// not), or nil for an engine failure.
+func DomainError(err error) *ErrorObject {
+	var eo *ErrorObject
+	if errors.As(err, &eo) {
+		return eo
+	}
+	return errorObject(err)
+}
+
+// domainError extracts the coded error of a lower layer's domain failure,
+// or nil.
+func domainError(err error) *coverage.Error {
 	var ae *session.AmbiguousError
 	if errors.As(err, &ae) {
 		return ae.Coverage()

@@ -62,7 +62,7 @@ func CodeOf(err error) ErrorCode {
 	if errors.As(err, &eo) {
 		return ErrorCode(eo.Code)
 	}
-	if de := DomainError(err); de != nil {
+	if de := domainError(err); de != nil {
 		return ErrorCode(de.Code)
 	}
 	return ""

@@ -389,13 +389,13 @@ func humanOutput(g globals, w io.Writer) bool {
 
 // showNotices writes notices to stderr on a terminal, one line each:
 // where a command's JSON has no notices field, or its human form is shown.
-func showNotices(w io.Writer, notices []index.Notice) {
+func showNotices(w io.Writer, notices []engine.Notice) {
 	for _, n := range notices {
 		fmt.Fprintf(w, "memidx: note: %s\n", noticeText(n))
 	}
 }
 
-func noticeText(n index.Notice) string {
+func noticeText(n engine.Notice) string {
 	if n.File != "" && n.Key != "" {
 		return fmt.Sprintf("%s (%s in %s)", n.Message, n.Key, n.File)
 	}

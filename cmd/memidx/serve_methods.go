@@ -12,7 +12,6 @@ import (
 
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/internal/coverage"
-	"github.com/memidx/memidx/internal/index"
 )
 
 // requestErrorCodes are the memidx error codes that say the request itself
@@ -249,7 +248,7 @@ type walkPage struct {
 	Entries            []engine.ExpandedEntry `json:"entries"`
 	Next               *rpcCall               `json:"next"`
 	Error              *engine.ErrorObject    `json:"error,omitempty"`
-	Notices            []index.Notice         `json:"notices,omitempty"`
+	Notices            []engine.Notice        `json:"notices,omitempty"`
 }
 
 // rpcCall is a copy-ready JSON-RPC call: send it with an id of your own.
