@@ -58,8 +58,16 @@ func engineCalls(path string) []engineCall {
 			_, err := e.InspectSession(ctx, path, "active")
 			return err
 		}},
-		{"Tools", func(_ context.Context, e *engine.Engine) error {
-			_, err := e.Tools("tools.catalog", json.RawMessage(`{}`))
+		{"ToolCatalog", func(ctx context.Context, e *engine.Engine) error {
+			_, err := e.ToolCatalog(ctx, engine.ToolCatalogRequest{})
+			return err
+		}},
+		{"SearchTools", func(ctx context.Context, e *engine.Engine) error {
+			_, err := e.SearchTools(ctx, engine.ToolSearchRequest{Query: "recall"})
+			return err
+		}},
+		{"DescribeTool", func(ctx context.Context, e *engine.Engine) error {
+			_, err := e.DescribeTool(ctx, engine.ToolDescribeRequest{Ref: "memory.recall"})
 			return err
 		}},
 	}
@@ -138,10 +146,10 @@ func TestCloseEndsAWalkInFlight(t *testing.T) {
 			seen++
 			if seen == 2 {
 				close(second)
-				// Close has begun once Tools, which takes no
-				// context, answers ErrClosed.
+				// Close has begun once ToolCatalog, which reads
+				// nothing Close waits for, answers ErrClosed.
 				for wait := time.Now().Add(10 * time.Second); time.Now().Before(wait); time.Sleep(time.Millisecond) {
-					if _, err := e.Tools("tools.catalog", json.RawMessage(`{}`)); errors.Is(err, engine.ErrClosed) {
+					if _, err := e.ToolCatalog(ctx, engine.ToolCatalogRequest{}); errors.Is(err, engine.ErrClosed) {
 						break
 					}
 				}

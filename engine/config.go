@@ -15,10 +15,6 @@ type (
 	// budgets and the indexing policy. Options.Memory replaces the
 	// configuration files with one.
 	Config = index.Config
-	// Notice is what the user should know about the setup: a
-	// configuration key not taken as written, an index directory others
-	// can read (see Engine.Notices).
-	Notice = index.Notice
 	// Env is the environment an engine finds OMP's directories from (home,
 	// working directory, variables, profile); Options.Env replaces the
 	// process's, for tests and sandboxed hosts. A nil LookupEnv means no
@@ -63,3 +59,24 @@ func LoadCatalog(path string) (*Catalog, error) { return catalog.Load(path) }
 // memory.expand, memory.sessions), for a host that builds its catalog from
 // its own providers and this one.
 func MemoryCatalogProvider() CatalogProvider { return catalog.MemoryProvider() }
+
+// Notice is what the user should know about the setup: a configuration key
+// not taken as written, an index directory others can read (see
+// Engine.Notices).
+type Notice struct {
+	File    string `json:"file"`
+	Key     string `json:"key"`
+	Message string `json:"message"`
+}
+
+// noticesOf are the configuration's notices under engine's type.
+func noticesOf(ns []index.Notice) []Notice {
+	if ns == nil {
+		return nil
+	}
+	out := make([]Notice, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, Notice(n))
+	}
+	return out
+}

@@ -22,9 +22,6 @@ func TestCallerContextEndIsItsError(t *testing.T) {
 	expired, cancel2 := context.WithDeadline(ctx, time.Unix(1, 0))
 	defer cancel2()
 	for _, c := range engineCalls(path) {
-		if c.name == "Tools" {
-			continue // no context
-		}
 		for _, d := range []struct {
 			name string
 			ctx  context.Context

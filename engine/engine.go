@@ -87,8 +87,16 @@ type Options struct {
 	// same: a write that completed before a call began is seen by it, and
 	// whenever that cannot be proved (queue overflow, watch limits,
 	// other platforms) the call lists everything as without Watch. Close
-	// the Engine to release the watches. See session.ListCache.
+	// the Engine to release the watches.
 	Watch bool
+	// Workers is how many sessions are read and built at once; 0 means
+	// GOMAXPROCS.
+	Workers int
+	// BuildCharged, when set, is told the memory the index's builds are
+	// charged against maxBuildBytes each time it changes, in order, under
+	// a lock: it must be quick. A batch program steers the Go heap's soft
+	// limit with it (memidx rebuild does).
+	BuildCharged func(inUse int64)
 }
 
 // Engine answers recall, expand, sessions and walk over one agent
@@ -98,7 +106,7 @@ type Engine struct {
 	env      locate.Env
 	dirs     locate.Dirs
 	cfg      index.Config
-	notices  []index.Notice
+	notices  []Notice
 	ix       *index.Index
 	resolver *session.Resolver
 	// catalog is Options.Catalog, or the built-in one, made at first use
@@ -167,7 +175,7 @@ func Open(opt Options) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		e.cfg, e.notices = cfg, notices
+		e.cfg, e.notices = cfg, noticesOf(notices)
 	}
 	if opt.IndexDir != "" {
 		e.cfg.IndexDir = absFrom(env.Cwd, opt.IndexDir)
@@ -178,9 +186,10 @@ func Open(opt Options) (*Engine, error) {
 		e.cfg.IndexDir = index.DefaultIndexDir(dirs.AgentDir)
 	}
 	if w := indexfile.DirWarning(e.cfg.IndexDir); w != "" {
-		e.notices = append(e.notices, index.Notice{File: e.cfg.IndexDir, Key: "indexDir", Message: w})
+		e.notices = append(e.notices, Notice{File: e.cfg.IndexDir, Key: "indexDir", Message: w})
 	}
 	e.ix = index.Open(e.cfg, opt.LockTimeout)
+	e.ix.Workers, e.ix.BuildCharged = opt.Workers, opt.BuildCharged
 	e.resolver = &session.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
 	e.openWatch()
 	return e, nil
@@ -202,7 +211,7 @@ func (e *Engine) Config() Config { return e.cfg }
 func (e *Engine) Notices() []Notice { return e.notices }
 
 // noticesOnce returns the notices the first time it is called, then nil.
-func (e *Engine) noticesOnce() []index.Notice {
+func (e *Engine) noticesOnce() []Notice {
 	if len(e.notices) == 0 || e.told.Swap(true) {
 		return nil
 	}
@@ -211,10 +220,6 @@ func (e *Engine) noticesOnce() []index.Notice {
 
 // Dirs are the OMP directories in use.
 func (e *Engine) Dirs() Dirs { return e.dirs }
-
-// Index is the underlying index, for tools that read it directly (package
-// index); a host needs none of it: every answer refreshes what it reads.
-func (e *Engine) Index() *index.Index { return e.ix }
 
 // live returns the host's live session, if any.
 func (e *Engine) live() (file string, l *lineage.Live) {
@@ -406,9 +411,20 @@ func (e *Engine) rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 	return &RebuildReport{Scope: r.scope.String(), Branches: string(mode), Report: rep}, nil
 }
 
-// DomainError extracts the wire error of a domain failure, or nil for an
-// engine failure.
-func DomainError(err error) *coverage.Error {
+// DomainError is the error object of a domain failure (an *ErrorObject,
+// or an error of the engine's lower layers that carries a code, wrapped or
+// not), or nil for an engine failure.
+func DomainError(err error) *ErrorObject {
+	var eo *ErrorObject
+	if errors.As(err, &eo) {
+		return eo
+	}
+	return errorObject(err)
+}
+
+// domainError extracts the coded error of a lower layer's domain failure,
+// or nil.
+func domainError(err error) *coverage.Error {
 	var ae *session.AmbiguousError
 	if errors.As(err, &ae) {
 		return ae.Coverage()

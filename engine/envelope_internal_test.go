@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/memidx/memidx/internal/index"
 )
 
 // TestHitLenIsJSONLen: the short way of measuring a hit counts what the
@@ -50,7 +48,7 @@ func TestRecallPageJSONIsTheEncoders(t *testing.T) {
 			{Session: &SessionHit{Kind: "session", SessionID: "s2", Cwd: "/a<b>"}},
 		}},
 		{Total: 1, Hits: []Hit{{Session: &SessionHit{Kind: "session"}}},
-			Notices: []index.Notice{{File: "/x.yml", Key: "k", Message: "m <&>"}}},
+			Notices: []Notice{{File: "/x.yml", Key: "k", Message: "m <&>"}}},
 	}
 	for i, p := range pages {
 		for _, escape := range []bool{true, false} {

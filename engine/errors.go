@@ -62,7 +62,7 @@ func CodeOf(err error) ErrorCode {
 	if errors.As(err, &eo) {
 		return ErrorCode(eo.Code)
 	}
-	if de := DomainError(err); de != nil {
+	if de := domainError(err); de != nil {
 		return ErrorCode(de.Code)
 	}
 	return ""
@@ -124,16 +124,8 @@ func (r *CallError) Err() error {
 	return nil
 }
 
-// Err is the tools call's error.
-func (r *ToolsError) Err() error {
-	if r.Error != nil {
-		return r.Error
-	}
-	return nil
-}
-
-// Failure is what every result of Call and Tools has: its request error,
-// or nil.
+// Failure is what every result of Call and of the tools methods
+// (ToolCatalog, SearchTools, DescribeTool) has: its request error, or nil.
 type Failure interface{ Err() error }
 
 // QueryMode is how a recall reads its query.

@@ -81,7 +81,7 @@ type ExpandResult struct {
 	Next               *FabricCall     `json:"next"`
 	Error              *ErrorObject    `json:"error,omitempty"`
 	// Notices: see RecallPage.
-	Notices []index.Notice `json:"notices,omitempty"`
+	Notices []Notice `json:"notices,omitempty"`
 }
 
 func expandFailure(sessionArg string, eo *ErrorObject) *ExpandResult {

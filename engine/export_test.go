@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/memidx/memidx/internal/session"
+)
 
 // SetBeforeSearch makes f run between each recall's refresh and its
 // search, until the returned func restores the previous hook.
@@ -48,3 +52,6 @@ func AgeSnapCache(e *Engine, d time.Duration) {
 // Reopen opens a new Engine with e's options (e closed, to let another
 // process have the index file).
 func Reopen(e *Engine) (*Engine, error) { return Open(e.opt) }
+
+// WatchStats counts what Options.Watch did for e (zero without it).
+func WatchStats(e *Engine) session.WatchStats { return e.watch.Stats() }

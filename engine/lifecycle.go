@@ -90,7 +90,7 @@ func (e *Engine) isClosed() bool {
 // return before it releases anything, as bbolt's Close waits for its
 // transactions; so a Walk's visitor must not call Close. Close may be
 // called again: it waits for the first to finish and returns nil. The
-// accessors that read nothing (Config, Dirs, Notices, Catalog, WatchStats)
+// accessors that read nothing (Config, Dirs, Notices, Catalog)
 // still answer.
 func (e *Engine) Close() error {
 	var err error

@@ -41,7 +41,7 @@ type SessionsResult struct {
 	Coverage  Coverage     `json:"coverage"`
 	Error     *ErrorObject `json:"error,omitempty"`
 	// Notices: see RecallPage.
-	Notices []index.Notice `json:"notices,omitempty"`
+	Notices []Notice `json:"notices,omitempty"`
 }
 
 // Sessions lists the sessions of a scope, newest first, with their branch

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 
@@ -20,76 +21,129 @@ func (e *Engine) Catalog() *Catalog {
 	return e.catalog
 }
 
-type catalogArgs struct {
-	Limit *int64 `json:"limit,omitempty"`
+// ToolCatalogRequest is tools.catalog's argument object.
+type ToolCatalogRequest struct {
+	// Limit bounds the actions listed; 0 is the catalog's default.
+	Limit int
 }
 
-type searchArgs struct {
-	Query string `json:"query"`
-	Limit *int64 `json:"limit,omitempty"`
+// ToolSearchRequest is tools.search's argument object (on the wire also a
+// bare query string).
+type ToolSearchRequest struct {
+	Query string
+	// Limit bounds the hits; 0 is the catalog's default.
+	Limit int
 }
 
-type describeArgs struct {
-	Ref            string `json:"ref"`
-	DescriptorHash string `json:"descriptorHash,omitempty"`
+// ToolDescribeRequest is tools.describe's argument object.
+type ToolDescribeRequest struct {
+	// Ref is a qualified ref ("omp.grep") or a bare action name.
+	Ref string
+	// DescriptorHash, when set, must be the action's current descriptor
+	// hash; a change answers descriptor_changed.
+	DescriptorHash string
 }
 
-// ToolsError is the result of a tools.* call that failed for a domain
-// reason.
-type ToolsError struct {
-	Error *ErrorObject `json:"error"`
-}
-
-// Tools answers tools.catalog ({limit?}), tools.search ({query, limit?} or
-// a bare string) and tools.describe ({ref, descriptorHash?}). A bad
-// argument or an unknown ref is a result with an error, not a Go error.
-func (e *Engine) Tools(method string, params json.RawMessage) (any, error) {
-	if e.isClosed() {
-		return nil, ErrClosed
+// The wire forms of the tools requests; their tags name the arguments in
+// the messages of a refused request.
+type (
+	catalogArgs struct {
+		Limit *int64 `json:"limit,omitempty"`
 	}
-	fail := func(err error) (any, error) {
-		var ce *coverage.Error
-		if errors.As(err, &ce) {
-			return &ToolsError{Error: &ErrorObject{Code: ce.Code, Message: ce.Message}}, nil
+	searchArgs struct {
+		Query string `json:"query"`
+		Limit *int64 `json:"limit,omitempty"`
+	}
+	describeArgs struct {
+		Ref            string `json:"ref"`
+		DescriptorHash string `json:"descriptorHash,omitempty"`
+	}
+)
+
+// UnmarshalJSON reads tools.catalog's arguments strictly; its error is an
+// *ErrorObject with the code invalid_request.
+func (r *ToolCatalogRequest) UnmarshalJSON(b []byte) error {
+	var a catalogArgs
+	if err := decodeStrict(b, &a, nil); err != nil {
+		return errorObject(err)
+	}
+	*r = ToolCatalogRequest{Limit: limitOf(a.Limit)}
+	return nil
+}
+
+// UnmarshalJSON reads tools.search's arguments strictly: an object or a
+// bare query string.
+func (r *ToolSearchRequest) UnmarshalJSON(b []byte) error {
+	var bare string
+	if json.Unmarshal(b, &bare) == nil {
+		*r = ToolSearchRequest{Query: bare}
+		return nil
+	}
+	var a searchArgs
+	if err := decodeStrict(b, &a, nil); err != nil {
+		return errorObject(err)
+	}
+	*r = ToolSearchRequest{Query: a.Query, Limit: limitOf(a.Limit)}
+	return nil
+}
+
+// UnmarshalJSON reads tools.describe's arguments strictly.
+func (r *ToolDescribeRequest) UnmarshalJSON(b []byte) error {
+	var a describeArgs
+	if err := decodeStrict(b, &a, nil); err != nil {
+		return errorObject(err)
+	}
+	*r = ToolDescribeRequest(a)
+	return nil
+}
+
+func limitOf(p *int64) int {
+	if p == nil {
+		return 0
+	}
+	return int(*p)
+}
+
+// SearchTools ranks the catalog's actions for a query (tools.search). A
+// query the catalog refuses is a result with an error, not a Go error.
+func (e *Engine) SearchTools(ctx context.Context, req ToolSearchRequest) (*ToolSearchResult, error) {
+	return guard(e, ctx, func(context.Context) (*ToolSearchResult, error) {
+		hits, err := e.Catalog().Search(req.Query, req.Limit)
+		if err != nil {
+			return toolFailure[ToolSearchResult](err, func(r *ToolSearchResult, eo *ErrorObject) { r.Error = eo })
 		}
+		return &ToolSearchResult{Hits: toolHits(hits)}, nil
+	})
+}
+
+// DescribeTool answers one action's descriptor with its schemas
+// (tools.describe). An unknown, ambiguous or quarantined ref, or a changed
+// descriptor hash, is a result with an error.
+func (e *Engine) DescribeTool(ctx context.Context, req ToolDescribeRequest) (*ToolDescribeResult, error) {
+	return guard(e, ctx, func(context.Context) (*ToolDescribeResult, error) {
+		d, err := e.Catalog().Describe(req.Ref, req.DescriptorHash)
+		if err != nil {
+			return toolFailure[ToolDescribeResult](err, func(r *ToolDescribeResult, eo *ErrorObject) { r.Error = eo })
+		}
+		return &ToolDescribeResult{Descriptor: toolDescriptor(d)}, nil
+	})
+}
+
+// ToolCatalog answers the capability tree (tools.catalog).
+func (e *Engine) ToolCatalog(ctx context.Context, req ToolCatalogRequest) (*ToolCatalogResult, error) {
+	return guard(e, ctx, func(context.Context) (*ToolCatalogResult, error) {
+		return &ToolCatalogResult{Catalog: toolTree(e.Catalog().Catalog(req.Limit))}, nil
+	})
+}
+
+// toolFailure makes a domain failure a result with its error object; any
+// other error is the engine's.
+func toolFailure[R any](err error, set func(*R, *ErrorObject)) (*R, error) {
+	var ce *coverage.Error
+	if !errors.As(err, &ce) {
 		return nil, err
 	}
-	limit := func(p *int64) int {
-		if p == nil {
-			return 0
-		}
-		return int(*p)
-	}
-	switch method {
-	case "tools.catalog":
-		var a catalogArgs
-		if err := decodeStrict(params, &a, nil); err != nil {
-			return fail(err)
-		}
-		return e.Catalog().Catalog(limit(a.Limit)), nil
-	case "tools.search":
-		var a searchArgs
-		var bare string
-		if json.Unmarshal(params, &bare) == nil {
-			a.Query = bare
-		} else if err := decodeStrict(params, &a, nil); err != nil {
-			return fail(err)
-		}
-		hits, err := e.Catalog().Search(a.Query, limit(a.Limit))
-		if err != nil {
-			return fail(err)
-		}
-		return hits, nil
-	case "tools.describe":
-		var a describeArgs
-		if err := decodeStrict(params, &a, nil); err != nil {
-			return fail(err)
-		}
-		d, err := e.Catalog().Describe(a.Ref, a.DescriptorHash)
-		if err != nil {
-			return fail(err)
-		}
-		return d, nil
-	}
-	return &ToolsError{Error: &ErrorObject{Code: "unknown_ref", Message: "unknown tools method " + method}}, nil
+	r := new(R)
+	set(r, &ErrorObject{Code: ce.Code, Message: ce.Message})
+	return r, nil
 }

@@ -12,6 +12,3 @@ func (e *Engine) openWatch() {
 	e.watch = session.NewListCache()
 	e.resolver.Watch = e.watch
 }
-
-// WatchStats counts what Options.Watch did (zero without it).
-func (e *Engine) WatchStats() session.WatchStats { return e.watch.Stats() }

@@ -65,7 +65,7 @@ func TestWatchMeasure(t *testing.T) {
 			t.Logf("%-6s %-14q median %8v  p90 %8v  min %8v", name, q, ds[len(ds)/2].Round(10*time.Microsecond), ds[len(ds)*9/10].Round(10*time.Microsecond), ds[0].Round(10*time.Microsecond))
 		}
 	}
-	t.Logf("watch stats: %+v", watching.WatchStats())
+	t.Logf("watch stats: %+v", engine.WatchStats(watching))
 
 	// The listing alone: a global Resolve with and without a ListCache.
 	dirs := watching.Dirs()

@@ -162,7 +162,7 @@ func TestWatchAppendRecall(t *testing.T) {
 		w := c.appendWord(p)
 		c.found(fmt.Sprintf("round %d: append to %s", i, p), w, p)
 	}
-	st := c.watchE.WatchStats()
+	st := engine.WatchStats(c.watchE)
 	t.Logf("%d rounds: %+v", n, st)
 	require.Greater(t, st.Reused, n, "the listing cache was not used")
 }
@@ -229,7 +229,7 @@ func TestWatchChurn(t *testing.T) {
 			c.recall("first", "project")
 		}
 	}
-	t.Logf("%v; %+v", kinds, c.watchE.WatchStats())
+	t.Logf("%v; %+v", kinds, engine.WatchStats(c.watchE))
 }
 
 func (c *churn) move(from, to string) {

@@ -56,7 +56,7 @@ func errorObject(err error) *ErrorObject {
 	if eo, ok := err.(*ErrorObject); ok {
 		return eo
 	}
-	if de := DomainError(err); de != nil {
+	if de := domainError(err); de != nil {
 		eo := &ErrorObject{Code: de.Code, Message: de.Message}
 		if ae := ambiguous(err); ae != nil {
 			eo.Session, eo.Candidates = ae.Session, ae.Candidates
@@ -83,7 +83,7 @@ type RecallPage struct {
 	WeakMatch bool `json:"weakMatch,omitempty"`
 	// Notices, on an Engine's first answer, say what the user should
 	// know about the setup (see Engine.Notices).
-	Notices []index.Notice `json:"notices,omitempty"`
+	Notices []Notice `json:"notices,omitempty"`
 
 	// nextFor rebuilds next when the envelope drops hits.
 	nextFor func(n int) *FabricCall
@@ -96,12 +96,12 @@ type RecallPage struct {
 // encoder, every hit (most of a page) was scanned a second time.
 func (p RecallPage) MarshalJSON() ([]byte, error) {
 	type rest struct {
-		Next          *FabricCall    `json:"next"`
-		Coverage      Coverage       `json:"coverage"`
-		Error         *ErrorObject   `json:"error,omitempty"`
-		QueryCoverage *float64       `json:"queryCoverage,omitempty"`
-		WeakMatch     bool           `json:"weakMatch,omitempty"`
-		Notices       []index.Notice `json:"notices,omitempty"`
+		Next          *FabricCall  `json:"next"`
+		Coverage      Coverage     `json:"coverage"`
+		Error         *ErrorObject `json:"error,omitempty"`
+		QueryCoverage *float64     `json:"queryCoverage,omitempty"`
+		WeakMatch     bool         `json:"weakMatch,omitempty"`
+		Notices       []Notice     `json:"notices,omitempty"`
 	}
 	tail, err := marshalAs(rest{p.Next, p.Coverage, p.Error, p.QueryCoverage, p.WeakMatch, p.Notices})
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"strings"
 
@@ -21,32 +20,25 @@ func cmdCatalog(ctx context.Context, g globals, args []string, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	method, params := "tools.catalog", map[string]any{}
-	if *limit != 0 {
-		params["limit"] = *limit
-	}
-	if len(pos) > 0 {
-		switch pos[0] {
-		case "search":
-			method = "tools.search"
-			params["query"] = strings.Join(pos[1:], " ")
-		case "describe":
-			if len(pos) != 2 {
-				return usageError("catalog describe takes one REF")
-			}
-			method = "tools.describe"
-			params = map[string]any{"ref": pos[1]}
-		default:
-			return usageError("catalog takes search QUERY or describe REF")
+	var res engine.Failure
+	switch {
+	case len(pos) == 0:
+		res, err = e.ToolCatalog(ctx, engine.ToolCatalogRequest{Limit: *limit})
+	case pos[0] == "search":
+		res, err = e.SearchTools(ctx, engine.ToolSearchRequest{Query: strings.Join(pos[1:], " "), Limit: *limit})
+	case pos[0] == "describe":
+		if len(pos) != 2 {
+			return usageError("catalog describe takes one REF")
 		}
+		res, err = e.DescribeTool(ctx, engine.ToolDescribeRequest{Ref: pos[1]})
+	default:
+		return usageError("catalog takes search QUERY or describe REF")
 	}
-	raw, _ := json.Marshal(params)
-	res, err := e.Tools(method, raw)
 	if err != nil {
 		return err
 	}
-	if te, ok := res.(*engine.ToolsError); ok {
-		return te.Error
+	if rerr := res.Err(); rerr != nil {
+		return rerr
 	}
 	return writeJSON(stdout, g.pretty, res)
 }

@@ -389,13 +389,13 @@ func humanOutput(g globals, w io.Writer) bool {
 
 // showNotices writes notices to stderr on a terminal, one line each:
 // where a command's JSON has no notices field, or its human form is shown.
-func showNotices(w io.Writer, notices []index.Notice) {
+func showNotices(w io.Writer, notices []engine.Notice) {
 	for _, n := range notices {
 		fmt.Fprintf(w, "memidx: note: %s\n", noticeText(n))
 	}
 }
 
-func noticeText(n index.Notice) string {
+func noticeText(n engine.Notice) string {
 	if n.File != "" && n.Key != "" {
 		return fmt.Sprintf("%s (%s in %s)", n.Message, n.Key, n.File)
 	}
@@ -425,14 +425,13 @@ func openEngineWith(g globals, catalogFile string, live engine.LiveSession, set 
 		}
 		opt.Catalog = c
 	}
+	if g.shortHeap {
+		opt.BuildCharged = batchHeap()
+	}
 	for _, f := range set {
 		f(&opt)
 	}
-	e, err := engine.Open(opt)
-	if err == nil && g.shortHeap {
-		batchHeap(e)
-	}
-	return e, err
+	return engine.Open(opt)
 }
 
 // batchHeap sets the collector of a process that asks one short question:
@@ -446,7 +445,9 @@ func openEngineWith(g globals, catalogFile string, live engine.LiveSession, set 
 // runtime's defaults (their memory is bounded per entry), and so does a
 // long-lived host (serve): the settings are the process's, and
 // runCommand puts them back when the command ends (restoreHeap).
-func batchHeap(e *engine.Engine) {
+// It returns the engine's Options.BuildCharged hook that steers the soft
+// limit, or nil.
+func batchHeap() (charged func(inUse int64)) {
 	var undo []func()
 	limited := os.Getenv("GOMEMLIMIT") == ""
 	if os.Getenv("GOGC") == "" {
@@ -458,11 +459,14 @@ func batchHeap(e *engine.Engine) {
 		undo = append(undo, func() { debug.SetGCPercent(prev) })
 	}
 	if limited {
-		undo = append(undo, e.Index().SteerHeap(0, shortHeapFloor))
+		var restore func()
+		charged, restore = index.HeapSteering(0, shortHeapFloor)
+		undo = append(undo, restore)
 	}
 	heapUndo.Lock()
 	heapUndo.fns = append(heapUndo.fns, undo...)
 	heapUndo.Unlock()
+	return charged
 }
 
 // heapUndo puts back what batchHeap changed, newest first.

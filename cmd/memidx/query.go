@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/index"
 )
 
 // liveFlags are the CLI's way to hand in a host's live session.
@@ -80,10 +79,10 @@ func flagsSet(fl *flag.FlagSet) map[string]bool {
 }
 
 // bound clamps a flag value to [lo, hi] and says so in a notice.
-func bound(name string, v, lo, hi int, notices *[]index.Notice) int {
+func bound(name string, v, lo, hi int, notices *[]engine.Notice) int {
 	c := min(max(v, lo), hi)
 	if c != v {
-		*notices = append(*notices, index.Notice{Key: name, Message: fmt.Sprintf("--%s %d is outside %d..%d; using %d", name, v, lo, hi, c)})
+		*notices = append(*notices, engine.Notice{Key: name, Message: fmt.Sprintf("--%s %d is outside %d..%d; using %d", name, v, lo, hi, c)})
 	}
 	return c
 }
@@ -138,7 +137,7 @@ func setArg[T any](req *T, name string, v any) error {
 // (the reference's rule: absent, NaN or below lo is the default, above hi
 // is hi, fractions are floored) and says so in a notice when that is not
 // the number given.
-func wireBound(name string, v *float64, def, lo, hi int, notices *[]index.Notice) {
+func wireBound(name string, v *float64, def, lo, hi int, notices *[]engine.Notice) {
 	if v == nil {
 		return
 	}
@@ -152,7 +151,7 @@ func wireBound(name string, v *float64, def, lo, hi int, notices *[]index.Notice
 		used = int(f)
 	}
 	if float64(used) != *v {
-		*notices = append(*notices, index.Notice{Key: name, Message: fmt.Sprintf("%s %v is outside %d..%d or not an integer; the engine uses %d", name, *v, lo, hi, used)})
+		*notices = append(*notices, engine.Notice{Key: name, Message: fmt.Sprintf("%s %v is outside %d..%d or not an integer; the engine uses %d", name, *v, lo, hi, used)})
 	}
 }
 
@@ -168,9 +167,9 @@ const (
 // a hint at --scope global. ask reads *scope when it is called; eligible
 // is an answer's eligible sessions, ok false for an answer with an error.
 // The notices are the CLI's, for the answer's notices.
-func askScope[R any](g globals, scope *engine.Scope, ask func(*engine.Engine) (R, error), eligible func(R) (n int, ok bool)) (R, []index.Notice, error) {
+func askScope[R any](g globals, scope *engine.Scope, ask func(*engine.Engine) (R, error), eligible func(R) (n int, ok bool)) (R, []engine.Notice, error) {
 	var zero R
-	var notices []index.Notice
+	var notices []engine.Notice
 	defaultScope(g, scope, &notices)
 	e, err := openEngine(g)
 	if err != nil {
@@ -192,18 +191,18 @@ func askScope[R any](g globals, scope *engine.Scope, ask func(*engine.Engine) (R
 // defaultScope picks the scope of a request that names none: at a shell,
 // without a live session, the project (the session scope would search only
 // the project's newest session).
-func defaultScope(g globals, scope *engine.Scope, notices *[]index.Notice) {
+func defaultScope(g globals, scope *engine.Scope, notices *[]engine.Notice) {
 	if *scope == "" && g.live == nil {
 		*scope = engine.ScopeProject
-		*notices = append(*notices, index.Notice{Key: "scope", Message: noticeScopeDefault})
+		*notices = append(*notices, engine.Notice{Key: "scope", Message: noticeScopeDefault})
 	}
 }
 
 // hintGlobal adds the --scope global hint to an answer over a project with
 // no sessions.
-func hintGlobal(scope engine.Scope, eligible int, notices *[]index.Notice) {
+func hintGlobal(scope engine.Scope, eligible int, notices *[]engine.Notice) {
 	if scope == engine.ScopeProject && eligible == 0 {
-		*notices = append(*notices, index.Notice{Key: "scope", Message: noticeNoSessions})
+		*notices = append(*notices, engine.Notice{Key: "scope", Message: noticeNoSessions})
 	}
 }
 
@@ -234,7 +233,7 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	set := flagsSet(fl)
 	lf.apply(&g)
 	var req engine.RecallRequest
-	var notices []index.Notice
+	var notices []engine.Notice
 	if len(pos) == 1 && isJSONArg(pos[0]) {
 		raw, _, err := requestJSON(pos, stdin)
 		if err != nil {

@@ -33,31 +33,33 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 	if *jobs < 0 || (*jobs == 0 && flagSet(fl, "jobs")) {
 		return usageError("--jobs takes a number of sessions at once, 1 or more")
 	}
-	e, err := openEngine(g)
-	if err != nil {
-		return err
-	}
-	showNotices(stderr, e.Notices())
 	workers := *jobs
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	e.Index().Workers = workers
 	// A rebuild allocates and drops a file's worth of memory per session;
 	// collecting less often costs some peak memory (still far under the
 	// 256 MiB bound) and saves much CPU.
 	debug.SetGCPercent(200)
+	var charged func(inUse int64)
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// Garbage must not triple a long session's build.
-		defer e.Index().SteerHeap(0, rebuildHeapFloor)()
+		var restore func()
+		charged, restore = index.HeapSteering(0, rebuildHeapFloor)
+		defer restore()
 	}
+	e, err := openEngineWith(g, "", nil, func(o *engine.Options) { o.Workers, o.BuildCharged = workers, charged })
+	if err != nil {
+		return err
+	}
+	showNotices(stderr, e.Notices())
 	var bar *progressBar
 	var progress func(done, total int, bytesRead int64)
 	if isTerminal(stderr) {
 		bar = &progressBar{w: stderr, start: time.Now()}
 		progress = bar.update
 	}
-	sum, err := rebuildIndex(ctx, e, *scope, *branches, progress)
+	sum, err := rebuildIndex(ctx, e, workers, *scope, *branches, progress)
 	if bar != nil {
 		bar.finish()
 	}
@@ -181,17 +183,18 @@ func flagSet(fl *flag.FlagSet, name string) bool {
 	return set
 }
 
-// rebuildIndex is what `memidx rebuild` and serve's memory.rebuild do:
-// refresh every session of the scope (default global, active branches)
-// without the per-call budgets; progress, when set, is called after each
-// session read. Its summary adds what a batch job wants (rebuildSummary).
 // rebuildHeapFloor is the soft limit of a rebuild's Go heap while its
-// builds are charged less (index.SteerHeap): a rebuild's bound is 256 MiB,
+// builds are charged less (index.HeapSteering): a rebuild's bound is 256 MiB,
 // and the process holds some 15-25 MiB outside the Go heap's reach
 // (binary, index file pages) or above the soft limit.
 const rebuildHeapFloor = 224 << 20
 
-func rebuildIndex(ctx context.Context, e *engine.Engine, scope, branches string, progress func(done, total int, bytesRead int64)) (*rebuildSummary, error) {
+// rebuildIndex is what `memidx rebuild` and serve's memory.rebuild do:
+// refresh every session of the scope (default global, active branches)
+// without the per-call budgets; progress, when set, is called after each
+// session read; workers is the engine's Options.Workers. Its summary adds
+// what a batch job wants (rebuildSummary).
+func rebuildIndex(ctx context.Context, e *engine.Engine, workers int, scope, branches string, progress func(done, total int, bytesRead int64)) (*rebuildSummary, error) {
 	if scope == "" {
 		scope = "global"
 	}
@@ -202,7 +205,6 @@ func rebuildIndex(ctx context.Context, e *engine.Engine, scope, branches string,
 	if err != nil {
 		return nil, err
 	}
-	workers := e.Index().Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}

@@ -96,21 +96,24 @@ func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, st
 	}
 	// A server lives for many calls: watching the session directories
 	// spares each call a listing and a stat of every session file.
-	e, err := openEngineWith(g, *catalogFile, conn, func(o *engine.Options) { o.Watch = !*noWatch })
+	e, err := openEngineWith(g, *catalogFile, conn, func(o *engine.Options) {
+		o.Watch = !*noWatch
+		if serveOpening != nil {
+			serveOpening(*o)
+		}
+	})
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	if serveOpened != nil {
-		serveOpened(e)
-	}
 	s := newServer(ctx, e, conn)
 	s.setLimits(limits)
 	return s.serveStream(stdin, stdout)
 }
 
-// serveOpened, when set (tests), sees the engine cmdServe opened.
-var serveOpened func(*engine.Engine)
+// serveOpening, when set (tests), sees the options cmdServe opens its
+// engine with.
+var serveOpening func(engine.Options)
 
 // connLive is the connection's live session: the host sets it with
 // --live-* flags or the host.setLive method, never through the arguments
@@ -684,7 +687,7 @@ func (s *server) dispatch(c *call) (resp *rpcResponse) {
 		}
 		result, err = s.e.Call(ctx, fc)
 	case "tools.catalog", "tools.search", "tools.describe":
-		result, err = s.e.Tools(req.Method, params)
+		result, err = s.tools(ctx, req.Method, params)
 	case "initialize", "rpc.discover":
 		result = s.initialize()
 	default:

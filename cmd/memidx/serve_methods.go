@@ -12,7 +12,6 @@ import (
 
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/internal/coverage"
-	"github.com/memidx/memidx/internal/index"
 )
 
 // requestErrorCodes are the memidx error codes that say the request itself
@@ -53,7 +52,11 @@ func resultError(v any) *engine.ErrorObject {
 		return fromCoverage(r.Coverage.Error)
 	case *engine.CallError:
 		return r.Error
-	case *engine.ToolsError:
+	case *engine.ToolCatalogResult:
+		return r.Error
+	case *engine.ToolSearchResult:
+		return r.Error
+	case *engine.ToolDescribeResult:
 		return r.Error
 	case *walkPage:
 		return r.Error
@@ -245,7 +248,7 @@ type walkPage struct {
 	Entries            []engine.ExpandedEntry `json:"entries"`
 	Next               *rpcCall               `json:"next"`
 	Error              *engine.ErrorObject    `json:"error,omitempty"`
-	Notices            []index.Notice         `json:"notices,omitempty"`
+	Notices            []engine.Notice        `json:"notices,omitempty"`
 }
 
 // rpcCall is a copy-ready JSON-RPC call: send it with an id of your own.
@@ -427,7 +430,7 @@ func (s *server) rebuild(ctx context.Context, id json.RawMessage, params json.Ra
 				Done: &done, Total: &total, BytesRead: &bytesRead})
 		}
 	}
-	rep, err := rebuildIndex(ctx, s.e, p.Scope, p.Branches, progress)
+	rep, err := rebuildIndex(ctx, s.e, 0, p.Scope, p.Branches, progress)
 	mu.Lock()
 	finished = true
 	mu.Unlock()
@@ -435,4 +438,30 @@ func (s *server) rebuild(ctx context.Context, id json.RawMessage, params json.Ra
 		return nil, err
 	}
 	return rep, nil
+}
+
+// tools answers tools.catalog, tools.search and tools.describe with
+// engine's typed methods. Arguments engine refuses are its *ErrorObject
+// (invalid_request), which answerOf makes an invalid-params error.
+func (s *server) tools(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "tools.catalog":
+		var r engine.ToolCatalogRequest
+		if err := r.UnmarshalJSON(params); err != nil {
+			return nil, err
+		}
+		return s.e.ToolCatalog(ctx, r)
+	case "tools.search":
+		var r engine.ToolSearchRequest
+		if err := r.UnmarshalJSON(params); err != nil {
+			return nil, err
+		}
+		return s.e.SearchTools(ctx, r)
+	default:
+		var r engine.ToolDescribeRequest
+		if err := r.UnmarshalJSON(params); err != nil {
+			return nil, err
+		}
+		return s.e.DescribeTool(ctx, r)
+	}
 }

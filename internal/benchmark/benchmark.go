@@ -459,15 +459,15 @@ func rankOf(p *engine.RecallPage, f corpus.Fact) int {
 // hotSet returns the ids of the sessions the index holds hot.
 func (r *runner) hotSet() map[string]bool {
 	hot := map[string]bool{}
-	r.eng.Index().View(r.ctx, "active", func(rd *index.Reader) error {
-		recs, _ := rd.Records()
-		for _, rec := range recs {
-			if rec.Tier == index.Hot {
-				hot[rec.SessionID] = true
-			}
+	rep, err := r.eng.InspectIndex(r.ctx)
+	if err != nil {
+		return hot
+	}
+	for _, rec := range rep.Records {
+		if rec.Branches == "active" && rec.Tier == index.Hot {
+			hot[rec.SessionID] = true
 		}
-		return nil
-	})
+	}
 	return hot
 }
 

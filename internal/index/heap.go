@@ -1,6 +1,9 @@
 package index
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"sync/atomic"
+)
 
 // SteerHeap is for a batch program that builds much (memidx rebuild): it
 // holds the process's Go heap near what the builds are charged against
@@ -15,13 +18,29 @@ import "runtime/debug"
 // It sets BuildCharged; restore puts back the previous limit and hook.
 // The limit is the process's: a host serving calls must not use it.
 func (ix *Index) SteerHeap(base, floor int64) (restore func()) {
-	prev := debug.SetMemoryLimit(base + floor)
 	prevHook := ix.BuildCharged
-	ix.BuildCharged = func(inUse int64) {
-		debug.SetMemoryLimit(base + max(floor, inUse+floor/8))
-	}
+	charged, undo := HeapSteering(base, floor)
+	ix.BuildCharged = charged
 	return func() {
 		ix.BuildCharged = prevHook
+		undo()
+	}
+}
+
+// HeapSteering is SteerHeap for a program that hands the hook to an index
+// it does not hold (engine.Options.BuildCharged): it sets the soft limit to
+// base+floor and returns the BuildCharged hook that steers it, and restore,
+// which puts back the previous limit and makes the hook do nothing.
+func HeapSteering(base, floor int64) (charged func(inUse int64), restore func()) {
+	prev := debug.SetMemoryLimit(base + floor)
+	var done atomic.Bool
+	charged = func(inUse int64) {
+		if !done.Load() {
+			debug.SetMemoryLimit(base + max(floor, inUse+floor/8))
+		}
+	}
+	return charged, func() {
+		done.Store(true)
 		debug.SetMemoryLimit(prev)
 	}
 }
