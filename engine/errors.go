@@ -71,12 +71,12 @@ func CodeOf(err error) ErrorCode {
 // requestError is the error of a request that was answered without
 // searching because the request itself is wrong: the page's own error, or
 // the regex compile error the reference keeps in coverage.error.
-func requestError(pageErr *ErrorObject, cov *coverage.Error) *ErrorObject {
+func requestError(pageErr *ErrorObject, cov *ErrorObject) *ErrorObject {
 	if pageErr != nil {
 		return pageErr
 	}
 	if cov != nil && (cov.Code == coverage.InvalidRegex || cov.Code == coverage.RegexPatternTooLarge) {
-		return &ErrorObject{Code: cov.Code, Message: cov.Message}
+		return cov
 	}
 	return nil
 }

@@ -21,7 +21,9 @@ type Coverage struct {
 	// The index's coverage (complete, session counts, reasons), with the
 	// query's reasons merged in; its fields are inline on the wire.
 	index.Coverage
-	Error *coverage.Error `json:"error,omitempty"`
+	// Error is the error the coverage explains: a regex that does not
+	// compile or ran out of time, or an index file that is not memidx's.
+	Error *ErrorObject `json:"error,omitempty"`
 }
 
 // failureCoverage is the coverage of a call that failed with code: never
@@ -50,6 +52,14 @@ type ErrorObject struct {
 }
 
 func (e *ErrorObject) Error() string { return e.Code + ": " + e.Message }
+
+// codedError is the error object of a lower layer's coded error, or nil.
+func codedError(ce *coverage.Error) *ErrorObject {
+	if ce == nil {
+		return nil
+	}
+	return &ErrorObject{Code: ce.Code, Message: ce.Message}
+}
 
 // errorObject turns a domain error into its wire form.
 func errorObject(err error) *ErrorObject {
@@ -273,7 +283,7 @@ func failurePage(eo *ErrorObject) *RecallPage {
 }
 
 // coverageFrom merges the index coverage with the query's reasons.
-func coverageFrom(ic index.Coverage, extra []string, qerr *coverage.Error) Coverage {
+func coverageFrom(ic index.Coverage, extra []string, qerr *ErrorObject) Coverage {
 	var set coverage.Set
 	for _, r := range ic.Reasons {
 		set.Add(r)
@@ -282,7 +292,7 @@ func coverageFrom(ic index.Coverage, extra []string, qerr *coverage.Error) Cover
 		set.Add(r)
 	}
 	if qerr == nil {
-		qerr = ic.Error // the index's own (a foreign index file)
+		qerr = codedError(ic.Error) // the index's own (a foreign index file)
 	}
 	c := Coverage{Coverage: ic, Error: qerr}
 	c.Reasons = set.Reasons()

@@ -31,25 +31,19 @@ var requestErrorCodes = map[string]bool{
 // resultError is the error a result carries, in result.error or
 // result.coverage.error.
 func resultError(v any) *engine.ErrorObject {
-	fromCoverage := func(ce *coverage.Error) *engine.ErrorObject {
-		if ce == nil {
-			return nil
-		}
-		return &engine.ErrorObject{Code: ce.Code, Message: ce.Message}
-	}
 	switch r := v.(type) {
 	case *engine.RecallPage:
 		if r.Error != nil {
 			return r.Error
 		}
-		return fromCoverage(r.Coverage.Error)
+		return r.Coverage.Error
 	case *engine.ExpandResult:
 		return r.Error
 	case *engine.SessionsResult:
 		if r.Error != nil {
 			return r.Error
 		}
-		return fromCoverage(r.Coverage.Error)
+		return r.Coverage.Error
 	case *engine.CallError:
 		return r.Error
 	case *engine.ToolCatalogResult:
