@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"errors"
-
 	"github.com/memidx/memidx/internal/coverage"
 )
 
@@ -13,7 +11,7 @@ import (
 //
 // tells a failure's kind whichever way it reached the caller: a result's
 // error object (RecallPage.Err, ExpandResult.Err, …) or a Go error the
-// engine returned (an *ErrorObject or a *coverage.Error).
+// engine returned (an *ErrorObject, or a coded error of its lower layers).
 type ErrorCode string
 
 // Error makes a code usable as a sentinel error.
@@ -58,12 +56,8 @@ func (e *ErrorObject) Is(target error) bool {
 // *coverage.Error or an ambiguous session, wrapped or not), or "" when err
 // is nil or an engine failure.
 func CodeOf(err error) ErrorCode {
-	var eo *ErrorObject
-	if errors.As(err, &eo) {
+	if eo := DomainError(err); eo != nil {
 		return ErrorCode(eo.Code)
-	}
-	if de := domainError(err); de != nil {
-		return ErrorCode(de.Code)
 	}
 	return ""
 }

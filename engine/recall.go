@@ -197,7 +197,7 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 	pre := e.ix.Preload(ctx, q.mode)
 	r, err := e.resolve(q.scope, q.mode)
 	if err != nil {
-		if eo := errorObject(err); eo != nil {
+		if eo := DomainError(err); eo != nil {
 			return e.withNotices(failurePage(eo)), nil
 		}
 		return nil, err

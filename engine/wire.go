@@ -61,21 +61,6 @@ func codedError(ce *coverage.Error) *ErrorObject {
 	return &ErrorObject{Code: ce.Code, Message: ce.Message}
 }
 
-// errorObject turns a domain error into its wire form.
-func errorObject(err error) *ErrorObject {
-	if eo, ok := err.(*ErrorObject); ok {
-		return eo
-	}
-	if de := domainError(err); de != nil {
-		eo := &ErrorObject{Code: de.Code, Message: de.Message}
-		if ae := ambiguous(err); ae != nil {
-			eo.Session, eo.Candidates = ae.Session, ae.Candidates
-		}
-		return eo
-	}
-	return nil
-}
-
 // RecallPage is memory.recall's result.
 type RecallPage struct {
 	Total    int          `json:"total"`

@@ -61,7 +61,9 @@ func resultError(v any) *engine.ErrorObject {
 }
 
 // domainErrorObject is the wire form of a Go error that carries a memidx
-// code, or nil.
+// code, or nil. An error the engine returned as an *ErrorObject goes out
+// whole; any other coded error (memory.rebuild's scope errors) keeps its
+// code and message only, as serve has always answered it.
 func domainErrorObject(err error) *engine.ErrorObject {
 	var eo *engine.ErrorObject
 	if errors.As(err, &eo) {
