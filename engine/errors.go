@@ -21,23 +21,31 @@ func (c ErrorCode) Error() string { return string(c) }
 // matches on it.
 func (c ErrorCode) ErrorCode() string { return string(c) }
 
-// The error codes an answer can carry. The spellings are the wire's.
+// The error codes an answer can carry, each the wire's spelling as
+// internal/coverage declares it: this is the one list on engine's face.
 const (
-	ErrStalePointer          ErrorCode = coverage.StalePointer
-	ErrIndexOutOfBounds      ErrorCode = coverage.IndexOutOfBounds
-	ErrAmbiguousSession      ErrorCode = coverage.AmbiguousSession
-	ErrSessionNotFound       ErrorCode = coverage.SessionNotFound
-	ErrTextOffsetOutOfBounds ErrorCode = coverage.TextOffsetOutOfBounds
-	ErrAddressNotFound       ErrorCode = coverage.AddressNotFound
-	ErrAmbiguousAddress      ErrorCode = coverage.AmbiguousAddress
-	ErrInvalidScope          ErrorCode = coverage.InvalidScope
-	ErrInvalidRequest        ErrorCode = coverage.InvalidRequest
-	ErrNotASession           ErrorCode = coverage.NotASession
-	ErrSourceUnavailable     ErrorCode = coverage.SourceUnavailable
-	ErrInvalidRegex          ErrorCode = coverage.InvalidRegex
-	ErrRegexPatternTooLarge  ErrorCode = coverage.RegexPatternTooLarge
-	ErrRegexTimeout          ErrorCode = coverage.RegexTimeout
-	ErrUnknownRef            ErrorCode = "unknown_ref"
+	ErrStalePointer             ErrorCode = coverage.StalePointer
+	ErrIndexOutOfBounds         ErrorCode = coverage.IndexOutOfBounds
+	ErrAmbiguousSession         ErrorCode = coverage.AmbiguousSession
+	ErrSessionNotFound          ErrorCode = coverage.SessionNotFound
+	ErrTextOffsetOutOfBounds    ErrorCode = coverage.TextOffsetOutOfBounds
+	ErrAddressNotFound          ErrorCode = coverage.AddressNotFound
+	ErrAmbiguousAddress         ErrorCode = coverage.AmbiguousAddress
+	ErrInvalidScope             ErrorCode = coverage.InvalidScope
+	ErrInvalidRequest           ErrorCode = coverage.InvalidRequest
+	ErrNotASession              ErrorCode = coverage.NotASession
+	ErrSourceUnavailable        ErrorCode = coverage.SourceUnavailable
+	ErrInvalidRegex             ErrorCode = coverage.InvalidRegex
+	ErrRegexPatternTooLarge     ErrorCode = coverage.RegexPatternTooLarge
+	ErrRegexTimeout             ErrorCode = coverage.RegexTimeout
+	ErrProjectSessionDirMissing ErrorCode = coverage.ProjectSessionDirMissing
+	ErrIndexForeignFile         ErrorCode = coverage.IndexForeignFile
+	ErrUnknownRef               ErrorCode = coverage.UnknownRef
+	// The catalog tools' codes (DescribeTool, SearchTools).
+	ErrActionNotFound    ErrorCode = coverage.ActionNotFound
+	ErrAmbiguousAction   ErrorCode = coverage.AmbiguousAction
+	ErrDescriptorChanged ErrorCode = coverage.DescriptorChanged
+	ErrActionQuarantined ErrorCode = coverage.ActionQuarantined
 )
 
 // Is reports whether target names this error's code: an ErrorCode, or
@@ -53,7 +61,7 @@ func (e *ErrorObject) Is(target error) bool {
 }
 
 // CodeOf returns the domain code of err (an *ErrorObject, a
-// *coverage.Error or an ambiguous session, wrapped or not), or "" when err
+// lower layer's coded error, wrapped or not), or "" when err
 // is nil or an engine failure.
 func CodeOf(err error) ErrorCode {
 	if eo := DomainError(err); eo != nil {
