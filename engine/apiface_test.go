@@ -16,7 +16,7 @@ import (
 var internalLeaks = []string{
 	"Catalog", "CatalogAction", "CatalogProvider", // catalog's own, with methods
 	"Config", "Env", "Dirs", // index's and session's configuration types
-	"Coverage.Coverage", "Coverage.Error",
+	"Coverage.Coverage",
 	"RebuildReport.Report",
 	"SessionReport.Coverage", "SessionReport.Digest", "SessionReport.Record",
 }

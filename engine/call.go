@@ -87,7 +87,7 @@ func (e *Engine) call(ctx context.Context, call FabricCall) (*CallResult, error)
 		}
 		res.Sessions, err = e.sessions(ctx, a)
 	default:
-		res.Unknown = &CallError{Error: &ErrorObject{Code: "unknown_ref",
+		res.Unknown = &CallError{Error: &ErrorObject{Code: string(ErrUnknownRef),
 			Message: "memidx answers memory.recall, memory.expand and memory.sessions, not " + quote(call.Ref)}}
 	}
 	if err != nil {

@@ -411,35 +411,24 @@ func (e *Engine) rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 	return &RebuildReport{Scope: r.scope.String(), Branches: string(mode), Report: rep}, nil
 }
 
-// DomainError is the error object of a domain failure (an *ErrorObject,
-// or an error of the engine's lower layers that carries a code, wrapped or
-// not), or nil for an engine failure.
+// DomainError is the error object of a domain failure: an *ErrorObject,
+// or an error of the engine's lower layers that carries a code (an
+// ambiguous session brings its candidates), wrapped or not. It is nil for
+// an engine failure.
 func DomainError(err error) *ErrorObject {
 	var eo *ErrorObject
 	if errors.As(err, &eo) {
 		return eo
 	}
-	return errorObject(err)
-}
-
-// domainError extracts the coded error of a lower layer's domain failure,
-// or nil.
-func domainError(err error) *coverage.Error {
 	var ae *session.AmbiguousError
 	if errors.As(err, &ae) {
-		return ae.Coverage()
+		eo := codedError(ae.Coverage())
+		eo.Session, eo.Candidates = ae.Session, ae.Candidates
+		return eo
 	}
 	var ce *coverage.Error
 	if errors.As(err, &ce) {
-		return ce
-	}
-	return nil
-}
-
-func ambiguous(err error) *session.AmbiguousError {
-	var ae *session.AmbiguousError
-	if errors.As(err, &ae) {
-		return ae
+		return codedError(ce)
 	}
 	return nil
 }

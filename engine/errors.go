@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"errors"
-
 	"github.com/memidx/memidx/internal/coverage"
 )
 
@@ -13,7 +11,7 @@ import (
 //
 // tells a failure's kind whichever way it reached the caller: a result's
 // error object (RecallPage.Err, ExpandResult.Err, …) or a Go error the
-// engine returned (an *ErrorObject or a *coverage.Error).
+// engine returned (an *ErrorObject, or a coded error of its lower layers).
 type ErrorCode string
 
 // Error makes a code usable as a sentinel error.
@@ -23,23 +21,31 @@ func (c ErrorCode) Error() string { return string(c) }
 // matches on it.
 func (c ErrorCode) ErrorCode() string { return string(c) }
 
-// The error codes an answer can carry. The spellings are the wire's.
+// The error codes an answer can carry, each the wire's spelling as
+// internal/coverage declares it: this is the one list on engine's face.
 const (
-	ErrStalePointer          ErrorCode = coverage.StalePointer
-	ErrIndexOutOfBounds      ErrorCode = coverage.IndexOutOfBounds
-	ErrAmbiguousSession      ErrorCode = coverage.AmbiguousSession
-	ErrSessionNotFound       ErrorCode = coverage.SessionNotFound
-	ErrTextOffsetOutOfBounds ErrorCode = coverage.TextOffsetOutOfBounds
-	ErrAddressNotFound       ErrorCode = coverage.AddressNotFound
-	ErrAmbiguousAddress      ErrorCode = coverage.AmbiguousAddress
-	ErrInvalidScope          ErrorCode = coverage.InvalidScope
-	ErrInvalidRequest        ErrorCode = coverage.InvalidRequest
-	ErrNotASession           ErrorCode = coverage.NotASession
-	ErrSourceUnavailable     ErrorCode = coverage.SourceUnavailable
-	ErrInvalidRegex          ErrorCode = coverage.InvalidRegex
-	ErrRegexPatternTooLarge  ErrorCode = coverage.RegexPatternTooLarge
-	ErrRegexTimeout          ErrorCode = coverage.RegexTimeout
-	ErrUnknownRef            ErrorCode = "unknown_ref"
+	ErrStalePointer             ErrorCode = coverage.StalePointer
+	ErrIndexOutOfBounds         ErrorCode = coverage.IndexOutOfBounds
+	ErrAmbiguousSession         ErrorCode = coverage.AmbiguousSession
+	ErrSessionNotFound          ErrorCode = coverage.SessionNotFound
+	ErrTextOffsetOutOfBounds    ErrorCode = coverage.TextOffsetOutOfBounds
+	ErrAddressNotFound          ErrorCode = coverage.AddressNotFound
+	ErrAmbiguousAddress         ErrorCode = coverage.AmbiguousAddress
+	ErrInvalidScope             ErrorCode = coverage.InvalidScope
+	ErrInvalidRequest           ErrorCode = coverage.InvalidRequest
+	ErrNotASession              ErrorCode = coverage.NotASession
+	ErrSourceUnavailable        ErrorCode = coverage.SourceUnavailable
+	ErrInvalidRegex             ErrorCode = coverage.InvalidRegex
+	ErrRegexPatternTooLarge     ErrorCode = coverage.RegexPatternTooLarge
+	ErrRegexTimeout             ErrorCode = coverage.RegexTimeout
+	ErrProjectSessionDirMissing ErrorCode = coverage.ProjectSessionDirMissing
+	ErrIndexForeignFile         ErrorCode = coverage.IndexForeignFile
+	ErrUnknownRef               ErrorCode = coverage.UnknownRef
+	// The catalog tools' codes (DescribeTool, SearchTools).
+	ErrActionNotFound    ErrorCode = coverage.ActionNotFound
+	ErrAmbiguousAction   ErrorCode = coverage.AmbiguousAction
+	ErrDescriptorChanged ErrorCode = coverage.DescriptorChanged
+	ErrActionQuarantined ErrorCode = coverage.ActionQuarantined
 )
 
 // Is reports whether target names this error's code: an ErrorCode, or
@@ -55,15 +61,11 @@ func (e *ErrorObject) Is(target error) bool {
 }
 
 // CodeOf returns the domain code of err (an *ErrorObject, a
-// *coverage.Error or an ambiguous session, wrapped or not), or "" when err
+// lower layer's coded error, wrapped or not), or "" when err
 // is nil or an engine failure.
 func CodeOf(err error) ErrorCode {
-	var eo *ErrorObject
-	if errors.As(err, &eo) {
+	if eo := DomainError(err); eo != nil {
 		return ErrorCode(eo.Code)
-	}
-	if de := domainError(err); de != nil {
-		return ErrorCode(de.Code)
 	}
 	return ""
 }
@@ -71,12 +73,12 @@ func CodeOf(err error) ErrorCode {
 // requestError is the error of a request that was answered without
 // searching because the request itself is wrong: the page's own error, or
 // the regex compile error the reference keeps in coverage.error.
-func requestError(pageErr *ErrorObject, cov *coverage.Error) *ErrorObject {
+func requestError(pageErr *ErrorObject, cov *ErrorObject) *ErrorObject {
 	if pageErr != nil {
 		return pageErr
 	}
 	if cov != nil && (cov.Code == coverage.InvalidRegex || cov.Code == coverage.RegexPatternTooLarge) {
-		return &ErrorObject{Code: cov.Code, Message: cov.Message}
+		return cov
 	}
 	return nil
 }

@@ -55,3 +55,20 @@ func TestResultErr(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, errors.Is(s.Err(), engine.ErrInvalidScope))
 }
+
+// The catalog tools' failures and a bad tools.call ref carry sentinels too,
+// and a page's coverage.error is the same error object type as its error.
+func TestToolErrorsIs(t *testing.T) {
+	w := newWorld(t)
+	e := w.engine()
+	d, err := e.DescribeTool(ctx, engine.ToolDescribeRequest{Ref: "no.such.action"})
+	require.NoError(t, err)
+	assert.True(t, errors.Is(d.Err(), engine.ErrActionNotFound), "%v", d.Err())
+	c, err := e.Call(ctx, engine.FabricCall{Ref: "memory.nothing", Args: []byte(`{}`)})
+	require.NoError(t, err)
+	assert.True(t, errors.Is(c.Unknown.Err(), engine.ErrUnknownRef))
+
+	p := recall(t, e, engine.RecallRequest{Query: "(", QueryMode: engine.ModeRegex, Scope: engine.ScopeProject})
+	var cov error = p.Coverage.Error // an *engine.ErrorObject, no internal type
+	assert.True(t, errors.Is(cov, engine.ErrInvalidRegex))
+}

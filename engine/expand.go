@@ -110,7 +110,7 @@ type snapshot struct {
 func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *ErrorObject, error) {
 	r, err := e.resolve("session:"+target, mode)
 	if err != nil {
-		if eo := errorObject(err); eo != nil {
+		if eo := DomainError(err); eo != nil {
 			return nil, eo, nil
 		}
 		return nil, nil, err

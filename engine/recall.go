@@ -155,7 +155,7 @@ func (e *Engine) plan(query string, mode QueryMode, match QueryMatch) (search.Pl
 	case mode == "regex":
 		m, cerr := e.compileRegex(query)
 		if cerr != nil {
-			return search.Plan{Kind: search.PlanRegex}, &ErrorObject{Code: cerr.Code, Message: cerr.Message}
+			return search.Plan{Kind: search.PlanRegex}, codedError(cerr)
 		}
 		return search.Plan{Kind: search.PlanRegex, Regex: m}, nil
 	case mode == "phrase":
@@ -197,7 +197,7 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 	pre := e.ix.Preload(ctx, q.mode)
 	r, err := e.resolve(q.scope, q.mode)
 	if err != nil {
-		if eo := errorObject(err); eo != nil {
+		if eo := DomainError(err); eo != nil {
 			return e.withNotices(failurePage(eo)), nil
 		}
 		return nil, err
@@ -288,7 +288,7 @@ func (c *recallSearch) answer(a *search.Acquired) ([]*index.Record, error) {
 	scopeReasons := r.res.Reasons
 	if eo := c.patternErr; eo != nil {
 		// Nothing was searched, and the empty answer says so.
-		cov := coverageFrom(rep.Coverage, append(slices.Clip(scopeReasons), eo.Code), &coverage.Error{Code: eo.Code, Message: eo.Message})
+		cov := coverageFrom(rep.Coverage, append(slices.Clip(scopeReasons), eo.Code), &ErrorObject{Code: eo.Code, Message: eo.Message})
 		c.page = &RecallPage{Hits: []Hit{}, Coverage: cov, Error: eo}
 		return nil, nil
 	}
@@ -328,7 +328,7 @@ func (c *recallSearch) answer(a *search.Acquired) ([]*index.Record, error) {
 	if s.LexiconAnswered {
 		lexiconUses.Add(1)
 	}
-	page.Coverage = coverageFrom(rep.Coverage, append(slices.Clip(scopeReasons), s.Reasons.Reasons()...), s.QueryErr)
+	page.Coverage = coverageFrom(rep.Coverage, append(slices.Clip(scopeReasons), s.Reasons.Reasons()...), codedError(s.QueryErr))
 	fitEnvelope(page)
 	c.page = page
 	return s.Broken, nil

@@ -83,7 +83,7 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	}
 	r, err := e.resolve(string(scope), mode)
 	if err != nil {
-		if eo := errorObject(err); eo != nil {
+		if eo := DomainError(err); eo != nil {
 			return fail(eo), nil
 		}
 		return nil, err

@@ -3,10 +3,8 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/memidx/memidx/internal/catalog"
-	"github.com/memidx/memidx/internal/coverage"
 )
 
 // Catalog returns the capability catalog in use: Options.Catalog, or the
@@ -65,7 +63,7 @@ type (
 func (r *ToolCatalogRequest) UnmarshalJSON(b []byte) error {
 	var a catalogArgs
 	if err := decodeStrict(b, &a, nil); err != nil {
-		return errorObject(err)
+		return DomainError(err)
 	}
 	*r = ToolCatalogRequest{Limit: limitOf(a.Limit)}
 	return nil
@@ -81,7 +79,7 @@ func (r *ToolSearchRequest) UnmarshalJSON(b []byte) error {
 	}
 	var a searchArgs
 	if err := decodeStrict(b, &a, nil); err != nil {
-		return errorObject(err)
+		return DomainError(err)
 	}
 	*r = ToolSearchRequest{Query: a.Query, Limit: limitOf(a.Limit)}
 	return nil
@@ -91,7 +89,7 @@ func (r *ToolSearchRequest) UnmarshalJSON(b []byte) error {
 func (r *ToolDescribeRequest) UnmarshalJSON(b []byte) error {
 	var a describeArgs
 	if err := decodeStrict(b, &a, nil); err != nil {
-		return errorObject(err)
+		return DomainError(err)
 	}
 	*r = ToolDescribeRequest(a)
 	return nil
@@ -139,11 +137,11 @@ func (e *Engine) ToolCatalog(ctx context.Context, req ToolCatalogRequest) (*Tool
 // toolFailure makes a domain failure a result with its error object; any
 // other error is the engine's.
 func toolFailure[R any](err error, set func(*R, *ErrorObject)) (*R, error) {
-	var ce *coverage.Error
-	if !errors.As(err, &ce) {
+	eo := DomainError(err)
+	if eo == nil {
 		return nil, err
 	}
 	r := new(R)
-	set(r, &ErrorObject{Code: ce.Code, Message: ce.Message})
+	set(r, eo)
 	return r, nil
 }

@@ -21,7 +21,9 @@ type Coverage struct {
 	// The index's coverage (complete, session counts, reasons), with the
 	// query's reasons merged in; its fields are inline on the wire.
 	index.Coverage
-	Error *coverage.Error `json:"error,omitempty"`
+	// Error is the error the coverage explains: a regex that does not
+	// compile or ran out of time, or an index file that is not memidx's.
+	Error *ErrorObject `json:"error,omitempty"`
 }
 
 // failureCoverage is the coverage of a call that failed with code: never
@@ -51,19 +53,12 @@ type ErrorObject struct {
 
 func (e *ErrorObject) Error() string { return e.Code + ": " + e.Message }
 
-// errorObject turns a domain error into its wire form.
-func errorObject(err error) *ErrorObject {
-	if eo, ok := err.(*ErrorObject); ok {
-		return eo
+// codedError is the error object of a lower layer's coded error, or nil.
+func codedError(ce *coverage.Error) *ErrorObject {
+	if ce == nil {
+		return nil
 	}
-	if de := domainError(err); de != nil {
-		eo := &ErrorObject{Code: de.Code, Message: de.Message}
-		if ae := ambiguous(err); ae != nil {
-			eo.Session, eo.Candidates = ae.Session, ae.Candidates
-		}
-		return eo
-	}
-	return nil
+	return &ErrorObject{Code: ce.Code, Message: ce.Message}
 }
 
 // RecallPage is memory.recall's result.
@@ -273,7 +268,7 @@ func failurePage(eo *ErrorObject) *RecallPage {
 }
 
 // coverageFrom merges the index coverage with the query's reasons.
-func coverageFrom(ic index.Coverage, extra []string, qerr *coverage.Error) Coverage {
+func coverageFrom(ic index.Coverage, extra []string, qerr *ErrorObject) Coverage {
 	var set coverage.Set
 	for _, r := range ic.Reasons {
 		set.Add(r)
@@ -282,7 +277,7 @@ func coverageFrom(ic index.Coverage, extra []string, qerr *coverage.Error) Cover
 		set.Add(r)
 	}
 	if qerr == nil {
-		qerr = ic.Error // the index's own (a foreign index file)
+		qerr = codedError(ic.Error) // the index's own (a foreign index file)
 	}
 	c := Coverage{Coverage: ic, Error: qerr}
 	c.Reasons = set.Reasons()

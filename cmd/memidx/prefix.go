@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/session"
 )
 
@@ -54,7 +53,7 @@ func sessionPrefix(e *engine.Engine, x string) (string, error) {
 		cands = append(cands, paths...)
 	}
 	sort.Strings(cands)
-	return "", &engine.ErrorObject{Code: coverage.AmbiguousSession,
+	return "", &engine.ErrorObject{Code: string(engine.ErrAmbiguousSession),
 		Message: fmt.Sprintf("%q is the start of %d session ids; give more of it", x, len(ids)),
 		Session: x, Candidates: cands}
 }

@@ -556,7 +556,7 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 		if err != nil {
 			msg += ": " + err.Error()
 		}
-		return &cliError{Code: "invalid_request", Message: msg, usage: true}
+		return &cliError{Code: string(engine.ErrInvalidRequest), Message: msg, usage: true}
 	}
 	// Arguments the engine could not even read are the command line's
 	// fault (exit 2), as for the other commands.

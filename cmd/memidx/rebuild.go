@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/index"
 )
 
@@ -115,7 +114,7 @@ type rebuildSummary struct {
 	// Error is set by the CLI when any session failed (code
 	// sessions_failed) or the index file did not take a write (code
 	// index_unwritable): the exit status is then 1.
-	Error *coverage.Error `json:"error,omitempty"`
+	Error *engine.ErrorObject `json:"error,omitempty"`
 }
 
 type rebuildFailure struct {
@@ -154,7 +153,7 @@ func summarize(rep *engine.RebuildReport, workers int) *rebuildSummary {
 // or whose index file did not take a write, nil for none. A batch job
 // must see it: the exit status is 1, with the error every such answer
 // carries, and a write error's own text says what to fix (a full disk).
-func (s *rebuildSummary) failure() *coverage.Error {
+func (s *rebuildSummary) failure() *engine.ErrorObject {
 	rep := s.RebuildReport
 	var why string
 	if rep.WriteError != "" {
@@ -162,7 +161,7 @@ func (s *rebuildSummary) failure() *coverage.Error {
 	}
 	switch {
 	case s.Failed > 0:
-		return &coverage.Error{Code: "sessions_failed", Message: fmt.Sprintf(
+		return &engine.ErrorObject{Code: "sessions_failed", Message: fmt.Sprintf(
 			"%d of %d sessions are not indexed (see failures; each has its reason)%s", s.Failed, rep.Seen, why)}
 	case why != "":
 		// Every session is indexed, but a removal or the hot roster was
@@ -171,7 +170,7 @@ func (s *rebuildSummary) failure() *coverage.Error {
 		if slices.Contains(rep.Coverage.Reasons, index.IndexBusy) {
 			code = index.IndexBusy
 		}
-		return &coverage.Error{Code: code, Message: "the rebuild is not complete" + why}
+		return &engine.ErrorObject{Code: code, Message: "the rebuild is not complete" + why}
 	}
 	return nil
 }

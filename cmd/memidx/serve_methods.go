@@ -21,35 +21,29 @@ import (
 // address_not_found, session_not_found, ambiguous_session,
 // index_out_of_bounds, regex_timeout, action_not_found, …) and stays one.
 var requestErrorCodes = map[string]bool{
-	coverage.InvalidRequest:       true, // unknown or mistyped arguments, bad values
-	coverage.InvalidScope:         true, // a scope that does not parse
-	coverage.InvalidRegex:         true, // a pattern that does not compile
-	coverage.RegexPatternTooLarge: true, // a pattern over the configured size
-	"unknown_ref":                 true, // tools.call with a ref memidx does not answer
+	string(engine.ErrInvalidRequest):       true, // unknown or mistyped arguments, bad values
+	string(engine.ErrInvalidScope):         true, // a scope that does not parse
+	string(engine.ErrInvalidRegex):         true, // a pattern that does not compile
+	string(engine.ErrRegexPatternTooLarge): true, // a pattern over the configured size
+	string(engine.ErrUnknownRef):           true, // tools.call with a ref memidx does not answer
 }
 
 // resultError is the error a result carries, in result.error or
 // result.coverage.error.
 func resultError(v any) *engine.ErrorObject {
-	fromCoverage := func(ce *coverage.Error) *engine.ErrorObject {
-		if ce == nil {
-			return nil
-		}
-		return &engine.ErrorObject{Code: ce.Code, Message: ce.Message}
-	}
 	switch r := v.(type) {
 	case *engine.RecallPage:
 		if r.Error != nil {
 			return r.Error
 		}
-		return fromCoverage(r.Coverage.Error)
+		return r.Coverage.Error
 	case *engine.ExpandResult:
 		return r.Error
 	case *engine.SessionsResult:
 		if r.Error != nil {
 			return r.Error
 		}
-		return fromCoverage(r.Coverage.Error)
+		return r.Coverage.Error
 	case *engine.CallError:
 		return r.Error
 	case *engine.ToolCatalogResult:
@@ -67,7 +61,9 @@ func resultError(v any) *engine.ErrorObject {
 }
 
 // domainErrorObject is the wire form of a Go error that carries a memidx
-// code, or nil.
+// code, or nil. An error the engine returned as an *ErrorObject goes out
+// whole; any other coded error (memory.rebuild's scope errors) keeps its
+// code and message only, as serve has always answered it.
 func domainErrorObject(err error) *engine.ErrorObject {
 	var eo *engine.ErrorObject
 	if errors.As(err, &eo) {
@@ -80,7 +76,7 @@ func domainErrorObject(err error) *engine.ErrorObject {
 }
 
 func invalidParams(format string, a ...any) *engine.ErrorObject {
-	return &engine.ErrorObject{Code: coverage.InvalidRequest, Message: fmt.Sprintf(format, a...)}
+	return &engine.ErrorObject{Code: string(engine.ErrInvalidRequest), Message: fmt.Sprintf(format, a...)}
 }
 
 // decodeParams decodes a params object strictly: unknown fields are

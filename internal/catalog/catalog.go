@@ -109,7 +109,7 @@ func (c *Catalog) Unregister(name string) bool {
 }
 
 // SetQuarantined hides (q true) or restores (q false) the action with the
-// qualified ref. It returns a [*coverage.Error] with [CodeActionNotFound]
+// qualified ref. It returns a [*coverage.Error] with [coverage.ActionNotFound]
 // when no registered action has that ref.
 func (c *Catalog) SetQuarantined(ref string, q bool) error {
 	c.mu.Lock()

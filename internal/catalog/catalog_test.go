@@ -199,7 +199,7 @@ func TestCatalog_Quarantine(t *testing.T) {
 	}
 
 	_, err = c.Describe("p.hidden", "")
-	assertCode(t, err, catalog.CodeActionQuarantined)
+	assertCode(t, err, coverage.ActionQuarantined)
 	// The bare name resolves to the only visible action.
 	d, err := c.Describe("hidden", "")
 	require.NoError(t, err)
@@ -220,11 +220,11 @@ func TestCatalog_Quarantine(t *testing.T) {
 	assert.NotEqual(t, tree.Providers[0].DescriptorHash, restored.Providers[0].DescriptorHash)
 	assert.Equal(t, tree.Providers[1].DescriptorHash, restored.Providers[1].DescriptorHash)
 	_, err = c.Describe("hidden", "")
-	assertCode(t, err, catalog.CodeAmbiguousAction)
+	assertCode(t, err, coverage.AmbiguousAction)
 
 	require.NoError(t, c.SetQuarantined("q.hidden", true))
 	assert.Equal(t, []string{"p.hidden", "p.keep"}, refs(c.Catalog(0)))
-	assertCode(t, c.SetQuarantined("q.nope", true), catalog.CodeActionNotFound)
+	assertCode(t, c.SetQuarantined("q.nope", true), coverage.ActionNotFound)
 }
 
 func TestNew_Validation(t *testing.T) {

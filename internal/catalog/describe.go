@@ -8,21 +8,6 @@ import (
 	"github.com/memidx/memidx/internal/coverage"
 )
 
-// Error codes of [Catalog.Describe] and [Catalog.SetQuarantined], carried in
-// a [*coverage.Error].
-const (
-	// CodeActionNotFound: no visible action has the ref or bare name.
-	CodeActionNotFound = "action_not_found"
-	// CodeAmbiguousAction: a bare name that more than one provider exposes;
-	// the message lists the qualified refs.
-	CodeAmbiguousAction = "ambiguous_action"
-	// CodeDescriptorChanged: the pinned descriptor hash is not the current
-	// one; the message names the ref and both hashes.
-	CodeDescriptorChanged = "descriptor_changed"
-	// CodeActionQuarantined: the action is registered but quarantined.
-	CodeActionQuarantined = "action_quarantined"
-)
-
 // Descriptor is the full descriptor of one action: its head and schemas.
 type Descriptor struct {
 	ActionHead
@@ -34,13 +19,13 @@ type Descriptor struct {
 //
 // ref is a qualified ref ("omp.grep") or a bare action name ("grep"). A
 // qualified ref is looked up first; a bare name resolves only when exactly
-// one visible action has it. Several give [CodeAmbiguousAction], listing
-// their refs; none gives [CodeActionNotFound], or [CodeActionQuarantined]
+// one visible action has it. Several give [coverage.AmbiguousAction], listing
+// their refs; none gives [coverage.ActionNotFound], or [coverage.ActionQuarantined]
 // when the only match is quarantined.
 //
 // When pinnedHash is not empty it must equal the action's current
 // descriptor hash (ignoring ASCII case); otherwise Describe returns
-// [CodeDescriptorChanged], "Fabric capability descriptor changed", with both
+// [coverage.DescriptorChanged], "Fabric capability descriptor changed", with both
 // hashes, and no descriptor. Errors are [*coverage.Error] values.
 func (c *Catalog) Describe(ref, pinnedHash string) (Descriptor, error) {
 	ref = strings.TrimSpace(ref)
@@ -54,7 +39,7 @@ func (c *Catalog) Describe(ref, pinnedHash string) (Descriptor, error) {
 	}
 	if pinnedHash != "" && !strings.EqualFold(pinnedHash, a.head.DescriptorHash) {
 		return Descriptor{}, &coverage.Error{
-			Code: CodeDescriptorChanged,
+			Code: coverage.DescriptorChanged,
 			Message: "Fabric capability descriptor changed: " + a.Ref +
 				" was pinned at " + pinnedHash + " and is now " + a.head.DescriptorHash + ".",
 		}
@@ -87,7 +72,7 @@ func (s *snapshot) resolve(ref string) (*action, error) {
 		return s.byRef[vis[0]], nil
 	case len(vis) > 1:
 		return nil, &coverage.Error{
-			Code:    CodeAmbiguousAction,
+			Code:    coverage.AmbiguousAction,
 			Message: "Capability name " + ref + " is ambiguous; use one of: " + strings.Join(vis, ", ") + ".",
 		}
 	case quar != nil:
@@ -98,11 +83,11 @@ func (s *snapshot) resolve(ref string) (*action, error) {
 
 func notFound(ref string) error {
 	return &coverage.Error{
-		Code:    CodeActionNotFound,
+		Code:    coverage.ActionNotFound,
 		Message: "Capability not found: " + ref + ". Use tools.search to find an action ref.",
 	}
 }
 
 func quarantined(ref string) error {
-	return &coverage.Error{Code: CodeActionQuarantined, Message: "Capability is quarantined: " + ref + "."}
+	return &coverage.Error{Code: coverage.ActionQuarantined, Message: "Capability is quarantined: " + ref + "."}
 }

@@ -45,19 +45,19 @@ func TestDescribe(t *testing.T) {
 		{name: "qualified ref", ref: "omp.grep", wantRef: "omp.grep"},
 		{name: "bare name with one provider", ref: "grep", wantRef: "omp.grep"},
 		{name: "surrounding space", ref: " grep\n", wantRef: "omp.grep"},
-		{name: "bare name of two providers", ref: "read", wantCode: catalog.CodeAmbiguousAction, wantMsg: []string{"mesh.read, omp.read"}},
+		{name: "bare name of two providers", ref: "read", wantCode: coverage.AmbiguousAction, wantMsg: []string{"mesh.read, omp.read"}},
 		{name: "qualified ref of an ambiguous name", ref: "mesh.read", wantRef: "mesh.read"},
 		{name: "pinned hash matches", ref: "omp.grep", pinned: grep.DescriptorHash, wantRef: "omp.grep"},
 		{name: "pinned hash in upper case", ref: "grep", pinned: strings.ToUpper(grep.DescriptorHash), wantRef: "omp.grep"},
 		{
 			name: "pinned hash differs", ref: "omp.grep", pinned: headOf(t, c, "omp.find").DescriptorHash,
-			wantCode: catalog.CodeDescriptorChanged,
+			wantCode: coverage.DescriptorChanged,
 			wantMsg:  []string{"Fabric capability descriptor changed", "omp.grep", headOf(t, c, "omp.find").DescriptorHash, grep.DescriptorHash},
 		},
-		{name: "unknown ref", ref: "omp.nope", wantCode: catalog.CodeActionNotFound, wantMsg: []string{"omp.nope"}},
-		{name: "unknown bare name", ref: "nope", wantCode: catalog.CodeActionNotFound},
-		{name: "refs are case-sensitive", ref: "OMP.GREP", wantCode: catalog.CodeActionNotFound},
-		{name: "a provider is not an action", ref: "omp", wantCode: catalog.CodeActionNotFound},
+		{name: "unknown ref", ref: "omp.nope", wantCode: coverage.ActionNotFound, wantMsg: []string{"omp.nope"}},
+		{name: "unknown bare name", ref: "nope", wantCode: coverage.ActionNotFound},
+		{name: "refs are case-sensitive", ref: "OMP.GREP", wantCode: coverage.ActionNotFound},
+		{name: "a provider is not an action", ref: "omp", wantCode: coverage.ActionNotFound},
 		{name: "empty ref", ref: " ", wantCode: coverage.InvalidRequest},
 	}
 	for _, tt := range tests {
@@ -90,7 +90,7 @@ func TestDescribe_PinnedHashAfterReregistration(t *testing.T) {
 	require.NoError(t, c.Register(p))
 
 	_, err = c.Describe("memory.recall", pinned)
-	assertCode(t, err, catalog.CodeDescriptorChanged)
+	assertCode(t, err, coverage.DescriptorChanged)
 	now, err := c.Describe("memory.recall", "")
 	require.NoError(t, err)
 	assert.Contains(t, err2s(c.Describe("recall", pinned)), now.DescriptorHash)

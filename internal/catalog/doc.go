@@ -127,14 +127,14 @@
 //
 // They are [*coverage.Error] values with a stable code:
 //
-//   - [CodeActionNotFound] "action_not_found": no visible action has the ref,
+//   - [coverage.ActionNotFound] "action_not_found": no visible action has the ref,
 //     and no visible action has it as a bare name;
-//   - [CodeAmbiguousAction] "ambiguous_action": a bare name that several
+//   - [coverage.AmbiguousAction] "ambiguous_action": a bare name that several
 //     providers expose; the message lists the qualified refs;
-//   - [CodeDescriptorChanged] "descriptor_changed": the pinned hash differs
+//   - [coverage.DescriptorChanged] "descriptor_changed": the pinned hash differs
 //     from the current one; the message is "Fabric capability descriptor
 //     changed" with the ref and both hashes;
-//   - [CodeActionQuarantined] "action_quarantined": the ref (or the only
+//   - [coverage.ActionQuarantined] "action_quarantined": the ref (or the only
 //     action with that bare name) exists but is quarantined;
 //   - [coverage.InvalidRequest] "invalid_request": an empty ref or query.
 package catalog

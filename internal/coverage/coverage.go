@@ -88,6 +88,22 @@ const (
 	InvalidRequest           = "invalid_request"
 	NotASession              = "not_a_session"
 	ProjectSessionDirMissing = "project_session_dir_missing"
+	// IndexForeignFile: the index file is not memidx's; coverage.error
+	// names it.
+	IndexForeignFile = "index_foreign_file"
+	// UnknownRef: tools.call with a ref memidx does not answer.
+	UnknownRef = "unknown_ref"
+
+	// ActionNotFound: no visible catalog action has the ref or bare name.
+	ActionNotFound = "action_not_found"
+	// AmbiguousAction: a bare name that more than one provider exposes;
+	// the message lists the qualified refs.
+	AmbiguousAction = "ambiguous_action"
+	// DescriptorChanged: the pinned descriptor hash is not the current
+	// one; the message names the ref and both hashes.
+	DescriptorChanged = "descriptor_changed"
+	// ActionQuarantined: the action is registered but quarantined.
+	ActionQuarantined = "action_quarantined"
 )
 
 // Error is the structured error of an answer: a stable code and a message

@@ -33,7 +33,7 @@ const (
 	// IndexForeignFile: the index file is not memidx's (another program's
 	// database, say); it is left untouched and the call answers from the
 	// sources. Coverage's error names the file.
-	IndexForeignFile = "index_foreign_file"
+	IndexForeignFile = coverage.IndexForeignFile
 )
 
 // Index is the derived index of one index directory.
