@@ -471,8 +471,14 @@ func TestHostileWalkLargeSession(t *testing.T) {
 		require.Equal(t, n, bytes.Count(r.stdout, []byte("\n")), "%s", r)
 		return r.dur
 	}
-	small, large := walk(1000), walk(4000)
-	t.Logf("walk: 1,000 entries %v, 4,000 entries %v", small, large)
+	// The best of three runs of each: the other tests of the package run
+	// in parallel, and one slow run of a 10 ms process is noise, not a
+	// quadratic walk.
+	best := func(n int) time.Duration {
+		return min(walk(n), walk(n), walk(n))
+	}
+	small, large := best(1000), best(4000)
+	t.Logf("walk: 1,000 entries %v, 4,000 entries %v (best of three)", small, large)
 	// Linear: about 4 times longer; quadratic: about 16.
 	assert.Less(t, large, 8*small, "walking 4x the entries took %.1fx the time", large.Seconds()/small.Seconds())
 }
