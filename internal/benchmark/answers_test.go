@@ -76,15 +76,7 @@ func benchRequests(m *corpus.Manifest) []string {
 
 // answer asks req and keeps what identifies each hit.
 func answer(ctx context.Context, e *engine.Engine, req string) (answerLine, error) {
-	r, eo := engine.DecodeRecall([]byte(req))
-	if eo != nil {
-		return answerLine{}, fmt.Errorf("%s: %s", req, eo.Message)
-	}
-	page, err := e.Recall(ctx, r)
-	if err != nil {
-		return answerLine{}, err
-	}
-	b, err := json.Marshal(page)
+	b, err := recallJSON(ctx, e, req)
 	if err != nil {
 		return answerLine{}, err
 	}
@@ -118,6 +110,44 @@ func answer(ctx context.Context, e *engine.Engine, req string) (answerLine, erro
 	return line, nil
 }
 
+// recallJSON asks the wire request req and returns the page's JSON.
+func recallJSON(ctx context.Context, e *engine.Engine, req string) ([]byte, error) {
+	r, eo := engine.DecodeRecall([]byte(req))
+	if eo != nil {
+		return nil, fmt.Errorf("%s: %s", req, eo.Message)
+	}
+	page, err := e.Recall(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(page)
+}
+
+// goldenCorpus generates the corpus the answer goldens were recorded on
+// (or takes MEMIDX_ANSWERS_CORPUS, the corpus this tree generates, when
+// recording with an older tree) and opens an engine over it.
+func goldenCorpus(t *testing.T) (e *engine.Engine, m *corpus.Manifest, src string) {
+	if testing.Short() {
+		t.Skip("generates a corpus of 120 sessions")
+	}
+	dir := t.TempDir()
+	src = filepath.Join(dir, "corpus")
+	m, err := corpus.Generate(corpus.Options{Sessions: 120, Seed: 7, Out: src, Scale: 0.2})
+	require.NoError(t, err)
+	if given := os.Getenv("MEMIDX_ANSWERS_CORPUS"); given != "" {
+		_, m, err = loadManifest(given)
+		require.NoError(t, err)
+		src = given
+	}
+	// Let the generation's ctimes age out of the racy window, as the
+	// bench does.
+	time.Sleep(index.DefaultRacyWindow)
+	r := &runner{dir: src, idx: filepath.Join(dir, "index")}
+	e, err = r.openEngine()
+	require.NoError(t, err)
+	return e, m, src
+}
+
 func roundSig(f float64, digits int) float64 {
 	if f == 0 {
 		return 0
@@ -131,26 +161,8 @@ func roundSig(f float64, digits int) float64 {
 // operations) and compares every hit and its order with the answers
 // recorded before the archive-scale work.
 func TestBenchAnswersAreUnchanged(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates a corpus of 120 sessions")
-	}
 	ctx := context.Background()
-	dir := t.TempDir()
-	src := filepath.Join(dir, "corpus")
-	m, err := corpus.Generate(corpus.Options{Sessions: 120, Seed: 7, Out: src, Scale: 0.2})
-	require.NoError(t, err)
-	if given := os.Getenv("MEMIDX_ANSWERS_CORPUS"); given != "" {
-		// Recording with an older tree: the corpus this tree generates.
-		_, m, err = loadManifest(given)
-		require.NoError(t, err)
-		src = given
-	}
-	// Let the generation's ctimes age out of the racy window, as the
-	// bench does.
-	time.Sleep(index.DefaultRacyWindow)
-	r := &runner{dir: src, idx: filepath.Join(dir, "index")}
-	e, err := r.openEngine()
-	require.NoError(t, err)
+	e, m, _ := goldenCorpus(t)
 
 	var got bytes.Buffer
 	enc := json.NewEncoder(&got)

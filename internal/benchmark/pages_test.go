@@ -6,16 +6,10 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/corpus"
-	"github.com/memidx/memidx/internal/index"
 )
 
 var updatePages = flag.Bool("update-pages", false, "rewrite testdata/pages.golden.jsonl")
@@ -48,25 +42,11 @@ func stripAdded(t *testing.T, page []byte) map[string]any {
 
 // TestBenchPagesAreUnchanged compares whole pages with pagesGolden.
 func TestBenchPagesAreUnchanged(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates a corpus of 120 sessions")
-	}
 	ctx := context.Background()
-	dir := t.TempDir()
-	src := filepath.Join(dir, "corpus")
-	m, err := corpus.Generate(corpus.Options{Sessions: 120, Seed: 7, Out: src, Scale: 0.2})
-	require.NoError(t, err)
-	time.Sleep(index.DefaultRacyWindow)
-	r := &runner{dir: src, idx: filepath.Join(dir, "index")}
-	e, err := r.openEngine()
-	require.NoError(t, err)
+	e, m, src := goldenCorpus(t)
 	var got bytes.Buffer
 	for _, req := range benchRequests(m) {
-		r, eo := engine.DecodeRecall([]byte(req))
-		require.Nil(t, eo, req)
-		page, err := e.Recall(ctx, r)
-		require.NoError(t, err)
-		b, err := json.Marshal(page)
+		b, err := recallJSON(ctx, e, req)
 		require.NoError(t, err)
 		// The corpus's root differs from run to run.
 		got.Write(bytes.ReplaceAll(b, []byte(src), []byte("$CORPUS")))
