@@ -151,6 +151,29 @@ func (c *countingWriter) send(line string) error {
 	return err
 }
 
+// readAnswers reads answers until the stream ends, none an error, and
+// counts them by id.
+func readAnswers(t *testing.T, r io.Reader) map[string]int {
+	seen := map[string]int{}
+	dec := json.NewDecoder(r)
+	for {
+		var m message
+		if err := dec.Decode(&m); err != nil {
+			return seen
+		}
+		require.Nil(t, m.Error)
+		seen[m.id()]++
+	}
+}
+
+// requireEachOnce checks that n requests were each answered exactly once.
+func requireEachOnce(t *testing.T, seen map[string]int, n int) {
+	require.Len(t, seen, n)
+	for id, k := range seen {
+		assert.Equal(t, 1, k, "id %s", id)
+	}
+}
+
 // A client that does not read its answers gets back-pressure: once the
 // answers waiting for it reach maxQueuedBytes, serve starts no more calls
 // and reads no more requests, instead of holding a thousand answers; when
@@ -196,22 +219,10 @@ func TestServeSlowReaderBackpressure(t *testing.T) {
 	assert.LessOrEqual(t, s.queuedBytes.held(), int64(limit+(serveRunning+2)*(answer+100)), "answer bytes queued")
 
 	// The client reads: everything is answered, each once.
-	seen := map[string]int{}
-	dec := json.NewDecoder(outR)
-	for {
-		var m message
-		if err := dec.Decode(&m); err != nil {
-			break
-		}
-		require.Nil(t, m.Error)
-		seen[m.id()]++
-	}
+	seen := readAnswers(t, outR)
 	<-sent
 	require.NoError(t, <-done)
-	require.Len(t, seen, first+more)
-	for id, n := range seen {
-		assert.Equal(t, 1, n, "id %s", id)
-	}
+	requireEachOnce(t, seen, first+more)
 }
 
 // An id that is not valid UTF-8 is refused, and every answer line is valid
@@ -296,21 +307,9 @@ func TestServePendingRequestBytes(t *testing.T) {
 	assert.LessOrEqual(t, s.pendingBytes.held(), int64(limit), "argument bytes held")
 
 	close(gate)
-	seen := map[string]int{}
-	dec := json.NewDecoder(outR)
-	for {
-		var m message
-		if err := dec.Decode(&m); err != nil {
-			break
-		}
-		require.Nil(t, m.Error)
-		seen[m.id()]++
-	}
+	seen := readAnswers(t, outR)
 	<-sent
 	require.NoError(t, <-done)
-	require.Len(t, seen, total)
-	for id, n := range seen {
-		assert.Equal(t, 1, n, "id %s", id)
-	}
+	requireEachOnce(t, seen, total)
 	assert.Zero(t, s.pendingBytes.held(), "every charge is released")
 }
