@@ -114,7 +114,7 @@ func (v *Vocabulary) HasStem(stem string) bool {
 		if !bytes.HasPrefix(t, []byte(p)) {
 			break
 		}
-		if st, ok := natural.TermOf(t); ok && st == stem {
+		if natural.IsForm(t, stem) {
 			return true
 		}
 	}

@@ -619,8 +619,7 @@ func (l *Lexicon) stemDocs(dst []uint32, stem string) ([]uint32, error) {
 			l.StemScanCut = true
 			return false, false
 		}
-		st, ok := natural.TermOf(k)
-		return ok && st == stem, true
+		return natural.IsForm(k, stem), true
 	}
 	for _, s := range l.segs {
 		var err error

@@ -43,7 +43,12 @@ func (c *stemMemo) stem(word string) string {
 	if ok {
 		return s
 	}
-	s = Stem(word)
+	return c.add(word)
+}
+
+// add stems word and remembers it.
+func (c *stemMemo) add(word string) string {
+	s := Stem(word)
 	// The word may share memory with a larger text: keep a copy, and
 	// the copy as the stem when the stem is the word itself.
 	k := strings.Clone(word)
@@ -69,12 +74,19 @@ func TermOf(tok []byte) (string, bool) {
 		return string(tok), true
 	}
 	stems.mu.RLock()
-	s, ok := stems.m[string(tok)]
+	s, ok := stems.m[string(tok)] // no copy of tok to look it up
 	stems.mu.RUnlock()
 	if ok {
 		return s, true
 	}
-	return stems.stem(string(tok)), true
+	return stems.add(string(tok)), true
+}
+
+// IsForm reports whether tok (a key read from an index) is a form of
+// stem: a term whose natural form is stem.
+func IsForm(tok []byte, stem string) bool {
+	st, ok := TermOf(tok)
+	return ok && st == stem
 }
 
 // Stem returns the Snowball English stem of a lowercase word. It does not
