@@ -1,8 +1,6 @@
 package search
 
 import (
-	"strings"
-
 	"github.com/memidx/memidx/internal/analyzer"
 	"github.com/memidx/memidx/internal/analyzer/natural"
 )
@@ -32,7 +30,7 @@ func (s *Searcher) Coverage() (c *Coverage, ok bool) {
 		idf := s.idf(t)
 		c.idf = append(c.idf, idf)
 		c.total += idf
-		if stem, isStem := strings.CutPrefix(t, natural.KeyPrefix); isStem && p.Natural {
+		if stem, isStem := p.stemOf(t); isStem {
 			if c.stems == nil {
 				c.stems = map[string]int{}
 			}

@@ -80,6 +80,15 @@ func unique(toks []string) []string {
 	return out
 }
 
+// stemOf returns the stem of plan term t when t is a natural plan's stem
+// key (natural.Key).
+func (p *Plan) stemOf(t string) (string, bool) {
+	if !p.Natural {
+		return "", false
+	}
+	return strings.CutPrefix(t, natural.KeyPrefix)
+}
+
 // TokenMatcher reports whether a canonical token of an entry's text
 // matches one of the plan's terms (for a natural plan, a term or a form
 // of one of its stems): a snippet is anchored on such a token. It is nil
@@ -91,7 +100,7 @@ func (p *Plan) TokenMatcher() func(tok string) bool {
 	terms := make(map[string]bool, len(p.Terms))
 	stems := map[string]bool{}
 	for _, t := range p.Terms {
-		if st, isStem := strings.CutPrefix(t, natural.KeyPrefix); isStem && p.Natural {
+		if st, isStem := p.stemOf(t); isStem {
 			stems[st] = true
 		} else {
 			terms[t] = true
