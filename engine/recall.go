@@ -36,14 +36,6 @@ type recallQuery struct {
 	snippetChars int
 }
 
-// validRoles is the closed set of roles an entry can have.
-var validRoles = map[string]bool{
-	"assistant": true, "bashExecution": true, "branchCustomMessage": true, "branchSummary": true,
-	"branchUser": true, "compaction": true, "compactionSummary": true, "custom": true,
-	"fabricOperation": true, "fabricPhase": true, "fabricRun": true, "toolResult": true, "user": true,
-	"developer": true, "pythonExecution": true, "fileMention": true,
-}
-
 // prepareRecall validates a request. Every caller mistake is an
 // invalid_request (or index_out_of_bounds) error, never a silent default.
 func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
@@ -87,7 +79,7 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	if req.Outcome != nil && !normalize.ValidOutcome(*req.Outcome) {
 		return nil, badRequest("outcome must be succeeded, failed, aborted or timed_out, not %q", *req.Outcome)
 	}
-	if req.Role != nil && !validRoles[*req.Role] {
+	if req.Role != nil && !validRole(*req.Role) {
 		return nil, badRequest("unknown role %q", *req.Role)
 	}
 	if req.EntryRange != nil {
