@@ -24,8 +24,15 @@ func TestRecall(t *testing.T) {
 		{name: "recall-stdin", args: []string{"recall", "-"}, stdin: `{"query":"compaction","scope":"project"}`, exit: 0},
 		{name: "recall-zero-hits", args: []string{"recall", "zebra"}, exit: 0},
 		{name: "recall-invalid-regex", args: []string{"recall", "--mode", "regex", "flaky("}, exit: 1},
-		{name: "recall-bad-mode", args: []string{"recall", "--mode", "fuzzy", "x"}, exit: 1},
-		{name: "recall-bad-role", args: []string{"recall", "--role", "robot", "x"}, exit: 1},
+		{name: "recall-bad-mode", args: []string{"recall", "--mode", "fuzzy", "x"}, exit: 2},
+		{name: "recall-bad-role", args: []string{"recall", "--role", "robot", "x"}, exit: 2},
+		{name: "recall-bad-outcome", args: []string{"recall", "--outcome", "error", "x"}, exit: 2},
+		{name: "recall-bad-match", args: []string{"recall", "--match", "x", "x"}, exit: 2},
+		{name: "recall-bad-branches", args: []string{"recall", "x", "--branches=x"}, exit: 2},
+		{name: "recall-json-bad-mode", args: []string{"recall", `{"query":"x","queryMode":"fuzzy"}`}, exit: 1},
+		{name: "recall-json-bad-outcome", args: []string{"recall", `{"query":"x","outcome":"error"}`}, exit: 1},
+		{name: "recall-flag-typo", args: []string{"recall", "x", "-sinse", "7d"}, exit: 2},
+		{name: "recall-flag-no-value", args: []string{"recall", "x", "--since"}, exit: 2},
 		{name: "recall-invalid-scope", args: []string{"recall", "--scope", "all", "x"}, exit: 1},
 		{name: "recall-session-not-found", args: []string{"recall", "--scope", "session:nosuchsession", "x"}, exit: 1},
 		{name: "recall-stale-pointer", args: []string{"recall", `{"query":"flaky","scope":"session:$ID","expectedSourceHash":"` + staleHash + `"}`}, exit: 1},
@@ -75,6 +82,7 @@ func TestWalk(t *testing.T) {
 		{name: "walk-not-found", args: []string{"walk", "nosuchsession"}, exit: 1},
 		{name: "walk-bad-json", args: []string{"walk", `{"session":`}, exit: 2},
 		{name: "walk-help", args: []string{"walk", "--help"}, exit: 0},
+		{name: "walk-bad-branches", args: []string{"walk", "$ID", "--branches", "both"}, exit: 2},
 	})
 }
 
@@ -111,6 +119,8 @@ func TestInspect(t *testing.T) {
 		{name: "inspect-session-prefix", args: []string{"inspect", "session", "0198f2a4"}, exit: 0},
 		{name: "inspect-session-missing", args: []string{"inspect", "session", "nosuchsession"}, exit: 1},
 		{name: "inspect-unknown", args: []string{"inspect", "everything"}, exit: 2},
+		{name: "inspect-subject-typo", args: []string{"inspect", "lineag", "x"}, exit: 2},
+		{name: "inspect-bad-branches", args: []string{"inspect", "lineage", "$SESSION", "--branches", "some"}, exit: 2},
 		// On a terminal: a short human form; --json asks for JSON anyway.
 		{name: "inspect-lineage-tty", args: []string{"inspect", "lineage", "$SESSION"}, tty: true, exit: 0},
 		{name: "inspect-lineage-tty-all", args: []string{"inspect", "lineage", "--branches", "all", "$SESSION"}, tty: true, exit: 0},
@@ -152,6 +162,10 @@ func TestGlobal(t *testing.T) {
 	runCases(t, []cliCase{
 		{name: "no-command", args: nil, exit: 2},
 		{name: "unknown-command", args: []string{"forget"}, exit: 2},
+		{name: "command-typo", args: []string{"recal", "x"}, exit: 2},
+		{name: "help-command-typo", args: []string{"help", "sesions"}, exit: 2},
+		{name: "global-bad-format", args: []string{"--format", "yaml", "sessions"}, exit: 2},
+		{name: "global-bad-color", args: []string{"sessions", "--color=sometimes"}, exit: 2},
 		{name: "help", args: []string{"--help"}, exit: 0},
 		{name: "help-command", args: []string{"help", "sessions"}, exit: 0},
 		{name: "version", args: []string{"--version"}, exit: 0},

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"io/fs"
+	"regexp"
 	"strings"
 
 	"github.com/memidx/memidx/engine"
@@ -32,7 +34,7 @@ func cmdInspect(ctx context.Context, g globals, args []string, stdin io.Reader, 
 	case "session":
 		return inspectSession(ctx, g, args[1:], stdout, stderr)
 	}
-	return usageError("unknown inspect subject %q", args[0])
+	return usageError("unknown inspect subject %q%s", args[0], suggestCommand("inspect "+args[0]))
 }
 
 // newFlags returns a flag set that reports errors instead of exiting.
@@ -43,23 +45,69 @@ func newFlags(name string) *flag.FlagSet {
 }
 
 // parseInterleaved parses flags that may stand before or after the
-// positional arguments.
+// positional arguments. The flag set must be the command table's
+// (checkFlags); an unknown flag, a missing value or a value outside a
+// flag's allowed set is a usage error in GNU spelling.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	checkFlags(fs)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, usageError("%v", err)
+			return nil, flagError(fs.Name(), err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
+			break
 		}
 		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
+			pos = append(pos, args[1:]...)
+			break
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+	c := lookupCommand(fs.Name())
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil {
+			err = checkValue(lookupFlag(c.flags, f.Name), f.Name, f.Value.String())
+		}
+	})
+	return pos, err
+}
+
+// flagMessages are package flag's parse errors, with the flag's name.
+var flagMessages = []struct {
+	re     *regexp.Regexp
+	format func(cmd string, m []string) string
+}{
+	{regexp.MustCompile(`^flag provided but not defined: -(.*)$`), func(cmd string, m []string) string {
+		return "unknown flag " + dash(m[1]) + suggestFlag(cmd, m[1])
+	}},
+	{regexp.MustCompile(`^flag needs an argument: -(.*)$`), func(_ string, m []string) string {
+		return dash(m[1]) + " needs a value"
+	}},
+	{regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-(\S+): (.*)$`), func(_ string, m []string) string {
+		msg := fmt.Sprintf("invalid value %q for %s", m[1], dash(m[2]))
+		if m[3] != "parse error" {
+			msg += ": " + m[3]
+		}
+		return msg
+	}},
+	{regexp.MustCompile(`^invalid boolean flag (\S+): (.*)$`), func(_ string, m []string) string {
+		return dash(m[1]) + " takes no value"
+	}},
+}
+
+// flagError spells a parse error of package flag as GNU tools do.
+func flagError(cmd string, err error) error {
+	msg := err.Error()
+	for _, fm := range flagMessages {
+		if m := fm.re.FindStringSubmatch(msg); m != nil {
+			return usageError("%s", fm.format(cmd, m))
+		}
+	}
+	return usageError("%s", msg)
 }
 
 func readSession(path string) (*session.File, error) {
@@ -258,7 +306,9 @@ func inspectIndex(ctx context.Context, g globals, args []string, stdout, stderr 
 	if len(pos) != 0 {
 		return usageError("inspect index takes no arguments")
 	}
-	g.json = g.json || *asJSON
+	if *asJSON {
+		g.format = formatJSON
+	}
 	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.IndexReport, error) { return e.InspectIndex(ctx) }, printIndexReport)
 }
 
@@ -273,7 +323,9 @@ func inspectSession(ctx context.Context, g globals, args []string, stdout, stder
 	if len(pos) != 1 {
 		return usageError("inspect session takes one <id-or-path>")
 	}
-	g.json = g.json || *asJSON
+	if *asJSON {
+		g.format = formatJSON
+	}
 	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.SessionReport, error) {
 		id, err := sessionPrefix(e, pos[0])
 		if err != nil {

@@ -29,6 +29,8 @@ func TestMain(m *testing.M) {
 	// Dates in the terminal form and relative times are fixed.
 	time.Local = time.UTC
 	now = func() time.Time { return time.Date(2026, 9, 5, 12, 0, 0, 0, time.UTC) }
+	// Colour is asked for by the tests that want it (--color, NO_COLOR).
+	os.Setenv("NO_COLOR", "1")
 	os.Exit(m.Run())
 }
 

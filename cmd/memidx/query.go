@@ -322,9 +322,10 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 		// only; the CLI's one place for a request's error is "error".
 		page.Error = page.Err().(*engine.ErrorObject)
 	}
+	g.highlight = queryMatcher(req.Query, req.QueryMode)
 	return output(g, stdout, page, func(w io.Writer) {
-		showNotices(stderr, page.Notices)
-		printRecall(w, page)
+		humanNotices(g, stderr, page.Notices)
+		printRecall(w, humanPage(g, page))
 	})
 }
 
@@ -339,7 +340,7 @@ func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, s
 		return err
 	}
 	return output(g, stdout, res, func(w io.Writer) {
-		showNotices(stderr, res.Notices)
+		humanNotices(g, stderr, res.Notices)
 		printExpand(w, res)
 	})
 }
@@ -528,8 +529,8 @@ func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader,
 	}
 	res.Notices = append(res.Notices, notices...)
 	return output(g, stdout, res, func(w io.Writer) {
-		showNotices(stderr, res.Notices)
-		printSessions(w, res)
+		humanNotices(g, stderr, res.Notices)
+		printSessions(w, humanSessions(g, res))
 	})
 }
 
@@ -587,13 +588,13 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 		if r.Error == nil && r.Err() != nil {
 			r.Error = r.Err().(*engine.ErrorObject)
 		}
-		human = func(w io.Writer) { showNotices(stderr, r.Notices); printRecall(w, r) }
+		human = func(w io.Writer) { humanNotices(g, stderr, r.Notices); printRecall(w, humanPage(g, r)) }
 	case res.Expand != nil:
 		r := res.Expand
-		human = func(w io.Writer) { showNotices(stderr, r.Notices); printExpand(w, r) }
+		human = func(w io.Writer) { humanNotices(g, stderr, r.Notices); printExpand(w, r) }
 	case res.Sessions != nil:
 		r := res.Sessions
-		human = func(w io.Writer) { showNotices(stderr, r.Notices); printSessions(w, r) }
+		human = func(w io.Writer) { humanNotices(g, stderr, r.Notices); printSessions(w, humanSessions(g, r)) }
 	}
 	return output(g, stdout, res, human)
 }
