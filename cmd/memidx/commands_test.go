@@ -119,6 +119,11 @@ func TestInspect(t *testing.T) {
 		{name: "inspect-session-prefix", args: []string{"inspect", "session", "0198f2a4"}, exit: 0},
 		{name: "inspect-session-missing", args: []string{"inspect", "session", "nosuchsession"}, exit: 1},
 		{name: "inspect-unknown", args: []string{"inspect", "everything"}, exit: 2},
+		{name: "inspect-lineage-prefix", args: []string{"inspect", "lineage", "0198f2a4"}, exit: 0},
+		{name: "inspect-lineage-id", args: []string{"inspect", "lineage", "$ID"}, exit: 0},
+		{name: "inspect-lineage-ambiguous", args: []string{"inspect", "lineage", "0198f2a4"}, exit: 1, setup: func(t *testing.T, w *world) { w.addOther(t) }},
+		{name: "inspect-lineage-no-session", args: []string{"inspect", "lineage", "nosuchsession"}, exit: 1},
+		{name: "inspect-entries-prefix", args: []string{"inspect", "entries", "0198f2a4-7c1", "--max-entry-chars", "40"}, exit: 0},
 		{name: "inspect-subject-typo", args: []string{"inspect", "lineag", "x"}, exit: 2},
 		{name: "inspect-bad-branches", args: []string{"inspect", "lineage", "$SESSION", "--branches", "some"}, exit: 2},
 		// On a terminal: a short human form; --json asks for JSON anyway.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -110,6 +112,39 @@ func flagError(cmd string, err error) error {
 	return usageError("%s", msg)
 }
 
+// sessionFile is the file of the session x names: a path as given, or an
+// id or unique id prefix, resolved as every command resolves one.
+func sessionFile(g globals, x string) (string, error) {
+	if looksLikePath(x) {
+		return x, nil
+	}
+	e, err := openEngine(g)
+	if err != nil {
+		return "", err
+	}
+	id, err := sessionPrefix(e, x) // the CLI's one prefix resolution
+	if err != nil {
+		return "", err
+	}
+	refs, _ := session.ListSessions(e.Dirs(), session.ListOptions{})
+	for _, r := range refs {
+		if strings.HasSuffix(strings.TrimSuffix(filepath.Base(r.Path), ".jsonl"), "_"+id) {
+			return r.Path, nil
+		}
+	}
+	return "", &cliError{Code: coverage.SessionNotFound, Message: fmt.Sprintf("no session file or session id %q", x)}
+}
+
+// looksLikePath reports whether x names a file rather than a session id:
+// it has a directory, a .jsonl suffix or exists.
+func looksLikePath(x string) bool {
+	if strings.ContainsAny(x, `/\`) || strings.HasSuffix(x, ".jsonl") {
+		return true
+	}
+	_, err := os.Stat(x)
+	return err == nil
+}
+
 func readSession(path string) (*session.File, error) {
 	f, err := session.ReadFile(path)
 	if err != nil {
@@ -157,13 +192,17 @@ func inspectLineage(g globals, args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError("inspect lineage takes one FILE")
+		return usageError("inspect lineage takes one SESSION (an id, an id prefix or a path)")
 	}
 	mode, err := lineage.ParseMode(*branches)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	f, err := readSession(pos[0])
+	file, err := sessionFile(g, pos[0])
+	if err != nil {
+		return err
+	}
+	f, err := readSession(file)
 	if err != nil {
 		return err
 	}
@@ -236,7 +275,7 @@ func inspectEntries(g globals, args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError("inspect entries takes one FILE")
+		return usageError("inspect entries takes one SESSION (an id, an id prefix or a path)")
 	}
 	mode, err := lineage.ParseMode(*branches)
 	if err != nil {
@@ -245,7 +284,11 @@ func inspectEntries(g globals, args []string, stdout io.Writer) error {
 	if *maxChars < 0 {
 		return usageError("--max-entry-chars must be 0 or more, not %d", *maxChars)
 	}
-	f, err := readSession(pos[0])
+	file, err := sessionFile(g, pos[0])
+	if err != nil {
+		return err
+	}
+	f, err := readSession(file)
 	if err != nil {
 		return err
 	}
@@ -266,7 +309,7 @@ func inspectEntries(g globals, args []string, stdout io.Writer) error {
 		Coverage           fileCoverage      `json:"coverage"`
 	}{
 		SessionID:          res.SessionID,
-		File:               pos[0],
+		File:               file,
 		Branches:           sel.Branches,
 		LineageFingerprint: sel.Fingerprint,
 		SourceHash:         f.SourceHash,
