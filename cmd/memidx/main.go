@@ -22,7 +22,16 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		stop() // a second interrupt ends the process at once
+	}()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	if ctx.Err() != nil {
+		// Interrupted: what was written stays written, and the shell
+		// learns of the interrupt as from any Unix tool.
+		code = exitInterrupted
+	}
 	stop()
 	os.Exit(code)
 }
@@ -40,6 +49,9 @@ const (
 	// exitUsage: the command line is wrong (unknown flag, missing
 	// argument, a request that is not JSON or has an unknown field).
 	exitUsage = 2
+	// exitInterrupted: SIGINT (Ctrl-C) ended the command, 128 + 2 as a
+	// shell reports a process killed by it.
+	exitInterrupted = 130
 )
 
 // globals are the flags every command accepts, before or after its name.
