@@ -68,6 +68,8 @@ func TestExpand(t *testing.T) {
 		{name: "expand-longer-prefix", args: []string{"expand", "0198f2a4-7c", "-n", "0"}, exit: 0, setup: func(t *testing.T, w *world) { w.addOther(t) }},
 		{name: "expand-no-session", args: []string{"expand"}, exit: 2},
 		{name: "expand-json-and-flags", args: []string{"expand", `{"session":"$ID"}`, "-n", "1"}, exit: 2},
+		{name: "expand-json-and-long-flag", args: []string{"expand", `{"session":"$ID"}`, "--max-chars", "300"}, exit: 2},
+		{name: "expand-context-too-wide", args: []string{"expand", "$ID", "-C", "101"}, exit: 2},
 		{name: "expand-bad-index", args: []string{"expand", "$ID", "-n", "x"}, exit: 2},
 		{name: "expand-unknown-field", args: []string{"expand", `{"session":"$ID","idx":[1]}`}, exit: 2},
 		{name: "expand-help", args: []string{"expand", "-h"}, exit: 0},
@@ -167,6 +169,7 @@ func TestGlobal(t *testing.T) {
 	runCases(t, []cliCase{
 		{name: "no-command", args: nil, exit: 2},
 		{name: "unknown-command", args: []string{"forget"}, exit: 2},
+		{name: "completion-no-shell", args: []string{"completion", "tcsh"}, exit: 2},
 		{name: "command-typo", args: []string{"recal", "x"}, exit: 2},
 		{name: "help-command-typo", args: []string{"help", "sesions"}, exit: 2},
 		{name: "global-bad-format", args: []string{"--format", "yaml", "sessions"}, exit: 2},

@@ -402,7 +402,7 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 	case isJSONArg(pos[0]):
 		for f := range set {
 			if !strings.HasPrefix(f, "live-") && f != "timeout" {
-				return req, nil, usageError("give either a JSON request or -%s and the other selector flags, not both", f)
+				return req, nil, usageError("give either a JSON request or %s and the other selector flags, not both", dash(f))
 			}
 		}
 		raw, _, err := requestJSON(pos, stdin)
@@ -430,7 +430,7 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 		}
 		ctxFlag := func(flagName, arg string, v int) error {
 			if v < 0 || v > engine.MaxContext {
-				return usageError("-%s takes 0..%d entries, not %d", flagName, engine.MaxContext, v)
+				return usageError("%s takes 0..%d entries, not %d", dash(flagName), engine.MaxContext, v)
 			}
 			return setArg(&req, arg, v)
 		}
