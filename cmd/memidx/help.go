@@ -195,8 +195,8 @@ questions whose evidence is not first.`,
 		about: `Print a completion script for the shell, made from the same command table
 the parser reads:
 
-  bash:  source <(memidx completion bash)        (in ~/.bashrc)
-  zsh:   memidx completion zsh > "${fpath[1]}/_memidx"
+  bash:  source <(memidx completion bash)     (in ~/.bashrc)
+  zsh:   source <(memidx completion zsh)      (in ~/.zshrc, after compinit)
   fish:  memidx completion fish > ~/.config/fish/completions/memidx.fish`},
 	{name: "version", synopsis: "", list: "version", summary: "module version and VCS revision (also --version)",
 		about: `The module version and VCS revision the binary was built from.`},
