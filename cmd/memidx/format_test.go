@@ -104,3 +104,12 @@ func TestRoutineNotices(t *testing.T) {
 		})
 	}
 }
+
+// A recall dispatched by memidx call highlights its query too.
+func TestCallHighlights(t *testing.T) {
+	w := newWorld(t)
+	r := runCLI(t, []string{"--agent-dir", w.agent, "--index-dir", w.index, "--cwd", w.proj, "--human", "--color", "always",
+		"call", `{"ref":"memory.recall","args":{"query":"flaky","scope":"project"}}`}, "", false)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, sgrMatch+"flaky"+sgrReset)
+}

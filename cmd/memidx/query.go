@@ -585,6 +585,9 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 	switch {
 	case res.Recall != nil:
 		r := res.Recall
+		if req, eo := engine.DecodeRecall(call.Args); eo == nil {
+			g.highlight = queryMatcher(req.Query, req.QueryMode)
+		}
 		if r.Error == nil && r.Err() != nil {
 			r.Error = r.Err().(*engine.ErrorObject)
 		}
