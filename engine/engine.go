@@ -321,18 +321,18 @@ func canonical(p string) string {
 
 // refresh brings the scope's records up to date.
 func (e *Engine) refresh(ctx context.Context, r *resolved, noBudgets bool, progress func(int, int, int64)) (*index.Report, error) {
+	return e.refreshWith(ctx, r, index.RefreshOptions{NoBudgets: noBudgets, Progress: progress})
+}
+
+// refreshWith is refresh with the caller's options (NoBudgets, Progress,
+// Force); the scope's own are filled in.
+func (e *Engine) refreshWith(ctx context.Context, r *resolved, opt index.RefreshOptions) (*index.Report, error) {
 	if !r.archive {
 		e.seedRoster(ctx, r)
 	}
-	return e.ix.Refresh(ctx, r.targets, index.RefreshOptions{
-		Archive:   r.archive,
-		Mode:      r.mode,
-		Searched:  r.res.Searched,
-		Roots:     []string{e.dirs.SessionsRoot, e.dirs.SessionDir},
-		NoBudgets: noBudgets,
-		Progress:  progress,
-		Preloaded: r.pre,
-	})
+	opt.Archive, opt.Mode, opt.Searched, opt.Preloaded = r.archive, r.mode, r.res.Searched, r.pre
+	opt.Roots = []string{e.dirs.SessionsRoot, e.dirs.SessionDir}
+	return e.ix.Refresh(ctx, r.targets, opt)
 }
 
 // seedRoster gives an index without a hot roster one, ranked from a
@@ -364,6 +364,8 @@ type RebuildRequest struct {
 	Branches Branches
 	// Progress is called after each session read.
 	Progress func(done, total int, bytesRead int64)
+	// Force rebuilds every selected session, changed or not.
+	Force bool
 }
 
 // RebuildReport is the result of a rebuild.
@@ -392,9 +394,10 @@ func (e *Engine) rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 	if err != nil {
 		return nil, err
 	}
-	rep, err := e.refresh(ctx, r, true, req.Progress)
+	opt := index.RefreshOptions{NoBudgets: true, Progress: req.Progress, Force: req.Force}
+	rep, err := e.refreshWith(ctx, r, opt)
 	if err != nil && e.ix.ResetIfDamaged(err) {
-		rep, err = e.refresh(ctx, r, true, req.Progress)
+		rep, err = e.refreshWith(ctx, r, opt)
 	}
 	if err != nil {
 		return nil, err

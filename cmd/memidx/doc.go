@@ -13,9 +13,26 @@
 //	1  the request was answered with an error (the answer's "error" says
 //	   which: session_not_found, stale_pointer, invalid_regex, …) or memidx
 //	   itself failed ({"error":{"code":…,"message":…}})
-//	2  usage: an unknown flag, a missing argument, a request that is not
-//	   JSON or has an unknown field; one line and a pointer to
-//	   'memidx COMMAND --help' on stderr
+//	2  usage: an unknown command or flag (with a "did you mean"), a
+//	   missing argument, a flag value outside its allowed set (listed),
+//	   a request that is not JSON or has an unknown field; one line and
+//	   a pointer to 'memidx COMMAND --help' on stderr. The same bad
+//	   value inside a JSON request is the request's invalid_request
+//	   (exit 1).
+//	130  interrupted by SIGINT; what was written before stays written
+//
+// Every command, flag and allowed flag value is declared once, in the
+// command table (table.go, help.go): the parser checks each command's
+// flag set against it, and the help, the suggestions and the shell
+// completion scripts (memidx completion bash|zsh|fish) are made from it.
+// The allowed values of enum flags are engine's (engine.Roles, …).
+//
+// Output: JSON when stdout is not a terminal, the human form on one;
+// --format text|json (--human, --json) chooses. The human form is
+// coloured under --color auto (a terminal, NO_COLOR unset, TERM not
+// dumb) or always. Notices about normal operation (the default scope at
+// a shell, entries cut at maxEntryChars) stay in the JSON but are left
+// out of the human form unless --verbose.
 //
 // memidx never panics at the user: an internal failure is reported as code
 // internal_error.

@@ -31,7 +31,6 @@ func parseEvalFlags(args []string) (evalFlags, []string, error) {
 	fl.Float64Var(&f.minR5, "min-r5", 0, "exit 1 when entry R@5 is below this")
 	fl.Float64Var(&f.minM, "min-mrr", 0, "exit 1 when entry MRR is below this")
 	weak := fl.Float64("weak-below", 0, "queryCoverage under which a page is no evidence")
-	fl.BoolVar(&f.verbose, "verbose", false, "list every question whose evidence is not the first hit")
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return f, nil, err
@@ -59,6 +58,7 @@ func cmdEval(ctx context.Context, g globals, args []string, stdin io.Reader, std
 	if err != nil {
 		return err
 	}
+	f.verbose = g.verbose
 	if len(pos) != 1 {
 		return usageError("eval takes one labelled set (a JSONL file, or - for stdin)")
 	}

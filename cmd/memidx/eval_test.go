@@ -28,7 +28,7 @@ func TestEval(t *testing.T) {
 		{name: "eval-stdin", args: []string{"eval", "-"}, stdin: evalSet, exit: 0},
 		{name: "eval-threshold-missed", args: []string{"eval", "$ROOT/set.jsonl", "--min-r1", "0.9", "--min-mrr", "1.01"}, exit: 1, setup: writeEvalSet},
 		{name: "eval-threshold-met", args: []string{"eval", "$ROOT/set.jsonl", "--min-r1", "0.66", "--min-r5", "0.66", "--min-mrr", "0.66"}, exit: 0, setup: writeEvalSet},
-		{name: "eval-unknown-mode", args: []string{"eval", "$ROOT/set.jsonl", "--mode", "fuzzy"}, exit: 1, setup: writeEvalSet},
+		{name: "eval-unknown-mode", args: []string{"eval", "$ROOT/set.jsonl", "--mode", "fuzzy"}, exit: 2, setup: writeEvalSet},
 		{name: "eval-no-set", args: []string{"eval"}, exit: 2},
 		{name: "eval-missing-set", args: []string{"eval", "$ROOT/nosuch.jsonl"}, exit: 2},
 		{name: "eval-bad-line", args: []string{"eval", "-"}, stdin: `{"query":"a","expected":[{"entryId":"e"}]}`, exit: 2},

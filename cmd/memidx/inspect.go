@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/memidx/memidx/engine"
@@ -32,7 +36,7 @@ func cmdInspect(ctx context.Context, g globals, args []string, stdin io.Reader, 
 	case "session":
 		return inspectSession(ctx, g, args[1:], stdout, stderr)
 	}
-	return usageError("unknown inspect subject %q", args[0])
+	return usageError("unknown inspect subject %q%s", args[0], suggestCommand("inspect "+args[0]))
 }
 
 // newFlags returns a flag set that reports errors instead of exiting.
@@ -43,23 +47,102 @@ func newFlags(name string) *flag.FlagSet {
 }
 
 // parseInterleaved parses flags that may stand before or after the
-// positional arguments.
+// positional arguments. The flag set must be the command table's
+// (checkFlags); an unknown flag, a missing value or a value outside a
+// flag's allowed set is a usage error in GNU spelling.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	checkFlags(fs)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, usageError("%v", err)
+			return nil, flagError(fs.Name(), err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
+			break
 		}
 		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
+			pos = append(pos, args[1:]...)
+			break
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+	c := lookupCommand(fs.Name())
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil {
+			err = checkValue(lookupFlag(c.flags, f.Name), f.Name, f.Value.String())
+		}
+	})
+	return pos, err
+}
+
+// flagMessages are package flag's parse errors, with the flag's name.
+var flagMessages = []struct {
+	re     *regexp.Regexp
+	format func(cmd string, m []string) string
+}{
+	{regexp.MustCompile(`^flag provided but not defined: -(.*)$`), func(cmd string, m []string) string {
+		return "unknown flag " + dash(m[1]) + suggestFlag(cmd, m[1])
+	}},
+	{regexp.MustCompile(`^flag needs an argument: -(.*)$`), func(_ string, m []string) string {
+		return dash(m[1]) + " needs a value"
+	}},
+	{regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-(\S+): (.*)$`), func(_ string, m []string) string {
+		msg := fmt.Sprintf("invalid value %q for %s", m[1], dash(m[2]))
+		if m[3] != "parse error" {
+			msg += ": " + m[3]
+		}
+		return msg
+	}},
+	{regexp.MustCompile(`^invalid boolean flag (\S+): (.*)$`), func(_ string, m []string) string {
+		return dash(m[1]) + " takes no value"
+	}},
+}
+
+// flagError spells a parse error of package flag as GNU tools do.
+func flagError(cmd string, err error) error {
+	msg := err.Error()
+	for _, fm := range flagMessages {
+		if m := fm.re.FindStringSubmatch(msg); m != nil {
+			return usageError("%s", fm.format(cmd, m))
+		}
+	}
+	return usageError("%s", msg)
+}
+
+// sessionFile is the file of the session x names: a path as given, or an
+// id or unique id prefix, resolved as every command resolves one.
+func sessionFile(g globals, x string) (string, error) {
+	if looksLikePath(x) {
+		return x, nil
+	}
+	e, err := openEngine(g)
+	if err != nil {
+		return "", err
+	}
+	id, err := sessionPrefix(e, x) // the CLI's one prefix resolution
+	if err != nil {
+		return "", err
+	}
+	refs, _ := session.ListSessions(e.Dirs(), session.ListOptions{})
+	for _, r := range refs {
+		if strings.HasSuffix(strings.TrimSuffix(filepath.Base(r.Path), ".jsonl"), "_"+id) {
+			return r.Path, nil
+		}
+	}
+	return "", &cliError{Code: coverage.SessionNotFound, Message: fmt.Sprintf("no session file or session id %q", x)}
+}
+
+// looksLikePath reports whether x names a file rather than a session id:
+// it has a directory, a .jsonl suffix or exists.
+func looksLikePath(x string) bool {
+	if strings.ContainsAny(x, `/\`) || strings.HasSuffix(x, ".jsonl") {
+		return true
+	}
+	_, err := os.Stat(x)
+	return err == nil
 }
 
 func readSession(path string) (*session.File, error) {
@@ -109,13 +192,17 @@ func inspectLineage(g globals, args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError("inspect lineage takes one FILE")
+		return usageError("inspect lineage takes one SESSION (an id, an id prefix or a path)")
 	}
 	mode, err := lineage.ParseMode(*branches)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	f, err := readSession(pos[0])
+	file, err := sessionFile(g, pos[0])
+	if err != nil {
+		return err
+	}
+	f, err := readSession(file)
 	if err != nil {
 		return err
 	}
@@ -188,7 +275,7 @@ func inspectEntries(g globals, args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError("inspect entries takes one FILE")
+		return usageError("inspect entries takes one SESSION (an id, an id prefix or a path)")
 	}
 	mode, err := lineage.ParseMode(*branches)
 	if err != nil {
@@ -197,7 +284,11 @@ func inspectEntries(g globals, args []string, stdout io.Writer) error {
 	if *maxChars < 0 {
 		return usageError("--max-entry-chars must be 0 or more, not %d", *maxChars)
 	}
-	f, err := readSession(pos[0])
+	file, err := sessionFile(g, pos[0])
+	if err != nil {
+		return err
+	}
+	f, err := readSession(file)
 	if err != nil {
 		return err
 	}
@@ -218,7 +309,7 @@ func inspectEntries(g globals, args []string, stdout io.Writer) error {
 		Coverage           fileCoverage      `json:"coverage"`
 	}{
 		SessionID:          res.SessionID,
-		File:               pos[0],
+		File:               file,
 		Branches:           sel.Branches,
 		LineageFingerprint: sel.Fingerprint,
 		SourceHash:         f.SourceHash,
@@ -258,7 +349,9 @@ func inspectIndex(ctx context.Context, g globals, args []string, stdout, stderr 
 	if len(pos) != 0 {
 		return usageError("inspect index takes no arguments")
 	}
-	g.json = g.json || *asJSON
+	if *asJSON {
+		g.format = formatJSON
+	}
 	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.IndexReport, error) { return e.InspectIndex(ctx) }, printIndexReport)
 }
 
@@ -273,7 +366,9 @@ func inspectSession(ctx context.Context, g globals, args []string, stdout, stder
 	if len(pos) != 1 {
 		return usageError("inspect session takes one <id-or-path>")
 	}
-	g.json = g.json || *asJSON
+	if *asJSON {
+		g.format = formatJSON
+	}
 	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.SessionReport, error) {
 		id, err := sessionPrefix(e, pos[0])
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -21,7 +22,16 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		stop() // a second interrupt ends the process at once
+	}()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	if ctx.Err() != nil {
+		// Interrupted: what was written stays written, and the shell
+		// learns of the interrupt as from any Unix tool.
+		code = exitInterrupted
+	}
 	stop()
 	os.Exit(code)
 }
@@ -39,6 +49,9 @@ const (
 	// exitUsage: the command line is wrong (unknown flag, missing
 	// argument, a request that is not JSON or has an unknown field).
 	exitUsage = 2
+	// exitInterrupted: SIGINT (Ctrl-C) ended the command, 128 + 2 as a
+	// shell reports a process killed by it.
+	exitInterrupted = 130
 )
 
 // globals are the flags every command accepts, before or after its name.
@@ -50,8 +63,16 @@ type globals struct {
 	sessionDir   string
 	trustProject bool
 	pretty       bool
-	// json forces JSON output on a terminal.
-	json bool
+	// format is formatText or formatJSON, "" for the default (text on a
+	// terminal).
+	format string
+	// color is colorAuto, colorAlways or colorNever ("" is auto).
+	color string
+	// verbose shows the notices about normal operation (routineNotice) in
+	// the human form too.
+	verbose bool
+	// highlight marks the query's matches in the coloured human form.
+	highlight *regexp.Regexp
 	// live is the host's live session from a command's --live-* flags:
 	// the engine's, never a request argument.
 	live *engine.StaticLive
@@ -99,7 +120,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	g, rest, err := splitGlobals(args)
 	if err == nil && len(rest) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usageText())
 		return exitUsage
 	}
 	if err == nil {
@@ -112,7 +133,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return cmdHelp(rest[1:], stdout, stderr)
 		case commandHelp(cmd) == "":
 			cmd = ""
-			err = usageError("unknown command %q", rest[0])
+			err = usageError("unknown command %q%s", rest[0], suggestCommand(rest[0]))
 		case wantsHelp(rest[1:]):
 			fmt.Fprint(stdout, helpFor(cmd, rest[1:]))
 			return exitOK
@@ -158,6 +179,8 @@ func runCommand(ctx context.Context, g globals, cmd string, args []string, stdin
 		return cmdBench(ctx, g, args, stdout, stderr)
 	case "eval":
 		return cmdEval(ctx, g, args, stdin, stdout, stderr)
+	case "completion":
+		return cmdCompletion(args, stdout)
 	}
 	return usageError("unknown command %q", cmd)
 }
@@ -204,8 +227,8 @@ func report(err error, g globals, cmd string, rest []string, stdout, stderr io.W
 	return exitFailed
 }
 
-// splitGlobals takes the global flags out of args wherever they stand and
-// returns the rest in order.
+// splitGlobals takes the global flags (globalFlags) out of args wherever
+// they stand and returns the rest in order.
 func splitGlobals(args []string) (globals, []string, error) {
 	var g globals
 	var rest []string
@@ -216,33 +239,16 @@ func splitGlobals(args []string) (globals, []string, error) {
 			break
 		}
 		name, val, hasVal := strings.Cut(a, "=")
-		var dst *string
-		switch name {
-		case "--agent-dir":
-			dst = &g.agentDir
-		case "--index-dir":
-			dst = &g.indexDir
-		case "--cwd":
-			dst = &g.cwd
-		case "--config":
-			dst = &g.config
-		case "--session-dir":
-			dst = &g.sessionDir
-		case "--pretty", "--trust-project", "--json":
+		spec := globalFlag(name)
+		if spec == nil {
+			rest = append(rest, a)
+			continue
+		}
+		if spec.arg == "" {
 			if hasVal {
 				return g, nil, usageError("%s takes no value", name)
 			}
-			switch name {
-			case "--pretty":
-				g.pretty = true
-			case "--json":
-				g.json = true
-			default:
-				g.trustProject = true
-			}
-			continue
-		default:
-			rest = append(rest, a)
+			spec.global(&g, "")
 			continue
 		}
 		if !hasVal {
@@ -255,9 +261,24 @@ func splitGlobals(args []string) (globals, []string, error) {
 		if val == "" {
 			return g, nil, usageError("%s needs a value", name)
 		}
-		*dst = val
+		if err := checkValue(spec, spec.names[0], val); err != nil {
+			return g, nil, err
+		}
+		spec.global(&g, val)
+	}
+	if g.pretty && g.format == formatText {
+		return g, nil, usageError("--pretty indents JSON; it does not go with --format text")
 	}
 	return g, rest, nil
+}
+
+// globalFlag is the global flag spelled arg (--name), nil for none.
+func globalFlag(arg string) *flagSpec {
+	name, ok := strings.CutPrefix(arg, "--")
+	if !ok {
+		return nil
+	}
+	return lookupFlag(globalFlags, name)
 }
 
 // resolveDirs makes the directory flags absolute against the shell's
@@ -371,7 +392,7 @@ func output(g globals, stdout io.Writer, res any, human func(io.Writer)) error {
 		rerr = f.Err()
 	}
 	if human != nil && humanOutput(g, stdout) {
-		human(stdout)
+		writeHuman(g, stdout, human)
 	} else if err := writeJSON(stdout, g.pretty, res); err != nil {
 		return err
 	}
@@ -379,12 +400,6 @@ func output(g globals, stdout io.Writer, res any, human func(io.Writer)) error {
 		return &answered{rerr}
 	}
 	return nil
-}
-
-// humanOutput reports whether w gets the human form: a terminal, unless
-// --json or --pretty asked for JSON.
-func humanOutput(g globals, w io.Writer) bool {
-	return !g.json && !g.pretty && isTerminal(w)
 }
 
 // showNotices writes notices to stderr on a terminal, one line each:

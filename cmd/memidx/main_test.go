@@ -26,11 +26,19 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		main() // the test binary is memidx (signal tests)
+	}
 	// Dates in the terminal form and relative times are fixed.
 	time.Local = time.UTC
 	now = func() time.Time { return time.Date(2026, 9, 5, 12, 0, 0, 0, time.UTC) }
+	// Colour is asked for by the tests that want it (--color, NO_COLOR).
+	os.Setenv("NO_COLOR", "1")
 	os.Exit(m.Run())
 }
+
+// runMainEnv makes the test binary run memidx's main.
+const runMainEnv = "MEMIDX_TEST_RUN_MAIN"
 
 // world is a temporary agent directory, index directory and project with
 // the example session in the project's bucket.

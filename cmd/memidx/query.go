@@ -322,9 +322,10 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 		// only; the CLI's one place for a request's error is "error".
 		page.Error = page.Err().(*engine.ErrorObject)
 	}
+	g.highlight = queryMatcher(req.Query, req.QueryMode)
 	return output(g, stdout, page, func(w io.Writer) {
-		showNotices(stderr, page.Notices)
-		printRecall(w, page)
+		humanNotices(g, stderr, page.Notices)
+		printRecall(w, humanPage(g, page))
 	})
 }
 
@@ -339,7 +340,7 @@ func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, s
 		return err
 	}
 	return output(g, stdout, res, func(w io.Writer) {
-		showNotices(stderr, res.Notices)
+		humanNotices(g, stderr, res.Notices)
 		printExpand(w, res)
 	})
 }
@@ -401,7 +402,7 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 	case isJSONArg(pos[0]):
 		for f := range set {
 			if !strings.HasPrefix(f, "live-") && f != "timeout" {
-				return req, nil, usageError("give either a JSON request or -%s and the other selector flags, not both", f)
+				return req, nil, usageError("give either a JSON request or %s and the other selector flags, not both", dash(f))
 			}
 		}
 		raw, _, err := requestJSON(pos, stdin)
@@ -429,7 +430,7 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 		}
 		ctxFlag := func(flagName, arg string, v int) error {
 			if v < 0 || v > engine.MaxContext {
-				return usageError("-%s takes 0..%d entries, not %d", flagName, engine.MaxContext, v)
+				return usageError("%s takes 0..%d entries, not %d", dash(flagName), engine.MaxContext, v)
 			}
 			return setArg(&req, arg, v)
 		}
@@ -528,8 +529,8 @@ func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader,
 	}
 	res.Notices = append(res.Notices, notices...)
 	return output(g, stdout, res, func(w io.Writer) {
-		showNotices(stderr, res.Notices)
-		printSessions(w, res)
+		humanNotices(g, stderr, res.Notices)
+		printSessions(w, humanSessions(g, res))
 	})
 }
 
@@ -584,16 +585,19 @@ func cmdCall(ctx context.Context, g globals, args []string, stdin io.Reader, std
 	switch {
 	case res.Recall != nil:
 		r := res.Recall
+		if req, eo := engine.DecodeRecall(call.Args); eo == nil {
+			g.highlight = queryMatcher(req.Query, req.QueryMode)
+		}
 		if r.Error == nil && r.Err() != nil {
 			r.Error = r.Err().(*engine.ErrorObject)
 		}
-		human = func(w io.Writer) { showNotices(stderr, r.Notices); printRecall(w, r) }
+		human = func(w io.Writer) { humanNotices(g, stderr, r.Notices); printRecall(w, humanPage(g, r)) }
 	case res.Expand != nil:
 		r := res.Expand
-		human = func(w io.Writer) { showNotices(stderr, r.Notices); printExpand(w, r) }
+		human = func(w io.Writer) { humanNotices(g, stderr, r.Notices); printExpand(w, r) }
 	case res.Sessions != nil:
 		r := res.Sessions
-		human = func(w io.Writer) { showNotices(stderr, r.Notices); printSessions(w, r) }
+		human = func(w io.Writer) { humanNotices(g, stderr, r.Notices); printSessions(w, humanSessions(g, r)) }
 	}
 	return output(g, stdout, res, human)
 }

@@ -22,6 +22,7 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 	branches := fl.String("branches", "active", "active or all")
 	asJSON := fl.Bool("json", false, "print one JSON summary")
 	jobs := fl.Int("jobs", 0, "sessions read and built at once (default GOMAXPROCS)")
+	force := fl.Bool("force", false, "rebuild every selected session, changed or not")
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
@@ -58,7 +59,8 @@ func cmdRebuild(ctx context.Context, g globals, args []string, stdout, stderr io
 		bar = &progressBar{w: stderr, start: time.Now()}
 		progress = bar.update
 	}
-	sum, err := rebuildIndex(ctx, e, workers, *scope, *branches, progress)
+	req := engine.RebuildRequest{Scope: engine.Scope(*scope), Branches: engine.Branches(*branches), Progress: progress, Force: *force}
+	sum, err := rebuildRequest(ctx, e, workers, req)
 	if bar != nil {
 		bar.finish()
 	}
@@ -194,13 +196,18 @@ const rebuildHeapFloor = 224 << 20
 // session read; workers is the engine's Options.Workers. Its summary adds
 // what a batch job wants (rebuildSummary).
 func rebuildIndex(ctx context.Context, e *engine.Engine, workers int, scope, branches string, progress func(done, total int, bytesRead int64)) (*rebuildSummary, error) {
-	if scope == "" {
-		scope = "global"
+	return rebuildRequest(ctx, e, workers, engine.RebuildRequest{Scope: engine.Scope(scope), Branches: engine.Branches(branches), Progress: progress})
+}
+
+// rebuildRequest is rebuildIndex of a whole request (rebuild --force).
+func rebuildRequest(ctx context.Context, e *engine.Engine, workers int, req engine.RebuildRequest) (*rebuildSummary, error) {
+	if req.Scope == "" {
+		req.Scope = engine.ScopeGlobal
 	}
-	if branches == "" {
-		branches = "active"
+	if req.Branches == "" {
+		req.Branches = engine.BranchesActive
 	}
-	rep, err := e.Rebuild(ctx, engine.RebuildRequest{Scope: engine.Scope(scope), Branches: engine.Branches(branches), Progress: progress})
+	rep, err := e.Rebuild(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,4 +48,31 @@ func TestRebuildSummary(t *testing.T) {
 	}
 	require.NotNil(t, sum.Failed)
 	assert.Zero(t, *sum.Failed)
+}
+
+// rebuild --force reads every selected session again, changed or not; a
+// rebuild without it leaves the unchanged ones be.
+func TestRebuildForce(t *testing.T) {
+	w := newWorld(t)
+	w.addOther(t)
+	base := []string{"--agent-dir", w.agent, "--index-dir", w.index, "rebuild", "--json"}
+	type counts struct{ Seen, Rebuilt, Unchanged int }
+	rebuild := func(extra ...string) counts {
+		r := runCLI(t, append(slices.Clone(base), extra...), "", false)
+		require.Equal(t, exitOK, r.code, r.stdout+r.stderr)
+		var c counts
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &c))
+		return c
+	}
+	assert.Equal(t, counts{Seen: 2, Rebuilt: 2}, rebuild())
+	for _, c := range []struct {
+		args []string
+		want counts
+	}{
+		{nil, counts{Seen: 2, Unchanged: 2}},
+		{[]string{"--force"}, counts{Seen: 2, Rebuilt: 2}},
+		{[]string{"--force", "--scope", "session:" + fixtureID}, counts{Seen: 1, Rebuilt: 1}},
+	} {
+		assert.Equal(t, c.want, rebuild(c.args...), "%v", c.args)
+	}
 }

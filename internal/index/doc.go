@@ -28,7 +28,9 @@
 // whose source changed within two seconds of its indexing is "racy" (as in
 // git's index): the next refresh re-hashes the file and only rebuilds when
 // the hash differs. A source that changes while it is read is not indexed
-// (source_changed_during_index).
+// (source_changed_during_index). A forced refresh (RefreshOptions.Force,
+// memidx rebuild --force) trusts neither the stat gate nor the hash and
+// rebuilds every target.
 //
 // Tiers: the hotSessions most recently modified sessions (by the freshest
 // mtime known: the scope's files are stat'ed, others keep their recorded

@@ -120,6 +120,9 @@ type RefreshOptions struct {
 	// Preloaded, when set, is the stored records of Mode, read while the
 	// caller listed the sessions (see Preload).
 	Preloaded *Preloaded
+	// Force rebuilds every target whatever its stat says (a rebuild
+	// --force: a record the stat gate vouches for is read again).
+	Force bool
 	// Archive says the targets are every session of the archive (a global
 	// scope): the refresh ranks the hot tier from them and keeps the
 	// roster that narrower refreshes rank with (roster.go).

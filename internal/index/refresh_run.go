@@ -233,7 +233,7 @@ func (r *refreshRun) decide() []job {
 		if r.hot[i] {
 			tier = Hot
 		}
-		if r.fresh[i] == tier {
+		if r.fresh[i] == tier && !r.opt.Force {
 			st.Record = r.known.recs[i]
 			r.rep.Unchanged++
 			continue
@@ -335,7 +335,7 @@ func (r *refreshRun) buildOne(j job, buf *[]byte, gate *buildGate) result {
 			return nil, errChanged
 		}
 		rec := r.known.recs[j.i]
-		if r.current(rec, src.Identity, j.tier, t) && rec.SourceHash == src.Hash {
+		if !r.opt.Force && r.current(rec, src.Identity, j.tier, t) && rec.SourceHash == src.Hash {
 			// Racy but unchanged: vouch for it from now on.
 			c := *rec
 			c.IndexedAtNs = time.Now().UnixNano()
