@@ -73,9 +73,9 @@
 // an Engine at rest gives that memory back.
 //
 // Differences from the reference, deliberately: unknown scopes are errors;
-// session:<missing> is session_not_found, never an empty answer; an offset
-// past the end is index_out_of_bounds; time filters exclude undated entries
-// (nothing says they are in the window); memory.sessions reports coverage
-// and null (not 0) entry counts for sessions it could not index; tools.*
-// errors are values.
+// session:<missing> is session_not_found, never an empty answer; time
+// filters exclude undated entries (nothing says they are in the window);
+// memory.sessions reports coverage and null (not 0) entry counts for
+// sessions it could not index; tools.* errors are values. An offset past
+// the last hit is, as in the reference, an empty page with the total.
 package engine

@@ -404,16 +404,10 @@ func marshalArgs(v any) json.RawMessage {
 
 // buildPage pages the ranked stream into hits under the envelope.
 func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *search.Searcher, items []search.Item, total int, single bool) (*RecallPage, error) {
+	// An offset past the end is an empty page with the total, as the
+	// reference answers it: the loop below then adds nothing.
 	page := &RecallPage{Total: total, Hits: []Hit{}}
-	if q.offset > total {
-		n := total
-		return &RecallPage{Hits: []Hit{}, Error: &ErrorObject{Code: coverage.IndexOutOfBounds,
-			Message: fmt.Sprintf("offset %d is past the %d retained hits.", q.offset, n), EntryCount: &n}}, nil
-	}
-	end := q.offset + q.pageSize
-	if end > total {
-		end = total
-	}
+	end := min(q.offset+q.pageSize, total)
 	base := canonicalArgs(q)
 	if len(rep.States) == 1 && rep.States[0].Record != nil {
 		rec := rep.States[0].Record
