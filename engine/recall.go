@@ -338,12 +338,17 @@ func checkSingle(rec *index.Record, req recallArgs) *ErrorObject {
 	return nil
 }
 
+// staleHint follows every stale_pointer's message: a pointer is bound to
+// the session as it was, and only the call that issued it can issue a
+// fresh one.
+const staleHint = "The session changed since the pointer was issued; run the call that produced the pointer (the recall whose hit or next it is) again for a fresh one."
+
 // checkExpectations compares a pointer's bindings with the session now.
 func checkExpectations(rec *index.Record, hash, fp string) *ErrorObject {
 	if hash == "" && fp == "" {
 		return nil
 	}
-	eo := &ErrorObject{Code: coverage.StalePointer, SessionFile: rec.Path,
+	eo := &ErrorObject{Code: coverage.StalePointer, Hint: staleHint, SessionFile: rec.Path,
 		ExpectedSourceHash: hash, ExpectedLineageFingerprint: fp}
 	ah, af := rec.SourceHash, rec.LineageFingerprint
 	eo.ActualSourceHash = &ah

@@ -35,8 +35,11 @@ func failureCoverage(code string) Coverage {
 // ErrorObject is a domain failure: a stable code, a message and the facts
 // that go with the code.
 type ErrorObject struct {
-	Code                       string   `json:"code"`
-	Message                    string   `json:"message"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Hint (memidx's extension) follows the reference's message with
+	// what to do about the error; "" when there is nothing to add.
+	Hint                       string   `json:"hint,omitempty"`
 	SessionFile                string   `json:"sessionFile,omitempty"`
 	ExpectedSourceHash         string   `json:"expectedSourceHash,omitempty"`
 	ActualSourceHash           *string  `json:"actualSourceHash,omitempty"`

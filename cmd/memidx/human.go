@@ -16,7 +16,7 @@ import (
 // date, session, entry and the command that expands it.
 func printRecall(w io.Writer, p *engine.RecallPage) {
 	if p.Error != nil {
-		fmt.Fprintf(w, "error %s: %s\n", p.Error.Code, p.Error.Message)
+		printError(w, p.Error)
 		return
 	}
 	for i, h := range p.Hits {
@@ -61,7 +61,7 @@ func printRecall(w io.Writer, p *engine.RecallPage) {
 // printExpand is the human form of an expansion page.
 func printExpand(w io.Writer, r *engine.ExpandResult) {
 	if r.Error != nil {
-		fmt.Fprintf(w, "error %s: %s\n", r.Error.Code, r.Error.Message)
+		printError(w, r.Error)
 		return
 	}
 	count := "?"
@@ -98,7 +98,7 @@ func printExpand(w io.Writer, r *engine.ExpandResult) {
 // printSessions is the human form of a session listing.
 func printSessions(w io.Writer, r *engine.SessionsResult) {
 	if r.Error != nil {
-		fmt.Fprintf(w, "error %s: %s\n", r.Error.Code, r.Error.Message)
+		printError(w, r.Error)
 		return
 	}
 	for _, s := range r.Sessions {
@@ -116,6 +116,14 @@ func printSessions(w io.Writer, r *engine.SessionsResult) {
 		fmt.Fprintf(w, "; coverage incomplete: %s", strings.Join(r.Coverage.Reasons, ", "))
 	}
 	fmt.Fprintln(w)
+}
+
+// printError is the human form of an answer's error, with its hint.
+func printError(w io.Writer, eo *engine.ErrorObject) {
+	fmt.Fprintf(w, "error %s: %s\n", eo.Code, eo.Message)
+	if eo.Hint != "" {
+		fmt.Fprintf(w, "  %s\n", eo.Hint)
+	}
 }
 
 // date is an epoch-ms timestamp as a local date and minute.
