@@ -207,13 +207,18 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 		return nil, err
 	}
 	markIncomplete(&page.Coverage.Reasons, &page.Coverage.Complete, reasons...)
+	if r.notice != nil {
+		page.Notices = append(page.Notices, *r.notice)
+	}
 	return e.withNotices(page), nil
 }
 
-// withNotices adds the notices not yet shown to page.
+// withNotices adds the notices not yet shown to page, before its own.
 func (e *Engine) withNotices(page *RecallPage) *RecallPage {
 	if n := e.noticesOnce(); n != nil {
-		page.Notices = n
+		page.Notices = slices.Concat(n, page.Notices)
+	}
+	if page.Notices != nil {
 		fitEnvelope(page)
 	}
 	return page

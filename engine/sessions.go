@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/index"
@@ -144,5 +145,8 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 		out.Coverage.EligibleSessions = total
 	}
 	out.Notices = e.noticesOnce()
+	if r.notice != nil {
+		out.Notices = append(slices.Clip(out.Notices), *r.notice)
+	}
 	return out, nil
 }

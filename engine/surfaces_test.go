@@ -1,6 +1,9 @@
 package engine_test
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,6 +69,105 @@ func TestStalePointerHint(t *testing.T) {
 			assert.Equal(t, tc.message, eo.Message, "the reference's message")
 			assert.Contains(t, eo.Hint, "changed since")
 			assert.Contains(t, eo.Hint, "again")
+		})
+	}
+}
+
+// A missing agent directory is an error naming it, and Open creates
+// nothing; a setup that names its session and index directories does not
+// need the agent directory.
+func TestMissingAgentDir(t *testing.T) {
+	w := newWorld(t)
+	basicSession(w)
+	missing := filepath.Join(w.root, "typo", ".omp", "agent")
+	flat := filepath.Join(w.root, "flat")
+	require.NoError(t, os.MkdirAll(flat, 0o755))
+	for _, tc := range []struct {
+		name    string
+		opt     engine.Options
+		wantErr bool
+	}{
+		{"wrong AgentDir", engine.Options{AgentDir: missing}, true},
+		{"wrong AgentDir, explicit index", engine.Options{AgentDir: missing, IndexDir: filepath.Join(w.root, "ix1")}, true},
+		{"no ~/.omp", engine.Options{Env: &engine.Env{Home: filepath.Join(w.root, "typo"), Cwd: w.project, LookupEnv: engine.EnvMap(nil)}}, true},
+		{"session dir, index under the missing agent dir", engine.Options{AgentDir: missing, SessionDir: flat}, true},
+		{"session dir and index dir", engine.Options{AgentDir: missing, SessionDir: flat, IndexDir: filepath.Join(w.root, "ix2")}, false},
+		{"existing agent dir", engine.Options{AgentDir: w.agent, IndexDir: filepath.Join(w.root, "ix3")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := tc.opt
+			if opt.Env == nil {
+				opt.Env = &w.env
+			}
+			opt.Cwd = w.project
+			e, err := engine.Open(opt)
+			if !tc.wantErr {
+				require.NoError(t, err)
+				p := recall(t, e, engine.RecallRequest{Query: "deploy", Scope: engine.ScopeProject})
+				assert.Nil(t, p.Error)
+				require.NoError(t, e.Close())
+				return
+			}
+			require.Error(t, err)
+			assert.ErrorIs(t, err, engine.ErrAgentDirMissing)
+			assert.Contains(t, err.Error(), missing)
+			_, statErr := os.Stat(filepath.Join(w.root, "typo"))
+			assert.ErrorIs(t, statErr, fs.ErrNotExist, "Open created nothing")
+		})
+	}
+}
+
+// scopeNotice is the message of the scope notice among ns, or "".
+func scopeNotice(ns []engine.Notice) string {
+	for _, n := range ns {
+		if n.Key == "scope" {
+			return n.Message
+		}
+	}
+	return ""
+}
+
+// The default scope resolved without a live session names what it
+// searched and how to widen it, on every answer that resolved it; an
+// explicit scope or a live session has no such notice.
+func TestDefaultScopeNotice(t *testing.T) {
+	w := newWorld(t)
+	older := basicSession(w)
+	newest := w.write("s-newer", msgLine("u1", "", ts, user("deploy again")))
+	_ = older
+	empty := filepath.Join(w.root, "empty")
+	require.NoError(t, os.MkdirAll(empty, 0o755))
+	live := func(o *engine.Options) { o.Live = engine.StaticLive{File: newest, Leaf: "u1"} }
+	inEmpty := func(o *engine.Options) { o.Cwd = empty }
+	for _, tc := range []struct {
+		name  string
+		opts  []func(*engine.Options)
+		scope engine.Scope
+		want  []string // substrings of the notice; nil: no notice
+	}{
+		{"omitted", nil, "", []string{newest, `"project"`, `"global"`}},
+		{"session spelt out", nil, engine.ScopeSession, []string{newest, `"project"`}},
+		{"no session in the project", []func(*engine.Options){inEmpty}, "", []string{empty, "no sessions", `"global"`}},
+		{"project", nil, engine.ScopeProject, nil},
+		{"live session", []func(*engine.Options){live}, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := w.engine(tc.opts...)
+			defer e.Close()
+			for range 2 { // every answer, not only the first
+				p := recall(t, e, engine.RecallRequest{Query: "deploy", Scope: tc.scope})
+				s, err := e.Sessions(ctx, engine.SessionsRequest{Scope: tc.scope})
+				require.NoError(t, err)
+				for _, got := range []string{scopeNotice(p.Notices), scopeNotice(s.Notices)} {
+					if tc.want == nil {
+						assert.Empty(t, got)
+						continue
+					}
+					for _, want := range tc.want {
+						assert.Contains(t, got, want)
+					}
+				}
+			}
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -156,10 +157,23 @@ func TestGlobal(t *testing.T) {
 		{name: "help-command", args: []string{"help", "sessions"}, exit: 0},
 		{name: "version", args: []string{"--version"}, exit: 0},
 		{name: "missing-agent-dir", args: []string{"--agent-dir", "$ROOT/nowhere", "recall", "x"}, exit: 2, bare: true},
+		{name: "no-omp-dir", args: []string{"--cwd", "$PROJ", "recall", "x"}, exit: 1, bare: true, setup: noIndexCreated},
 		{name: "missing-session-dir", args: []string{"--agent-dir", "$AGENT", "--session-dir", "$ROOT/nowhere", "recall", "x"}, exit: 2, bare: true},
 		{name: "cwd-is-a-file", args: []string{"--agent-dir", "$AGENT", "--cwd", "$SESSION", "recall", "x"}, exit: 2, bare: true},
 		{name: "new-index-dir", args: []string{"--agent-dir", "$AGENT", "--cwd", "$PROJ", "--index-dir", "$ROOT/a/b/index", "recall", "x"}, exit: 0, bare: true},
 		{name: "global-flag-no-value", args: []string{"recall", "x", "--cwd"}, exit: 2},
+	})
+}
+
+// noIndexCreated checks, when the test ends, that the home directory
+// (which has no .omp) is still empty: a missing agent directory creates
+// nothing.
+func noIndexCreated(t *testing.T, w *world) {
+	home := w.root + "/home"
+	t.Cleanup(func() {
+		if ents, err := os.ReadDir(home); err != nil || len(ents) != 0 {
+			t.Errorf("home %s holds %d entries (%v) after the command; want none", home, len(ents), err)
+		}
 	})
 }
 

@@ -134,6 +134,9 @@ type Resolution struct {
 	Reasons []string
 	// Searched lists the existing directories that were listed.
 	Searched []string
+	// ProjectDir is the project directory the session and project scopes
+	// listed the sessions of.
+	ProjectDir string
 	// Error is a caller-facing domain error: invalid_scope,
 	// session_not_found or ambiguous_session. Refs is then empty.
 	Error *coverage.Error
@@ -199,7 +202,7 @@ func (r *Resolver) Resolve(s Scope) (Resolution, error) {
 	case ScopeSession:
 		r.resolveSession(&res, &reasons)
 	case ScopeProject:
-		res.Refs, res.Searched = r.projectRefs(&reasons, r.TopLevelOnly)
+		res.Refs, res.Searched, res.ProjectDir = r.projectRefs(&reasons, r.TopLevelOnly)
 	case ScopeGlobal:
 		r.resolveGlobal(&res, &reasons)
 	case ScopeSessionTarget:
@@ -247,8 +250,8 @@ func (r *Resolver) resolveSession(res *Resolution, reasons *coverage.Set) {
 		}
 		return
 	}
-	refs, searched := r.projectRefs(reasons, true)
-	res.Searched = searched
+	refs, searched, dir := r.projectRefs(reasons, true)
+	res.Searched, res.ProjectDir = searched, dir
 	for _, ref := range refs {
 		if !ref.Nested {
 			res.Refs = []Ref{ref}
@@ -258,8 +261,9 @@ func (r *Resolver) resolveSession(res *Resolution, reasons *coverage.Set) {
 	reasons.Add(ReasonNoSession)
 }
 
-// projectRefs lists the sessions of the project cwd.
-func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref, []string) {
+// projectRefs lists the sessions of the project cwd, and returns the
+// project directory too.
+func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref, []string, string) {
 	cwd := r.cwd()
 	opts := r.opts(topLevelOnly)
 	refs, searched, err := r.listBuckets(locate.BucketNames(cwd, r.Env), opts)
@@ -282,7 +286,7 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 		extra = append(extra, ref)
 	}
 	if len(extra) == 0 {
-		return refs, searched
+		return refs, searched, cwd
 	}
 	// Files outside the buckets belong to the project when their
 	// top-level session's header cwd is the project cwd.
@@ -315,7 +319,7 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 			refs = append(refs, ref)
 		}
 	}
-	return dedupe(refs), searched
+	return dedupe(refs), searched, cwd
 }
 
 func (r *Resolver) resolveGlobal(res *Resolution, reasons *coverage.Set) {
