@@ -171,3 +171,57 @@ func TestDefaultScopeNotice(t *testing.T) {
 		})
 	}
 }
+
+// Session id prefixes of at least engine.MinSessionPrefix characters
+// resolve in the engine, for every action that takes a session; an
+// ambiguous one lists its candidates, a short one says it is short.
+func TestSessionPrefixes(t *testing.T) {
+	w := newWorld(t)
+	line := msgLine("u1", "", ts, user("deploy timeout"))
+	a := w.write("0198f2a4-aaaa-7000-8000-000000000001", line)
+	b := w.write("0198f2a4-bbbb-7000-8000-000000000002", line)
+	e := w.engine()
+	for _, tc := range []struct {
+		name, session string
+		want          string // the file it resolves to, or "" for an error
+		code          engine.ErrorCode
+		msg           string // in the error's message
+	}{
+		{"unique prefix", "0198f2a4-aa", a, "", ""},
+		{"other unique prefix", "0198f2a4-b", b, "", ""},
+		{"full id", "0198f2a4-aaaa-7000-8000-000000000001", a, "", ""},
+		{"ambiguous", "0198f2a4", "", engine.ErrAmbiguousSession, "0198f2a4"},
+		{"too short", "0198f2a", "", engine.ErrSessionNotFound, "8 characters"},
+		{"no such prefix", "0198f2a4-cc", "", engine.ErrSessionNotFound, "0198f2a4-cc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, err := e.Expand(ctx, engine.ExpandRequest{Session: tc.session, Indices: []int{0}})
+			require.NoError(t, err)
+			p := recall(t, e, engine.RecallRequest{Query: "deploy", Scope: engine.ScopeOf(tc.session)})
+			s, err := e.Sessions(ctx, engine.SessionsRequest{Scope: engine.ScopeOf(tc.session)})
+			require.NoError(t, err)
+			wr, err := e.Walk(ctx, engine.ExpandRequest{Session: tc.session}, func(engine.ExpandedEntry) (bool, error) { return true, nil })
+			require.NoError(t, err)
+			if tc.want != "" {
+				require.NoError(t, x.Err())
+				assert.Equal(t, tc.want, x.Session)
+				require.NoError(t, p.Err())
+				assert.Equal(t, 1, p.Total)
+				require.NoError(t, s.Err())
+				require.Len(t, s.Sessions, 1)
+				assert.Equal(t, tc.want, s.Sessions[0].File)
+				require.NoError(t, wr.Err())
+				assert.Equal(t, 1, wr.Visited)
+				return
+			}
+			for _, err := range []error{x.Err(), p.Err(), s.Err(), wr.Err()} {
+				assert.ErrorIs(t, err, tc.code)
+				assert.ErrorContains(t, err, tc.msg)
+			}
+			if tc.code == engine.ErrAmbiguousSession {
+				assert.Equal(t, []string{b, a}, x.Error.Candidates, "newest first")
+				assert.Equal(t, []string{b, a}, p.Error.Candidates)
+			}
+		})
+	}
+}

@@ -68,7 +68,7 @@ Without a live session the scope is project, not session.
        memidx expand JSON|-
 
 Full, untruncated records behind a hit, in chunks (follow "next" with
-memidx call). SESSION is an id, a unique id prefix (4 characters or more)
+memidx call). SESSION is an id, a unique id prefix (8 characters or more)
 or a path. Without a selector: the session's entry count and first page.
 
   -n INDEX          entry index; repeat or comma-separate

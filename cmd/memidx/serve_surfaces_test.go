@@ -55,3 +55,40 @@ func TestServeDefaultScopeNotice(t *testing.T) {
 		})
 	}
 }
+
+// serve resolves session id prefixes as the engine does: a unique one
+// names its session, a shared one is ambiguous_session with candidates.
+func TestServeSessionPrefix(t *testing.T) {
+	w := newServeWorld(t)
+	a := w.write("0198f2a4-aaaa-7000-8000-000000000001", "the deploy timeout")
+	b := w.write("0198f2a4-bbbb-7000-8000-000000000002", "the deploy timeout")
+	for _, tc := range []struct {
+		session, want, code string
+	}{
+		{"0198f2a4-aa", a, ""},
+		{"0198f2a4-bb", b, ""},
+		{"0198f2a4", "", "ambiguous_session"},
+		{"0198f2a", "", "session_not_found"},
+	} {
+		t.Run(tc.session, func(t *testing.T) {
+			var res struct {
+				Session string
+				Error   *struct {
+					Code       string
+					Candidates []string
+				}
+			}
+			serveResult(t, w, "memory.expand", map[string]any{"session": tc.session, "indices": []int{0}}, &res)
+			if tc.code == "" {
+				require.Nil(t, res.Error)
+				assert.Equal(t, tc.want, res.Session)
+				return
+			}
+			require.NotNil(t, res.Error)
+			assert.Equal(t, tc.code, res.Error.Code)
+			if tc.code == "ambiguous_session" {
+				assert.Equal(t, []string{b, a}, res.Error.Candidates)
+			}
+		})
+	}
+}

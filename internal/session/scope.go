@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/memidx/memidx/internal/coverage"
 )
@@ -427,10 +428,16 @@ func (r *Resolver) resolveTarget(res *Resolution, reasons *coverage.Set) {
 	if len(matches) == 0 {
 		matches = byName
 	}
+	if len(matches) == 0 && !looksLikePath(x) {
+		matches = prefixMatches(all, x)
+	}
 	switch len(matches) {
 	case 0:
-		res.Error = &coverage.Error{Code: coverage.SessionNotFound, Message: fmt.Sprintf(
-			"no session has the id or file name %q (searched %d session files)", x, len(all))}
+		msg := fmt.Sprintf("no session has the id or file name %q (searched %d session files)", x, len(all))
+		if n := utf8.RuneCountInString(x); n < MinIDPrefix && !looksLikePath(x) {
+			msg += fmt.Sprintf("; an id prefix needs at least %d characters, %q has %d", MinIDPrefix, x, n)
+		}
+		res.Error = &coverage.Error{Code: coverage.SessionNotFound, Message: msg}
 	case 1:
 		res.Refs = matches
 	default:
@@ -440,6 +447,27 @@ func (r *Resolver) resolveTarget(res *Resolution, reasons *coverage.Set) {
 		}
 		res.Error = (&AmbiguousError{Session: x, Candidates: res.Candidates}).Coverage()
 	}
+}
+
+// MinIDPrefix is the shortest session id prefix session:<x> takes: 8
+// characters of a UUIDv7 id are its first 32 bits of time (about 50 days
+// apart), so that a shorter one would name several sessions of any archive.
+const MinIDPrefix = 8
+
+// prefixMatches returns the refs whose id starts with x, at least
+// MinIDPrefix characters: the id part of the file name (as OMP names its
+// files), confirmed by the header id.
+func prefixMatches(refs []Ref, x string) []Ref {
+	if utf8.RuneCountInString(x) < MinIDPrefix {
+		return nil
+	}
+	var named []Ref
+	for _, ref := range refs {
+		if _, id := nameParts(ref.Path); strings.HasPrefix(id, x) {
+			named = append(named, ref)
+		}
+	}
+	return filterHeaders(named, func(h *Header) bool { return strings.HasPrefix(h.ID, x) })
 }
 
 func looksLikePath(x string) bool {
@@ -457,9 +485,14 @@ func nameParts(path string) (stem, id string) {
 	return stem, id
 }
 
-// matchHeaders returns the refs whose header id is id, reading headers in
-// parallel.
+// matchHeaders returns the refs whose header id is id.
 func matchHeaders(refs []Ref, id string) []Ref {
+	return filterHeaders(refs, func(h *Header) bool { return h.ID == id })
+}
+
+// filterHeaders returns the refs whose header keep accepts, reading
+// headers in parallel.
+func filterHeaders(refs []Ref, keep func(*Header) bool) []Ref {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -471,7 +504,7 @@ func matchHeaders(refs []Ref, id string) []Ref {
 		wg.Go(func() {
 			for i := range next {
 				h, err := ReadHeader(refs[i].Path)
-				ok[i] = err == nil && h.ID == id
+				ok[i] = err == nil && keep(h)
 			}
 		})
 	}
