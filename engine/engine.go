@@ -284,9 +284,10 @@ type resolved struct {
 	// archive: the targets are every session of the archive (a global
 	// scope, listed whole).
 	archive bool
-	// notice says what the default scope searched without a live
-	// session, and how to widen it.
-	notice *Notice
+	// notices say what the default scope searched without a live
+	// session and how to widen it, and which project a subdirectory
+	// was seen as.
+	notices []Notice
 }
 
 // resolve parses and resolves a scope. A domain error (invalid_scope,
@@ -311,7 +312,11 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	}
 	r.liveFile = liveFile
 	if sc.Kind == session.ScopeSession && liveFile == "" {
-		r.notice = defaultScopeNotice(res)
+		r.notices = append(r.notices, defaultScopeNotice(res))
+	}
+	if res.Subdir != "" && (sc.Kind == session.ScopeProject || sc.Kind == session.ScopeSession && liveFile == "") {
+		r.notices = append(r.notices, Notice{Key: "scope", Message: fmt.Sprintf(
+			"%s has no sessions of its own: used the project %s, the nearest directory above it that has some", res.Subdir, res.ProjectDir)})
 	}
 	// A listed path's last element is already canonical: compare it
 	// first, so that a host's live session costs one realpath, not one
@@ -336,13 +341,13 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 // session (the project's newest session, or nothing) and how to widen it:
 // a host that gives no live session otherwise searches one session, finds
 // nothing and hears nothing.
-func defaultScopeNotice(res session.Resolution) *Notice {
+func defaultScopeNotice(res session.Resolution) Notice {
 	msg := fmt.Sprintf(`no live session, and %s has no sessions: nothing was searched; scope "global" searches every project`, res.ProjectDir)
 	if len(res.Refs) == 1 {
 		msg = fmt.Sprintf(`no live session: searched only the newest session of %s (%s); scope "project" searches every session of that project, "global" every project`,
 			res.ProjectDir, res.Refs[0].Path)
 	}
-	return &Notice{Key: "scope", Message: msg}
+	return Notice{Key: "scope", Message: msg}
 }
 
 // targetsOf returns the targets of refs, without a live branch. A watched

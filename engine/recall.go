@@ -207,9 +207,7 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 		return nil, err
 	}
 	markIncomplete(&page.Coverage.Reasons, &page.Coverage.Complete, reasons...)
-	if r.notice != nil {
-		page.Notices = append(page.Notices, *r.notice)
-	}
+	page.Notices = append(page.Notices, r.notices...)
 	return e.withNotices(page), nil
 }
 

@@ -145,8 +145,8 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 		out.Coverage.EligibleSessions = total
 	}
 	out.Notices = e.noticesOnce()
-	if r.notice != nil {
-		out.Notices = append(slices.Clip(out.Notices), *r.notice)
+	if r.notices != nil {
+		out.Notices = slices.Concat(out.Notices, r.notices)
 	}
 	return out, nil
 }

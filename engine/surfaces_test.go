@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"github.com/memidx/memidx/internal/session/locate"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -221,6 +222,54 @@ func TestSessionPrefixes(t *testing.T) {
 			if tc.code == engine.ErrAmbiguousSession {
 				assert.Equal(t, []string{b, a}, x.Error.Candidates, "newest first")
 				assert.Equal(t, []string{b, a}, p.Error.Candidates)
+			}
+		})
+	}
+}
+
+// A subdirectory without sessions of its own is seen as the nearest
+// ancestor that has some, never the home directory; a cwd with sessions
+// of its own is unchanged.
+func TestProjectFromSubdirectory(t *testing.T) {
+	w := newWorld(t)
+	basicSession(w)
+	deep := filepath.Join(w.project, "src", "deep")
+	own := filepath.Join(w.project, "tools")
+	underHome := filepath.Join(w.env.Home, "notes", "x")
+	for _, d := range []string{deep, own, underHome} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	// tools has a (empty) session directory of its own; home has sessions.
+	require.NoError(t, os.MkdirAll(filepath.Join(w.agent, "sessions", locate.BucketNames(own, w.env)[0]), 0o755))
+	w.bucket = filepath.Join(w.agent, "sessions", locate.BucketNames(w.env.Home, w.env)[0])
+	require.NoError(t, os.MkdirAll(w.bucket, 0o755))
+	w.write("s-home", msgLine("u1", "", ts, user("deploy from home")))
+	for _, tc := range []struct {
+		name, cwd string
+		total     int
+		notice    string // in the project-scope notice; "" for none
+	}{
+		{"subdirectory", deep, 4, w.project},
+		{"own session directory", own, 0, ""},
+		{"never the home directory", underHome, 0, ""},
+		{"the project itself", w.project, 4, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := w.engine(func(o *engine.Options) { o.Cwd = tc.cwd })
+			defer e.Close()
+			p := recall(t, e, engine.RecallRequest{Query: "deploy timeout", Scope: engine.ScopeProject})
+			require.Nil(t, p.Error)
+			assert.Equal(t, tc.total, p.Total)
+			s, err := e.Sessions(ctx, engine.SessionsRequest{Scope: engine.ScopeProject})
+			require.NoError(t, err)
+			assert.Equal(t, min(tc.total, 1), s.Total)
+			for _, got := range []string{scopeNotice(p.Notices), scopeNotice(s.Notices)} {
+				if tc.notice == "" {
+					assert.Empty(t, got)
+					continue
+				}
+				assert.Contains(t, got, tc.cwd)
+				assert.Contains(t, got, tc.notice)
 			}
 		})
 	}

@@ -41,6 +41,8 @@ func TestRecall(t *testing.T) {
 		{name: "recall-until-weeks-ago", args: []string{"recall", "flaky", "--until", "3 weeks ago"}, exit: 0},
 		{name: "recall-since-bad", args: []string{"recall", "flaky", "--since", "lastweek"}, exit: 2},
 		{name: "recall-no-project-sessions", args: []string{"recall", "flaky", "--cwd", "$ROOT/empty"}, exit: 0},
+		{name: "recall-subdirectory", args: []string{"recall", "flaky", "--page-size", "1", "--cwd", "$PROJ/src/deep"}, exit: 0,
+			setup: func(t *testing.T, w *world) { mkdir(t, w.proj+"/src/deep") }},
 		{name: "recall-live-session", args: []string{"recall", "flaky", "--live-session", "$SESSION", "--live-leaf", "e000001e"}, exit: 0},
 		{name: "recall-scope-prefix", args: []string{"recall", "flaky", "--scope", "session:0198f2a4-7c1"}, exit: 0},
 		{name: "recall-tty", args: []string{"recall", "flaky"}, tty: true, exit: 0},

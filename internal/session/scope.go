@@ -136,8 +136,11 @@ type Resolution struct {
 	// Searched lists the existing directories that were listed.
 	Searched []string
 	// ProjectDir is the project directory the session and project scopes
-	// listed the sessions of.
+	// listed the sessions of: the cwd, or the nearest ancestor with
+	// sessions when the cwd has none of its own (see Resolve).
 	ProjectDir string
+	// Subdir is the cwd when ProjectDir is an ancestor of it, else "".
+	Subdir string
 	// Error is a caller-facing domain error: invalid_scope,
 	// session_not_found or ambiguous_session. Refs is then empty.
 	Error *coverage.Error
@@ -183,7 +186,10 @@ func (e *AmbiguousError) Coverage() *coverage.Error {
 //     BucketNames(cwd) (whatever the header cwd says), plus the sessions of
 //     the explicit session dir and the current session file whose header
 //     cwd is the project cwd (both realpath'd). No existing bucket and no
-//     explicit dir gives project_session_dir_missing.
+//     explicit dir gives project_session_dir_missing. A cwd without a
+//     bucket of its own (a subdirectory of a project) is seen as its
+//     nearest ancestor that has one, below the home directory and the
+//     root: memidx's extension of the project scope (ProjectDir, Subdir).
 //   - global: every session under the sessions root, the explicit session
 //     dir and the current session file.
 //   - session:<x>: see resolveTarget.
@@ -218,6 +224,9 @@ func (r *Resolver) Resolve(s Scope) (Resolution, error) {
 	}
 	if res.Error != nil {
 		res.Refs = nil
+	}
+	if res.ProjectDir != "" && res.ProjectDir != r.cwd() {
+		res.Subdir = r.cwd()
 	}
 	res.Reasons = reasons.Reasons()
 	return res, nil
@@ -262,10 +271,45 @@ func (r *Resolver) resolveSession(res *Resolution, reasons *coverage.Set) {
 	reasons.Add(ReasonNoSession)
 }
 
-// projectRefs lists the sessions of the project cwd, and returns the
-// project directory too.
-func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref, []string, string) {
+// projectDir is the project directory of the cwd: the cwd when it has a
+// session directory of its own, else the nearest ancestor that has one,
+// below the home directory and the root (whose sessions are every
+// project's catch-all, not this one's); the cwd when none has.
+func (r *Resolver) projectDir() string {
 	cwd := r.cwd()
+	if r.hasBucket(cwd) {
+		return cwd
+	}
+	home := ""
+	if h := r.Env.HomeDir(); h != "" {
+		home = filepath.Clean(r.Env.Abs(h))
+	}
+	for d := filepath.Dir(cwd); d != home && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if r.hasBucket(d) {
+			return d
+		}
+	}
+	return cwd
+}
+
+// hasBucket reports whether dir has a session directory under the
+// sessions root.
+func (r *Resolver) hasBucket(dir string) bool {
+	for _, b := range locate.BucketNames(dir, r.Env) {
+		if b == "" || b == "." || b == ".." || strings.ContainsAny(b, `/\`) {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(r.Dirs.SessionsRoot, b)); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// projectRefs lists the sessions of the project directory (see
+// projectDir), and returns that directory too.
+func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref, []string, string) {
+	cwd := r.projectDir()
 	opts := r.opts(topLevelOnly)
 	refs, searched, err := r.listBuckets(locate.BucketNames(cwd, r.Env), opts)
 	addListReasons(reasons, err)
