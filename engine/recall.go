@@ -425,6 +425,7 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 	}
 	anchorTerms := q.plan.TokenMatcher()
 	qc, measured := s.Coverage()
+	titles := sessionTitles{}
 	for i := q.offset; i < end; i++ {
 		it := &items[i]
 		if it.Entry {
@@ -435,9 +436,15 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 				s.Fail(s.Hot[it.Src].Rec)
 				continue
 			}
+			rec := s.Hot[it.Src].Rec
+			h.Title = titles.of(rec.Path)
+			if r.archive {
+				h.Cwd = boundString(rec.Cwd, 2048) // the caller's project is not the hit's
+			}
 			page.Hits = append(page.Hits, Hit{Entry: h})
 		} else {
 			h := e.sessionHit(q, s, it)
+			h.Title = titles.of(s.Cold[it.Src].Rec.Path)
 			if measured {
 				h.QueryCoverage = ptrF(qc.Session(it))
 			}

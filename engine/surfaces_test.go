@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"github.com/memidx/memidx/internal/session/locate"
 	"io/fs"
 	"os"
@@ -273,4 +275,72 @@ func TestProjectFromSubdirectory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// titled writes a session whose first line is OMP's title slot.
+func (w *world) titled(id, title string, lines ...string) string {
+	p := w.write(id, lines...)
+	body, err := os.ReadFile(p)
+	require.NoError(w.t, err)
+	slot := fmt.Sprintf(`{"type":"title","v":1,"title":%s,"source":"user","updatedAt":"2026-09-01T10:31:00.000Z","pad":"%s"}`, jsString(title), strings.Repeat(" ", 64))
+	st, err := os.Stat(p)
+	require.NoError(w.t, err)
+	require.NoError(w.t, os.WriteFile(p, append([]byte(slot+"\n"), body...), 0o600))
+	require.NoError(w.t, os.Chtimes(p, st.ModTime(), st.ModTime()))
+	return p
+}
+
+// Session titles stand in session rows, hits and the expand header, and
+// entry hits of a global recall carry their project directory; both are
+// left out of the JSON when empty.
+func TestTitlesAndProjects(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	plain := w.write("s-plain", msgLine("u1", "", ts, user("deploy with no title")))
+	cold := w.titled("s-cold", "Cold deploy notes", msgLine("u1", "", ts, user("deploy notes kept cold")))
+	hot := w.titled("s-hot", "Deploy timeouts", msgLine("u1", "", ts, user("deploy timeout again")))
+	want := map[string]string{cold: "Cold deploy notes", hot: "Deploy timeouts", plain: ""}
+	wantByID := map[string]string{"s-cold": "Cold deploy notes", "s-hot": "Deploy timeouts", "s-plain": ""}
+	e := w.engine()
+	rows, err := e.Sessions(ctx, engine.SessionsRequest{Scope: engine.ScopeProject})
+	require.NoError(t, err)
+	require.Len(t, rows.Sessions, 3)
+	for _, r := range rows.Sessions {
+		assert.Equal(t, want[r.File], r.Title, r.File)
+	}
+	for _, scope := range []engine.Scope{engine.ScopeProject, engine.ScopeGlobal} {
+		p := recall(t, e, engine.RecallRequest{Query: "deploy", Scope: scope, PageSize: 10})
+		require.Nil(t, p.Error)
+		var kinds []string
+		for _, h := range p.Hits {
+			b, err := json.Marshal(h)
+			require.NoError(t, err)
+			if h.Session != nil {
+				kinds = append(kinds, "session")
+				assert.Equal(t, wantByID[h.Session.SessionID], h.Session.Title)
+				continue
+			}
+			kinds = append(kinds, "entry")
+			assert.Equal(t, wantByID[h.Entry.SessionID], h.Entry.Title)
+			if h.Entry.Title == "" {
+				assert.NotContains(t, string(b), `"title"`, "omitted when empty")
+			}
+			if scope == engine.ScopeGlobal {
+				assert.Equal(t, w.project, h.Entry.Cwd, "a global hit names its project")
+			} else {
+				assert.NotContains(t, string(b), `"cwd"`, "a project hit's project is the caller's")
+			}
+		}
+		assert.Contains(t, kinds, "session", "the cold sessions are candidates")
+		assert.Contains(t, kinds, "entry")
+	}
+	x, err := e.Expand(ctx, engine.ExpandRequest{Session: hot, Indices: []int{0}})
+	require.NoError(t, err)
+	require.NoError(t, x.Err())
+	assert.Equal(t, "Deploy timeouts", x.Title)
+	x, err = e.Expand(ctx, engine.ExpandRequest{Session: plain})
+	require.NoError(t, err)
+	b, err := json.Marshal(x)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), `"title"`)
 }
