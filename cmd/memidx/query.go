@@ -335,6 +335,9 @@ func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, s
 		return err
 	}
 	res, err := e.Expand(ctx, req)
+	if err == nil {
+		res, err = firstPage(ctx, e, args, req, res)
+	}
 	if err != nil {
 		return err
 	}
