@@ -37,6 +37,23 @@
 // flight when Close begins is cancelled and returns ErrClosed, and Close
 // returns once it has. Close may be called again.
 //
+// # Scopes and sessions
+//
+// With no scope a call searches the session scope (the spec's default):
+// the host's live session, or without one the newest session of the
+// project; an answer resolved without a live session carries a notice
+// (key "scope") naming the session it searched, or saying it found none,
+// and how to widen the search. A cwd with no session directory of its own
+// is seen as its nearest ancestor that has one (never the home directory
+// or /), with a notice naming it: memidx's extension of the project scope.
+// A session argument (ExpandRequest.Session, "session:<x>", Walk) is a
+// file path, an id, or a unique id prefix of at least MinSessionPrefix
+// characters; a shared prefix is ambiguous_session with every candidate
+// (ErrAmbiguousSession). Session rows, hits and the expand header carry
+// the session's title, and entry hits of a global recall their project
+// directory (extensions, omitted when empty). Open refuses a missing
+// agent directory it needs with agent_dir_missing and creates nothing.
+//
 // # Ranking
 //
 // Package search ranks (BM25 with the reference's weights, one mixed
@@ -63,7 +80,9 @@
 // An entry hit's follow is memory.expand bound to the session's sourceHash
 // and lineageFingerprint; a cold hit's follow is a single-session recall
 // with the same bindings; a single-session page's next carries them too. A
-// changed source or branch answers stale_pointer with no content. Expansion
+// changed source or branch answers stale_pointer with no content, with the
+// reference's message and a hint: run the call that produced the pointer
+// again. Expansion
 // always re-reads the source, losslessly (thinking and tool output
 // included whatever the indexing policy: the policy governs the derived
 // index, not the source the caller may read). The last few reads are
@@ -73,9 +92,9 @@
 // an Engine at rest gives that memory back.
 //
 // Differences from the reference, deliberately: unknown scopes are errors;
-// session:<missing> is session_not_found, never an empty answer; an offset
-// past the end is index_out_of_bounds; time filters exclude undated entries
-// (nothing says they are in the window); memory.sessions reports coverage
-// and null (not 0) entry counts for sessions it could not index; tools.*
-// errors are values.
+// session:<missing> is session_not_found, never an empty answer; time
+// filters exclude undated entries (nothing says they are in the window);
+// memory.sessions reports coverage and null (not 0) entry counts for
+// sessions it could not index; tools.* errors are values. An offset past
+// the last hit is, as in the reference, an empty page with the total.
 package engine

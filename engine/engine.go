@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/memidx/memidx/internal/session/locate"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -132,7 +134,9 @@ type Engine struct {
 }
 
 // Open resolves directories and configuration. It reads no session and
-// writes nothing.
+// writes nothing. An agent directory that does not exist, when the engine
+// needs it (no SessionDir, or the index directory under it), is an
+// *ErrorObject of code agent_dir_missing naming it (ErrAgentDirMissing).
 func Open(opt Options) (*Engine, error) {
 	env := locate.DefaultEnv()
 	if opt.Env != nil {
@@ -182,6 +186,9 @@ func Open(opt Options) (*Engine, error) {
 	}
 	// The snapshot cache is charged against the build memory bound.
 	e.snaps = newSnapCache(e.cfg.MaxBuildBytes)
+	if err := checkAgentDir(dirs, e.cfg.IndexDir == ""); err != nil {
+		return nil, err
+	}
 	if e.cfg.IndexDir == "" {
 		e.cfg.IndexDir = index.DefaultIndexDir(dirs.AgentDir)
 	}
@@ -193,6 +200,31 @@ func Open(opt Options) (*Engine, error) {
 	e.resolver = &session.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
 	e.openWatch()
 	return e, nil
+}
+
+// checkAgentDir refuses an agent directory that does not exist when the
+// engine needs it: for the sessions (no explicit session dir) or for the
+// default index directory under it. A typo or a machine without OMP then
+// says so instead of answering "no sessions" and creating the index.
+func checkAgentDir(dirs locate.Dirs, indexUnder bool) error {
+	data := filepath.Dir(dirs.SessionsRoot) // the agent dir, or OMP's XDG data dir
+	var missing, why string
+	switch {
+	case dirs.SessionDir == "" && !isDir(data):
+		missing, why = data, "sessions are read from its sessions directory"
+	case indexUnder && !isDir(dirs.AgentDir):
+		missing, why = dirs.AgentDir, "the index directory defaults to its fabric/memory-index"
+	default:
+		return nil
+	}
+	return &ErrorObject{Code: coverage.AgentDirMissing, Message: fmt.Sprintf(
+		"the OMP agent directory %s does not exist (%s); check --agent-dir, PI_CODING_AGENT_DIR or the profile, or name the session and index directories explicitly",
+		missing, why)}
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 func absFrom(base, p string) string {
@@ -252,6 +284,10 @@ type resolved struct {
 	// archive: the targets are every session of the archive (a global
 	// scope, listed whole).
 	archive bool
+	// notices say what the default scope searched without a live
+	// session and how to widen it, and which project a subdirectory
+	// was seen as.
+	notices []Notice
 }
 
 // resolve parses and resolves a scope. A domain error (invalid_scope,
@@ -275,6 +311,13 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 		liveFile = canonical(absFrom(e.env.Cwd, liveFile))
 	}
 	r.liveFile = liveFile
+	if sc.Kind == session.ScopeSession && liveFile == "" {
+		r.notices = append(r.notices, defaultScopeNotice(res))
+	}
+	if res.Subdir != "" && (sc.Kind == session.ScopeProject || sc.Kind == session.ScopeSession && liveFile == "") {
+		r.notices = append(r.notices, Notice{Key: "scope", Message: fmt.Sprintf(
+			"%s has no sessions of its own: used the project %s, the nearest directory above it that has some", res.Subdir, res.ProjectDir)})
+	}
 	// A listed path's last element is already canonical: compare it
 	// first, so that a host's live session costs one realpath, not one
 	// per session.
@@ -292,6 +335,19 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 		r.targets = append(r.targets, t)
 	}
 	return r, nil
+}
+
+// defaultScopeNotice says what the session scope searched without a live
+// session (the project's newest session, or nothing) and how to widen it:
+// a host that gives no live session otherwise searches one session, finds
+// nothing and hears nothing.
+func defaultScopeNotice(res session.Resolution) Notice {
+	msg := fmt.Sprintf(`no live session, and %s has no sessions: nothing was searched; scope "global" searches every project`, res.ProjectDir)
+	if len(res.Refs) == 1 {
+		msg = fmt.Sprintf(`no live session: searched only the newest session of %s (%s); scope "project" searches every session of that project, "global" every project`,
+			res.ProjectDir, res.Refs[0].Path)
+	}
+	return Notice{Key: "scope", Message: msg}
 }
 
 // targetsOf returns the targets of refs, without a live branch. A watched

@@ -41,6 +41,9 @@ const (
 	ErrProjectSessionDirMissing ErrorCode = coverage.ProjectSessionDirMissing
 	ErrIndexForeignFile         ErrorCode = coverage.IndexForeignFile
 	ErrUnknownRef               ErrorCode = coverage.UnknownRef
+	// ErrAgentDirMissing is Open's error (an *ErrorObject) when the agent
+	// directory it needs does not exist.
+	ErrAgentDirMissing ErrorCode = coverage.AgentDirMissing
 	// The catalog tools' codes (DescribeTool, SearchTools).
 	ErrActionNotFound    ErrorCode = coverage.ActionNotFound
 	ErrAmbiguousAction   ErrorCode = coverage.AmbiguousAction

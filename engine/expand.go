@@ -72,7 +72,10 @@ func (r *expandArgs) hasSelector() bool {
 
 // ExpandResult is memory.expand's result.
 type ExpandResult struct {
-	Session            string          `json:"session"`
+	Session string `json:"session"`
+	// Title (memidx's extension) is the session's title, omitted when
+	// empty.
+	Title              string          `json:"title,omitempty"`
 	SourceHash         string          `json:"sourceHash,omitempty"`
 	Branches           string          `json:"branches,omitempty"`
 	LineageFingerprint string          `json:"lineageFingerprint,omitempty"`
@@ -102,6 +105,8 @@ type snapshot struct {
 	id index.Identity
 	// cost estimates the memory the snapshot holds (snapCache charges it).
 	cost int64
+	// title is the session's title when it was read.
+	title string
 }
 
 // readSnapshot resolves and reads a session losslessly: every byte of
@@ -127,6 +132,7 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 	}
 	readAt := time.Now()
 	if snap := readSlimSnapshot(t.Path, mode, t.Live); snap != nil {
+		snap.title = sessionTitles{}.of(t.Path)
 		e.snaps.put(key, snap.id, readAt, snap)
 		return snap, nil, nil
 	}
@@ -138,7 +144,7 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 	sel := lineage.Select(f, mode, t.Live) // Select ignores live for branches "all"
 	res := normalize.Session(f, sel, normalize.Lossless())
 	snap := &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries, id: src.Identity,
-		cost: wholeSnapshotCost(int64(len(src.Data)), res.Entries)}
+		cost: wholeSnapshotCost(int64(len(src.Data)), res.Entries), title: boundString(f.Header.Title, maxTitleChars)}
 	if !src.Changed {
 		e.snaps.put(key, src.Identity, readAt, snap)
 	}
@@ -247,7 +253,7 @@ func (e *Engine) prepareExpand(ctx context.Context, req *expandArgs) (*preparedE
 		return nil, expandFailure(req.Session, eo), nil
 	}
 	n := snap.count()
-	res := &ExpandResult{Session: snap.path, SourceHash: snap.hash, Branches: string(mode),
+	res := &ExpandResult{Session: snap.path, Title: snap.title, SourceHash: snap.hash, Branches: string(mode),
 		LineageFingerprint: snap.fp, EntryCount: &n, Entries: []ExpandedEntry{}}
 	sel, anchor, eo := selectEntries(req, snap, opts)
 	if eo != nil {

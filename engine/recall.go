@@ -207,13 +207,16 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 		return nil, err
 	}
 	markIncomplete(&page.Coverage.Reasons, &page.Coverage.Complete, reasons...)
+	page.Notices = append(page.Notices, r.notices...)
 	return e.withNotices(page), nil
 }
 
-// withNotices adds the notices not yet shown to page.
+// withNotices adds the notices not yet shown to page, before its own.
 func (e *Engine) withNotices(page *RecallPage) *RecallPage {
 	if n := e.noticesOnce(); n != nil {
-		page.Notices = n
+		page.Notices = slices.Concat(n, page.Notices)
+	}
+	if page.Notices != nil {
 		fitEnvelope(page)
 	}
 	return page
@@ -338,12 +341,17 @@ func checkSingle(rec *index.Record, req recallArgs) *ErrorObject {
 	return nil
 }
 
+// staleHint follows every stale_pointer's message: a pointer is bound to
+// the session as it was, and only the call that issued it can issue a
+// fresh one.
+const staleHint = "The session changed since the pointer was issued; run the call that produced the pointer (the recall whose hit or next it is) again for a fresh one."
+
 // checkExpectations compares a pointer's bindings with the session now.
 func checkExpectations(rec *index.Record, hash, fp string) *ErrorObject {
 	if hash == "" && fp == "" {
 		return nil
 	}
-	eo := &ErrorObject{Code: coverage.StalePointer, SessionFile: rec.Path,
+	eo := &ErrorObject{Code: coverage.StalePointer, Hint: staleHint, SessionFile: rec.Path,
 		ExpectedSourceHash: hash, ExpectedLineageFingerprint: fp}
 	ah, af := rec.SourceHash, rec.LineageFingerprint
 	eo.ActualSourceHash = &ah
@@ -404,16 +412,10 @@ func marshalArgs(v any) json.RawMessage {
 
 // buildPage pages the ranked stream into hits under the envelope.
 func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *search.Searcher, items []search.Item, total int, single bool) (*RecallPage, error) {
+	// An offset past the end is an empty page with the total, as the
+	// reference answers it: the loop below then adds nothing.
 	page := &RecallPage{Total: total, Hits: []Hit{}}
-	if q.offset > total {
-		n := total
-		return &RecallPage{Hits: []Hit{}, Error: &ErrorObject{Code: coverage.IndexOutOfBounds,
-			Message: fmt.Sprintf("offset %d is past the %d retained hits.", q.offset, n), EntryCount: &n}}, nil
-	}
-	end := q.offset + q.pageSize
-	if end > total {
-		end = total
-	}
+	end := min(q.offset+q.pageSize, total)
 	base := canonicalArgs(q)
 	if len(rep.States) == 1 && rep.States[0].Record != nil {
 		rec := rep.States[0].Record
@@ -423,6 +425,7 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 	}
 	anchorTerms := q.plan.TokenMatcher()
 	qc, measured := s.Coverage()
+	titles := sessionTitles{}
 	for i := q.offset; i < end; i++ {
 		it := &items[i]
 		if it.Entry {
@@ -433,9 +436,15 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 				s.Fail(s.Hot[it.Src].Rec)
 				continue
 			}
+			rec := s.Hot[it.Src].Rec
+			h.Title = titles.of(rec.Path)
+			if r.archive {
+				h.Cwd = boundString(rec.Cwd, 2048) // the caller's project is not the hit's
+			}
 			page.Hits = append(page.Hits, Hit{Entry: h})
 		} else {
 			h := e.sessionHit(q, s, it)
+			h.Title = titles.of(s.Cold[it.Src].Rec.Path)
 			if measured {
 				h.QueryCoverage = ptrF(qc.Session(it))
 			}

@@ -75,7 +75,8 @@ type RecallRequest struct {
 // without a selector (Indices, EntryIDs, OperationAddresses, EntryRange)
 // the answer is the session's metadata only.
 type ExpandRequest struct {
-	// Session is a session id, a unique id prefix or a file path.
+	// Session is a session id, a unique id prefix (MinSessionPrefix
+	// characters or more) or a file path.
 	Session string
 	// ExpectedSourceHash and ExpectedLineageFingerprint bind the call to
 	// the source and lineage it was issued for (see RecallRequest).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/index"
@@ -13,7 +14,10 @@ import (
 
 // SessionRow describes one session.
 type SessionRow struct {
-	ID                 string   `json:"id"`
+	ID string `json:"id"`
+	// Title (memidx's extension) is the session's title, omitted when
+	// empty.
+	Title              string   `json:"title,omitempty"`
 	File               string   `json:"file"`
 	Cwd                string   `json:"cwd"`
 	Mtime              float64  `json:"mtime"`
@@ -108,12 +112,16 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	rep := last.Report
 	out := &SessionsResult{Scope: r.scope.String(), Branches: string(mode), Total: total,
 		Truncated: end < total, Sessions: []SessionRow{}}
+	titles := sessionTitles{}
 	for i, st := range rep.States {
 		ref := r.res.Refs[offset+i]
 		row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime.UnixNano()) / 1e6, Size: ref.Size, Branches: string(mode), Reasons: []string{}}
 		if st.Reason == coverage.InvalidHeader {
 			// Not a session: nothing of it is reported but its name.
 			row.Mtime, row.Size = 0, 0
+		}
+		if st.Reason != coverage.InvalidHeader {
+			row.Title = titles.of(st.Path)
 		}
 		if rec := st.Record; rec != nil {
 			n, tier, fp, h := rec.EntryCount, rec.Tier, rec.LineageFingerprint, rec.SourceHash
@@ -144,5 +152,8 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 		out.Coverage.EligibleSessions = total
 	}
 	out.Notices = e.noticesOnce()
+	if r.notices != nil {
+		out.Notices = slices.Concat(out.Notices, r.notices)
+	}
 	return out, nil
 }

@@ -109,7 +109,7 @@ func (s *snapshot) open() (*entryReader, *ErrorObject) {
 }
 
 func (s *snapshot) changedError() *ErrorObject {
-	return &ErrorObject{Code: coverage.StalePointer, SessionFile: s.path, ExpectedSourceHash: s.hash,
+	return &ErrorObject{Code: coverage.StalePointer, Hint: staleHint, SessionFile: s.path, ExpectedSourceHash: s.hash,
 		Message: "Session source changed while it was read."}
 }
 

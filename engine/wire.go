@@ -35,8 +35,11 @@ func failureCoverage(code string) Coverage {
 // ErrorObject is a domain failure: a stable code, a message and the facts
 // that go with the code.
 type ErrorObject struct {
-	Code                       string   `json:"code"`
-	Message                    string   `json:"message"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Hint (memidx's extension) follows the reference's message with
+	// what to do about the error; "" when there is nothing to add.
+	Hint                       string   `json:"hint,omitempty"`
 	SessionFile                string   `json:"sessionFile,omitempty"`
 	ExpectedSourceHash         string   `json:"expectedSourceHash,omitempty"`
 	ActualSourceHash           *string  `json:"actualSourceHash,omitempty"`
@@ -199,8 +202,13 @@ func (h *Hit) UnmarshalJSON(b []byte) error {
 
 // EntryHit is an exact entry of a hot (or resolved cold) session.
 type EntryHit struct {
-	Kind             string   `json:"kind"`
-	SessionID        string   `json:"sessionId"`
+	Kind      string `json:"kind"`
+	SessionID string `json:"sessionId"`
+	// Title (memidx's extension) is the session's title; Cwd (memidx's
+	// extension) its project directory, in a global recall only. Both
+	// are omitted when empty.
+	Title            string   `json:"title,omitempty"`
+	Cwd              string   `json:"cwd,omitempty"`
 	Tier             string   `json:"tier"`
 	Index            int      `json:"index"`
 	EntryID          *string  `json:"entryId"`
@@ -244,8 +252,11 @@ type ContextEntry struct {
 
 // SessionHit is a cold session candidate: session-level evidence only.
 type SessionHit struct {
-	Kind                     string   `json:"kind"`
-	SessionID                string   `json:"sessionId"`
+	Kind      string `json:"kind"`
+	SessionID string `json:"sessionId"`
+	// Title (memidx's extension) is the session's title, omitted when
+	// empty.
+	Title                    string   `json:"title,omitempty"`
 	Tier                     string   `json:"tier"`
 	Cwd                      string   `json:"cwd"`
 	LastTimestamp            *float64 `json:"lastTimestamp"`

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +49,11 @@ func TestRecall(t *testing.T) {
 		{name: "recall-until-weeks-ago", args: []string{"recall", "flaky", "--until", "3 weeks ago"}, exit: 0},
 		{name: "recall-since-bad", args: []string{"recall", "flaky", "--since", "lastweek"}, exit: 2},
 		{name: "recall-no-project-sessions", args: []string{"recall", "flaky", "--cwd", "$ROOT/empty"}, exit: 0},
+		{name: "recall-subdirectory", args: []string{"recall", "flaky", "--page-size", "1", "--cwd", "$PROJ/src/deep"}, exit: 0,
+			setup: func(t *testing.T, w *world) { mkdir(t, w.proj+"/src/deep") }},
+		{name: "recall-tty-cold", args: []string{"recall", "flaky", "--scope", "project", "--role", "assistant"}, tty: true, exit: 0, setup: coldExample},
+		// The command recall-tty-cold prints returns the cold session's entries.
+		{name: "recall-cold-follow", args: []string{"recall", "--scope", "session:0198f2a4-7c1", "--role", "assistant", "--", "flaky"}, tty: true, exit: 0, setup: coldExample},
 		{name: "recall-live-session", args: []string{"recall", "flaky", "--live-session", "$SESSION", "--live-leaf", "e000001e"}, exit: 0},
 		{name: "recall-scope-prefix", args: []string{"recall", "flaky", "--scope", "session:0198f2a4-7c1"}, exit: 0},
 		{name: "recall-tty", args: []string{"recall", "flaky"}, tty: true, exit: 0},
@@ -73,6 +80,9 @@ func TestExpand(t *testing.T) {
 		{name: "expand-bad-index", args: []string{"expand", "$ID", "-n", "x"}, exit: 2},
 		{name: "expand-unknown-field", args: []string{"expand", `{"session":"$ID","idx":[1]}`}, exit: 2},
 		{name: "expand-help", args: []string{"expand", "-h"}, exit: 0},
+		{name: "expand-first-page", args: []string{"expand", "0198f2a4"}, exit: 0},
+		{name: "expand-first-page-tty", args: []string{"expand", "0198f2a4", "--max-entries", "2"}, tty: true, exit: 0},
+		{name: "expand-json-metadata", args: []string{"expand", `{"session":"$ID"}`}, exit: 0},
 		{name: "expand-tty", args: []string{"expand", "0198f2a4", "-n", "0,1"}, tty: true, exit: 0},
 	})
 }
@@ -178,10 +188,35 @@ func TestGlobal(t *testing.T) {
 		{name: "help-command", args: []string{"help", "sessions"}, exit: 0},
 		{name: "version", args: []string{"--version"}, exit: 0},
 		{name: "missing-agent-dir", args: []string{"--agent-dir", "$ROOT/nowhere", "recall", "x"}, exit: 2, bare: true},
+		{name: "no-omp-dir", args: []string{"--cwd", "$PROJ", "recall", "x"}, exit: 1, bare: true, setup: noIndexCreated},
 		{name: "missing-session-dir", args: []string{"--agent-dir", "$AGENT", "--session-dir", "$ROOT/nowhere", "recall", "x"}, exit: 2, bare: true},
 		{name: "cwd-is-a-file", args: []string{"--agent-dir", "$AGENT", "--cwd", "$SESSION", "recall", "x"}, exit: 2, bare: true},
 		{name: "new-index-dir", args: []string{"--agent-dir", "$AGENT", "--cwd", "$PROJ", "--index-dir", "$ROOT/a/b/index", "recall", "x"}, exit: 0, bare: true},
 		{name: "global-flag-no-value", args: []string{"recall", "x", "--cwd"}, exit: 2},
+	})
+}
+
+// coldExample makes the example session cold: one hot session, and a
+// newer one in the project.
+func coldExample(t *testing.T, w *world) {
+	writeFile(t, w.agent+"/fabric.json", `{"memory":{"hotSessions":1}}`)
+	writeFile(t, filepath.Join(filepath.Dir(w.session), "2026-09-03T10-00-00-000Z_0198f2a5-0000-7000-8000-000000000000.jsonl"),
+		`{"type":"session","version":3,"id":"0198f2a5-0000-7000-8000-000000000000","timestamp":"2026-09-03T10:00:00.000Z","cwd":"`+w.proj+`"}`+"\n")
+	old := time.Date(2026, 9, 1, 11, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(w.session, old, old); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// noIndexCreated checks, when the test ends, that the home directory
+// (which has no .omp) is still empty: a missing agent directory creates
+// nothing.
+func noIndexCreated(t *testing.T, w *world) {
+	home := w.root + "/home"
+	t.Cleanup(func() {
+		if ents, err := os.ReadDir(home); err != nil || len(ents) != 0 {
+			t.Errorf("home %s holds %d entries (%v) after the command; want none", home, len(ents), err)
+		}
 	})
 }
 

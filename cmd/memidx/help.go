@@ -53,7 +53,7 @@ Without a live session the scope is project, not session.`,
 		}, liveFlagSpecs)},
 	{name: "expand", synopsis: "SESSION [-n INDEX[,INDEX…]] [--entry-id ID] [-C K] [flags]\n       memidx expand JSON|-", list: "expand SESSION -n N", summary: "full records behind a hit (or a JSON request)",
 		about: `Full, untruncated records behind a hit, in chunks (follow "next" with
-memidx call). SESSION is an id, a unique id prefix (4 characters or more)
+memidx call). SESSION is an id, a unique id prefix (8 characters or more)
 or a path. Without a selector: the session's entry count and first page.`,
 		flags: join(selectorFlags, liveFlagSpecs)},
 	{name: "walk", synopsis: "SESSION [-n INDEX…] [--entry-id ID] [-C K] [flags]\n       memidx walk JSON|-", list: "walk SESSION", summary: "every complete entry, one JSON line each",

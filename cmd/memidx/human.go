@@ -16,7 +16,7 @@ import (
 // date, session, entry and the command that expands it.
 func printRecall(w io.Writer, p *engine.RecallPage) {
 	if p.Error != nil {
-		fmt.Fprintf(w, "error %s: %s\n", p.Error.Code, p.Error.Message)
+		printError(w, p.Error)
 		return
 	}
 	for i, h := range p.Hits {
@@ -28,8 +28,8 @@ func printRecall(w io.Writer, p *engine.RecallPage) {
 			if e.Tool != nil {
 				role += "/" + *e.Tool
 			}
-			fmt.Fprintf(w, "%2d. %6.3f  %s  %s #%d %s\n      %s\n",
-				i+1, e.Score, date(e.Timestamp), short(e.SessionID), e.Index, role, oneLine(e.Snippet, 160))
+			fmt.Fprintf(w, "%2d. %6.3f  %s  %s #%d %s%s\n      %s\n",
+				i+1, e.Score, date(e.Timestamp), short(e.SessionID), e.Index, role, about(e.Title, e.Cwd), oneLine(e.Snippet, 160))
 			if e.Context != nil {
 				for _, c := range e.Context.Next {
 					r := ""
@@ -41,8 +41,8 @@ func printRecall(w io.Writer, p *engine.RecallPage) {
 			}
 			fmt.Fprintf(w, "      → memidx expand %s -n %d\n", short(e.SessionID), e.Index)
 		} else if s := h.Session; s != nil {
-			fmt.Fprintf(w, "%2d. %6.3f  %s  %s (cold session, %d terms)  %s\n      → memidx expand %s\n",
-				i+1, s.Score, date(s.LastTimestamp), short(s.SessionID), s.MatchedTerms, project(s.Cwd), short(s.SessionID))
+			fmt.Fprintf(w, "%2d. %6.3f  %s  %s (cold session, %d terms)%s\n      → %s\n",
+				i+1, s.Score, date(s.LastTimestamp), short(s.SessionID), s.MatchedTerms, about(s.Title, s.Cwd), coldCommand(s))
 		}
 	}
 	fmt.Fprintf(w, "%d of %d hits", len(p.Hits), p.Total)
@@ -61,7 +61,7 @@ func printRecall(w io.Writer, p *engine.RecallPage) {
 // printExpand is the human form of an expansion page.
 func printExpand(w io.Writer, r *engine.ExpandResult) {
 	if r.Error != nil {
-		fmt.Fprintf(w, "error %s: %s\n", r.Error.Code, r.Error.Message)
+		printError(w, r.Error)
 		return
 	}
 	count := "?"
@@ -69,6 +69,9 @@ func printExpand(w io.Writer, r *engine.ExpandResult) {
 		count = fmt.Sprint(*r.EntryCount)
 	}
 	fmt.Fprintf(w, "%s  (%s entries, branches %s)\n", r.Session, count, r.Branches)
+	if r.Title != "" {
+		fmt.Fprintf(w, "%s\n", quoteTitle(r.Title))
+	}
 	for _, e := range r.Entries {
 		role := e.Type
 		if e.Role != nil {
@@ -98,7 +101,7 @@ func printExpand(w io.Writer, r *engine.ExpandResult) {
 // printSessions is the human form of a session listing.
 func printSessions(w io.Writer, r *engine.SessionsResult) {
 	if r.Error != nil {
-		fmt.Fprintf(w, "error %s: %s\n", r.Error.Code, r.Error.Message)
+		printError(w, r.Error)
 		return
 	}
 	for _, s := range r.Sessions {
@@ -109,13 +112,81 @@ func printSessions(w io.Writer, r *engine.SessionsResult) {
 		if s.EntryCount != nil {
 			n = fmt.Sprint(*s.EntryCount)
 		}
-		fmt.Fprintf(w, "%s  %s  %-4s %5s entries  %s\n", short(s.ID), date(s.LastTimestamp), tier, n, project(s.Cwd))
+		fmt.Fprintf(w, "%s  %s  %-4s %5s entries%s\n", short(s.ID), date(s.LastTimestamp), tier, n, about(s.Title, s.Cwd))
 	}
 	fmt.Fprintf(w, "%d of %d sessions (scope %s)", len(r.Sessions), r.Total, r.Scope)
 	if !r.Coverage.Complete {
 		fmt.Fprintf(w, "; coverage incomplete: %s", strings.Join(r.Coverage.Reasons, ", "))
 	}
 	fmt.Fprintln(w)
+}
+
+// about is what a row says of its session after its numbers: its title
+// and project, each when known.
+func about(title, cwd string) string {
+	var b strings.Builder
+	if title != "" {
+		b.WriteString("  " + quoteTitle(title))
+	}
+	if p := project(cwd); p != "" {
+		b.WriteString("  " + p)
+	}
+	return b.String()
+}
+
+// quoteTitle is a session title on one line, quoted.
+func quoteTitle(title string) string { return "“" + oneLine(title, 80) + "”" }
+
+// coldCommand is the command that returns a cold session's entries: its
+// follow, a single-session recall, as flags (the integrity bindings are
+// left to the follow itself: a person reruns it).
+func coldCommand(s *engine.SessionHit) string {
+	var a map[string]any
+	if json.Unmarshal(s.Follow.Args, &a) != nil {
+		return "memidx call '" + string(s.Follow.Args) + "'"
+	}
+	parts := []string{"memidx recall --scope session:" + short(s.SessionID)}
+	defaults := map[string]string{"queryMode": "literal", "queryMatch": "any", "branches": "active"}
+	for _, f := range []struct{ key, flag string }{
+		{"queryMode", "mode"}, {"queryMatch", "match"}, {"branches", "branches"},
+		{"role", "role"}, {"tool", "tool"}, {"ref", "ref"}, {"provider", "provider"},
+		{"action", "action"}, {"outcome", "outcome"}, {"since", "since"}, {"until", "until"},
+	} {
+		v, ok := a[f.key]
+		if !ok || v == nil {
+			continue
+		}
+		text := fmt.Sprint(v)
+		if n, isNum := v.(float64); isNum {
+			text = fmt.Sprintf("%.0f", n)
+		}
+		if text != defaults[f.key] {
+			parts = append(parts, "--"+f.flag, shellQuote(text))
+		}
+	}
+	if q, _ := a["query"].(string); strings.TrimSpace(q) != "" {
+		parts = append(parts, "--", shellQuote(q))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == ':' || r == '/' || r == '@' || r == '+' || r == ',' ||
+			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// printError is the human form of an answer's error, with its hint.
+func printError(w io.Writer, eo *engine.ErrorObject) {
+	fmt.Fprintf(w, "error %s: %s\n", eo.Code, eo.Message)
+	if eo.Hint != "" {
+		fmt.Fprintf(w, "  %s\n", eo.Hint)
+	}
 }
 
 // date is an epoch-ms timestamp as a local date and minute.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -113,7 +112,9 @@ func flagError(cmd string, err error) error {
 }
 
 // sessionFile is the file of the session x names: a path as given, or an
-// id or unique id prefix, resolved as every command resolves one.
+// id or unique id prefix, resolved by the engine as every command resolves
+// one (a session-scope listing of x answers its file, or
+// session_not_found / ambiguous_session with the candidates).
 func sessionFile(g globals, x string) (string, error) {
 	if looksLikePath(x) {
 		return x, nil
@@ -122,17 +123,17 @@ func sessionFile(g globals, x string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	id, err := sessionPrefix(e, x) // the CLI's one prefix resolution
+	res, err := e.Sessions(context.Background(), engine.SessionsRequest{Scope: engine.ScopeOf(x), Limit: 1})
 	if err != nil {
 		return "", err
 	}
-	refs, _ := session.ListSessions(e.Dirs(), session.ListOptions{})
-	for _, r := range refs {
-		if strings.HasSuffix(strings.TrimSuffix(filepath.Base(r.Path), ".jsonl"), "_"+id) {
-			return r.Path, nil
-		}
+	if res.Error != nil {
+		return "", res.Error
 	}
-	return "", &cliError{Code: coverage.SessionNotFound, Message: fmt.Sprintf("no session file or session id %q", x)}
+	if len(res.Sessions) == 0 {
+		return "", &cliError{Code: coverage.SessionNotFound, Message: fmt.Sprintf("no session file or session id %q", x)}
+	}
+	return res.Sessions[0].File, nil
 }
 
 // looksLikePath reports whether x names a file rather than a session id:
@@ -370,10 +371,6 @@ func inspectSession(ctx context.Context, g globals, args []string, stdout, stder
 		g.format = formatJSON
 	}
 	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.SessionReport, error) {
-		id, err := sessionPrefix(e, pos[0])
-		if err != nil {
-			return nil, err
-		}
-		return e.InspectSession(ctx, id, *branches)
+		return e.InspectSession(ctx, pos[0], *branches)
 	}, printSessionReport)
 }

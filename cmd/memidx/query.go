@@ -175,9 +175,6 @@ func askScope[R any](g globals, scope *engine.Scope, ask func(*engine.Engine) (R
 	if err != nil {
 		return zero, nil, err
 	}
-	if *scope, err = scopePrefix(e, *scope); err != nil {
-		return zero, nil, err
-	}
 	res, err := ask(e)
 	if err != nil {
 		return zero, nil, err
@@ -336,6 +333,9 @@ func cmdExpand(ctx context.Context, g globals, args []string, stdin io.Reader, s
 		return err
 	}
 	res, err := e.Expand(ctx, req)
+	if err == nil {
+		res, err = firstPage(ctx, e, args, req, res)
+	}
 	if err != nil {
 		return err
 	}
@@ -470,9 +470,6 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 	}
 	e, err := openEngineWith(*g, "", nil, set2...)
 	if err != nil {
-		return req, nil, err
-	}
-	if req.Session, err = sessionPrefix(e, req.Session); err != nil {
 		return req, nil, err
 	}
 	return req, e, nil

@@ -93,6 +93,9 @@ const (
 	IndexForeignFile = "index_foreign_file"
 	// UnknownRef: tools.call with a ref memidx does not answer.
 	UnknownRef = "unknown_ref"
+	// AgentDirMissing (memidx's): the OMP agent directory an engine needs
+	// does not exist; the message names it.
+	AgentDirMissing = "agent_dir_missing"
 
 	// ActionNotFound: no visible catalog action has the ref or bare name.
 	ActionNotFound = "action_not_found"

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/memidx/memidx/internal/coverage"
 )
@@ -134,6 +135,12 @@ type Resolution struct {
 	Reasons []string
 	// Searched lists the existing directories that were listed.
 	Searched []string
+	// ProjectDir is the project directory the session and project scopes
+	// listed the sessions of: the cwd, or the nearest ancestor with
+	// sessions when the cwd has none of its own (see Resolve).
+	ProjectDir string
+	// Subdir is the cwd when ProjectDir is an ancestor of it, else "".
+	Subdir string
 	// Error is a caller-facing domain error: invalid_scope,
 	// session_not_found or ambiguous_session. Refs is then empty.
 	Error *coverage.Error
@@ -179,7 +186,10 @@ func (e *AmbiguousError) Coverage() *coverage.Error {
 //     BucketNames(cwd) (whatever the header cwd says), plus the sessions of
 //     the explicit session dir and the current session file whose header
 //     cwd is the project cwd (both realpath'd). No existing bucket and no
-//     explicit dir gives project_session_dir_missing.
+//     explicit dir gives project_session_dir_missing. A cwd without a
+//     bucket of its own (a subdirectory of a project) is seen as its
+//     nearest ancestor that has one, below the home directory and the
+//     root: memidx's extension of the project scope (ProjectDir, Subdir).
 //   - global: every session under the sessions root, the explicit session
 //     dir and the current session file.
 //   - session:<x>: see resolveTarget.
@@ -199,7 +209,7 @@ func (r *Resolver) Resolve(s Scope) (Resolution, error) {
 	case ScopeSession:
 		r.resolveSession(&res, &reasons)
 	case ScopeProject:
-		res.Refs, res.Searched = r.projectRefs(&reasons, r.TopLevelOnly)
+		res.Refs, res.Searched, res.ProjectDir = r.projectRefs(&reasons, r.TopLevelOnly)
 	case ScopeGlobal:
 		r.resolveGlobal(&res, &reasons)
 	case ScopeSessionTarget:
@@ -214,6 +224,9 @@ func (r *Resolver) Resolve(s Scope) (Resolution, error) {
 	}
 	if res.Error != nil {
 		res.Refs = nil
+	}
+	if res.ProjectDir != "" && res.ProjectDir != r.cwd() {
+		res.Subdir = r.cwd()
 	}
 	res.Reasons = reasons.Reasons()
 	return res, nil
@@ -247,8 +260,8 @@ func (r *Resolver) resolveSession(res *Resolution, reasons *coverage.Set) {
 		}
 		return
 	}
-	refs, searched := r.projectRefs(reasons, true)
-	res.Searched = searched
+	refs, searched, dir := r.projectRefs(reasons, true)
+	res.Searched, res.ProjectDir = searched, dir
 	for _, ref := range refs {
 		if !ref.Nested {
 			res.Refs = []Ref{ref}
@@ -258,9 +271,45 @@ func (r *Resolver) resolveSession(res *Resolution, reasons *coverage.Set) {
 	reasons.Add(ReasonNoSession)
 }
 
-// projectRefs lists the sessions of the project cwd.
-func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref, []string) {
+// projectDir is the project directory of the cwd: the cwd when it has a
+// session directory of its own, else the nearest ancestor that has one,
+// below the home directory and the root (whose sessions are every
+// project's catch-all, not this one's); the cwd when none has.
+func (r *Resolver) projectDir() string {
 	cwd := r.cwd()
+	if r.hasBucket(cwd) {
+		return cwd
+	}
+	home := ""
+	if h := r.Env.HomeDir(); h != "" {
+		home = filepath.Clean(r.Env.Abs(h))
+	}
+	for d := filepath.Dir(cwd); d != home && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if r.hasBucket(d) {
+			return d
+		}
+	}
+	return cwd
+}
+
+// hasBucket reports whether dir has a session directory under the
+// sessions root.
+func (r *Resolver) hasBucket(dir string) bool {
+	for _, b := range locate.BucketNames(dir, r.Env) {
+		if b == "" || b == "." || b == ".." || strings.ContainsAny(b, `/\`) {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(r.Dirs.SessionsRoot, b)); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// projectRefs lists the sessions of the project directory (see
+// projectDir), and returns that directory too.
+func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref, []string, string) {
+	cwd := r.projectDir()
 	opts := r.opts(topLevelOnly)
 	refs, searched, err := r.listBuckets(locate.BucketNames(cwd, r.Env), opts)
 	addListReasons(reasons, err)
@@ -282,7 +331,7 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 		extra = append(extra, ref)
 	}
 	if len(extra) == 0 {
-		return refs, searched
+		return refs, searched, cwd
 	}
 	// Files outside the buckets belong to the project when their
 	// top-level session's header cwd is the project cwd.
@@ -315,7 +364,7 @@ func (r *Resolver) projectRefs(reasons *coverage.Set, topLevelOnly bool) ([]Ref,
 			refs = append(refs, ref)
 		}
 	}
-	return dedupe(refs), searched
+	return dedupe(refs), searched, cwd
 }
 
 func (r *Resolver) resolveGlobal(res *Resolution, reasons *coverage.Set) {
@@ -423,10 +472,16 @@ func (r *Resolver) resolveTarget(res *Resolution, reasons *coverage.Set) {
 	if len(matches) == 0 {
 		matches = byName
 	}
+	if len(matches) == 0 && !looksLikePath(x) {
+		matches = prefixMatches(all, x)
+	}
 	switch len(matches) {
 	case 0:
-		res.Error = &coverage.Error{Code: coverage.SessionNotFound, Message: fmt.Sprintf(
-			"no session has the id or file name %q (searched %d session files)", x, len(all))}
+		msg := fmt.Sprintf("no session has the id or file name %q (searched %d session files)", x, len(all))
+		if n := utf8.RuneCountInString(x); n < MinIDPrefix && !looksLikePath(x) {
+			msg += fmt.Sprintf("; an id prefix needs at least %d characters, %q has %d", MinIDPrefix, x, n)
+		}
+		res.Error = &coverage.Error{Code: coverage.SessionNotFound, Message: msg}
 	case 1:
 		res.Refs = matches
 	default:
@@ -436,6 +491,27 @@ func (r *Resolver) resolveTarget(res *Resolution, reasons *coverage.Set) {
 		}
 		res.Error = (&AmbiguousError{Session: x, Candidates: res.Candidates}).Coverage()
 	}
+}
+
+// MinIDPrefix is the shortest session id prefix session:<x> takes: 8
+// characters of a UUIDv7 id are its first 32 bits of time (about 50 days
+// apart), so that a shorter one would name several sessions of any archive.
+const MinIDPrefix = 8
+
+// prefixMatches returns the refs whose id starts with x, at least
+// MinIDPrefix characters: the id part of the file name (as OMP names its
+// files), confirmed by the header id.
+func prefixMatches(refs []Ref, x string) []Ref {
+	if utf8.RuneCountInString(x) < MinIDPrefix {
+		return nil
+	}
+	var named []Ref
+	for _, ref := range refs {
+		if _, id := nameParts(ref.Path); strings.HasPrefix(id, x) {
+			named = append(named, ref)
+		}
+	}
+	return filterHeaders(named, func(h *Header) bool { return strings.HasPrefix(h.ID, x) })
 }
 
 func looksLikePath(x string) bool {
@@ -453,9 +529,14 @@ func nameParts(path string) (stem, id string) {
 	return stem, id
 }
 
-// matchHeaders returns the refs whose header id is id, reading headers in
-// parallel.
+// matchHeaders returns the refs whose header id is id.
 func matchHeaders(refs []Ref, id string) []Ref {
+	return filterHeaders(refs, func(h *Header) bool { return h.ID == id })
+}
+
+// filterHeaders returns the refs whose header keep accepts, reading
+// headers in parallel.
+func filterHeaders(refs []Ref, keep func(*Header) bool) []Ref {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -467,7 +548,7 @@ func matchHeaders(refs []Ref, id string) []Ref {
 		wg.Go(func() {
 			for i := range next {
 				h, err := ReadHeader(refs[i].Path)
-				ok[i] = err == nil && h.ID == id
+				ok[i] = err == nil && keep(h)
 			}
 		})
 	}

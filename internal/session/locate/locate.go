@@ -94,6 +94,9 @@ func (e Env) getenv(k string) string {
 	return v
 }
 
+// HomeDir is the home directory the Env names (Home, else $HOME), or "".
+func (e Env) HomeDir() string { return e.home() }
+
 func (e Env) home() string {
 	if e.Home != "" {
 		return e.Home
