@@ -111,7 +111,7 @@ type Engine struct {
 	resolver *session.Resolver
 	// catalog is Options.Catalog, or the built-in one, made at first use
 	// (a fifth of a millisecond that a recall does not need).
-	catalog     *catalog.Catalog
+	catalog     *Catalog
 	catalogOnce sync.Once
 	snaps       *snapCache
 	watch       *session.ListCache // Options.Watch
@@ -136,7 +136,7 @@ type Engine struct {
 func Open(opt Options) (*Engine, error) {
 	env := locate.DefaultEnv()
 	if opt.Env != nil {
-		env = *opt.Env
+		env = locate.Env(*opt.Env)
 	}
 	if opt.AgentDir != "" {
 		env.AgentDir = opt.AgentDir
@@ -153,15 +153,15 @@ func Open(opt Options) (*Engine, error) {
 	}
 	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog}
 	e.life.init()
-	if e.catalog != nil && !hasProvider(e.catalog, catalog.MemoryProviderName) {
+	if e.catalog != nil && !hasProvider(e.catalog.c, catalog.MemoryProviderName) {
 		// The memory provider describes this very engine; a host catalog
 		// without it still lists it.
-		if err := e.catalog.Register(catalog.MemoryProvider()); err != nil {
+		if err := e.catalog.c.Register(catalog.MemoryProvider()); err != nil {
 			return nil, err
 		}
 	}
 	if opt.Memory != nil {
-		e.cfg = *opt.Memory
+		e.cfg = indexConfig(*opt.Memory)
 	} else {
 		files := index.ConfigFiles{
 			Global:  opt.ConfigFile,
@@ -203,7 +203,7 @@ func absFrom(base, p string) string {
 }
 
 // Config returns the effective memory configuration.
-func (e *Engine) Config() Config { return e.cfg }
+func (e *Engine) Config() Config { return configOf(e.cfg) }
 
 // Notices are what the user should know about the setup: configuration
 // keys that were not taken as written, an index directory others can read.
@@ -219,7 +219,7 @@ func (e *Engine) noticesOnce() []Notice {
 }
 
 // Dirs are the OMP directories in use.
-func (e *Engine) Dirs() Dirs { return e.dirs }
+func (e *Engine) Dirs() Dirs { return Dirs(e.dirs) }
 
 // live returns the host's live session, if any.
 func (e *Engine) live() (file string, l *lineage.Live) {
@@ -370,7 +370,47 @@ type RebuildRequest struct {
 type RebuildReport struct {
 	Scope    string `json:"scope"`
 	Branches string `json:"branches"`
-	*index.Report
+	// Seen sessions of the scope: Indexed have a current record, Rebuilt
+	// of them were read by this rebuild, Unchanged were not; Removed
+	// records were of sessions gone.
+	Seen      int      `json:"seen"`
+	Indexed   int      `json:"indexed"`
+	Unchanged int      `json:"unchanged"`
+	Rebuilt   int      `json:"rebuilt"`
+	Removed   int      `json:"removed"`
+	BytesRead int64    `json:"bytesRead"`
+	Seconds   float64  `json:"seconds"`
+	Coverage  Coverage `json:"coverage"`
+	// WriteError is the error of a write the index file did not take (a
+	// full disk): what it would have added is not in the index.
+	WriteError string `json:"writeError,omitempty"`
+	// Unindexed are the sessions left without a current record, each
+	// with its reason (not on the wire).
+	Unindexed []UnindexedSession `json:"-"`
+}
+
+// UnindexedSession is a session a rebuild left without a current record.
+type UnindexedSession struct {
+	Path string
+	// Reason is the coverage reason code: an unreadable source, no
+	// session header, a bound, a failed build.
+	Reason string
+	// Detail is the error behind Reason when it says more ("no space
+	// left on device").
+	Detail string
+}
+
+// rebuildReportOf is a refresh's report under engine's type.
+func rebuildReportOf(scope, branches string, rep *index.Report) *RebuildReport {
+	out := &RebuildReport{Scope: scope, Branches: branches, Seen: rep.Seen, Indexed: rep.Indexed,
+		Unchanged: rep.Unchanged, Rebuilt: rep.Rebuilt, Removed: rep.Removed, BytesRead: rep.BytesRead,
+		Seconds: rep.Seconds, Coverage: indexCoverage(rep.Coverage), WriteError: rep.WriteError}
+	for _, st := range rep.States {
+		if st.Record == nil {
+			out.Unindexed = append(out.Unindexed, UnindexedSession{Path: st.Path, Reason: st.Reason, Detail: st.Detail})
+		}
+	}
+	return out
 }
 
 // Rebuild refreshes every session of a scope without the synchronous work
@@ -408,7 +448,7 @@ func (e *Engine) rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 		_ = e.ix.Compact(ctx)
 	}
 	markIncomplete(&rep.Coverage.Reasons, &rep.Coverage.Complete, r.res.Reasons...)
-	return &RebuildReport{Scope: r.scope.String(), Branches: string(mode), Report: rep}, nil
+	return rebuildReportOf(r.scope.String(), string(mode), rep), nil
 }
 
 // DomainError is the error object of a domain failure: an *ErrorObject,

@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/session"
 )
 
@@ -33,6 +34,12 @@ func SetAfterSnapshot(f func()) (restore func()) {
 	afterSnapshot = f
 	return func() { afterSnapshot = old }
 }
+
+// IndexConfig is c under the index's type.
+func IndexConfig(c Config) index.Config { return indexConfig(c) }
+
+// RecordIndexedAt is when the source of r was read (Unix ns).
+func RecordIndexedAt(r *SessionRecord) int64 { return r.indexedAtNs }
 
 // SnapCacheHeld is the estimated memory and the entries of e's cache of
 // session reads.

@@ -260,6 +260,15 @@ func TestCatalogThroughEngine(t *testing.T) {
 	defer e.Close()
 	var got *engine.Catalog = e.Catalog()
 	assert.Same(t, c, got)
+	require.NoError(t, c.SetQuarantined("host.ping", true))
+	err = c.SetQuarantined("host.nope", true)
+	var eo *engine.ErrorObject
+	require.ErrorAs(t, err, &eo)
+	assert.True(t, errors.Is(err, engine.ErrActionNotFound))
+	assert.True(t, c.Unregister("host"))
+	assert.False(t, c.Unregister("host"))
+	err = c.Register(engine.CatalogProvider{Name: "bad.name"})
+	assert.ErrorIs(t, err, engine.ErrInvalidCatalog)
 
 	_, err = engine.LoadCatalog(filepath.Join(root, "nope.json"))
 	assert.Error(t, err)

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/session"
 )
 
@@ -26,7 +25,7 @@ func TestWatchMeasure(t *testing.T) {
 		t.Skip("set MEMIDX_MEASURE_AGENT and MEMIDX_MEASURE_INDEX")
 	}
 	open := func(watch bool) *engine.Engine {
-		cfg := index.DefaultConfig()
+		cfg := engine.DefaultConfig()
 		cfg.IndexDir = idx
 		e, err := engine.Open(engine.Options{AgentDir: agent, Cwd: agent, Memory: &cfg, Watch: watch, LockTimeout: 10 * time.Second})
 		require.NoError(t, err)
@@ -72,7 +71,7 @@ func TestWatchMeasure(t *testing.T) {
 	cache := session.NewListCache()
 	defer cache.Close()
 	for _, c := range []*session.ListCache{nil, cache} {
-		r := &session.Resolver{Dirs: dirs, Env: locate.DefaultEnv(), Watch: c}
+		r := &session.Resolver{Dirs: locate.Dirs(dirs), Env: locate.DefaultEnv(), Watch: c}
 		var ds []time.Duration
 		for i := 0; i < 60; i++ {
 			t0 := time.Now()

@@ -16,11 +16,19 @@ type FabricCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
-// Coverage says whether an answer is authoritative.
+// Coverage says whether an answer is authoritative: Complete is false
+// exactly when Reasons is not empty or sessions were stale or incomplete.
 type Coverage struct {
-	// The index's coverage (complete, session counts, reasons), with the
-	// query's reasons merged in; its fields are inline on the wire.
-	index.Coverage
+	Complete bool `json:"complete"`
+	// IndexedSessions of EligibleSessions (the scope's) had a current
+	// record; StaleSessions had none, IncompleteSessions one whose own
+	// coverage was incomplete.
+	IndexedSessions    int `json:"indexedSessions"`
+	EligibleSessions   int `json:"eligibleSessions"`
+	StaleSessions      int `json:"staleSessions"`
+	IncompleteSessions int `json:"incompleteSessions"`
+	// Reasons are the coverage reason codes (see the spec's list).
+	Reasons []string `json:"reasons"`
 	// Error is the error the coverage explains: a regex that does not
 	// compile or ran out of time, or an index file that is not memidx's.
 	Error *ErrorObject `json:"error,omitempty"`
@@ -29,7 +37,13 @@ type Coverage struct {
 // failureCoverage is the coverage of a call that failed with code: never
 // complete, and the code is its reason.
 func failureCoverage(code string) Coverage {
-	return Coverage{Coverage: index.Coverage{Reasons: []string{code}}}
+	return Coverage{Reasons: []string{code}}
+}
+
+// indexCoverage is the index's coverage under engine's type.
+func indexCoverage(ic index.Coverage) Coverage {
+	return Coverage{Complete: ic.Complete, IndexedSessions: ic.IndexedSessions, EligibleSessions: ic.EligibleSessions,
+		StaleSessions: ic.StaleSessions, IncompleteSessions: ic.IncompleteSessions, Reasons: ic.Reasons, Error: codedError(ic.Error)}
 }
 
 // ErrorObject is a domain failure: a stable code, a message and the facts
@@ -279,7 +293,8 @@ func coverageFrom(ic index.Coverage, extra []string, qerr *ErrorObject) Coverage
 	if qerr == nil {
 		qerr = codedError(ic.Error) // the index's own (a foreign index file)
 	}
-	c := Coverage{Coverage: ic, Error: qerr}
+	c := indexCoverage(ic)
+	c.Error = qerr
 	c.Reasons = set.Reasons()
 	c.Complete = set.Complete() && ic.StaleSessions == 0 && ic.IncompleteSessions == 0 && qerr == nil
 	return c
