@@ -348,8 +348,8 @@ func TestStructuralFilters(t *testing.T) {
 	assert.Equal(t, 4, count(engine.RecallRequest{}), "browse")
 	p := recall(t, e, engine.RecallRequest{Tool: "grep", Scope: "project"})
 	assert.Equal(t, "read", *p.Hits[0].Entry.Tool, "the hit's tool stays the first call's")
-	assert.Equal(t, 0, count(engine.RecallRequest{Since: time.UnixMilli(2e12)}))
-	assert.Equal(t, 4, count(engine.RecallRequest{Since: time.UnixMilli(1.7e12), Until: time.UnixMilli(1.9e12)}))
+	assert.Equal(t, 0, count(engine.RecallRequest{Since: engine.EpochMs(time.UnixMilli(2e12))}))
+	assert.Equal(t, 4, count(engine.RecallRequest{Since: engine.EpochMs(time.UnixMilli(1.7e12)), Until: engine.EpochMs(time.UnixMilli(1.9e12))}))
 }
 
 func TestLiteralQueriesAreNeverRegexes(t *testing.T) {

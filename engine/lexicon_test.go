@@ -54,7 +54,7 @@ func TestLexiconAnswersEqualDigestProbing(t *testing.T) {
 		{Scope: "global", Role: "user"},
 		{Scope: "global", Tool: "bash", Outcome: "failed"},
 		{Query: "error", Scope: "global", Tool: "bash"},
-		{Query: "the", Scope: "global", Since: time.UnixMilli(0), Until: time.UnixMilli(2e12)},
+		{Query: "the", Scope: "global", Since: engine.EpochMs(time.UnixMilli(0)), Until: engine.EpochMs(time.UnixMilli(2e12))},
 		{Scope: "global", PageSize: 50, Offset: 10},
 		// Settled candidates become items only as far as a page needs.
 		{Query: "the error", Scope: "global", PageSize: 3},

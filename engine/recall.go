@@ -466,7 +466,6 @@ func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, t
 		return nil, err
 	}
 	h := &EntryHit{
-		Kind:      "entry",
 		SessionID: boundString(src.Rec.SessionID, 512),
 		Tier:      src.Tier,
 		Index:     it.Index,
@@ -562,7 +561,6 @@ func (e *Engine) sessionHit(q *recallQuery, s *search.Searcher, it *search.Item)
 	a.ExpectedSourceHash = c.Rec.SourceHash
 	a.ExpectedLineageFingerprint = c.Rec.LineageFingerprint
 	h := &SessionHit{
-		Kind:                     "session",
 		SessionID:                boundString(c.Rec.SessionID, 512),
 		Tier:                     index.Cold,
 		Cwd:                      boundString(c.Rec.Cwd, 2048),

@@ -165,12 +165,21 @@ type Hit struct {
 	Session *SessionHit
 }
 
-// Kind is "entry" or "session".
-func (h Hit) Kind() string {
+// HitKind is the shape of a hit, its "kind" on the wire.
+type HitKind string
+
+// The two kinds of hit.
+const (
+	HitEntry   HitKind = "entry"
+	HitSession HitKind = "session"
+)
+
+// Kind is HitEntry or HitSession, as the hit's Entry or Session is set.
+func (h Hit) Kind() HitKind {
 	if h.Entry != nil {
-		return "entry"
+		return HitEntry
 	}
-	return "session"
+	return HitSession
 }
 
 // Follow returns the hit's copy-ready call.
@@ -184,10 +193,10 @@ func (h Hit) Follow() FabricCall {
 // MarshalJSON writes the hit's own shape.
 func (h Hit) MarshalJSON() ([]byte, error) {
 	if h.Entry != nil {
-		return json.Marshal(h.Entry)
+		return h.Entry.MarshalJSON()
 	}
 	if h.Session != nil {
-		return json.Marshal(h.Session)
+		return h.Session.MarshalJSON()
 	}
 	return nil, fmt.Errorf("engine: empty hit")
 }
@@ -211,9 +220,9 @@ func (h *Hit) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("engine: unknown hit kind %q", k.Kind)
 }
 
-// EntryHit is an exact entry of a hot (or resolved cold) session.
+// EntryHit is an exact entry of a hot (or resolved cold) session. Its
+// JSON begins with "kind":"entry".
 type EntryHit struct {
-	Kind             string   `json:"kind"`
 	SessionID        string   `json:"sessionId"`
 	Tier             string   `json:"tier"`
 	Index            int      `json:"index"`
@@ -257,8 +266,8 @@ type ContextEntry struct {
 }
 
 // SessionHit is a cold session candidate: session-level evidence only.
+// Its JSON begins with "kind":"session".
 type SessionHit struct {
-	Kind                     string   `json:"kind"`
 	SessionID                string   `json:"sessionId"`
 	Tier                     string   `json:"tier"`
 	Cwd                      string   `json:"cwd"`
@@ -270,6 +279,35 @@ type SessionHit struct {
 	// idf mass the session's vocabulary holds.
 	QueryCoverage *float64   `json:"queryCoverage,omitempty"`
 	Follow        FabricCall `json:"follow"`
+}
+
+// Kind is HitEntry.
+func (EntryHit) Kind() HitKind { return HitEntry }
+
+// Kind is HitSession.
+func (SessionHit) Kind() HitKind { return HitSession }
+
+// The hits' fields without their methods, so that their wire forms can
+// put the kind first and encode the rest as declared.
+type (
+	entryHitFields   EntryHit
+	sessionHitFields SessionHit
+)
+
+// MarshalJSON writes the hit with "kind":"entry" first.
+func (h EntryHit) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Kind HitKind `json:"kind"`
+		*entryHitFields
+	}{HitEntry, (*entryHitFields)(&h)})
+}
+
+// MarshalJSON writes the hit with "kind":"session" first.
+func (h SessionHit) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Kind HitKind `json:"kind"`
+		*sessionHitFields
+	}{HitSession, (*sessionHitFields)(&h)})
 }
 
 // failurePage is a recall that failed for a domain reason.
