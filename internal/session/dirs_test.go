@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/memidx/memidx/internal/session/locate"
 	"io/fs"
@@ -16,43 +15,18 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/session/sessiontest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// tempRoot returns a fresh temporary directory with symlinks resolved, so
-// that expected paths compare equal to realpath'd ones.
-func tempRoot(t *testing.T) string {
-	t.Helper()
-	r, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	return r
-}
-
-func mkdirs(t *testing.T, dirs ...string) {
-	t.Helper()
-	for _, d := range dirs {
-		require.NoError(t, os.MkdirAll(d, 0o755))
-	}
-}
-
-// writeSession writes a small v3 session file with the given header id and
-// cwd, and sets its mtime.
-func writeSession(t *testing.T, path, id, cwd string, mtime time.Time) {
-	t.Helper()
-	mkdirs(t, filepath.Dir(path))
-	hdr, err := json.Marshal(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd})
-	require.NoError(t, err)
-	body := string(hdr) + "\n" + `{"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}` + "\n"
-	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
-	require.NoError(t, os.Chtimes(path, mtime, mtime))
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	mkdirs(t, filepath.Dir(path))
-	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
-}
+// The session tree builders of every session package's tests.
+var (
+	tempRoot     = sessiontest.TempRoot
+	mkdirs       = sessiontest.Mkdirs
+	writeSession = sessiontest.WriteSession
+	writeFile    = sessiontest.WriteFile
+)
 
 // listingTree builds a sessions root with every kind of neighbouring file.
 type listingTree struct {
