@@ -17,7 +17,8 @@ import (
 	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/search"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
+	"github.com/memidx/memidx/internal/session/scopes"
 )
 
 // LiveSession is what a host knows about the session it has open. Every
@@ -108,13 +109,13 @@ type Engine struct {
 	cfg      index.Config
 	notices  []Notice
 	ix       *index.Index
-	resolver *session.Resolver
+	resolver *scopes.Resolver
 	// catalog is Options.Catalog, or the built-in one, made at first use
 	// (a fifth of a millisecond that a recall does not need).
 	catalog     *Catalog
 	catalogOnce sync.Once
 	snaps       *snapCache
-	watch       *session.ListCache // Options.Watch
+	watch       *listing.ListCache // Options.Watch
 	// told is set once an answer has carried the notices.
 	told atomic.Bool
 	// noSeed: the index could not take a hot roster (seedRoster).
@@ -123,7 +124,7 @@ type Engine struct {
 	// live session (see targetsOf).
 	lastTargets struct {
 		sync.Mutex
-		refs    []session.Ref
+		refs    []listing.Ref
 		targets []index.Target
 	}
 	docs search.DocMemo // the cold records' doc index, kept between searches
@@ -190,7 +191,7 @@ func Open(opt Options) (*Engine, error) {
 	}
 	e.ix = index.Open(e.cfg, opt.LockTimeout)
 	e.ix.Workers, e.ix.BuildCharged = opt.Workers, opt.BuildCharged
-	e.resolver = &session.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
+	e.resolver = &scopes.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
 	e.openWatch()
 	return e, nil
 }
@@ -230,7 +231,7 @@ func (e *Engine) live() (file string, l *lineage.Live) {
 }
 
 // resolver returns a resolver that knows the current session.
-func (e *Engine) scopeResolver() *session.Resolver {
+func (e *Engine) scopeResolver() *scopes.Resolver {
 	r := *e.resolver
 	file, _ := e.live()
 	if file != "" {
@@ -241,8 +242,8 @@ func (e *Engine) scopeResolver() *session.Resolver {
 
 // resolved is a scope turned into index targets.
 type resolved struct {
-	scope    session.Scope
-	res      session.Resolution
+	scope    scopes.Scope
+	res      scopes.Resolution
 	targets  []index.Target
 	mode     lineage.Mode
 	liveFile string
@@ -256,9 +257,9 @@ type resolved struct {
 
 // resolve parses and resolves a scope. A domain error (invalid_scope,
 // session_not_found, ambiguous_session) comes back as *coverage.Error or
-// *session.AmbiguousError.
+// *scopes.AmbiguousError.
 func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
-	sc, err := session.ParseScope(scope)
+	sc, err := scopes.ParseScope(scope)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +270,7 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	if derr := res.Err(); derr != nil {
 		return nil, derr
 	}
-	r := &resolved{scope: sc, res: res, mode: mode, archive: sc.Kind == session.ScopeGlobal}
+	r := &resolved{scope: sc, res: res, mode: mode, archive: sc.Kind == scopes.ScopeGlobal}
 	liveFile, live := e.live()
 	if liveFile != "" {
 		liveFile = canonical(absFrom(e.env.Cwd, liveFile))
@@ -295,9 +296,9 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 }
 
 // targetsOf returns the targets of refs, without a live branch. A watched
-// listing that did not change is the same refs again (session.ListCache),
+// listing that did not change is the same refs again (listing.ListCache),
 // and gets the same targets again: nobody changes either.
-func (e *Engine) targetsOf(refs []session.Ref) []index.Target {
+func (e *Engine) targetsOf(refs []listing.Ref) []index.Target {
 	lt := &e.lastTargets
 	lt.Lock()
 	defer lt.Unlock()
@@ -460,7 +461,7 @@ func DomainError(err error) *ErrorObject {
 	if errors.As(err, &eo) {
 		return eo
 	}
-	var ae *session.AmbiguousError
+	var ae *scopes.AmbiguousError
 	if errors.As(err, &ae) {
 		eo := codedError(ae.Coverage())
 		eo.Session, eo.Candidates = ae.Session, ae.Candidates

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/internal/index"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
 )
 
 // SetBeforeSearch makes f run between each recall's refresh and its
@@ -61,4 +61,4 @@ func AgeSnapCache(e *Engine, d time.Duration) {
 func Reopen(e *Engine) (*Engine, error) { return Open(e.opt) }
 
 // WatchStats counts what Options.Watch did for e (zero without it).
-func WatchStats(e *Engine) session.WatchStats { return e.watch.Stats() }
+func WatchStats(e *Engine) listing.WatchStats { return e.watch.Stats() }

@@ -14,7 +14,7 @@ import (
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/normalize"
 	"github.com/memidx/memidx/internal/search"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/scopes"
 )
 
 // Per-call candidate budgets (package search holds them).
@@ -196,7 +196,7 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 	}
 	r.pre = pre
 	c := &recallSearch{ctx: ctx, e: e, q: q, req: req, r: r, patternErr: eo,
-		single: (r.scope.Kind == session.ScopeSessionTarget || r.scope.Kind == session.ScopeSession) && len(r.targets) == 1}
+		single: (r.scope.Kind == scopes.ScopeSessionTarget || r.scope.Kind == scopes.ScopeSession) && len(r.targets) == 1}
 	need := e.need(r, true)
 	need.Single = c.single
 	// An invalid or oversized pattern searches nothing.

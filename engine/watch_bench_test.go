@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
+	"github.com/memidx/memidx/internal/session/scopes"
 )
 
 // TestWatchMeasure compares warm global recalls of a watching and a plain
@@ -68,14 +69,14 @@ func TestWatchMeasure(t *testing.T) {
 
 	// The listing alone: a global Resolve with and without a ListCache.
 	dirs := watching.Dirs()
-	cache := session.NewListCache()
+	cache := listing.NewListCache()
 	defer cache.Close()
-	for _, c := range []*session.ListCache{nil, cache} {
-		r := &session.Resolver{Dirs: locate.Dirs(dirs), Env: locate.DefaultEnv(), Watch: c}
+	for _, c := range []*listing.ListCache{nil, cache} {
+		r := &scopes.Resolver{Dirs: locate.Dirs(dirs), Env: locate.DefaultEnv(), Watch: c}
 		var ds []time.Duration
 		for i := 0; i < 60; i++ {
 			t0 := time.Now()
-			res, err := r.Resolve(session.Scope{Kind: session.ScopeGlobal})
+			res, err := r.Resolve(scopes.Scope{Kind: scopes.ScopeGlobal})
 			ds = append(ds, time.Since(t0))
 			require.NoError(t, err)
 			require.NotEmpty(t, res.Refs)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
 	"github.com/memidx/memidx/internal/session/locate"
 )
 
@@ -25,7 +25,7 @@ func sessionPrefix(e *engine.Engine, x string) (string, error) {
 	if len(x) < minPrefix || len(x) >= 36 || strings.ContainsAny(x, `/\`) || strings.HasSuffix(x, ".jsonl") || x == "." || x == ".." {
 		return x, nil
 	}
-	refs, _ := session.ListSessions(locate.Dirs(e.Dirs()), session.ListOptions{})
+	refs, _ := listing.ListSessions(locate.Dirs(e.Dirs()), listing.ListOptions{})
 	ids := map[string][]string{}
 	for _, r := range refs {
 		stem := strings.TrimSuffix(filepath.Base(r.Path), ".jsonl")
