@@ -62,6 +62,28 @@ func TestTimesAreEpochMs(t *testing.T) {
 	assert.True(t, engine.EpochTime(nil).IsZero())
 }
 
+// A Go host's time bound JSON cannot carry is refused, as the wire
+// refuses one it cannot decode.
+func TestNonFiniteTimeBoundsRefused(t *testing.T) {
+	w := newWorld(t)
+	w.write("s-nan", msgLine("u1", "", ts, user("zqnan")))
+	e := w.engine()
+	defer e.Close()
+	nan, inf := math.NaN(), math.Inf(-1)
+	for _, req := range []engine.RecallRequest{
+		{Query: "zqnan", Scope: engine.ScopeGlobal, Since: &nan},
+		{Query: "zqnan", Scope: engine.ScopeGlobal, Until: &inf},
+	} {
+		p, err := e.Recall(context.Background(), req)
+		require.NoError(t, err)
+		require.NotNil(t, p.Error)
+		assert.Equal(t, "invalid_request", p.Error.Code)
+		assert.Equal(t, 0, p.Total)
+	}
+	finite := 0.0
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "zqnan", Scope: engine.ScopeGlobal, Since: &finite}).Total)
+}
+
 // A hit says its kind; its JSON begins with it.
 func ExampleHit_Kind() {
 	hits := []engine.Hit{{Entry: &engine.EntryHit{SessionID: "s1", Index: 4}}, {Session: &engine.SessionHit{SessionID: "s2"}}}

@@ -82,6 +82,9 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	if req.Role != nil && !validRole(*req.Role) {
 		return nil, badRequest("unknown role %q", *req.Role)
 	}
+	if eo := checkTimeBounds(req.Since, req.Until); eo != nil {
+		return nil, eo
+	}
 	if req.EntryRange != nil {
 		if !strings.HasPrefix(q.scope, "session:") {
 			return nil, badRequest("entryRange requires scope session:<id-or-path>")

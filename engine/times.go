@@ -33,3 +33,18 @@ func EpochTime(ms *float64) time.Time {
 	}
 	return time.Unix(int64(sec), int64(ns))
 }
+
+// checkTimeBounds refuses a bound JSON cannot carry (NaN, an infinity),
+// which only a Go host can pass: it would match no entry and spoil the
+// page's next token.
+func checkTimeBounds(since, until *float64) *ErrorObject {
+	for _, b := range []struct {
+		name string
+		v    *float64
+	}{{"since", since}, {"until", until}} {
+		if b.v != nil && (math.IsNaN(*b.v) || math.IsInf(*b.v, 0)) {
+			return badRequest("%s must be a finite number of epoch milliseconds, not %v", b.name, *b.v)
+		}
+	}
+	return nil
+}
