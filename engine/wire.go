@@ -16,8 +16,8 @@ type FabricCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
-// Coverage says whether an answer is authoritative: Complete is false
-// exactly when Reasons is not empty or sessions were stale or incomplete.
+// Coverage says whether an answer is authoritative (Complete) and, when it
+// is not, why (Reasons, Error).
 type Coverage struct {
 	Complete bool `json:"complete"`
 	// IndexedSessions of EligibleSessions (the scope's) had a current
