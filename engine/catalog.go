@@ -2,17 +2,20 @@ package engine
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/memidx/memidx/internal/catalog"
 )
 
 // Catalog is a capability catalog: the providers and actions that
 // tools.catalog, tools.search and tools.describe answer from
-// (Options.Catalog, Engine.Catalog). Make one with DefaultCatalog or
-// LoadCatalog. It is safe for concurrent use; a host may Register and
-// Unregister providers while the engine serves.
+// (Options.Catalog, Engine.Catalog). The zero value is an empty catalog;
+// DefaultCatalog and LoadCatalog make filled ones. It is safe for
+// concurrent use (a host may Register and Unregister providers while the
+// engine serves) and must not be copied after first use.
 type Catalog struct {
-	c *catalog.Catalog
+	once sync.Once
+	c    *catalog.Catalog
 }
 
 // CatalogProvider is a named group of actions (Catalog.Register).
@@ -79,18 +82,18 @@ func (c *Catalog) Register(p CatalogProvider) error {
 	for i, a := range p.Actions {
 		cp.Actions[i] = catalog.Action(a)
 	}
-	return c.c.Register(cp)
+	return c.inner().Register(cp)
 }
 
 // Unregister removes the provider named name and reports whether it was
 // registered.
-func (c *Catalog) Unregister(name string) bool { return c.c.Unregister(name) }
+func (c *Catalog) Unregister(name string) bool { return c.inner().Unregister(name) }
 
 // SetQuarantined hides (q true) or restores (q false) the action with the
 // qualified ref; an unknown ref is an *ErrorObject with the code
 // action_not_found.
 func (c *Catalog) SetQuarantined(ref string, q bool) error {
-	err := c.c.SetQuarantined(ref, q)
+	err := c.inner().SetQuarantined(ref, q)
 	if eo := DomainError(err); eo != nil {
 		return eo
 	}
@@ -100,7 +103,7 @@ func (c *Catalog) SetQuarantined(ref string, q bool) error {
 // Providers returns a copy of every registered provider, quarantined
 // actions included, providers by name and actions by ref.
 func (c *Catalog) Providers() []CatalogProvider {
-	ps := c.c.Providers()
+	ps := c.inner().Providers()
 	out := make([]CatalogProvider, len(ps))
 	for i, p := range ps {
 		out[i] = providerOf(p)
@@ -114,4 +117,14 @@ func providerOf(p catalog.Provider) CatalogProvider {
 		out.Actions[i] = CatalogAction(a)
 	}
 	return out
+}
+
+// inner is the catalog's own, made empty for a zero Catalog.
+func (c *Catalog) inner() *catalog.Catalog {
+	c.once.Do(func() {
+		if c.c == nil {
+			c.c = new(catalog.Catalog)
+		}
+	})
+	return c.c
 }

@@ -154,10 +154,10 @@ func Open(opt Options) (*Engine, error) {
 	}
 	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog}
 	e.life.init()
-	if e.catalog != nil && !hasProvider(e.catalog.c, catalog.MemoryProviderName) {
+	if e.catalog != nil && !hasProvider(e.catalog.inner(), catalog.MemoryProviderName) {
 		// The memory provider describes this very engine; a host catalog
 		// without it still lists it.
-		if err := e.catalog.c.Register(catalog.MemoryProvider()); err != nil {
+		if err := e.catalog.inner().Register(catalog.MemoryProvider()); err != nil {
 			return nil, err
 		}
 	}

@@ -276,6 +276,27 @@ func TestCatalogThroughEngine(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// The zero Catalog is an empty one, ready to use: an engine opened with it
+// serves its memory provider, and a host may register its own.
+func TestZeroCatalog(t *testing.T) {
+	var c engine.Catalog
+	assert.Empty(t, c.Providers())
+	require.NoError(t, c.Register(engine.CatalogProvider{Name: "host",
+		Actions: []engine.CatalogAction{{Name: "ping", Risk: "read"}}}))
+	root := t.TempDir()
+	cfg := engine.DefaultConfig()
+	cfg.IndexDir = filepath.Join(root, "index")
+	env := engine.Env{Home: root, Cwd: root, TmpDir: root}
+	e, err := engine.Open(engine.Options{AgentDir: root, Memory: &cfg, Env: &env, Catalog: &engine.Catalog{}})
+	require.NoError(t, err)
+	defer e.Close()
+	var names []string
+	for _, p := range e.Catalog().Providers() {
+		names = append(names, p.Name)
+	}
+	assert.Equal(t, []string{"memory"}, names)
+}
+
 // TestTypedRequestConstants: modes, matches, branch modes and scopes are
 // typed, and a typed request encodes as the wire spells it.
 func TestTypedRequestConstants(t *testing.T) {

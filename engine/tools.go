@@ -104,7 +104,7 @@ func limitOf(p *int64) int {
 // query the catalog refuses is a result with an error, not a Go error.
 func (e *Engine) SearchTools(ctx context.Context, req ToolSearchRequest) (*ToolSearchResult, error) {
 	return guard(e, ctx, func(context.Context) (*ToolSearchResult, error) {
-		hits, err := e.Catalog().c.Search(req.Query, req.Limit)
+		hits, err := e.Catalog().inner().Search(req.Query, req.Limit)
 		if err != nil {
 			return toolFailure[ToolSearchResult](err, func(r *ToolSearchResult, eo *ErrorObject) { r.Error = eo })
 		}
@@ -117,7 +117,7 @@ func (e *Engine) SearchTools(ctx context.Context, req ToolSearchRequest) (*ToolS
 // descriptor hash, is a result with an error.
 func (e *Engine) DescribeTool(ctx context.Context, req ToolDescribeRequest) (*ToolDescribeResult, error) {
 	return guard(e, ctx, func(context.Context) (*ToolDescribeResult, error) {
-		d, err := e.Catalog().c.Describe(req.Ref, req.DescriptorHash)
+		d, err := e.Catalog().inner().Describe(req.Ref, req.DescriptorHash)
 		if err != nil {
 			return toolFailure[ToolDescribeResult](err, func(r *ToolDescribeResult, eo *ErrorObject) { r.Error = eo })
 		}
@@ -128,7 +128,7 @@ func (e *Engine) DescribeTool(ctx context.Context, req ToolDescribeRequest) (*To
 // ToolCatalog answers the capability tree (tools.catalog).
 func (e *Engine) ToolCatalog(ctx context.Context, req ToolCatalogRequest) (*ToolCatalogResult, error) {
 	return guard(e, ctx, func(context.Context) (*ToolCatalogResult, error) {
-		return &ToolCatalogResult{Catalog: toolTree(e.Catalog().c.Catalog(req.Limit))}, nil
+		return &ToolCatalogResult{Catalog: toolTree(e.Catalog().inner().Catalog(req.Limit))}, nil
 	})
 }
 
