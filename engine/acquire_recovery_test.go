@@ -92,7 +92,7 @@ func TestInspectSessionAnswersFromItsLastTry(t *testing.T) {
 	}
 	assert.Contains(t, got.Coverage.Reasons, index.IndexBusy)
 	assert.Nil(t, got.Shard, "the index could not be read after the rebuild")
-	assert.NotEqual(t, before.Record.IndexedAtNs, got.Record.IndexedAtNs,
+	assert.NotEqual(t, engine.RecordIndexedAt(before.Record), engine.RecordIndexedAt(got.Record),
 		"the record described is the rebuilt one, not the one dropped as damaged")
 }
 

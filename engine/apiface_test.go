@@ -11,19 +11,9 @@ import (
 	"testing"
 )
 
-// internalLeaks are the exported identifiers that still show a type of a
-// package under internal/; each must go, none may be added.
-var internalLeaks = []string{
-	"Catalog", "CatalogAction", "CatalogProvider", // catalog's own, with methods
-	"Config", "Env", "Dirs", // index's and session's configuration types
-	"Coverage.Coverage",
-	"RebuildReport.Report",
-	"SessionReport.Coverage", "SessionReport.Digest", "SessionReport.Record",
-}
-
 // TestAPIShowsNoInternalTypes: a host imports engine alone, so no exported
 // identifier of engine may mention a package under internal/ in its type:
-// a signature, a field, an alias or a type's definition (docs/ARCHITECTURE.md,
+// a signature, a field, an alias or a type's definition; there are none (docs/ARCHITECTURE.md,
 // "The public face").
 func TestAPIShowsNoInternalTypes(t *testing.T) {
 	var leaks []string
@@ -45,10 +35,8 @@ func TestAPIShowsNoInternalTypes(t *testing.T) {
 		t.Fatalf("parsed %d files; the walk is broken", len(pkgs["engine"].Files))
 	}
 	slices.Sort(leaks)
-	want := slices.Clone(internalLeaks)
-	slices.Sort(want)
-	if !slices.Equal(leaks, want) {
-		t.Errorf("exported identifiers that show an internal package's type:\n  %s\nwant:\n  %s", strings.Join(leaks, "\n  "), strings.Join(want, "\n  "))
+	if len(leaks) > 0 {
+		t.Errorf("exported identifiers that show an internal package's type (give each an engine type):\n  %s", strings.Join(leaks, "\n  "))
 	}
 }
 

@@ -24,6 +24,16 @@
 // silently repaired, except the reference's documented ceilings (pageSize is
 // capped at 50, snippetChars kept within 80..2000).
 //
+// The Go types follow the wire: every time is a float64 of epoch
+// milliseconds (a result's *float64 timestamp, nil when undated; a
+// recall's Since and Until; EpochMs and EpochTime convert), because that
+// is what OMP's files and the wire hold, fractions included. A *string in
+// a result is a member the wire writes as null, or leaves out, when there
+// is nothing, and writes as given (even "") when there is: a string would
+// lose that difference. A hit's Kind is a method of Hit, EntryHit and
+// SessionHit alike. No exported type is another package's: engine is the
+// whole API.
+//
 // One rule for contexts and budgets, in every method: the caller's own
 // context ending (cancelled, or past its deadline) before a call returns
 // is the context's error, ctx.Err() (errors.Is context.Canceled or

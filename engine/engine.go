@@ -19,7 +19,8 @@ import (
 	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/search"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
+	"github.com/memidx/memidx/internal/session/scopes"
 )
 
 // LiveSession is what a host knows about the session it has open. Every
@@ -110,13 +111,13 @@ type Engine struct {
 	cfg      index.Config
 	notices  []Notice
 	ix       *index.Index
-	resolver *session.Resolver
+	resolver *scopes.Resolver
 	// catalog is Options.Catalog, or the built-in one, made at first use
 	// (a fifth of a millisecond that a recall does not need).
-	catalog     *catalog.Catalog
+	catalog     *Catalog
 	catalogOnce sync.Once
 	snaps       *snapCache
-	watch       *session.ListCache // Options.Watch
+	watch       *listing.ListCache // Options.Watch
 	// told is set once an answer has carried the notices.
 	told atomic.Bool
 	// noSeed: the index could not take a hot roster (seedRoster).
@@ -125,7 +126,7 @@ type Engine struct {
 	// live session (see targetsOf).
 	lastTargets struct {
 		sync.Mutex
-		refs    []session.Ref
+		refs    []listing.Ref
 		targets []index.Target
 	}
 	docs search.DocMemo // the cold records' doc index, kept between searches
@@ -140,7 +141,7 @@ type Engine struct {
 func Open(opt Options) (*Engine, error) {
 	env := locate.DefaultEnv()
 	if opt.Env != nil {
-		env = *opt.Env
+		env = locate.Env(*opt.Env)
 	}
 	if opt.AgentDir != "" {
 		env.AgentDir = opt.AgentDir
@@ -157,15 +158,15 @@ func Open(opt Options) (*Engine, error) {
 	}
 	e := &Engine{opt: opt, env: env, dirs: dirs, catalog: opt.Catalog}
 	e.life.init()
-	if e.catalog != nil && !hasProvider(e.catalog, catalog.MemoryProviderName) {
+	if e.catalog != nil && !hasProvider(e.catalog.inner(), catalog.MemoryProviderName) {
 		// The memory provider describes this very engine; a host catalog
 		// without it still lists it.
-		if err := e.catalog.Register(catalog.MemoryProvider()); err != nil {
+		if err := e.catalog.inner().Register(catalog.MemoryProvider()); err != nil {
 			return nil, err
 		}
 	}
 	if opt.Memory != nil {
-		e.cfg = *opt.Memory
+		e.cfg = indexConfig(*opt.Memory)
 	} else {
 		files := index.ConfigFiles{
 			Global:  opt.ConfigFile,
@@ -197,7 +198,7 @@ func Open(opt Options) (*Engine, error) {
 	}
 	e.ix = index.Open(e.cfg, opt.LockTimeout)
 	e.ix.Workers, e.ix.BuildCharged = opt.Workers, opt.BuildCharged
-	e.resolver = &session.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
+	e.resolver = &scopes.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
 	e.openWatch()
 	return e, nil
 }
@@ -235,7 +236,7 @@ func absFrom(base, p string) string {
 }
 
 // Config returns the effective memory configuration.
-func (e *Engine) Config() Config { return e.cfg }
+func (e *Engine) Config() Config { return configOf(e.cfg) }
 
 // Notices are what the user should know about the setup: configuration
 // keys that were not taken as written, an index directory others can read.
@@ -251,7 +252,7 @@ func (e *Engine) noticesOnce() []Notice {
 }
 
 // Dirs are the OMP directories in use.
-func (e *Engine) Dirs() Dirs { return e.dirs }
+func (e *Engine) Dirs() Dirs { return Dirs(e.dirs) }
 
 // live returns the host's live session, if any.
 func (e *Engine) live() (file string, l *lineage.Live) {
@@ -262,7 +263,7 @@ func (e *Engine) live() (file string, l *lineage.Live) {
 }
 
 // resolver returns a resolver that knows the current session.
-func (e *Engine) scopeResolver() *session.Resolver {
+func (e *Engine) scopeResolver() *scopes.Resolver {
 	r := *e.resolver
 	file, _ := e.live()
 	if file != "" {
@@ -273,8 +274,8 @@ func (e *Engine) scopeResolver() *session.Resolver {
 
 // resolved is a scope turned into index targets.
 type resolved struct {
-	scope    session.Scope
-	res      session.Resolution
+	scope    scopes.Scope
+	res      scopes.Resolution
 	targets  []index.Target
 	mode     lineage.Mode
 	liveFile string
@@ -292,9 +293,9 @@ type resolved struct {
 
 // resolve parses and resolves a scope. A domain error (invalid_scope,
 // session_not_found, ambiguous_session) comes back as *coverage.Error or
-// *session.AmbiguousError.
+// *scopes.AmbiguousError.
 func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
-	sc, err := session.ParseScope(scope)
+	sc, err := scopes.ParseScope(scope)
 	if err != nil {
 		return nil, err
 	}
@@ -305,16 +306,16 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	if derr := res.Err(); derr != nil {
 		return nil, derr
 	}
-	r := &resolved{scope: sc, res: res, mode: mode, archive: sc.Kind == session.ScopeGlobal}
+	r := &resolved{scope: sc, res: res, mode: mode, archive: sc.Kind == scopes.ScopeGlobal}
 	liveFile, live := e.live()
 	if liveFile != "" {
 		liveFile = canonical(absFrom(e.env.Cwd, liveFile))
 	}
 	r.liveFile = liveFile
-	if sc.Kind == session.ScopeSession && liveFile == "" {
+	if sc.Kind == scopes.ScopeSession && liveFile == "" {
 		r.notices = append(r.notices, defaultScopeNotice(res))
 	}
-	if res.Subdir != "" && (sc.Kind == session.ScopeProject || sc.Kind == session.ScopeSession && liveFile == "") {
+	if res.Subdir != "" && (sc.Kind == scopes.ScopeProject || sc.Kind == scopes.ScopeSession && liveFile == "") {
 		r.notices = append(r.notices, Notice{Key: "scope", Message: fmt.Sprintf(
 			"%s has no sessions of its own: used the project %s, the nearest directory above it that has some", res.Subdir, res.ProjectDir)})
 	}
@@ -341,7 +342,7 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 // session (the project's newest session, or nothing) and how to widen it:
 // a host that gives no live session otherwise searches one session, finds
 // nothing and hears nothing.
-func defaultScopeNotice(res session.Resolution) Notice {
+func defaultScopeNotice(res scopes.Resolution) Notice {
 	msg := fmt.Sprintf(`no live session, and %s has no sessions: nothing was searched; scope "global" searches every project`, res.ProjectDir)
 	if len(res.Refs) == 1 {
 		msg = fmt.Sprintf(`no live session: searched only the newest session of %s (%s); scope "project" searches every session of that project, "global" every project`,
@@ -351,9 +352,9 @@ func defaultScopeNotice(res session.Resolution) Notice {
 }
 
 // targetsOf returns the targets of refs, without a live branch. A watched
-// listing that did not change is the same refs again (session.ListCache),
+// listing that did not change is the same refs again (listing.ListCache),
 // and gets the same targets again: nobody changes either.
-func (e *Engine) targetsOf(refs []session.Ref) []index.Target {
+func (e *Engine) targetsOf(refs []listing.Ref) []index.Target {
 	lt := &e.lastTargets
 	lt.Lock()
 	defer lt.Unlock()
@@ -428,7 +429,47 @@ type RebuildRequest struct {
 type RebuildReport struct {
 	Scope    string `json:"scope"`
 	Branches string `json:"branches"`
-	*index.Report
+	// Seen sessions of the scope: Indexed have a current record, Rebuilt
+	// of them were read by this rebuild, Unchanged were not; Removed
+	// records were of sessions gone.
+	Seen      int      `json:"seen"`
+	Indexed   int      `json:"indexed"`
+	Unchanged int      `json:"unchanged"`
+	Rebuilt   int      `json:"rebuilt"`
+	Removed   int      `json:"removed"`
+	BytesRead int64    `json:"bytesRead"`
+	Seconds   float64  `json:"seconds"`
+	Coverage  Coverage `json:"coverage"`
+	// WriteError is the error of a write the index file did not take (a
+	// full disk): what it would have added is not in the index.
+	WriteError string `json:"writeError,omitempty"`
+	// Unindexed are the sessions left without a current record, each
+	// with its reason (not on the wire).
+	Unindexed []UnindexedSession `json:"-"`
+}
+
+// UnindexedSession is a session a rebuild left without a current record.
+type UnindexedSession struct {
+	Path string
+	// Reason is the coverage reason code: an unreadable source, no
+	// session header, a bound, a failed build.
+	Reason string
+	// Detail is the error behind Reason when it says more ("no space
+	// left on device").
+	Detail string
+}
+
+// rebuildReportOf is a refresh's report under engine's type.
+func rebuildReportOf(scope, branches string, rep *index.Report) *RebuildReport {
+	out := &RebuildReport{Scope: scope, Branches: branches, Seen: rep.Seen, Indexed: rep.Indexed,
+		Unchanged: rep.Unchanged, Rebuilt: rep.Rebuilt, Removed: rep.Removed, BytesRead: rep.BytesRead,
+		Seconds: rep.Seconds, Coverage: indexCoverage(rep.Coverage), WriteError: rep.WriteError}
+	for _, st := range rep.States {
+		if st.Record == nil {
+			out.Unindexed = append(out.Unindexed, UnindexedSession{Path: st.Path, Reason: st.Reason, Detail: st.Detail})
+		}
+	}
+	return out
 }
 
 // Rebuild refreshes every session of a scope without the synchronous work
@@ -467,7 +508,7 @@ func (e *Engine) rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 		_ = e.ix.Compact(ctx)
 	}
 	markIncomplete(&rep.Coverage.Reasons, &rep.Coverage.Complete, r.res.Reasons...)
-	return &RebuildReport{Scope: r.scope.String(), Branches: string(mode), Report: rep}, nil
+	return rebuildReportOf(r.scope.String(), string(mode), rep), nil
 }
 
 // DomainError is the error object of a domain failure: an *ErrorObject,
@@ -479,7 +520,7 @@ func DomainError(err error) *ErrorObject {
 	if errors.As(err, &eo) {
 		return eo
 	}
-	var ae *session.AmbiguousError
+	var ae *scopes.AmbiguousError
 	if errors.As(err, &ae) {
 		eo := codedError(ae.Coverage())
 		eo.Session, eo.Candidates = ae.Session, ae.Candidates

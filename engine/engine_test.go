@@ -32,7 +32,7 @@ type world struct {
 	agent   string
 	project string
 	bucket  string
-	cfg     index.Config
+	cfg     engine.Config
 	env     locate.Env
 	n       int
 }
@@ -50,14 +50,20 @@ func newWorld(t *testing.T) *world {
 	w.env = locate.Env{Home: filepath.Join(root, "home"), Cwd: w.project, TmpDir: filepath.Join(root, "tmp"), LookupEnv: locate.EnvMap(nil)}
 	w.bucket = filepath.Join(w.agent, "sessions", locate.BucketNames(w.project, w.env)[0])
 	os.MkdirAll(w.bucket, 0o755)
-	w.cfg = index.DefaultConfig()
+	w.cfg = engine.DefaultConfig()
 	w.cfg.IndexDir = filepath.Join(root, "index")
 	return w
 }
 
+// engineEnv is the world's environment under engine's type.
+func (w *world) engineEnv() *engine.Env {
+	env := engine.Env(w.env)
+	return &env
+}
+
 func (w *world) engineB(b *testing.B) *engine.Engine {
 	cfg := w.cfg
-	e, err := engine.Open(engine.Options{AgentDir: w.agent, Cwd: w.project, Env: &w.env, Memory: &cfg, LockTimeout: time.Second})
+	e, err := engine.Open(engine.Options{AgentDir: w.agent, Cwd: w.project, Env: w.engineEnv(), Memory: &cfg, LockTimeout: time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -66,7 +72,7 @@ func (w *world) engineB(b *testing.B) *engine.Engine {
 
 func (w *world) engine(opts ...func(*engine.Options)) *engine.Engine {
 	cfg := w.cfg
-	o := engine.Options{AgentDir: w.agent, Cwd: w.project, Env: &w.env, Memory: &cfg, LockTimeout: time.Second}
+	o := engine.Options{AgentDir: w.agent, Cwd: w.project, Env: w.engineEnv(), Memory: &cfg, LockTimeout: time.Second}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -342,8 +348,8 @@ func TestStructuralFilters(t *testing.T) {
 	assert.Equal(t, 4, count(engine.RecallRequest{}), "browse")
 	p := recall(t, e, engine.RecallRequest{Tool: "grep", Scope: "project"})
 	assert.Equal(t, "read", *p.Hits[0].Entry.Tool, "the hit's tool stays the first call's")
-	assert.Equal(t, 0, count(engine.RecallRequest{Since: time.UnixMilli(2e12)}))
-	assert.Equal(t, 4, count(engine.RecallRequest{Since: time.UnixMilli(1.7e12), Until: time.UnixMilli(1.9e12)}))
+	assert.Equal(t, 0, count(engine.RecallRequest{Since: engine.EpochMs(time.UnixMilli(2e12))}))
+	assert.Equal(t, 4, count(engine.RecallRequest{Since: engine.EpochMs(time.UnixMilli(1.7e12)), Until: engine.EpochMs(time.UnixMilli(1.9e12))}))
 }
 
 func TestLiteralQueriesAreNeverRegexes(t *testing.T) {
@@ -709,7 +715,7 @@ func TestRecallWhileIndexBusy(t *testing.T) {
 	require.Equal(t, 2, want.Total)
 	require.NoError(t, os.RemoveAll(w.cfg.IndexDir)) // every session must be built again
 
-	holder := index.Open(w.cfg, time.Second)
+	holder := index.Open(engine.IndexConfig(w.cfg), time.Second)
 	inside, release, done := make(chan struct{}), make(chan struct{}), make(chan error)
 	go func() {
 		done <- holder.Store().Update(ctx, func(*bolt.Tx) error {

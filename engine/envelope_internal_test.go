@@ -20,9 +20,9 @@ func TestHitLenIsJSONLen(t *testing.T) {
 		"\x00\x1f control", "emoji 😀 and 中文", "line\u2028sep\u2029",
 	} {
 		hits := []Hit{
-			{Entry: &EntryHit{Kind: "entry", SessionID: text, Snippet: text, Role: &role, Tool: &tool, Timestamp: &ts,
+			{Entry: &EntryHit{SessionID: text, Snippet: text, Role: &role, Tool: &tool, Timestamp: &ts,
 				Follow: FabricCall{Ref: "memory_expand", Args: json.RawMessage(`{"sessionId": "<x>",  "n": 1}`)}}},
-			{Session: &SessionHit{Kind: "session", SessionID: "s", Cwd: text}},
+			{Session: &SessionHit{SessionID: "s", Cwd: text}},
 		}
 		for _, h := range hits {
 			assert.Equal(t, jsonLen(h), hitLen(h), "%q", text)
@@ -43,11 +43,11 @@ func TestRecallPageJSONIsTheEncoders(t *testing.T) {
 		{},
 		{Hits: []Hit{}, Coverage: failureCoverage("invalid_request"), Error: &ErrorObject{Code: "invalid_request", Message: "bad <query> & more"}},
 		{Total: 3, Next: next, Hits: []Hit{
-			{Entry: &EntryHit{Kind: "entry", SessionID: "s1", Role: &role, Snippet: "<script>&\u2028😀",
+			{Entry: &EntryHit{SessionID: "s1", Role: &role, Snippet: "<script>&\u2028😀",
 				Follow: FabricCall{Ref: "memory.expand", Args: json.RawMessage(`{"sessionId":"s1"}`)}}},
-			{Session: &SessionHit{Kind: "session", SessionID: "s2", Cwd: "/a<b>"}},
+			{Session: &SessionHit{SessionID: "s2", Cwd: "/a<b>"}},
 		}},
-		{Total: 1, Hits: []Hit{{Session: &SessionHit{Kind: "session"}}},
+		{Total: 1, Hits: []Hit{{Session: &SessionHit{}}},
 			Notices: []Notice{{File: "/x.yml", Key: "k", Message: "m <&>"}}},
 	}
 	for i, p := range pages {

@@ -3,7 +3,8 @@ package engine
 import (
 	"time"
 
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/session/listing"
 )
 
 // SetBeforeSearch makes f run between each recall's refresh and its
@@ -34,6 +35,12 @@ func SetAfterSnapshot(f func()) (restore func()) {
 	return func() { afterSnapshot = old }
 }
 
+// IndexConfig is c under the index's type.
+func IndexConfig(c Config) index.Config { return indexConfig(c) }
+
+// RecordIndexedAt is when the source of r was read (Unix ns).
+func RecordIndexedAt(r *SessionRecord) int64 { return r.indexedAtNs }
+
 // SnapCacheHeld is the estimated memory and the entries of e's cache of
 // session reads.
 func SnapCacheHeld(e *Engine) (bytes int64, entries int) { return e.snaps.held() }
@@ -54,4 +61,4 @@ func AgeSnapCache(e *Engine, d time.Duration) {
 func Reopen(e *Engine) (*Engine, error) { return Open(e.opt) }
 
 // WatchStats counts what Options.Watch did for e (zero without it).
-func WatchStats(e *Engine) session.WatchStats { return e.watch.Stats() }
+func WatchStats(e *Engine) listing.WatchStats { return e.watch.Stats() }

@@ -19,7 +19,7 @@ import (
 // JSON is the wire's.
 func TestRequestsArePlainGo(t *testing.T) {
 	b, err := json.Marshal(engine.RecallRequest{Query: "flaky", Scope: engine.ScopeProject, PageSize: 3,
-		Since: time.UnixMilli(1788256860000), Role: "user"})
+		Since: engine.EpochMs(time.UnixMilli(1788256860000)), Role: "user"})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"query":"flaky","scope":"project","pageSize":3,"role":"user","since":1788256860000}`, string(b))
 
@@ -41,8 +41,9 @@ func TestRequestsArePlainGo(t *testing.T) {
 	assert.Equal(t, 7, r.PageSize, "a number argument is floored, as the reference does")
 	assert.Equal(t, 2, r.Offset)
 	assert.Equal(t, "bash", r.Tool)
-	assert.True(t, r.Since.Equal(time.UnixMilli(1500)))
-	assert.True(t, r.Until.IsZero())
+	assert.Equal(t, 1500.0, *r.Since)
+	assert.True(t, engine.EpochTime(r.Since).Equal(time.UnixMilli(1500)))
+	assert.Nil(t, r.Until)
 
 	x, eo := engine.DecodeExpand([]byte(`{"session":"s","indices":[1,2],"entryRange":{"first":0,"last":4}}`))
 	require.Nil(t, eo)
@@ -121,10 +122,11 @@ func TestDecodedRequestKeepsTheWire(t *testing.T) {
 	require.Nil(t, eo)
 	assert.Equal(t, 0, recall(t, e, r).Total)
 	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Scope: "global"}).Total)
-	// since 0 (1970) leaves out undated entries; a zero Since does not bound.
+	// since 0 (1970) leaves out undated entries; a nil Since does not bound.
 	r, eo = engine.DecodeRecall([]byte(`{"scope":"global","since":0}`))
 	require.Nil(t, eo)
-	assert.False(t, r.Since.IsZero())
+	require.NotNil(t, r.Since)
+	assert.Zero(t, *r.Since)
 }
 
 // Call's result is typed; its JSON is the answer's own, and a follow
@@ -260,9 +262,39 @@ func TestCatalogThroughEngine(t *testing.T) {
 	defer e.Close()
 	var got *engine.Catalog = e.Catalog()
 	assert.Same(t, c, got)
+	require.NoError(t, c.SetQuarantined("host.ping", true))
+	err = c.SetQuarantined("host.nope", true)
+	var eo *engine.ErrorObject
+	require.ErrorAs(t, err, &eo)
+	assert.True(t, errors.Is(err, engine.ErrActionNotFound))
+	assert.True(t, c.Unregister("host"))
+	assert.False(t, c.Unregister("host"))
+	err = c.Register(engine.CatalogProvider{Name: "bad.name"})
+	assert.ErrorIs(t, err, engine.ErrInvalidCatalog)
 
 	_, err = engine.LoadCatalog(filepath.Join(root, "nope.json"))
 	assert.Error(t, err)
+}
+
+// The zero Catalog is an empty one, ready to use: an engine opened with it
+// serves its memory provider, and a host may register its own.
+func TestZeroCatalog(t *testing.T) {
+	var c engine.Catalog
+	assert.Empty(t, c.Providers())
+	require.NoError(t, c.Register(engine.CatalogProvider{Name: "host",
+		Actions: []engine.CatalogAction{{Name: "ping", Risk: "read"}}}))
+	root := t.TempDir()
+	cfg := engine.DefaultConfig()
+	cfg.IndexDir = filepath.Join(root, "index")
+	env := engine.Env{Home: root, Cwd: root, TmpDir: root}
+	e, err := engine.Open(engine.Options{AgentDir: root, Memory: &cfg, Env: &env, Catalog: &engine.Catalog{}})
+	require.NoError(t, err)
+	defer e.Close()
+	var names []string
+	for _, p := range e.Catalog().Providers() {
+		names = append(names, p.Name)
+	}
+	assert.Equal(t, []string{"memory"}, names)
 }
 
 // TestTypedRequestConstants: modes, matches, branch modes and scopes are

@@ -122,12 +122,12 @@ func (e *Engine) inspectIndex(ctx context.Context) (*IndexReport, error) {
 
 // SessionReport describes one session's record after a refresh.
 type SessionReport struct {
-	Record   *index.Record     `json:"record"`
-	Path     string            `json:"path"`
-	Size     int64             `json:"sourceBytes"`
-	Digest   *coldvocab.Digest `json:"digest,omitempty"`
-	Shard    *ShardSummary     `json:"shard,omitempty"`
-	Coverage index.Coverage    `json:"coverage"`
+	Record   *SessionRecord `json:"record"`
+	Path     string         `json:"path"`
+	Size     int64          `json:"sourceBytes"`
+	Digest   *SessionDigest `json:"digest,omitempty"`
+	Shard    *ShardSummary  `json:"shard,omitempty"`
+	Coverage Coverage       `json:"coverage"`
 }
 
 // ShardSummary describes a hot shard.
@@ -190,18 +190,14 @@ func (e *Engine) inspectSession(ctx context.Context, target, branches string) (*
 // sessionHead is the report of the one session of rep, without the
 // summary of its tier data.
 func sessionHead(rep *index.Report) *SessionReport {
-	out := &SessionReport{Coverage: rep.Coverage}
+	out := &SessionReport{Coverage: indexCoverage(rep.Coverage)}
 	if len(rep.States) == 0 {
 		return out
 	}
 	st := rep.States[0]
 	out.Path = st.Path
 	if rec := st.Record; rec != nil {
-		shown := *rec // a copy: the wire form gets [] for no reasons
-		if shown.Reasons == nil {
-			shown.Reasons = []string{}
-		}
-		out.Record = &shown
+		out.Record = recordOf(rec)
 		out.Size = rec.Identity.Size
 	}
 	return out
@@ -250,7 +246,7 @@ func describe(out *SessionReport, rec *index.Record, hot *hotbm25.Built, cold []
 	if err != nil {
 		return err
 	}
-	out.Digest = d
+	out.Digest = digestOf(d)
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,10 +28,10 @@ func lexiconWorld(t *testing.T) (*engine.Engine, *corpus.Manifest) {
 	dir := filepath.Join(t.TempDir(), "corpus")
 	m, err := corpus.Generate(corpus.Options{Sessions: 40, Seed: 7, Out: dir, Scale: 0.05})
 	require.NoError(t, err)
-	cfg := index.DefaultConfig()
+	cfg := engine.DefaultConfig()
 	cfg.IndexDir = filepath.Join(t.TempDir(), "index")
 	cfg.HotSessions = 4
-	env := locate.DefaultEnv()
+	env := engine.ProcessEnv()
 	e, err := engine.Open(engine.Options{AgentDir: dir, Memory: &cfg, Env: &env})
 	require.NoError(t, err)
 	time.Sleep(index.DefaultRacyWindow) // let generation's ctimes age out
@@ -55,7 +54,7 @@ func TestLexiconAnswersEqualDigestProbing(t *testing.T) {
 		{Scope: "global", Role: "user"},
 		{Scope: "global", Tool: "bash", Outcome: "failed"},
 		{Query: "error", Scope: "global", Tool: "bash"},
-		{Query: "the", Scope: "global", Since: time.UnixMilli(0), Until: time.UnixMilli(2e12)},
+		{Query: "the", Scope: "global", Since: engine.EpochMs(time.UnixMilli(0)), Until: engine.EpochMs(time.UnixMilli(2e12))},
 		{Scope: "global", PageSize: 50, Offset: 10},
 		// Settled candidates become items only as far as a page needs.
 		{Query: "the error", Scope: "global", PageSize: 3},
@@ -316,9 +315,9 @@ func hitKeys(p *engine.RecallPage) []string {
 }
 
 // lexiconWorldAt is lexiconWorld over a given config, sharing dir.
-func openAt(t *testing.T, dir string, cfg index.Config) *engine.Engine {
+func openAt(t *testing.T, dir string, cfg engine.Config) *engine.Engine {
 	t.Helper()
-	env := locate.DefaultEnv()
+	env := engine.ProcessEnv()
 	e, err := engine.Open(engine.Options{AgentDir: dir, Memory: &cfg, Env: &env})
 	require.NoError(t, err)
 	return e

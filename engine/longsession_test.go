@@ -57,7 +57,7 @@ func longWorld(tb testing.TB, n int) (*world, string) {
 
 func openLong(tb testing.TB, w *world) *engine.Engine {
 	cfg := w.cfg
-	e, err := engine.Open(engine.Options{AgentDir: w.agent, Cwd: w.project, Env: &w.env, Memory: &cfg, LockTimeout: time.Second})
+	e, err := engine.Open(engine.Options{AgentDir: w.agent, Cwd: w.project, Env: w.engineEnv(), Memory: &cfg, LockTimeout: time.Second})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestWalkDeadlineEndsWithAReason(t *testing.T) {
 	require.Equal(t, 2000, res.Visited)
 
 	cfg := w.cfg
-	e, err = engine.Open(engine.Options{AgentDir: w.agent, Cwd: w.project, Env: &w.env, Memory: &cfg, WalkTimeout: 500 * time.Millisecond})
+	e, err = engine.Open(engine.Options{AgentDir: w.agent, Cwd: w.project, Env: w.engineEnv(), Memory: &cfg, WalkTimeout: 500 * time.Millisecond})
 	require.NoError(t, err)
 	res, err = e.Walk(ctx, engine.ExpandRequest{Session: path}, func(en engine.ExpandedEntry) (bool, error) {
 		if en.Index == 99 {
@@ -221,7 +221,7 @@ func TestRebuildLongSessionRecallsAndExpands(t *testing.T) {
 	e := openLong(t, w)
 	rep, err := e.Rebuild(ctx, engine.RebuildRequest{Scope: engine.ScopeGlobal})
 	require.NoError(t, err)
-	require.Equal(t, 1, rep.Rebuilt, rep.States)
+	require.Equal(t, 1, rep.Rebuilt, rep.Unindexed)
 	require.True(t, rep.Coverage.Complete, rep.Coverage.Reasons)
 
 	p, err := e.Recall(ctx, engine.RecallRequest{Query: "123455", Scope: engine.ScopeGlobal})

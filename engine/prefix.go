@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/memidx/memidx/internal/session"
+import "github.com/memidx/memidx/internal/session/scopes"
 
 // MinSessionPrefix is the shortest session id prefix a session argument
 // takes (ExpandRequest.Session, a "session:<x>" scope, Walk): a unique
@@ -8,4 +8,4 @@ import "github.com/memidx/memidx/internal/session"
 // ambiguous_session with every candidate file; a shorter one, or one of no
 // session, is session_not_found, whose message says when it was too short.
 // A full id or a file name always wins over a prefix.
-const MinSessionPrefix = session.MinIDPrefix
+const MinSessionPrefix = scopes.MinIDPrefix

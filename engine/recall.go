@@ -14,7 +14,7 @@ import (
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/normalize"
 	"github.com/memidx/memidx/internal/search"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/scopes"
 )
 
 // Per-call candidate budgets (package search holds them).
@@ -81,6 +81,9 @@ func (e *Engine) prepareRecall(req recallArgs) (*recallQuery, *ErrorObject) {
 	}
 	if req.Role != nil && !validRole(*req.Role) {
 		return nil, badRequest("unknown role %q", *req.Role)
+	}
+	if eo := checkTimeBounds(req.Since, req.Until); eo != nil {
+		return nil, eo
 	}
 	if req.EntryRange != nil {
 		if !strings.HasPrefix(q.scope, "session:") {
@@ -196,7 +199,7 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 	}
 	r.pre = pre
 	c := &recallSearch{ctx: ctx, e: e, q: q, req: req, r: r, patternErr: eo,
-		single: (r.scope.Kind == session.ScopeSessionTarget || r.scope.Kind == session.ScopeSession) && len(r.targets) == 1}
+		single: (r.scope.Kind == scopes.ScopeSessionTarget || r.scope.Kind == scopes.ScopeSession) && len(r.targets) == 1}
 	need := e.need(r, true)
 	need.Single = c.single
 	// An invalid or oversized pattern searches nothing.
@@ -475,7 +478,6 @@ func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, t
 		return nil, err
 	}
 	h := &EntryHit{
-		Kind:      "entry",
 		SessionID: boundString(src.Rec.SessionID, 512),
 		Tier:      src.Tier,
 		Index:     it.Index,
@@ -571,7 +573,6 @@ func (e *Engine) sessionHit(q *recallQuery, s *search.Searcher, it *search.Item)
 	a.ExpectedSourceHash = c.Rec.SourceHash
 	a.ExpectedLineageFingerprint = c.Rec.LineageFingerprint
 	h := &SessionHit{
-		Kind:                     "session",
 		SessionID:                boundString(c.Rec.SessionID, 512),
 		Tier:                     index.Cold,
 		Cwd:                      boundString(c.Rec.Cwd, 2048),

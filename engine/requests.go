@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"time"
 )
 
 // The requests below are the Go face of the wire's argument objects: plain
@@ -52,10 +51,11 @@ type RecallRequest struct {
 	// Role, Tool, Ref, Provider, Action and Outcome keep only the entries
 	// with that value; "" does not filter.
 	Role, Tool, Ref, Provider, Action, Outcome string
-	// Since and Until keep the dated entries in the inclusive window
-	// (millisecond precision on the wire); the zero time is no bound. An
-	// entry without a timestamp is outside every window.
-	Since, Until time.Time
+	// Since and Until keep the dated entries in the inclusive window, in
+	// epoch milliseconds as every time of the API (EpochMs makes one of a
+	// time.Time); nil is no bound. An entry without a timestamp is outside
+	// every window.
+	Since, Until *float64
 	// EntryRange keeps a single session's entries in an inclusive range;
 	// nil is every entry. It needs the scope session:<id-or-path>.
 	EntryRange *Range
@@ -140,7 +140,7 @@ func (r RecallRequest) args() recallArgs {
 		Offset: numArg(r.Offset, o.Offset), PageSize: numArg(r.PageSize, o.PageSize), SnippetChars: numArg(r.SnippetChars, o.SnippetChars),
 		Role: strArg(r.Role, o.Role), Tool: strArg(r.Tool, o.Tool), Ref: strArg(r.Ref, o.Ref),
 		Provider: strArg(r.Provider, o.Provider), Action: strArg(r.Action, o.Action), Outcome: strArg(r.Outcome, o.Outcome),
-		Since: timeArg(r.Since, o.Since), Until: timeArg(r.Until, o.Until),
+		Since: floatArg(r.Since), Until: floatArg(r.Until),
 		EntryRange: r.EntryRange, Context: r.Context, Live: r.Live,
 	}
 }
@@ -153,7 +153,7 @@ func (a recallArgs) request() RecallRequest {
 		Branches: a.Branches, Scope: a.Scope,
 		Offset: floorInt(a.Offset), PageSize: floorInt(a.PageSize), SnippetChars: floorInt(a.SnippetChars),
 		Role: str(a.Role), Tool: str(a.Tool), Ref: str(a.Ref), Provider: str(a.Provider), Action: str(a.Action), Outcome: str(a.Outcome),
-		Since: msTime(a.Since), Until: msTime(a.Until),
+		Since: floatArg(a.Since), Until: floatArg(a.Until),
 		EntryRange: a.EntryRange, Context: a.Context, Live: a.Live,
 		wire: &w,
 	}
@@ -337,29 +337,12 @@ func int64Int(p *int64) int {
 	return int(*p)
 }
 
-// timeArg is the wire form of a time bound, in epoch milliseconds (see
-// strArg).
-func timeArg(t time.Time, decoded *float64) *float64 {
-	if decoded != nil && msTime(decoded).Equal(t) {
-		f := *decoded
-		return &f
-	}
-	if t.IsZero() {
+// floatArg is a copy of a number argument: a request never shares its
+// host's pointers.
+func floatArg(p *float64) *float64 {
+	if p == nil {
 		return nil
 	}
-	ms := float64(t.Unix())*1000 + float64(t.Nanosecond())/1e6
-	return &ms
-}
-
-// msTime is the time of an epoch-milliseconds bound; nil is the zero time.
-func msTime(p *float64) time.Time {
-	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
-		return time.Time{}
-	}
-	sec := math.Floor(*p / 1000)
-	ns := math.Round((*p - sec*1000) * 1e6)
-	if sec >= math.MaxInt64/2 || sec <= math.MinInt64/2 {
-		return time.Time{}
-	}
-	return time.Unix(int64(sec), int64(ns))
+	f := *p
+	return &f
 }

@@ -100,7 +100,8 @@ func TestMissingAgentDir(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := tc.opt
 			if opt.Env == nil {
-				opt.Env = &w.env
+				env := engine.Env(w.env)
+				opt.Env = &env
 			}
 			opt.Cwd = w.project
 			e, err := engine.Open(opt)

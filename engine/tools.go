@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/memidx/memidx/internal/catalog"
 )
 
 // Catalog returns the capability catalog in use: Options.Catalog, or the
@@ -13,7 +11,7 @@ import (
 func (e *Engine) Catalog() *Catalog {
 	e.catalogOnce.Do(func() {
 		if e.catalog == nil {
-			e.catalog = catalog.Default()
+			e.catalog = DefaultCatalog()
 		}
 	})
 	return e.catalog
@@ -106,7 +104,7 @@ func limitOf(p *int64) int {
 // query the catalog refuses is a result with an error, not a Go error.
 func (e *Engine) SearchTools(ctx context.Context, req ToolSearchRequest) (*ToolSearchResult, error) {
 	return guard(e, ctx, func(context.Context) (*ToolSearchResult, error) {
-		hits, err := e.Catalog().Search(req.Query, req.Limit)
+		hits, err := e.Catalog().inner().Search(req.Query, req.Limit)
 		if err != nil {
 			return toolFailure[ToolSearchResult](err, func(r *ToolSearchResult, eo *ErrorObject) { r.Error = eo })
 		}
@@ -119,7 +117,7 @@ func (e *Engine) SearchTools(ctx context.Context, req ToolSearchRequest) (*ToolS
 // descriptor hash, is a result with an error.
 func (e *Engine) DescribeTool(ctx context.Context, req ToolDescribeRequest) (*ToolDescribeResult, error) {
 	return guard(e, ctx, func(context.Context) (*ToolDescribeResult, error) {
-		d, err := e.Catalog().Describe(req.Ref, req.DescriptorHash)
+		d, err := e.Catalog().inner().Describe(req.Ref, req.DescriptorHash)
 		if err != nil {
 			return toolFailure[ToolDescribeResult](err, func(r *ToolDescribeResult, eo *ErrorObject) { r.Error = eo })
 		}
@@ -130,7 +128,7 @@ func (e *Engine) DescribeTool(ctx context.Context, req ToolDescribeRequest) (*To
 // ToolCatalog answers the capability tree (tools.catalog).
 func (e *Engine) ToolCatalog(ctx context.Context, req ToolCatalogRequest) (*ToolCatalogResult, error) {
 	return guard(e, ctx, func(context.Context) (*ToolCatalogResult, error) {
-		return &ToolCatalogResult{Catalog: toolTree(e.Catalog().Catalog(req.Limit))}, nil
+		return &ToolCatalogResult{Catalog: toolTree(e.Catalog().inner().Catalog(req.Limit))}, nil
 	})
 }
 

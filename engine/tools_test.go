@@ -19,9 +19,13 @@ func TestTypedToolMethods(t *testing.T) {
 	shell := catalog.Provider{Name: "shell", Description: "runs <cmd> & more", Actions: []catalog.Action{
 		{Name: "run", Description: "run a <session> command & wait", Risk: "execute", InputSchema: json.RawMessage(`{"type":"object","description":"a <b>"}`)},
 	}}
+	// The engine's catalog holds what cat, the oracle, holds.
 	cat := catalog.Default()
 	require.NoError(t, cat.Register(shell))
-	e := w.engine(func(o *engine.Options) { o.Catalog = cat })
+	served := engine.DefaultCatalog()
+	require.NoError(t, served.Register(engine.CatalogProvider{Name: shell.Name, Description: shell.Description,
+		Actions: []engine.CatalogAction{engine.CatalogAction(shell.Actions[0])}}))
+	e := w.engine(func(o *engine.Options) { o.Catalog = served })
 	defer e.Close()
 	jsonOf := func(v any, err error) string {
 		t.Helper()

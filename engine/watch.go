@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/memidx/memidx/internal/session"
+import "github.com/memidx/memidx/internal/session/listing"
 
 // openWatch gives a watching Engine's resolver its listing cache. The
 // index itself needs no watch: every call reads the stored records
@@ -9,6 +9,6 @@ func (e *Engine) openWatch() {
 	if !e.opt.Watch {
 		return
 	}
-	e.watch = session.NewListCache()
+	e.watch = listing.NewListCache()
 	e.resolver.Watch = e.watch
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/index"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
+	"github.com/memidx/memidx/internal/session/scopes"
 )
 
 // TestWatchMeasure compares warm global recalls of a watching and a plain
@@ -26,7 +26,7 @@ func TestWatchMeasure(t *testing.T) {
 		t.Skip("set MEMIDX_MEASURE_AGENT and MEMIDX_MEASURE_INDEX")
 	}
 	open := func(watch bool) *engine.Engine {
-		cfg := index.DefaultConfig()
+		cfg := engine.DefaultConfig()
 		cfg.IndexDir = idx
 		e, err := engine.Open(engine.Options{AgentDir: agent, Cwd: agent, Memory: &cfg, Watch: watch, LockTimeout: 10 * time.Second})
 		require.NoError(t, err)
@@ -69,14 +69,14 @@ func TestWatchMeasure(t *testing.T) {
 
 	// The listing alone: a global Resolve with and without a ListCache.
 	dirs := watching.Dirs()
-	cache := session.NewListCache()
+	cache := listing.NewListCache()
 	defer cache.Close()
-	for _, c := range []*session.ListCache{nil, cache} {
-		r := &session.Resolver{Dirs: dirs, Env: locate.DefaultEnv(), Watch: c}
+	for _, c := range []*listing.ListCache{nil, cache} {
+		r := &scopes.Resolver{Dirs: locate.Dirs(dirs), Env: locate.DefaultEnv(), Watch: c}
 		var ds []time.Duration
 		for i := 0; i < 60; i++ {
 			t0 := time.Now()
-			res, err := r.Resolve(session.Scope{Kind: session.ScopeGlobal})
+			res, err := r.Resolve(scopes.Scope{Kind: scopes.ScopeGlobal})
 			ds = append(ds, time.Since(t0))
 			require.NoError(t, err)
 			require.NotEmpty(t, res.Refs)

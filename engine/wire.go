@@ -16,11 +16,19 @@ type FabricCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
-// Coverage says whether an answer is authoritative.
+// Coverage says whether an answer is authoritative (Complete) and, when it
+// is not, why (Reasons, Error).
 type Coverage struct {
-	// The index's coverage (complete, session counts, reasons), with the
-	// query's reasons merged in; its fields are inline on the wire.
-	index.Coverage
+	Complete bool `json:"complete"`
+	// IndexedSessions of EligibleSessions (the scope's) had a current
+	// record; StaleSessions had none, IncompleteSessions one whose own
+	// coverage was incomplete.
+	IndexedSessions    int `json:"indexedSessions"`
+	EligibleSessions   int `json:"eligibleSessions"`
+	StaleSessions      int `json:"staleSessions"`
+	IncompleteSessions int `json:"incompleteSessions"`
+	// Reasons are the coverage reason codes (see the spec's list).
+	Reasons []string `json:"reasons"`
 	// Error is the error the coverage explains: a regex that does not
 	// compile or ran out of time, or an index file that is not memidx's.
 	Error *ErrorObject `json:"error,omitempty"`
@@ -29,7 +37,13 @@ type Coverage struct {
 // failureCoverage is the coverage of a call that failed with code: never
 // complete, and the code is its reason.
 func failureCoverage(code string) Coverage {
-	return Coverage{Coverage: index.Coverage{Reasons: []string{code}}}
+	return Coverage{Reasons: []string{code}}
+}
+
+// indexCoverage is the index's coverage under engine's type.
+func indexCoverage(ic index.Coverage) Coverage {
+	return Coverage{Complete: ic.Complete, IndexedSessions: ic.IndexedSessions, EligibleSessions: ic.EligibleSessions,
+		StaleSessions: ic.StaleSessions, IncompleteSessions: ic.IncompleteSessions, Reasons: ic.Reasons, Error: codedError(ic.Error)}
 }
 
 // ErrorObject is a domain failure: a stable code, a message and the facts
@@ -154,12 +168,21 @@ type Hit struct {
 	Session *SessionHit
 }
 
-// Kind is "entry" or "session".
-func (h Hit) Kind() string {
+// HitKind is the shape of a hit, its "kind" on the wire.
+type HitKind string
+
+// The two kinds of hit.
+const (
+	HitEntry   HitKind = "entry"
+	HitSession HitKind = "session"
+)
+
+// Kind is HitEntry or HitSession, as the hit's Entry or Session is set.
+func (h Hit) Kind() HitKind {
 	if h.Entry != nil {
-		return "entry"
+		return HitEntry
 	}
-	return "session"
+	return HitSession
 }
 
 // Follow returns the hit's copy-ready call.
@@ -173,10 +196,10 @@ func (h Hit) Follow() FabricCall {
 // MarshalJSON writes the hit's own shape.
 func (h Hit) MarshalJSON() ([]byte, error) {
 	if h.Entry != nil {
-		return json.Marshal(h.Entry)
+		return h.Entry.MarshalJSON()
 	}
 	if h.Session != nil {
-		return json.Marshal(h.Session)
+		return h.Session.MarshalJSON()
 	}
 	return nil, fmt.Errorf("engine: empty hit")
 }
@@ -200,9 +223,9 @@ func (h *Hit) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("engine: unknown hit kind %q", k.Kind)
 }
 
-// EntryHit is an exact entry of a hot (or resolved cold) session.
+// EntryHit is an exact entry of a hot (or resolved cold) session. Its
+// JSON begins with "kind":"entry".
 type EntryHit struct {
-	Kind      string `json:"kind"`
 	SessionID string `json:"sessionId"`
 	// Title (memidx's extension) is the session's title; Cwd (memidx's
 	// extension) its project directory, in a global recall only. Both
@@ -251,8 +274,8 @@ type ContextEntry struct {
 }
 
 // SessionHit is a cold session candidate: session-level evidence only.
+// Its JSON begins with "kind":"session".
 type SessionHit struct {
-	Kind      string `json:"kind"`
 	SessionID string `json:"sessionId"`
 	// Title (memidx's extension) is the session's title, omitted when
 	// empty.
@@ -267,6 +290,35 @@ type SessionHit struct {
 	// idf mass the session's vocabulary holds.
 	QueryCoverage *float64   `json:"queryCoverage,omitempty"`
 	Follow        FabricCall `json:"follow"`
+}
+
+// Kind is HitEntry.
+func (EntryHit) Kind() HitKind { return HitEntry }
+
+// Kind is HitSession.
+func (SessionHit) Kind() HitKind { return HitSession }
+
+// The hits' fields without their methods, so that their wire forms can
+// put the kind first and encode the rest as declared.
+type (
+	entryHitFields   EntryHit
+	sessionHitFields SessionHit
+)
+
+// MarshalJSON writes the hit with "kind":"entry" first.
+func (h EntryHit) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Kind HitKind `json:"kind"`
+		*entryHitFields
+	}{HitEntry, (*entryHitFields)(&h)})
+}
+
+// MarshalJSON writes the hit with "kind":"session" first.
+func (h SessionHit) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Kind HitKind `json:"kind"`
+		*sessionHitFields
+	}{HitSession, (*sessionHitFields)(&h)})
 }
 
 // failurePage is a recall that failed for a domain reason.
@@ -290,7 +342,8 @@ func coverageFrom(ic index.Coverage, extra []string, qerr *ErrorObject) Coverage
 	if qerr == nil {
 		qerr = codedError(ic.Error) // the index's own (a foreign index file)
 	}
-	c := Coverage{Coverage: ic, Error: qerr}
+	c := indexCoverage(ic)
+	c.Error = qerr
 	c.Reasons = set.Reasons()
 	c.Complete = set.Complete() && ic.StaleSessions == 0 && ic.IncompleteSessions == 0 && qerr == nil
 	return c

@@ -135,10 +135,7 @@ func summarize(rep *engine.RebuildReport, workers int) *rebuildSummary {
 	if rep.Seconds > 0 {
 		s.BytesPerSecond = float64(rep.BytesRead) / rep.Seconds
 	}
-	for _, st := range rep.States {
-		if st.Record != nil {
-			continue
-		}
+	for _, st := range rep.Unindexed {
 		s.Failed++
 		if s.FailedBy == nil {
 			s.FailedBy = map[string]int{}

@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/jsjson"
 )
 
@@ -46,9 +45,10 @@ func newServeWorld(t *testing.T) *serveWorld {
 }
 
 func (w *serveWorld) engine(conn *connLive) *engine.Engine {
-	cfg := index.DefaultConfig()
+	cfg := engine.DefaultConfig()
 	cfg.IndexDir = w.index
-	opt := engine.Options{AgentDir: w.agent, Cwd: w.project, Env: &w.env, Memory: &cfg, LockTimeout: time.Second}
+	env := engine.Env(w.env)
+	opt := engine.Options{AgentDir: w.agent, Cwd: w.project, Env: &env, Memory: &cfg, LockTimeout: time.Second}
 	if conn != nil {
 		opt.Live = conn
 	}

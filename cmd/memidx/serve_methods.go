@@ -140,7 +140,8 @@ func (s *server) initialize() *initializeResult {
 	r.ServerInfo.Version = serverVersion()
 	describe := func(name, desc string) methodInfo {
 		m := methodInfo{Name: name, Description: desc}
-		if d, err := s.e.Catalog().Describe(name, ""); err == nil {
+		if r, err := s.e.DescribeTool(context.Background(), engine.ToolDescribeRequest{Ref: name}); err == nil && r.Descriptor != nil {
+			d := r.Descriptor
 			m.Description, m.InputSchema, m.OutputSchema = d.Description, d.InputSchema, d.OutputSchema
 		}
 		return m

@@ -426,7 +426,7 @@ func TestServeWaitProgress(t *testing.T) {
 // encoder writes for it.
 func TestServeSplicedAnswerIsTheEncoders(t *testing.T) {
 	role := "user"
-	page := &engine.RecallPage{Total: 1, Hits: []engine.Hit{{Entry: &engine.EntryHit{Kind: "entry",
+	page := &engine.RecallPage{Total: 1, Hits: []engine.Hit{{Entry: &engine.EntryHit{
 		SessionID: "s<1>", Role: &role, Snippet: "a & b \u2028 😀",
 		Follow: engine.FabricCall{Ref: "memory.expand", Args: json.RawMessage(`{"sessionId": "s<1>"}`)}}}}}
 	results := []*engine.CallResult{

@@ -619,9 +619,13 @@ func (r *runner) queries() error {
 	var catLat []time.Duration
 	for i := 0; i < r.opt.Runs; i++ {
 		start := time.Now()
-		hits, err := r.eng.Catalog().Search("search past session evidence", 10)
+		res, err := r.eng.SearchTools(r.ctx, engine.ToolSearchRequest{Query: "search past session evidence", Limit: 10})
 		catLat = append(catLat, time.Since(start))
 		if i == 0 {
+			var hits []engine.ToolHit
+			if err == nil {
+				hits, err = res.Hits, res.Err()
+			}
 			r.check("catalog search selects a head", err == nil && len(hits) > 0, "%d hits, %v", len(hits), err)
 		}
 	}

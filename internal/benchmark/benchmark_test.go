@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/internal/corpus"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
 )
 
 // fileState is what the bench must leave alone in a corpus file.
@@ -245,5 +245,5 @@ func ctimeOf(t *testing.T, p string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return session.StatOf(st).CtimeNs
+	return listing.StatOf(st).CtimeNs
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
 )
 
 // TestHotSetIsTheNewestKnownSessions checks the one-pass hot set against
@@ -85,7 +85,7 @@ func TestMatchTargetsInParts(t *testing.T) {
 		listed := 0
 		for i := range targets {
 			p := fmt.Sprintf("/s/%05d.jsonl", i)
-			targets[i] = Target{Path: p, Stat: &session.FileStat{Size: int64(i), MtimeNs: int64(2 * i), Inode: uint64(i + 1)}}
+			targets[i] = Target{Path: p, Stat: &listing.FileStat{Size: int64(i), MtimeNs: int64(2 * i), Inode: uint64(i + 1)}}
 			if i%3 != 0 {
 				stored[p] = &Record{Path: p}
 				listed++

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/internal/lineage"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
 )
 
 // TestQuietRefreshIsAnsweredAgain: a refresh of the same listed targets at
@@ -86,12 +86,12 @@ func TestQuietRefreshIsAnsweredAgain(t *testing.T) {
 	assert.Equal(t, other.decodedSourceHash(t, f.paths[0]), seen.States[0].Record.SourceHash)
 }
 
-func statForTest(p string) (session.FileStat, bool, error) {
+func statForTest(p string) (listing.FileStat, bool, error) {
 	st, err := os.Stat(p)
 	if err != nil {
-		return session.FileStat{}, false, err
+		return listing.FileStat{}, false, err
 	}
-	return session.StatOf(st), st.Mode().IsRegular(), nil
+	return listing.StatOf(st), st.Mode().IsRegular(), nil
 }
 
 // decodedSourceHash is the stored record's source hash of path.

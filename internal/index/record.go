@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/internal/lineage"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
 )
 
 // Tiers.
@@ -42,11 +42,11 @@ func identityOf(st fs.FileInfo) (Identity, error) {
 	if !st.Mode().IsRegular() {
 		return Identity{}, fmt.Errorf("%s: not a regular file", st.Name())
 	}
-	return identityFrom(session.StatOf(st)), nil
+	return identityFrom(listing.StatOf(st)), nil
 }
 
 // identityFrom is the identity of a stat a listing took.
-func identityFrom(s session.FileStat) Identity {
+func identityFrom(s listing.FileStat) Identity {
 	return Identity{Size: s.Size, MtimeNs: s.MtimeNs, CtimeNs: s.CtimeNs, Inode: s.Inode, Dev: s.Dev}
 }
 

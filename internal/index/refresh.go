@@ -14,7 +14,7 @@ import (
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
-	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/listing"
 )
 
 // Reasons of the index itself.
@@ -94,7 +94,7 @@ type Target struct {
 	Path string
 	// Stat, when set, is a stat of Path taken moments ago (by the listing);
 	// it saves stat-ing every file twice per call.
-	Stat *session.FileStat
+	Stat *listing.FileStat
 	// Live is the host's live branch when this is its current session.
 	Live *lineage.Live
 }

@@ -1,5 +1,5 @@
-// Package session lists OMP session files, resolves scopes to them, and
-// reads one exactly as the OMP host's text loader does.
+// Package session reads an OMP session file exactly as the OMP host's
+// text loader does.
 //
 // # Reading
 //
@@ -33,46 +33,7 @@
 // the SHA-256 of every byte. Files are opened read-only and never written.
 // Strings in records alias the file's bytes (see package jsjson).
 //
-// # Discovery and scopes
-//
-// Package locate finds the directories (agent dir, sessions root,
-// explicit session dir) and the bucket names of a cwd; this package lists
-// and resolves within them. ListSessions lists <sessionsRoot>/<bucket>/*.jsonl like OMP, the explicit
-// flat session dir, and (by default) subagent and advisor sessions nested
-// in artifacts directories; it skips temp, lock and backup files and
-// anything that is not a regular file. A Ref's Path is canonical, so a file
-// has one key however it was reached. One Resolver serves every action:
-// ParseScope refuses unknown scopes (including "all", which the reference,
-// docs/REFERENCE.md, silently widened to global) with invalid_scope;
-// session:<id-or-path> answers exactly one file, ambiguous_session with
-// every candidate, or session_not_found, never an empty result; an id
-// prefix of at least MinIDPrefix characters names the one session whose id
-// starts with it (a full id or file name wins); a cwd without a bucket of
-// its own is seen as its nearest ancestor that has one, below the home
-// directory and the root (Resolution.ProjectDir, Subdir); a project
-// without a bucket carries project_session_dir_missing.
-//
-// # Trust boundary
-//
-// memidx reads a file only inside an allowed session root (the sessions
-// root, the explicit session dir) after resolving symlinks. Symlinked
-// files, buckets and artifacts directories are followed when they resolve
-// inside the roots; one that leaves them is skipped with the reason
-// symlink_outside_session_roots. The check and the read are one step: a
-// path under a session root that this process listed or resolved in is
-// opened relative to a handle on that root (openat2 RESOLVE_BENEATH on
-// Linux, O_NOFOLLOW per component where openat2 is missing and on darwin
-// and FreeBSD), a symlink below the root is resolved once and its target
-// opened with no symlink on the way, and elsewhere the file opened must be
-// the one its canonical path inside the roots names. A directory swapped
-// for a symlink after a listing therefore makes the read fail
-// (ErrOutsideRoots), never read outside.
-//
-// # Watching
-//
-// A ListCache's sentinel directory (memidx-watch-* in the temp dir) holds
-// a lock file its process keeps an exclusive flock on; a new sentinel's
-// maker removes the sentinels of this user whose lock nobody holds (their
-// process was killed) and that hold nothing but the lock and barrier
-// files.
+// Files are opened confined to the session roots (package confine);
+// listing them is package listing, resolving a scope to them package
+// scopes.
 package session

@@ -15,6 +15,7 @@ import (
 
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/jsjson"
+	"github.com/memidx/memidx/internal/session/confine"
 )
 
 // TitleSlot is the fixed-width first line OMP 16.2.3 and later write.
@@ -106,7 +107,7 @@ func ReadFile(path string) (*File, error) {
 // root and never leaves the roots, whatever is swapped on the way since
 // the listing (ErrOutsideRoots).
 func OpenRegular(path string) (*os.File, os.FileInfo, error) {
-	f, err := openSessionFile(path)
+	f, err := confine.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

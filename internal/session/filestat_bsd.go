@@ -1,9 +1,0 @@
-//go:build darwin || freebsd
-
-package session
-
-import "syscall"
-
-func statTimes(sys *syscall.Stat_t) (ctimeNs int64, inode, dev uint64) {
-	return sys.Ctimespec.Nano(), uint64(sys.Ino), uint64(sys.Dev)
-}

@@ -1,0 +1,24 @@
+package listing
+
+// Hooks for the watch tests, which resolve scopes (package scopes) and so
+// live in package listing_test.
+
+var WatchSupported = watchSupported
+
+const MaxTimeouts = maxTimeouts
+
+// EnableInject gives the cache a channel of errors as if from the watcher.
+func (c *ListCache) EnableInject() { c.inject = make(chan error) }
+
+// Inject delivers err as the watcher's.
+func (c *ListCache) Inject(err error) { c.inject <- err }
+
+// DropEvents loses events: 1 all but the sentinel's, 2 all, 0 none.
+func (c *ListCache) DropEvents(n int32) { c.testDrop.Store(n) }
+
+func (c *ListCache) SentinelDir() string { return c.sentinelDir() }
+
+func (v *View) Fresh() bool { return v.fresh }
+
+// DisabledCache is an inert cache.
+func DisabledCache() *ListCache { return &ListCache{disabled: true} }

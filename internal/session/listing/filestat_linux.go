@@ -1,0 +1,7 @@
+package listing
+
+import "syscall"
+
+func statTimes(sys *syscall.Stat_t) (ctimeNs int64, inode, dev uint64) {
+	return sys.Ctim.Nano(), sys.Ino, uint64(sys.Dev)
+}

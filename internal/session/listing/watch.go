@@ -1,0 +1,733 @@
+package listing
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"github.com/memidx/memidx/internal/session/locate"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// ListCache keeps the listings of the directories a long-lived process
+// has listed, and watches those directories (one inotify watch each: the
+// sessions root, each bucket directory, each artifacts directory below a
+// session, the explicit session dir), so that a listing re-reads only the
+// directories that changed since the last one. A Resolver with a
+// ListCache (Resolver.Watch) answers exactly as one without: same refs,
+// same order, same errors and reasons.
+//
+// # Freshness
+//
+// A write that completed before a Resolve began is seen by it. The kernel
+// queues an inotify event inside the system call that changes a watched
+// directory or a file in it, before that call returns; one inotify
+// instance has one queue, read in order. So at the start of each Resolve
+// the cache renames a sentinel file, in a private directory watched by the
+// same inotify instance, to a new name (b<N>), and waits until the event
+// reader has delivered the Create event of b<N>: every event queued before
+// it (every write that returned before the Resolve began) has then been
+// applied, and the directories it named will be read again. fsnotify
+// delivers a queue overflow on its error channel from the same goroutine,
+// blocking, before the events read after it, so an overflow is seen before
+// the sentinel too.
+//
+// A listing of a directory is kept only when its watch was added before the
+// directory was read (a change after the read then raises an event), no
+// event named the directory while it was read, and it met no error,
+// symlink or depth limit. Whenever the cache cannot prove freshness, the
+// listing is a full one, exactly as ListSessions lists:
+//
+//   - the sentinel is not seen within SyncTimeout (its event was lost to an
+//     overflow, or the reader is stuck);
+//   - a queue overflow or any watcher error (every kept listing is
+//     dropped);
+//   - a watched directory is removed or renamed (the watcher is replaced:
+//     a watch follows the inode, not the path);
+//   - a watch cannot be added (max_user_watches, a vanished directory, a
+//     network or FUSE file system whose remote writers raise no event):
+//     that directory is read on every call;
+//   - the platform has no usable watcher: only Linux's inotify reports a
+//     write to a file through a watch on its directory (kqueue needs a
+//     descriptor per file), so elsewhere a ListCache is inert.
+//
+// What inotify does not report is not seen until the directory changes in
+// a way it does: writes through a shared mapping (mmap), writes through a
+// hard link in an unwatched directory, changes to a directory mounted over
+// a listed one. OMP does none of these.
+type ListCache struct {
+	// SyncTimeout bounds the wait for the sentinel; 0 means 2s.
+	SyncTimeout time.Duration
+
+	mu       sync.Mutex
+	disabled bool
+	closed   bool
+	w        *fsnotify.Watcher
+	gen      uint64 // watcher generation
+	needNew  bool   // replace the watcher at the next sync
+	sentinel string // private directory of the barrier file
+	// sentinelLock holds the sentinel's lock while the directory is in
+	// use (nil where there are no locks).
+	sentinelLock *os.File
+	seq          uint64 // last barrier written
+	seen         uint64 // last barrier delivered
+	wake         chan struct{}
+	// epoch counts events; dirtyAt is the epoch of the last event that
+	// named each directory, drops counts the drops of every listing.
+	epoch    uint64
+	dirtyAt  map[string]uint64
+	drops    uint64
+	watched  map[string]bool
+	parts    map[string]*part
+	owner    map[string][]*part
+	rootsKey string
+	inject   chan error   // tests: an error as if from the watcher
+	testDrop atomic.Int32 // tests: lose events (1: but the sentinel's, 2: all)
+	stats    WatchStats
+	timeouts int // barriers not seen in a row
+	memo     listMemo
+}
+
+// listMemo is the last merged listing that was made of kept parts only:
+// the same parts, in the same order, merge to the same refs, so a quiet
+// call gets them again instead of merging and sorting every file anew.
+type listMemo struct {
+	key   string
+	parts []*part
+	refs  []Ref
+}
+
+// maxTimeouts is how many barriers in a row may go unseen before the
+// cache gives up watching: each costs a call SyncTimeout.
+const maxTimeouts = 3
+
+// WatchStats count what a ListCache did.
+type WatchStats struct {
+	Syncs       int // barriers passed
+	Fallbacks   int // listings that could not use the cache
+	Reused      int // directory listings taken from the cache
+	Listed      int // directory listings read
+	Overflows   int // watcher errors and queue overflows
+	Restarts    int // watchers created
+	WatchFailed int // watches that could not be added
+}
+
+// part is the kept listing of one directory: the refs of a bucket or flat
+// directory and its artifacts directories, or the bucket directories of a
+// root.
+type part struct {
+	key     string
+	refs    []Ref
+	buckets []bucketDir
+	dirs    []string
+	// id is the directory's identity when it was listed: a rename of an
+	// ancestor (or a mount over it) raises no event in a watched
+	// directory, so a kept listing is used only while its path still
+	// names the same directory.
+	id FileStat
+}
+
+// watchSupported reports whether the platform's watcher sees writes to
+// files through a watch on their directory.
+var watchSupported = runtime.GOOS == "linux" || runtime.GOOS == "android"
+
+// NewListCache returns a ListCache. It starts no watcher until the first
+// listing; on a platform without a usable watcher it is inert (every
+// listing is a full one). Close releases it.
+func NewListCache() *ListCache {
+	c := &ListCache{disabled: !watchSupported, wake: make(chan struct{}), needNew: true}
+	c.resetLocked()
+	return c
+}
+
+// Close stops the watcher and removes the sentinel directory. Listings go
+// on, as full ones.
+func (c *ListCache) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.stopLocked()
+	c.dropSentinelLocked()
+	return nil
+}
+
+// Stats returns the counters.
+func (c *ListCache) Stats() WatchStats {
+	if c == nil {
+		return WatchStats{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
+}
+
+func (c *ListCache) resetLocked() {
+	c.drops++
+	c.parts = map[string]*part{}
+	c.owner = map[string][]*part{}
+	c.dirtyAt = map[string]uint64{}
+	c.memo = listMemo{}
+}
+
+func (c *ListCache) stopLocked() {
+	if c.w != nil {
+		c.w.Close() // its reader returns: no send waits on c.mu
+		c.w = nil
+	}
+	c.gen++
+	c.watched = map[string]bool{}
+	c.resetLocked()
+}
+
+// startLocked replaces the watcher and watches the sentinel directory.
+func (c *ListCache) startLocked() bool {
+	c.stopLocked()
+	c.needNew = true
+	if c.sentinel != "" {
+		if st, err := os.Stat(filepath.Join(c.sentinel, c.barrierName(c.seq))); err != nil || !st.Mode().IsRegular() {
+			c.dropSentinelLocked()
+		}
+	}
+	if c.sentinel == "" {
+		d, lock, err := newSentinel()
+		if err != nil {
+			return false
+		}
+		c.sentinel, c.sentinelLock = d, lock
+		if !localFS(d) {
+			c.dropSentinelLocked()
+			c.disabled = true // its events may never come
+			return false
+		}
+		if err := os.WriteFile(filepath.Join(d, c.barrierName(c.seq)), nil, 0o600); err != nil {
+			c.dropSentinelLocked()
+			return false
+		}
+	}
+	w, err := fsnotify.NewBufferedWatcher(256)
+	if err != nil {
+		return false
+	}
+	if err := w.Add(c.sentinel); err != nil {
+		w.Close()
+		return false
+	}
+	c.w = w
+	c.watched[c.sentinel] = true
+	c.needNew = false
+	c.stats.Restarts++
+	go c.consume(w, c.gen, c.inject)
+	return true
+}
+
+// sentinelPrefix starts the name of every sentinel directory in the temp
+// dir.
+const sentinelPrefix = "memidx-watch-"
+
+// newSentinel makes a sentinel directory, locked for as long as this
+// process holds lock (see lockSentinel), after removing the ones that
+// processes killed before they could remove theirs left behind.
+func newSentinel() (dir string, lock *os.File, err error) {
+	tmp := os.TempDir()
+	removeLeftovers(tmp)
+	dir, err = os.MkdirTemp(tmp, sentinelPrefix)
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err = lockSentinel(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return dir, lock, nil
+}
+
+// dropSentinelLocked removes the sentinel directory, then lets its lock
+// go: a sweep that takes the lock finds no directory.
+func (c *ListCache) dropSentinelLocked() {
+	if c.sentinel != "" {
+		os.RemoveAll(c.sentinel)
+		c.sentinel = ""
+	}
+	if c.sentinelLock != nil {
+		c.sentinelLock.Close()
+		c.sentinelLock = nil
+	}
+}
+
+func (c *ListCache) sentinelDir() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sentinel
+}
+
+func (c *ListCache) barrierName(n uint64) string { return "b" + strconv.FormatUint(n, 10) }
+
+// consume applies the events and errors of one watcher generation.
+func (c *ListCache) consume(w *fsnotify.Watcher, gen uint64, inject chan error) {
+	for {
+		select {
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if d := c.testDrop.Load(); d == 2 || d == 1 && filepath.Dir(ev.Name) != c.sentinelDir() {
+				continue
+			}
+			c.event(gen, ev)
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			c.fail(gen, err)
+		case err := <-inject:
+			c.fail(gen, err)
+		}
+	}
+}
+
+func (c *ListCache) event(gen uint64, ev fsnotify.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
+	dir := filepath.Dir(ev.Name)
+	if dir == c.sentinel {
+		if ev.Has(fsnotify.Create) {
+			if n, err := strconv.ParseUint(strings.TrimPrefix(filepath.Base(ev.Name), "b"), 10, 64); err == nil && n > c.seen {
+				c.seen = n
+				c.wakeLocked()
+			}
+		}
+		return
+	}
+	c.epoch++
+	c.dirtyLocked(dir)
+	if c.watched[ev.Name] {
+		c.dirtyLocked(ev.Name)
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			// The watch follows the inode: a directory at this path
+			// again would not be watched. Start over.
+			c.needNew = true
+			c.resetLocked()
+			c.wakeLocked()
+		}
+	}
+}
+
+func (c *ListCache) fail(gen uint64, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
+	c.stats.Overflows++
+	c.epoch++
+	c.resetLocked()
+	if !errors.Is(err, fsnotify.ErrEventOverflow) {
+		c.needNew = true
+	}
+	c.wakeLocked()
+}
+
+func (c *ListCache) wakeLocked() {
+	close(c.wake)
+	c.wake = make(chan struct{})
+}
+
+func (c *ListCache) dirtyLocked(dir string) {
+	c.dirtyAt[dir] = c.epoch
+	ps := c.owner[dir]
+	if len(ps) == 0 {
+		return
+	}
+	delete(c.owner, dir)
+	for _, p := range ps {
+		if c.parts[p.key] == p {
+			c.dropLocked(p)
+		}
+	}
+}
+
+func (c *ListCache) dropLocked(p *part) {
+	delete(c.parts, p.key)
+	for _, d := range p.dirs {
+		if ps := c.owner[d]; len(ps) > 0 {
+			c.owner[d] = slices.DeleteFunc(ps, func(q *part) bool { return q == p })
+			if len(c.owner[d]) == 0 {
+				delete(c.owner, d)
+			}
+		}
+	}
+}
+
+// sync is the freshness barrier (see ListCache). It reports whether every
+// event queued before it was applied, and the watcher is usable.
+func (c *ListCache) sync() bool {
+	c.mu.Lock()
+	if c.disabled || c.closed {
+		c.mu.Unlock()
+		return false
+	}
+	if c.needNew || c.w == nil {
+		if !c.startLocked() {
+			c.stats.Fallbacks++
+			c.mu.Unlock()
+			return false
+		}
+	}
+	c.seq++
+	want := c.seq
+	drops := c.drops
+	err := os.Rename(filepath.Join(c.sentinel, c.barrierName(want-1)), filepath.Join(c.sentinel, c.barrierName(want)))
+	if err != nil {
+		c.needNew = true
+		c.stats.Fallbacks++
+		c.mu.Unlock()
+		return false
+	}
+	c.mu.Unlock()
+	timeout := c.SyncTimeout
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		switch {
+		case c.drops != drops || c.needNew:
+			// An overflow or a removed directory: what was kept is gone,
+			// and this listing is a full one.
+			if c.needNew && !c.closed {
+				c.startLocked()
+			}
+			c.stats.Fallbacks++
+			c.mu.Unlock()
+			return false
+		case c.seen >= want:
+			c.stats.Syncs++
+			c.timeouts = 0
+			c.mu.Unlock()
+			return true
+		}
+		wake := c.wake
+		c.mu.Unlock()
+		select {
+		case <-wake:
+		case <-timer.C:
+			c.mu.Lock()
+			c.stats.Fallbacks++
+			c.needNew = true
+			if c.timeouts++; c.timeouts >= maxTimeouts {
+				c.disabled = true // a watcher that does not deliver
+				c.stopLocked()
+			}
+			c.mu.Unlock()
+			return false
+		}
+	}
+}
+
+// addWatch watches dir before a lister reads it.
+func (c *ListCache) addWatch(dir string) bool {
+	c.mu.Lock()
+	if c.watched[dir] {
+		c.mu.Unlock()
+		return true
+	}
+	w, gen := c.w, c.gen
+	c.mu.Unlock()
+	if w == nil || !localFS(dir) {
+		return false
+	}
+	err := w.Add(dir)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil || gen != c.gen {
+		c.stats.WatchFailed++
+		return false
+	}
+	c.watched[dir] = true
+	return true
+}
+
+// mark is the state a listing starts from: a part read after it is kept
+// only if nothing named its directories since.
+type mark struct{ epoch, drops, gen uint64 }
+
+func (c *ListCache) mark() mark {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return mark{c.epoch, c.drops, c.gen}
+}
+
+// store keeps p when its directories were watched throughout its reading.
+func (c *ListCache) store(m mark, p *part) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || m.drops != c.drops || m.gen != c.gen {
+		return
+	}
+	for _, d := range p.dirs {
+		if c.dirtyAt[d] > m.epoch || !c.watched[d] {
+			return
+		}
+	}
+	if old := c.parts[p.key]; old != nil {
+		c.dropLocked(old)
+	}
+	c.parts[p.key] = p
+	for _, d := range p.dirs {
+		c.owner[d] = append(c.owner[d], p)
+	}
+}
+
+func (c *ListCache) get(key string) *part {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.parts[key]
+	if p != nil {
+		c.stats.Reused++
+	}
+	return p
+}
+
+// View is one resolution's use of a ListCache (Begin): after one barrier, the
+// listings it makes may take kept directory listings when fresh is set.
+type View struct {
+	c     *ListCache
+	fresh bool
+	// used are the kept parts this listing took, in order; missed is set
+	// when any directory was read instead.
+	used   []*part
+	missed bool
+	// groups are the listings of directories still to be merged, each
+	// with whether the lister was linked when it listed them: a memoized
+	// listing never merges them (see flush).
+	groups []takeGroup
+}
+
+type takeGroup struct {
+	parts  []*lister
+	linked bool
+}
+
+// flush merges the listed directories into l, in the order listed and as
+// lister.listBuckets would have merged them one listing at a time.
+func (v *View) flush(l *lister) {
+	for _, g := range v.groups {
+		l.linked = l.linked || g.linked
+		l.take(g.parts)
+	}
+	v.groups = nil
+}
+
+// Begin starts a resolution's use of the cache; nil (a nil, closed or
+// disabled cache) means list without it.
+func (c *ListCache) Begin() *View {
+	if c == nil || c.disabled {
+		return nil
+	}
+	return &View{c: c, fresh: c.sync()}
+}
+
+// lister is newLister, watching; kept listings made under other roots
+// are dropped.
+func (v *View) lister(dirs locate.Dirs, opts ListOptions) *lister {
+	l := newLister(dirs, opts)
+	l.watch = v.c.addWatch
+	key := fmt.Sprint(l.roots, l.allowed)
+	v.c.mu.Lock()
+	if v.c.rootsKey != key {
+		v.c.rootsKey = key
+		v.c.resetLocked()
+	}
+	v.c.mu.Unlock()
+	return l
+}
+
+func (v *View) cached(key string) *part {
+	if !v.fresh {
+		return nil
+	}
+	return v.c.get(key)
+}
+
+// ListSessions is ListSessions through the cache. The refs it returns may
+// be shared with earlier and later calls (see listMemo): callers must not
+// change them (the slice is clipped, so appending copies).
+func (v *View) ListSessions(dirs locate.Dirs, opts ListOptions) ([]Ref, error) {
+	v.used, v.missed, v.groups = nil, false, nil
+	l := v.lister(dirs, opts)
+	v.listRoot(l, dirs.SessionsRoot)
+	if dirs.SessionDir != "" {
+		l.linked = true // it may lie inside the sessions root
+		v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}})
+	}
+	key := fmt.Sprint("S", l.roots, l.allowed, dirs.SessionDir, opts)
+	if refs, ok := v.memoized(key); ok {
+		return refs, nil
+	}
+	v.flush(l)
+	refs, err := l.result()
+	if err == nil {
+		refs = slices.Clip(refs)
+		v.memoize(key, refs)
+	}
+	return refs, err
+}
+
+// memoized returns the memo's refs when this listing took exactly its
+// parts.
+func (v *View) memoized(key string) ([]Ref, bool) {
+	if v.missed {
+		return nil, false
+	}
+	v.c.mu.Lock()
+	defer v.c.mu.Unlock()
+	m := v.c.memo
+	if m.key != key || !slices.Equal(m.parts, v.used) {
+		return nil, false
+	}
+	return m.refs, true
+}
+
+// memoize keeps refs when they were merged from kept parts only.
+func (v *View) memoize(key string, refs []Ref) {
+	if v.missed {
+		return
+	}
+	v.c.mu.Lock()
+	defer v.c.mu.Unlock()
+	v.c.memo = listMemo{key: key, parts: v.used, refs: refs}
+}
+
+// ListBuckets is ListBuckets through the cache.
+func (v *View) ListBuckets(dirs locate.Dirs, buckets []string, opts ListOptions) (refs []Ref, existing []string, err error) {
+	l := v.lister(dirs, opts)
+	l.linked = true // a bucket may be named twice
+	var todo []bucketDir
+	for _, b := range buckets {
+		if b == "" || b == "." || b == ".." || strings.ContainsAny(b, `/\`) {
+			continue
+		}
+		dir := filepath.Join(dirs.SessionsRoot, b)
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			existing = append(existing, dir)
+			todo = append(todo, bucketDir{dir, b, st.Size()})
+		}
+	}
+	v.listDirs(l, todo)
+	v.flush(l)
+	refs, err = l.result()
+	return refs, existing, err
+}
+
+// ListExplicit is ListExplicit through the cache.
+func (v *View) ListExplicit(dirs locate.Dirs, opts ListOptions) ([]Ref, error) {
+	l := v.lister(dirs, opts)
+	v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}})
+	v.flush(l)
+	refs, err := l.result()
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	return refs, err
+}
+
+// listRoot is lister.listRoot through the cache. The root's identity is
+// checked on every call: an unmount raises no event fsnotify passes on.
+func (v *View) listRoot(l *lister, root string) {
+	if root == "" {
+		return
+	}
+	root = filepath.Clean(root)
+	key := "R\x00" + root
+	if p := v.cached(key); p != nil {
+		if sameDir(root, p.id) {
+			v.used = append(v.used, p)
+			v.listDirs(l, p.buckets)
+			return
+		}
+	}
+	v.missed = true
+	m := v.c.mark()
+	st, serr := os.Stat(root) // before the watch and the read
+	watched := v.c.addWatch(root)
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		l.fail(err)
+		return
+	}
+	buckets, linked := bucketDirs(root, ents)
+	// A linked bucket's target may change without an event here.
+	if watched && serr == nil && !linked {
+		v.c.store(m, &part{key: key, buckets: buckets, dirs: []string{root}, id: StatOf(st)})
+	}
+	v.listDirs(l, buckets)
+}
+
+// sameDir reports whether dir is still the directory of identity id.
+func sameDir(dir string, id FileStat) bool {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	now := StatOf(st)
+	return now.Inode == id.Inode && now.Dev == id.Dev
+}
+
+// listDirs is lister.listBuckets through the cache: kept listings for the
+// directories that did not change, the others read (in parallel) and
+// kept, all taken in directory order.
+func (v *View) listDirs(l *lister, dirs []bucketDir) {
+	parts := make([]*lister, len(dirs))
+	var todo []int
+	for i, d := range dirs {
+		if p := v.cached(flatKey(d, l.opts)); p != nil && sameDir(d.dir, p.id) {
+			parts[i] = &lister{refs: p.refs}
+			v.used = append(v.used, p)
+		} else {
+			v.missed = true
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) > 0 {
+		m := v.c.mark()
+		list := func(i int) {
+			st, serr := os.Stat(dirs[i].dir) // before the watch and the read
+			pl := l.fork()
+			pl.listFlat(dirs[i].dir, dirs[i].bucket)
+			parts[i] = pl
+			if serr == nil && !pl.linked && !pl.unwatched && len(pl.errs) == 0 {
+				// The kept refs are shared: nobody writes a Ref's Stat.
+				v.c.store(m, &part{key: flatKey(dirs[i], l.opts), refs: pl.refs, dirs: pl.read, id: StatOf(st)})
+			}
+		}
+		slices.SortStableFunc(todo, func(a, b int) int { return cmp.Compare(dirs[b].size, dirs[a].size) }) // largest first
+		inParallel(len(todo), func(k int) { list(todo[k]) })
+		v.c.mu.Lock()
+		v.c.stats.Listed += len(todo)
+		v.c.mu.Unlock()
+	}
+	v.groups = append(v.groups, takeGroup{parts, l.linked})
+}
+
+func flatKey(d bucketDir, opts ListOptions) string {
+	return fmt.Sprintf("F\x00%s\x00%s\x00%t", filepath.Clean(d.dir), d.bucket, opts.TopLevelOnly)
+}
