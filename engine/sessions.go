@@ -6,9 +6,7 @@ import (
 	"fmt"
 
 	"github.com/memidx/memidx/internal/coverage"
-	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/lineage"
-	"github.com/memidx/memidx/internal/search"
 )
 
 // SessionRow describes one session.
@@ -101,14 +99,14 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	page := &resolved{scope: r.scope, res: r.res, mode: mode, targets: r.targets[offset:end]}
 	need := e.need(page, false)
 	need.RecordsOnly = true
-	last, reasons, err := search.Acquire(ctx, e.ix, need, func(*search.Acquired) ([]*index.Record, error) { return nil, nil })
+	v, reasons, err := e.ix.Acquire(ctx, need, nil)
 	if err != nil {
 		return nil, err
 	}
-	rep := last.Report
 	out := &SessionsResult{Scope: r.scope.String(), Branches: string(mode), Total: total,
 		Truncated: end < total, Sessions: []SessionRow{}}
-	for i, st := range rep.States {
+	for i := range v.Len() {
+		st := v.State(i)
 		ref := r.res.Refs[offset+i]
 		row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime.UnixNano()) / 1e6, Size: ref.Size, Branches: string(mode), Reasons: []string{}}
 		if st.Reason == coverage.InvalidHeader {
@@ -137,7 +135,7 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 		b, _ := json.Marshal(a)
 		out.Next = &FabricCall{Ref: "memory.sessions", Args: b}
 	}
-	out.Coverage = coverageFrom(rep.Coverage, r.res.Reasons, nil)
+	out.Coverage = coverageFrom(v.Coverage(), r.res.Reasons, nil)
 	markIncomplete(&out.Coverage.Reasons, &out.Coverage.Complete, reasons...)
 	if out.Truncated {
 		// The page is complete; the list is not, and next says so.
