@@ -141,25 +141,17 @@ func filtersOf(req recallArgs) search.Filters {
 // configuration; an invalid or oversized pattern is a regex plan without
 // its pattern, and its error.
 func (e *Engine) plan(query string, mode QueryMode, match QueryMatch) (search.Plan, *ErrorObject) {
-	switch {
-	case strings.TrimSpace(query) == "":
-		return search.Plan{Kind: search.PlanBrowse}, nil
-	case mode == "regex":
-		m, cerr := e.compileRegex(query)
-		if cerr != nil {
-			return search.Plan{Kind: search.PlanRegex}, codedError(cerr)
-		}
-		return search.Plan{Kind: search.PlanRegex, Regex: m}, nil
-	case mode == "phrase":
-		return search.PhrasePlan(query), nil
-	case mode == "natural":
-		nc := e.cfg.Natural
-		return search.NaturalPlan(query, search.NaturalFields{
+	nc := e.cfg.Natural
+	p, cerr := search.PlanOf(query, search.Planning{
+		Mode:  string(mode),
+		All:   match == "all",
+		Regex: e.regexLimits(),
+		Natural: search.NaturalFields{
 			Canonical: search.Field{Weight: nc.CanonicalWeight, B: nc.CanonicalB},
 			Stem:      search.Field{Weight: nc.StemWeight, B: nc.StemB},
-		}), nil
-	}
-	return search.LiteralPlan(query, match == "all"), nil
+		},
+	})
+	return p, codedError(cerr)
 }
 
 func ptrF(f float64) *float64 { return &f }

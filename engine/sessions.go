@@ -6,7 +6,9 @@ import (
 	"fmt"
 
 	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/session"
 )
 
 // SessionRow describes one session.
@@ -106,26 +108,7 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	out := &SessionsResult{Scope: r.scope.String(), Branches: string(mode), Total: total,
 		Truncated: end < total, Sessions: []SessionRow{}}
 	for i := range v.Len() {
-		st := v.State(i)
-		ref := r.res.Refs[offset+i]
-		row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime.UnixNano()) / 1e6, Size: ref.Size, Branches: string(mode), Reasons: []string{}}
-		if st.Reason == coverage.InvalidHeader {
-			// Not a session: nothing of it is reported but its name.
-			row.Mtime, row.Size = 0, 0
-		}
-		if rec := st.Record; rec != nil {
-			n, tier, fp, h := rec.EntryCount, rec.Tier, rec.LineageFingerprint, rec.SourceHash
-			row.ID, row.Cwd = rec.SessionID, rec.Cwd
-			row.EntryCount, row.Tier, row.LineageFingerprint, row.SourceHash = &n, &tier, &fp, &h
-			row.FirstTimestamp, row.LastTimestamp = rec.FirstTs, rec.LastTs
-			row.Complete = rec.Complete()
-			if rec.Reasons != nil {
-				row.Reasons = rec.Reasons
-			}
-		} else {
-			row.Reasons = []string{st.Reason}
-		}
-		out.Sessions = append(out.Sessions, row)
+		out.Sessions = append(out.Sessions, sessionRow(v.State(i), r.res.Refs[offset+i], mode))
 	}
 	if end < total {
 		a := req
@@ -143,4 +126,28 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	}
 	out.Notices = e.noticesOnce()
 	return out, nil
+}
+
+// sessionRow is the row of a session's state after the refresh, with its
+// listed size and mtime.
+func sessionRow(st index.State, ref session.Ref, mode lineage.Mode) SessionRow {
+	row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime.UnixNano()) / 1e6, Size: ref.Size, Branches: string(mode), Reasons: []string{}}
+	if st.Reason == coverage.InvalidHeader {
+		// Not a session: nothing of it is reported but its name.
+		row.Mtime, row.Size = 0, 0
+	}
+	rec := st.Record
+	if rec == nil {
+		row.Reasons = []string{st.Reason}
+		return row
+	}
+	n, tier, fp, h := rec.EntryCount, rec.Tier, rec.LineageFingerprint, rec.SourceHash
+	row.ID, row.Cwd = rec.SessionID, rec.Cwd
+	row.EntryCount, row.Tier, row.LineageFingerprint, row.SourceHash = &n, &tier, &fp, &h
+	row.FirstTimestamp, row.LastTimestamp = rec.FirstTs, rec.LastTs
+	row.Complete = rec.Complete()
+	if rec.Reasons != nil {
+		row.Reasons = rec.Reasons
+	}
+	return row
 }

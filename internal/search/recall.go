@@ -193,6 +193,7 @@ func (r *recall) readHits(s *Searcher, items []Item, p *Page) {
 		return
 	}
 	end := min(q.Offset+q.PageSize, p.Total)
+	p.Hits = make([]PageHit, 0, end-q.Offset)
 	terms := q.Plan.TokenMatcher()
 	qc, measured := s.Coverage()
 	p.Measured = measured
