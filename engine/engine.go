@@ -120,8 +120,6 @@ type Engine struct {
 	watch       *listing.ListCache // Options.Watch
 	// told is set once an answer has carried the notices.
 	told atomic.Bool
-	// noSeed: the index could not take a hot roster (seedRoster).
-	noSeed atomic.Bool
 	// lastTargets are the targets of the last listing resolved without a
 	// live session (see targetsOf).
 	lastTargets struct {
@@ -376,43 +374,33 @@ func canonical(p string) string {
 	return p
 }
 
-// refresh brings the scope's records up to date.
+// refresh brings the scope's records up to date, after seeding a hot
+// roster for an index that has none (index.SeedRosterOnce).
 func (e *Engine) refresh(ctx context.Context, r *resolved, noBudgets bool, progress func(int, int, int64)) (*index.Report, error) {
 	return e.refreshWith(ctx, r, index.RefreshOptions{NoBudgets: noBudgets, Progress: progress})
 }
 
 // refreshWith is refresh with the caller's options (NoBudgets, Progress,
 // Force); the scope's own are filled in.
-func (e *Engine) refreshWith(ctx context.Context, r *resolved, opt index.RefreshOptions) (*index.Report, error) {
+func (e *Engine) refreshWith(ctx context.Context, r *resolved, caller index.RefreshOptions) (*index.Report, error) {
+	opt := e.refreshOptions(r)
+	opt.NoBudgets, opt.Progress, opt.Force = caller.NoBudgets, caller.Progress, caller.Force
 	if !r.archive {
-		e.seedRoster(ctx, r)
+		e.ix.SeedRosterOnce(ctx, &opt, e.scopeResolver())
+		r.pre = opt.Preloaded
 	}
-	opt.Archive, opt.Mode, opt.Searched, opt.Preloaded = r.archive, r.mode, r.res.Searched, r.pre
-	opt.Roots = []string{e.dirs.SessionsRoot, e.dirs.SessionDir}
 	return e.ix.Refresh(ctx, r.targets, opt)
 }
 
-// seedRoster gives an index without a hot roster one, ranked from a
-// listing of the whole archive, before a narrower refresh ranks its tiers
-// with it: without it a session's tier would depend on which call indexed
-// it first. It happens once per index; an index that cannot take it is
-// not asked again by this Engine.
-func (e *Engine) seedRoster(ctx context.Context, r *resolved) {
-	if e.noSeed.Load() {
-		return
+// refreshOptions shape a refresh of r's targets.
+func (e *Engine) refreshOptions(r *resolved) index.RefreshOptions {
+	return index.RefreshOptions{
+		Archive:   r.archive,
+		Mode:      r.mode,
+		Searched:  r.res.Searched,
+		Roots:     []string{e.dirs.SessionsRoot, e.dirs.SessionDir},
+		Preloaded: r.pre,
 	}
-	if has, err := e.ix.HasRoster(ctx, r.mode, r.pre); err != nil || has {
-		return
-	}
-	all, err := e.resolve("global", r.mode)
-	if err == nil {
-		err = e.ix.SeedRoster(ctx, all.targets)
-	}
-	if err != nil {
-		e.noSeed.Store(true)
-		return
-	}
-	r.pre = nil // read before the roster was written
 }
 
 // RebuildRequest asks to bring the index up to date.

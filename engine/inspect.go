@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/memidx/memidx/internal/coldvocab"
-	"github.com/memidx/memidx/internal/hotbm25"
 	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
-	"github.com/memidx/memidx/internal/search"
 )
 
 // IndexRecord is one row of InspectIndex.
@@ -139,7 +136,7 @@ type ShardSummary struct {
 
 // InspectSession refreshes one session (session:<id-or-path>) and
 // describes its record with its digest or shard summary. It recovers as a
-// recall does (search.Acquire): tier data rewritten by another process
+// recall does (index.Acquire): tier data rewritten by another process
 // between the refresh and the read is read again after a new refresh;
 // damaged tier data is dropped and rebuilt, a damaged index file reset
 // (the coverage then says index_reset). A session the refresh built in
@@ -159,19 +156,15 @@ func (e *Engine) inspectSession(ctx context.Context, target, branches string) (*
 	if err != nil {
 		return nil, err
 	}
+	var d index.Description
+	last, reasons, err := e.ix.Acquire(ctx, e.need(r, false), d.Describe)
 	var out *SessionReport
-	var outOf *search.Acquired // the try that set out
-	last, reasons, err := search.Acquire(ctx, e.ix, e.need(r, false), func(a *search.Acquired) ([]*index.Record, error) {
-		out, outOf = sessionHead(a.Report), a
-		return describeTier(out, a)
-	})
-	if outOf != last {
-		// The last try did not get to describe its session (an earlier
-		// try's answer describes a record since dropped): the index could
-		// not be read after the refresh, or the refresh failed.
-		out = nil
-		if last != nil {
-			out = sessionHead(last.Report)
+	if last != nil {
+		out = sessionHead(last)
+		// Only the last try's own description answers (an earlier try's
+		// describes a record since dropped).
+		if d.View == last {
+			describedBy(out, &d)
 		}
 	}
 	if out == nil {
@@ -187,14 +180,14 @@ func (e *Engine) inspectSession(ctx context.Context, target, branches string) (*
 	return out, err
 }
 
-// sessionHead is the report of the one session of rep, without the
+// sessionHead is the report of the one session of v, without the
 // summary of its tier data.
-func sessionHead(rep *index.Report) *SessionReport {
-	out := &SessionReport{Coverage: indexCoverage(rep.Coverage)}
-	if len(rep.States) == 0 {
+func sessionHead(v *index.View) *SessionReport {
+	out := &SessionReport{Coverage: indexCoverage(v.Coverage())}
+	if v.Len() == 0 {
 		return out
 	}
-	st := rep.States[0]
+	st := v.State(0)
 	out.Path = st.Path
 	if rec := st.Record; rec != nil {
 		out.Record = recordOf(rec)
@@ -203,59 +196,12 @@ func sessionHead(rep *index.Report) *SessionReport {
 	return out
 }
 
-// describeTier sets out's summary from the tier data of a's one session:
-// what the refresh built in memory, or the index's. It returns the
-// session's record when its data turned out damaged.
-func describeTier(out *SessionReport, a *search.Acquired) (broken []*index.Record, err error) {
-	if len(a.Report.States) == 0 || a.Report.States[0].Record == nil {
-		return nil, nil
+// describedBy sets out's summary of the session's tier data from d.
+func describedBy(out *SessionReport, d *index.Description) {
+	if d.Digest != nil {
+		out.Digest = digestOf(d.Digest)
 	}
-	st := a.Report.States[0]
-	rec := st.Record
-	if b := st.Built; b != nil {
-		// Built by the refresh, which the index could not take.
-		return nil, describe(out, rec, b.Hot, b.Cold)
+	if s := d.Shard; s != nil {
+		out.Shard = &ShardSummary{Entries: s.Entries, Terms: s.Terms, DictBytes: d.View.Record(0).CacheBytes}
 	}
-	if rec.Tier == index.Hot {
-		var s hotbm25.Shard
-		if s, err = a.Reader.Shard(rec); err == nil {
-			err = summarize(out, rec, s)
-		}
-	} else {
-		var blob []byte
-		if blob, _, err = a.Reader.Digest(rec); err == nil {
-			err = describe(out, rec, nil, blob)
-		}
-	}
-	if errors.Is(err, index.ErrDamaged) || errors.Is(err, hotbm25.ErrCorrupt) || errors.Is(err, coldvocab.ErrCorrupt) {
-		broken = []*index.Record{rec}
-	}
-	return broken, err
-}
-
-// describe sets out's summary from a built hot shard or a digest blob.
-func describe(out *SessionReport, rec *index.Record, hot *hotbm25.Built, cold []byte) error {
-	if hot != nil {
-		s, err := hot.Open()
-		if err != nil {
-			return err
-		}
-		return summarize(out, rec, s)
-	}
-	d, err := coldvocab.Decode(cold)
-	if err != nil {
-		return err
-	}
-	out.Digest = digestOf(d)
-	return nil
-}
-
-// summarize sets out's shard summary.
-func summarize(out *SessionReport, rec *index.Record, s hotbm25.Shard) error {
-	n := s.Terms().Len()
-	if err := s.Err(); err != nil {
-		return err
-	}
-	out.Shard = &ShardSummary{Entries: s.Len(), Terms: n, DictBytes: rec.CacheBytes}
-	return nil
 }

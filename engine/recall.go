@@ -144,25 +144,17 @@ func filtersOf(req recallArgs) search.Filters {
 // configuration; an invalid or oversized pattern is a regex plan without
 // its pattern, and its error.
 func (e *Engine) plan(query string, mode QueryMode, match QueryMatch) (search.Plan, *ErrorObject) {
-	switch {
-	case strings.TrimSpace(query) == "":
-		return search.Plan{Kind: search.PlanBrowse}, nil
-	case mode == "regex":
-		m, cerr := e.compileRegex(query)
-		if cerr != nil {
-			return search.Plan{Kind: search.PlanRegex}, codedError(cerr)
-		}
-		return search.Plan{Kind: search.PlanRegex, Regex: m}, nil
-	case mode == "phrase":
-		return search.PhrasePlan(query), nil
-	case mode == "natural":
-		nc := e.cfg.Natural
-		return search.NaturalPlan(query, search.NaturalFields{
+	nc := e.cfg.Natural
+	p, cerr := search.PlanOf(query, search.Planning{
+		Mode:  string(mode),
+		All:   match == "all",
+		Regex: e.regexLimits(),
+		Natural: search.NaturalFields{
 			Canonical: search.Field{Weight: nc.CanonicalWeight, B: nc.CanonicalB},
 			Stem:      search.Field{Weight: nc.StemWeight, B: nc.StemB},
-		}), nil
-	}
-	return search.LiteralPlan(query, match == "all"), nil
+		},
+	})
+	return p, codedError(cerr)
 }
 
 func ptrF(f float64) *float64 { return &f }
@@ -198,20 +190,34 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 		return nil, err
 	}
 	r.pre = pre
-	c := &recallSearch{ctx: ctx, e: e, q: q, req: req, r: r, patternErr: eo,
-		single: (r.scope.Kind == scopes.ScopeSessionTarget || r.scope.Kind == scopes.ScopeSession) && len(r.targets) == 1}
-	need := e.need(r, true)
-	need.Single = c.single
+	single := (r.scope.Kind == scopes.ScopeSessionTarget || r.scope.Kind == scopes.ScopeSession) && len(r.targets) == 1
 	// An invalid or oversized pattern searches nothing.
-	need.RecordsOnly = eo != nil
-	_, reasons, err := search.Acquire(ctx, e.ix, need, c.answer)
-	page := c.page
-	if err != nil || page == nil {
+	sq := e.searchQuery(q, single, eo != nil)
+	res, reasons, err := search.Recall(ctx, e.ix, e.need(r, true), sq)
+	if res != nil {
+		lexiconUses.Add(int64(res.LexiconRuns))
+	}
+	if err != nil || res == nil {
 		return nil, err
 	}
+	page := e.pageOf(q, r, res, single, eo)
 	markIncomplete(&page.Coverage.Reasons, &page.Coverage.Complete, reasons...)
 	page.Notices = append(page.Notices, r.notices...)
 	return e.withNotices(page), nil
+}
+
+// searchQuery is q as search ranks it.
+func (e *Engine) searchQuery(q *recallQuery, single, unsearched bool) search.Query {
+	sq := search.Query{Plan: q.plan, Filters: q.filt, Offset: q.offset, PageSize: q.pageSize,
+		Unsearched: unsearched, Single: single, Docs: &e.docs, NoLexicon: noLexicon,
+		Expect: search.Expect{SourceHash: q.req.ExpectedSourceHash, LineageFingerprint: q.req.ExpectedLineageFingerprint}}
+	if rg := q.req.EntryRange; rg != nil {
+		sq.Range = &search.Range{First: int(rg.First), Last: int(rg.Last)}
+	}
+	if c := q.req.Context; c != nil {
+		sq.Context = c.Next
+	}
+	return sq
 }
 
 // withNotices adds the notices not yet shown to page, before its own.
@@ -225,19 +231,13 @@ func (e *Engine) withNotices(page *RecallPage) *RecallPage {
 	return page
 }
 
-// need is what a call over r needs of the index, with its refresh; a
-// recall (fallback) answers from the sources when the index cannot be
-// read at all.
-func (e *Engine) need(r *resolved, fallback bool) search.Need {
-	return search.Need{
-		Mode:    r.mode,
-		Targets: r.targets,
-		Refresh: func(ctx context.Context, first bool) (*index.Report, error) {
-			if !first {
-				r.pre = nil // read before the try that failed
-			}
-			return e.refresh(ctx, r, false, nil)
-		},
+// need is what a call over r needs of the index; a recall (fallback)
+// answers from the sources when the index cannot be read at all.
+func (e *Engine) need(r *resolved, fallback bool) index.Need {
+	return index.Need{
+		Targets:            r.targets,
+		Refresh:            e.refreshOptions(r),
+		Archive:            e.scopeResolver(),
 		Fallback:           fallback,
 		HotSessions:        e.cfg.HotSessions,
 		MaxSyncSourceBytes: int64(e.cfg.MaxSyncSourceBytes),
@@ -265,71 +265,32 @@ func markIncomplete(reasons *[]string, complete *bool, add ...string) {
 // and its search: where another process may rewrite a session.
 var beforeSearch func()
 
-// recallSearch is one recall: its request, and the page its last try
-// answered.
-type recallSearch struct {
-	ctx        context.Context
-	e          *Engine
-	q          *recallQuery
-	req        recallArgs
-	r          *resolved
-	patternErr *ErrorObject // an invalid or oversized regex
-	single     bool
-	page       *RecallPage
-}
-
-// answer is one try of the recall over a's sources: it checks a single
-// session's bindings against the record answered from, makes every state
-// a source, ranks them and builds the page.
-func (c *recallSearch) answer(a *search.Acquired) ([]*index.Record, error) {
-	q, r, rep := c.q, c.r, a.Report
+// pageOf is the page of a recall's last try: the empty answer of a
+// pattern that did not compile (eo), a single session's failure, or
+// the ranked hits.
+func (e *Engine) pageOf(q *recallQuery, r *resolved, res *search.Page, single bool, eo *ErrorObject) *RecallPage {
 	scopeReasons := r.res.Reasons
-	if eo := c.patternErr; eo != nil {
+	switch {
+	case eo != nil:
 		// Nothing was searched, and the empty answer says so.
-		cov := coverageFrom(rep.Coverage, append(slices.Clip(scopeReasons), eo.Code), &ErrorObject{Code: eo.Code, Message: eo.Message})
-		c.page = &RecallPage{Hits: []Hit{}, Coverage: cov, Error: eo}
-		return nil, nil
-	}
-	if a.SingleErr != nil {
-		c.page = failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: a.SingleErr.Error(), SessionFile: r.targets[0].Path})
-		return nil, nil
-	}
-	s := search.New(c.ctx, q.plan, q.filt, &c.e.docs)
-	s.NoLexicon = noLexicon
-	defer s.Release()
-	a.Open(s)
-	if c.single {
-		// The record answered from: the refresh's, a fresh read of the
-		// source, or a read again after another process rewrote it.
-		rec := rep.States[0].Record
-		if rec == nil {
-			c.page = failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: "session changed and could not be read again", SessionFile: r.targets[0].Path})
-			return s.Broken, nil
-		}
-		if eo := checkSingle(rec, c.req); eo != nil {
-			c.page = failurePage(eo)
-			return s.Broken, nil
+		cov := coverageFrom(res.Coverage, append(slices.Clip(scopeReasons), eo.Code), &ErrorObject{Code: eo.Code, Message: eo.Message})
+		return &RecallPage{Hits: []Hit{}, Coverage: cov, Error: eo}
+	case res.SingleErr != nil:
+		return failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: res.SingleErr.Error(), SessionFile: r.targets[0].Path})
+	case single && res.One == nil:
+		// The record answered from (the refresh's, a fresh read of the
+		// source, or a read again after another process rewrote it) is
+		// gone.
+		return failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: "session changed and could not be read again", SessionFile: r.targets[0].Path})
+	case single:
+		if eo := checkSingle(res.One, q.req); eo != nil {
+			return failurePage(eo)
 		}
 	}
-	// Keep the sources in scope order (newest first), whatever order the
-	// index walk found them in.
-	search.SortByState(rep, s.Cold)
-	if c.req.EntryRange != nil && len(s.Hot) == 1 {
-		s.Hot[0].First, s.Hot[0].Last = int(c.req.EntryRange.First), int(c.req.EntryRange.Last)
-	}
-	items, total := s.Run(q.offset + q.pageSize)
-	page, err := c.e.buildPage(q, r, rep, s, items, total, c.single)
-	s.CheckSources()
-	if err != nil {
-		return s.Broken, err
-	}
-	if s.LexiconAnswered {
-		lexiconUses.Add(1)
-	}
-	page.Coverage = coverageFrom(rep.Coverage, append(slices.Clip(scopeReasons), s.Reasons.Reasons()...), codedError(s.QueryErr))
+	page := e.buildPage(q, res, r.archive)
+	page.Coverage = coverageFrom(res.Coverage, append(slices.Clip(scopeReasons), res.Reasons...), codedError(res.QueryErr))
 	fitEnvelope(page)
-	c.page = page
-	return s.Broken, nil
+	return page
 }
 
 // checkSingle checks a single-session request's bindings and entry range
@@ -413,48 +374,37 @@ func marshalArgs(v any) json.RawMessage {
 	return b
 }
 
-// buildPage pages the ranked stream into hits under the envelope.
-func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *search.Searcher, items []search.Item, total int, single bool) (*RecallPage, error) {
-	// An offset past the end is an empty page with the total, as the
-	// reference answers it: the loop below then adds nothing.
+// buildPage pages the ranked stream into hits under the envelope. An
+// offset past the end is an empty page with the total, as the reference
+// answers it. Hits carry their session's title, and in a global recall
+// (archive) an entry hit its project directory: the caller's is not the
+// hit's.
+func (e *Engine) buildPage(q *recallQuery, res *search.Page, archive bool) *RecallPage {
+	total := res.Total
 	page := &RecallPage{Total: total, Hits: []Hit{}}
-	end := min(q.offset+q.pageSize, total)
 	base := canonicalArgs(q)
-	if len(rep.States) == 1 && rep.States[0].Record != nil {
-		rec := rep.States[0].Record
+	if rec := res.One; rec != nil {
 		base.Scope = ScopeOf(rec.Path)
 		base.ExpectedSourceHash = rec.SourceHash
 		base.ExpectedLineageFingerprint = rec.LineageFingerprint
 	}
-	anchorTerms := q.plan.TokenMatcher()
-	qc, measured := s.Coverage()
 	titles := sessionTitles{}
-	for i := q.offset; i < end; i++ {
-		it := &items[i]
-		if it.Entry {
-			h, err := e.entryHit(q, s, it, anchorTerms, qc)
-			if err != nil {
-				// Damaged shard data: leave the hit out, say so, and let
-				// the next refresh rebuild the session.
-				s.Fail(s.Hot[it.Src].Rec)
-				continue
-			}
-			rec := s.Hot[it.Src].Rec
-			h.Title = titles.of(rec.Path)
-			if r.archive {
-				h.Cwd = boundString(rec.Cwd, 2048) // the caller's project is not the hit's
+	for i := range res.Hits {
+		ph := &res.Hits[i]
+		if ph.Entry {
+			h := entryHit(q, ph)
+			h.Title = titles.of(ph.Rec.Path)
+			if archive {
+				h.Cwd = boundString(ph.Rec.Cwd, 2048)
 			}
 			page.Hits = append(page.Hits, Hit{Entry: h})
 		} else {
-			h := e.sessionHit(q, s, it)
-			h.Title = titles.of(s.Cold[it.Src].Rec.Path)
-			if measured {
-				h.QueryCoverage = ptrF(qc.Session(it))
-			}
+			h := sessionHit(q, ph)
+			h.Title = titles.of(ph.Rec.Path)
 			page.Hits = append(page.Hits, Hit{Session: h})
 		}
 	}
-	if measured {
+	if res.Measured {
 		page.weakBelow = e.cfg.WeakMatchBelow
 		page.setQueryCoverage()
 	}
@@ -468,23 +418,22 @@ func (e *Engine) buildPage(q *recallQuery, r *resolved, rep *index.Report, s *se
 	}
 	page.Next = next(len(page.Hits))
 	page.nextFor = next
-	return page, nil
+	return page
 }
 
-func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, terms func(tok string) bool, qc *search.Coverage) (*EntryHit, error) {
-	src := &s.Hot[it.Src]
-	st, err := src.Shard.Entry(it.Index)
-	if err != nil {
-		return nil, err
-	}
+// entryHit is the hit of an entry search read, with its snippet, context
+// and follow call.
+func entryHit(q *recallQuery, ph *search.PageHit) *EntryHit {
+	st, rec := &ph.Stored, ph.Rec
 	h := &EntryHit{
-		SessionID: boundString(src.Rec.SessionID, 512),
-		Tier:      src.Tier,
-		Index:     it.Index,
-		Type:      st.Type,
-		IsError:   st.IsError,
-		Score:     it.Score,
-		Outcome:   st.Outcome,
+		SessionID:     boundString(rec.SessionID, 512),
+		Tier:          ph.Tier,
+		Index:         ph.Index,
+		Type:          st.Type,
+		IsError:       st.IsError,
+		Score:         ph.Score,
+		Outcome:       st.Outcome,
+		QueryCoverage: ph.QueryCoverage,
 	}
 	if h.Type == "" {
 		h.Type = "entry"
@@ -508,48 +457,32 @@ func (e *Engine) entryHit(q *recallQuery, s *search.Searcher, it *search.Item, t
 		ts := st.Timestamp
 		h.Timestamp = &ts
 	}
-	if qc != nil {
-		h.QueryCoverage = ptrF(qc.Entry(st.IndexText()))
-	}
-	anchor := 0
-	switch q.plan.Kind {
-	case search.PlanTerms, search.PlanPhrase:
-		anchor = anchorOf(st.Text, terms)
-	case search.PlanRegex:
-		anchor = s.RegexAnchor(st.Text)
-	}
-	h.Snippet, h.Truncated = makeSnippet(st.Text, anchor, q.snippetChars)
+	h.Snippet, h.Truncated = makeSnippet(st.Text, ph.Anchor, q.snippetChars)
 	h.Truncated = h.Truncated || st.Truncated
 	follow := expandArgs{
-		Session:                    src.Rec.Path,
-		ExpectedSourceHash:         src.Rec.SourceHash,
-		ExpectedLineageFingerprint: src.Rec.LineageFingerprint,
+		Session:                    rec.Path,
+		ExpectedSourceHash:         rec.SourceHash,
+		ExpectedLineageFingerprint: rec.LineageFingerprint,
 		Branches:                   Branches(q.mode),
-		Indices:                    []int64{int64(it.Index)},
+		Indices:                    []int64{int64(ph.Index)},
 	}
-	if c := q.req.Context; c != nil {
-		var err error
-		if h.Context, err = nextContext(src, it.Index, c.Next, q.snippetChars); err != nil {
-			return nil, err
-		}
+	if q.req.Context != nil {
+		h.Context = hitContext(ph.Context, q.snippetChars)
 		if n := int64(len(h.Context.Next)); n > 0 {
 			follow.After = &n
 		}
 	}
 	h.Follow = FabricCall{Ref: "memory.expand", Args: marshalArgs(follow)}
-	return h, nil
+	return h
 }
 
-// nextContext is the context of entry i of src: up to n entries after it
-// (within the request's entryRange), as snippets from their start.
-func nextContext(src *search.HotSource, i, n, snippetChars int) (*HitContext, error) {
+// hitContext is the context of an entry hit: the entries after it, as
+// snippets from their start.
+func hitContext(next []search.ContextEntry, snippetChars int) *HitContext {
 	c := &HitContext{Next: []ContextEntry{}}
-	for j := i + 1; j <= i+n && j < src.Shard.Len() && (src.First < 0 || j <= src.Last); j++ {
-		st, err := src.Shard.Entry(j)
-		if err != nil {
-			return nil, err
-		}
-		ce := ContextEntry{Index: j}
+	for i := range next {
+		st := &next[i].Stored
+		ce := ContextEntry{Index: next[i].Index}
 		if st.HasEntryID {
 			id := boundString(st.EntryID, 512)
 			ce.EntryID = &id
@@ -562,25 +495,27 @@ func nextContext(src *search.HotSource, i, n, snippetChars int) (*HitContext, er
 		ce.Truncated = ce.Truncated || st.Truncated
 		c.Next = append(c.Next, ce)
 	}
-	return c, nil
+	return c
 }
 
-func (e *Engine) sessionHit(q *recallQuery, s *search.Searcher, it *search.Item) *SessionHit {
-	c := &s.Cold[it.Src]
+// sessionHit is the hit of a cold session, with its follow call: a recall
+// of that session.
+func sessionHit(q *recallQuery, ph *search.PageHit) *SessionHit {
+	rec := ph.Rec
 	a := canonicalArgs(q)
 	a.EntryRange = nil
-	a.Scope = ScopeOf(c.Rec.Path)
-	a.ExpectedSourceHash = c.Rec.SourceHash
-	a.ExpectedLineageFingerprint = c.Rec.LineageFingerprint
-	h := &SessionHit{
-		SessionID:                boundString(c.Rec.SessionID, 512),
+	a.Scope = ScopeOf(rec.Path)
+	a.ExpectedSourceHash = rec.SourceHash
+	a.ExpectedLineageFingerprint = rec.LineageFingerprint
+	return &SessionHit{
+		SessionID:                boundString(rec.SessionID, 512),
 		Tier:                     index.Cold,
-		Cwd:                      boundString(c.Rec.Cwd, 2048),
-		LastTimestamp:            c.Rec.LastTs,
-		Score:                    it.Score,
-		MatchedTerms:             it.Matched,
-		MatchedStructuralEntries: it.MatchedS,
+		Cwd:                      boundString(rec.Cwd, 2048),
+		LastTimestamp:            rec.LastTs,
+		Score:                    ph.Score,
+		MatchedTerms:             ph.Matched,
+		MatchedStructuralEntries: ph.MatchedS,
+		QueryCoverage:            ph.QueryCoverage,
 		Follow:                   FabricCall{Ref: "memory.recall", Args: marshalArgs(a)},
 	}
-	return h
 }

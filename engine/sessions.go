@@ -9,7 +9,7 @@ import (
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/lineage"
-	"github.com/memidx/memidx/internal/search"
+	"github.com/memidx/memidx/internal/session/scopes"
 )
 
 // SessionRow describes one session.
@@ -105,35 +105,17 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	page := &resolved{scope: r.scope, res: r.res, mode: mode, targets: r.targets[offset:end]}
 	need := e.need(page, false)
 	need.RecordsOnly = true
-	last, reasons, err := search.Acquire(ctx, e.ix, need, func(*search.Acquired) ([]*index.Record, error) { return nil, nil })
+	v, reasons, err := e.ix.Acquire(ctx, need, nil)
 	if err != nil {
 		return nil, err
 	}
-	rep := last.Report
 	out := &SessionsResult{Scope: r.scope.String(), Branches: string(mode), Total: total,
 		Truncated: end < total, Sessions: []SessionRow{}}
 	titles := sessionTitles{}
-	for i, st := range rep.States {
-		ref := r.res.Refs[offset+i]
-		row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime.UnixNano()) / 1e6, Size: ref.Size, Branches: string(mode), Reasons: []string{}}
-		if st.Reason == coverage.InvalidHeader {
-			// Not a session: nothing of it is reported but its name.
-			row.Mtime, row.Size = 0, 0
-		}
-		if st.Reason != coverage.InvalidHeader {
-			row.Title = titles.of(st.Path)
-		}
-		if rec := st.Record; rec != nil {
-			n, tier, fp, h := rec.EntryCount, rec.Tier, rec.LineageFingerprint, rec.SourceHash
-			row.ID, row.Cwd = rec.SessionID, rec.Cwd
-			row.EntryCount, row.Tier, row.LineageFingerprint, row.SourceHash = &n, &tier, &fp, &h
-			row.FirstTimestamp, row.LastTimestamp = rec.FirstTs, rec.LastTs
-			row.Complete = rec.Complete()
-			if rec.Reasons != nil {
-				row.Reasons = rec.Reasons
-			}
-		} else {
-			row.Reasons = []string{st.Reason}
+	for i := range v.Len() {
+		row := sessionRow(v.State(i), r.res.Refs[offset+i], mode)
+		if v.State(i).Reason != coverage.InvalidHeader {
+			row.Title = titles.of(row.File)
 		}
 		out.Sessions = append(out.Sessions, row)
 	}
@@ -145,7 +127,7 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 		b, _ := json.Marshal(a)
 		out.Next = &FabricCall{Ref: "memory.sessions", Args: b}
 	}
-	out.Coverage = coverageFrom(rep.Coverage, r.res.Reasons, nil)
+	out.Coverage = coverageFrom(v.Coverage(), r.res.Reasons, nil)
 	markIncomplete(&out.Coverage.Reasons, &out.Coverage.Complete, reasons...)
 	if out.Truncated {
 		// The page is complete; the list is not, and next says so.
@@ -156,4 +138,28 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 		out.Notices = slices.Concat(out.Notices, r.notices)
 	}
 	return out, nil
+}
+
+// sessionRow is the row of a session's state after the refresh, with its
+// listed size and mtime.
+func sessionRow(st index.State, ref scopes.Ref, mode lineage.Mode) SessionRow {
+	row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime.UnixNano()) / 1e6, Size: ref.Size, Branches: string(mode), Reasons: []string{}}
+	if st.Reason == coverage.InvalidHeader {
+		// Not a session: nothing of it is reported but its name.
+		row.Mtime, row.Size = 0, 0
+	}
+	rec := st.Record
+	if rec == nil {
+		row.Reasons = []string{st.Reason}
+		return row
+	}
+	n, tier, fp, h := rec.EntryCount, rec.Tier, rec.LineageFingerprint, rec.SourceHash
+	row.ID, row.Cwd = rec.SessionID, rec.Cwd
+	row.EntryCount, row.Tier, row.LineageFingerprint, row.SourceHash = &n, &tier, &fp, &h
+	row.FirstTimestamp, row.LastTimestamp = rec.FirstTs, rec.LastTs
+	row.Complete = rec.Complete()
+	if rec.Reasons != nil {
+		row.Reasons = rec.Reasons
+	}
+	return row
 }

@@ -57,6 +57,21 @@
 // Integrity: records and tier data are sealed with block checksums
 // (package blocksum); damage is reported, never answered from.
 //
+// Acquire (acquire.go, view.go) is the one way a call reaches tier data
+// (recall, the inspection of a session; the session listing takes only
+// the records). Like bbolt's View it runs a function with a read-only
+// View: the refreshed states and where their data is (the index at the
+// refresh's commit, what the refresh built in memory, a single session
+// read from source, or every session read into memory when the index
+// cannot be read at all, within the sync budget). Every recovery happens
+// inside it, in a bounded number of tries: tier data the function found
+// damaged (View.Damaged) is dropped and rebuilt, a damaged index file
+// reset, a damaged lexicon dropped, and a session another process
+// rewrote between the refresh and the read is read again from source
+// (View.Reread). A View's states change only through its own methods, on
+// a copy of its own: a refresh answered from a kept quiet refresh shares
+// its states with other calls.
+//
 // Configuration (config.go) is the memory section of fabric.json with the
 // reference's keys, defaults and allowed ranges, plus keys of memidx's own
 // (docs/REFERENCE.md).

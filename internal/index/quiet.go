@@ -79,7 +79,7 @@ func (c *quietCache) get(r *refreshRun, at commit) (*Report, bool) {
 		return nil, false
 	}
 	c.hits.Add(1)
-	// The states are shared (see Report.Own), and so is their Split.
+	// The states are shared (see Report.own), and so is their Split.
 	rep := q.rep
 	rep.Coverage.Reasons = slices.Clone(q.rep.Coverage.Reasons)
 	return &rep, true
@@ -93,7 +93,7 @@ func (c *quietCache) put(r *refreshRun, at commit) {
 		c.last = map[quietKey]quietRefresh{}
 	}
 	// The run's report and the kept one share their states: a caller
-	// that changes one calls Own first (in a one-shot command, a copy
+	// that changes one calls own first (in a one-shot command, a copy
 	// was only more fresh pages).
 	r.rep.shared = true
 	if r.rep.split == nil {

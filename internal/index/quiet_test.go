@@ -45,14 +45,14 @@ func TestQuietRefreshIsAnsweredAgain(t *testing.T) {
 	// Shared with the kept refresh until Own, then a copy.
 	require.Same(t, &again.States[0], &refresh(ix, listed(), true).States[0])
 	require.Same(t, again.Split(), refresh(ix, listed(), true).Split())
-	again.Own()
+	again.own()
 	again.States[0].Record = nil // the kept one is untouched
 	third := refresh(ix, listed(), true)
 	assert.NotNil(t, third.States[0].Record)
 	// The report of the refresh that was kept shares its states too.
 	require.Same(t, &quiet.States[0], &third.States[0])
 	require.Same(t, quiet.Split(), third.Split())
-	quiet.Own()
+	quiet.own()
 	quiet.States[0].Record = nil
 	assert.NotNil(t, refresh(ix, listed(), true).States[0].Record)
 

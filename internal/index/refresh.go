@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/memidx/memidx/internal/coverage"
@@ -60,6 +61,8 @@ type Index struct {
 	seen seenMemo
 	// quiet is the last refresh per kind that found nothing to do.
 	quiet quietCache
+	// noSeed: the index could not take a hot roster (SeedRosterOnce).
+	noSeed atomic.Bool
 	// policies holds one instance of each policy string of this
 	// configuration: the records decoded with one share it, so that the
 	// stat gate compares a pointer, not a string, per record.
@@ -225,15 +228,15 @@ type Report struct {
 	readAtKnown bool
 	wrote       bool
 	// shared is set when States is shared with other reports (a kept
-	// quiet refresh's): Own copies it before anything is changed.
+	// quiet refresh's): own copies it before anything is changed.
 	shared bool
 	// split caches Split for these States (shared with them).
 	split *splitOnce
 }
 
-// Own makes States the report's own: a caller that changes a state calls
+// own makes States the report's own: a caller that changes a state calls
 // it first (a report answered from a kept refresh shares them).
-func (rep *Report) Own() {
+func (rep *Report) own() {
 	if rep.shared {
 		rep.States = slices.Clone(rep.States)
 		rep.shared = false

@@ -22,7 +22,7 @@ type splitOnce struct {
 }
 
 // Split returns the states split by where their data is. The caller must
-// not change what it returns; a change to States goes through Own, which
+// not change what it returns; a change to States goes through own, which
 // drops it.
 func (rep *Report) Split() *Split {
 	if rep.split == nil {

@@ -27,7 +27,7 @@ func TestSplitSortsStatesByWhereTheirDataIs(t *testing.T) {
 	// A changed state goes through Own, which drops the split.
 	rep.shared = true
 	states := rep.States
-	rep.Own()
+	rep.own()
 	rep.States[0].Record = nil
 	require.Same(t, cold1, states[0].Record, "Own copied the shared states")
 	require.Equal(t, []*Record{cold2}, rep.Split().Cold)

@@ -1,24 +1,21 @@
-// Package search ranks one recall query over the sources the index opened
-// for it: hot shards (or sessions read into memory) and cold digests. It
-// holds the query's plan and filters, the corpus statistics, BM25 and its
-// top-k (MaxScore over the hot postings, with an exact total), the archive
-// lexicon's walk over the cold sessions, phrase and regex matching, and the
-// one ordering every page follows. Package engine shapes the request into
-// a Plan and Filters, asks Acquire for the scope's sources, hands them to a
-// Searcher and turns the Items it returns into hits.
+// Package search plans and ranks one recall query. It holds the query's
+// plan and filters, the corpus statistics, BM25 and its top-k (MaxScore
+// over the hot postings, with an exact total), the archive lexicon's walk
+// over the cold sessions, phrase and regex matching, and the one ordering
+// every page follows.
 //
-// # Acquiring sources
+// # One recall
 //
-// Acquire is the one way a call reaches tier data (recall, the inspection
-// of a session; the session listing takes only the records from it). It
-// refreshes the scope, reads a single session from its source when the
-// index holds it cold, and hands the caller the sources where they are:
-// the index at the refresh's commit, what the refresh built in memory when
-// the index could not take it, or, when the index cannot be read at all,
-// the sessions read into memory within the sync budget. It recovers in a
-// bounded number of tries: damaged tier data is dropped and rebuilt, a
-// damaged index file reset, and a session that another process rewrote
-// between the refresh and the read is read again from its source.
+// Package engine shapes the request into a Query (a Plan, Filters, the
+// page) and calls Recall, which asks index.Acquire for a view of the
+// scope (every refresh, fallback and recovery happens inside it) and
+// ranks over that view: Open makes each state a source (hot shards, or
+// sessions the view read into memory, and cold digests), Run ranks them,
+// and the page's items are read into PageHits (stored entries, snippet
+// anchors, context, query coverage) while the view is open. The engine
+// builds the page from the returned Page and never calls back in. Damaged
+// data a search meets is reported to the view (View.Damaged,
+// View.LexiconDamaged), which drops it and tries again.
 //
 // # Ranking
 //
@@ -54,7 +51,7 @@
 // become items only as far as a page needs them. Only the candidates whose
 // entries a filter must count have their digests opened (by Open), with
 // the terms the lexicon found in them. A search that finds a source's data
-// damaged marks it (Broken, LexDamaged) for the caller to drop and rebuild.
+// damaged marks it (Broken, LexDamaged); Recall reports it to the view.
 //
 // # Bounds
 //

@@ -117,13 +117,13 @@ func (w *lexWorld) search(t *testing.T, plan search.Plan, filt search.Filters, n
 	var got answer
 	var answered bool
 	ctx := context.Background()
-	rep := w.refresh(t)
-	err := w.ix.ViewAfter(ctx, lineage.Active, rep, func(rd *index.Reader) error {
+	want := index.Need{Targets: w.targets, Refresh: index.RefreshOptions{Mode: lineage.Active, Searched: []string{w.dir}}}
+	_, _, err := w.ix.Acquire(ctx, want, func(v *index.View) error {
 		s := search.New(ctx, plan, filt, &w.docs)
 		defer s.Release()
 		s.NoLexicon = noLexicon
-		require.Empty(t, s.Open(rd, rep, nil, nil), "nothing rewritten meanwhile")
-		search.SortByState(rep, s.Cold)
+		require.Empty(t, s.Open(v), "nothing rewritten meanwhile")
+		search.SortByState(v, s.Cold)
 		items, total := s.Run(need)
 		for _, it := range items[:min(need, len(items))] {
 			if it.Entry {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/memidx/memidx/internal/analyzer"
 	"github.com/memidx/memidx/internal/analyzer/natural"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/regexiso"
 )
 
 // NaturalFields are the two fields of a natural-language query.
@@ -116,4 +118,34 @@ func (p *Plan) TokenMatcher() func(tok string) bool {
 		st, ok := natural.Term(tok)
 		return ok && stems[st]
 	}
+}
+
+// Planning is how a query is read: its mode ("literal", "phrase", "regex"
+// or "natural"), whether a literal query needs all its terms, the bounds
+// of a regex and the fields of a natural query.
+type Planning struct {
+	Mode    string
+	All     bool
+	Regex   regexiso.Limits
+	Natural NaturalFields
+}
+
+// PlanOf plans query: a blank query browses; an invalid or oversized
+// pattern is a regex plan without its pattern, with its error.
+func PlanOf(query string, how Planning) (Plan, *coverage.Error) {
+	switch {
+	case strings.TrimSpace(query) == "":
+		return Plan{Kind: PlanBrowse}, nil
+	case how.Mode == "regex":
+		m, cerr := regexiso.Compile(query, how.Regex)
+		if cerr != nil {
+			return Plan{Kind: PlanRegex}, cerr
+		}
+		return Plan{Kind: PlanRegex, Regex: m}, nil
+	case how.Mode == "phrase":
+		return PhrasePlan(query), nil
+	case how.Mode == "natural":
+		return NaturalPlan(query, how.Natural), nil
+	}
+	return LiteralPlan(query, how.All), nil
 }

@@ -4,8 +4,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/internal/analyzer/natural"
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/regexiso"
 	"github.com/memidx/memidx/internal/search"
 )
 
@@ -79,4 +82,43 @@ func TestTokenMatcher(t *testing.T) {
 	}
 	browse := search.Plan{Kind: search.PlanBrowse}
 	assert.Nil(t, browse.TokenMatcher(), "a plan without terms anchors nothing")
+}
+
+// PlanOf reads a query as its mode says: a blank query browses, a
+// pattern that does not compile is a regex plan without its pattern and
+// with its error.
+func TestPlanOf(t *testing.T) {
+	nat := search.NaturalFields{Canonical: search.DefaultField, Stem: search.Field{Weight: 0.5, B: 0.75}}
+	lim := regexiso.DefaultLimits()
+	small := lim
+	small.MaxPatternBytes = 4
+	for _, tc := range []struct {
+		name, query string
+		how         search.Planning
+		want        search.Plan
+		code        string
+	}{
+		{"blank browses", "  \t", search.Planning{Mode: "regex", Regex: lim}, search.Plan{Kind: search.PlanBrowse}, ""},
+		{"literal any", "walrus tusk", search.Planning{Mode: "literal"}, search.LiteralPlan("walrus tusk", false), ""},
+		{"literal all", "walrus tusk", search.Planning{Mode: "literal", All: true}, search.LiteralPlan("walrus tusk", true), ""},
+		{"phrase", "walrus tusk", search.Planning{Mode: "phrase"}, search.PhrasePlan("walrus tusk"), ""},
+		{"natural", "the walruses swam", search.Planning{Mode: "natural", Natural: nat}, search.NaturalPlan("the walruses swam", nat), ""},
+		{"invalid pattern", "(", search.Planning{Mode: "regex", Regex: lim}, search.Plan{Kind: search.PlanRegex}, coverage.InvalidRegex},
+		{"oversized pattern", "walrus", search.Planning{Mode: "regex", Regex: small}, search.Plan{Kind: search.PlanRegex}, coverage.RegexPatternTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, cerr := search.PlanOf(tc.query, tc.how)
+			if tc.code != "" {
+				require.NotNil(t, cerr)
+				assert.Equal(t, tc.code, cerr.Code)
+			} else {
+				assert.Nil(t, cerr)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	got, cerr := search.PlanOf("wal[r]us", search.Planning{Mode: "regex", Regex: lim})
+	require.Nil(t, cerr)
+	assert.Equal(t, search.PlanRegex, got.Kind)
+	assert.NotNil(t, got.Regex)
 }

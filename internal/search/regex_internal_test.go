@@ -284,13 +284,15 @@ func TestDamagedShard(t *testing.T) {
 	assert.Empty(t, s.Broken)
 }
 
-// TestAdd takes a session read into memory as a hot or a cold source.
+// TestAdd takes a session read into memory as a hot or a cold source,
+// with the tier its answer reports.
 func TestAdd(t *testing.T) {
 	hot, cold := regexWorld(t)
 	s := &Searcher{}
-	assert.True(t, s.Add(&hot[0], nil))
-	assert.True(t, s.Add(nil, &cold[0]))
-	assert.False(t, s.Add(nil, nil))
-	assert.Len(t, s.Hot, 1)
-	assert.Len(t, s.Cold, 1)
+	s.add(index.Loaded{Record: hot[0].Rec, Tier: index.Cold, IsHot: true, Shard: hot[0].Shard})
+	s.add(index.Loaded{Record: cold[0].Rec, Tier: index.Cold, Digest: cold[0].View})
+	require.Len(t, s.Hot, 1)
+	require.Len(t, s.Cold, 1)
+	assert.Equal(t, HotSource{Rec: hot[0].Rec, Shard: hot[0].Shard, Tier: index.Cold, First: -1, Last: -1}, s.Hot[0])
+	assert.Same(t, cold[0].Rec, s.Cold[0].Rec)
 }

@@ -457,20 +457,6 @@ func (s *Searcher) searchHot() []Item {
 	return s.bound(items, entryBudget, coverage.CandidateEntryBudget)
 }
 
-// Add takes a session read into memory as a hot or a cold source (at most
-// one is set); it reports whether there was one.
-func (s *Searcher) Add(h *HotSource, c *ColdSource) bool {
-	switch {
-	case h != nil:
-		s.Hot = append(s.Hot, *h)
-	case c != nil:
-		s.Cold = append(s.Cold, *c)
-	default:
-		return false
-	}
-	return true
-}
-
 // Fail records that rec's tier data turned out damaged: the answer says
 // index_error, and the data is dropped so that it is rebuilt.
 func (s *Searcher) Fail(rec *index.Record) {

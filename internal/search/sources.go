@@ -9,8 +9,8 @@ import (
 	"github.com/memidx/memidx/internal/index"
 )
 
-// SortByState orders cold sources as their states are ordered.
-func SortByState(rep *index.Report, cold []ColdSource) {
+// SortByState orders cold sources as v's states are ordered.
+func SortByState(v *index.View, cold []ColdSource) {
 	if len(cold) < 2 {
 		return
 	}
@@ -18,35 +18,38 @@ func SortByState(rep *index.Report, cold []ColdSource) {
 	for i := range cold {
 		order[cold[i].Rec] = -1
 	}
-	for i := range rep.States {
-		if _, ok := order[rep.States[i].Record]; ok {
-			order[rep.States[i].Record] = i
+	for i := range v.Len() {
+		if _, ok := order[v.Record(i)]; ok {
+			order[v.Record(i)] = i
 		}
 	}
 	sort.Slice(cold, func(a, b int) bool { return order[cold[a].Rec] < order[cold[b].Rec] })
 }
 
 // openHot makes the states of each (hot records, and records built in
-// memory) sources, in state order: from mem, from what this call built,
+// memory) sources, in state order: from memory, from what this call built,
 // or from their shards in the index, leaving unopened the shards the
 // lexicon proves cannot match. It returns the states whose shards another
 // process rewrote since the refresh.
-func (s *Searcher) openHot(rd *index.Reader, rep *index.Report, each []int, mem map[*index.Record]HotSource) (raced []int) {
-	hotTerms := s.hotTerms(rd, rep.LexEpoch, hotRecords(rep, each))
+func (s *Searcher) openHot(v *index.View, each []int) (raced []int) {
+	rd := v.Reader()
+	hotTerms := s.hotTerms(rd, v.LexEpoch(), hotRecords(v, each))
 	for _, i := range each {
-		rec := rep.States[i].Record
-		if h, ok := mem[rec]; ok {
-			s.Hot = append(s.Hot, h)
+		st := v.State(i)
+		rec := st.Record
+		if l, ok := v.Memory(rec); ok && l.IsHot {
+			s.Hot = append(s.Hot, hotSource(l))
 			continue
 		}
-		if b := rep.States[i].Built; b != nil {
+		if b := st.Built; b != nil {
 			// Built by this call's refresh, which the index could not
 			// take (busy): answer from memory.
-			h, c, err := OpenBuilt(b)
+			l, err := b.Open()
 			if err != nil {
 				s.Reasons.Add(coverage.IndexError)
+				continue
 			}
-			s.Add(h, c)
+			s.add(l)
 			continue
 		}
 		var lacks uint64
@@ -76,10 +79,10 @@ func (s *Searcher) openHot(rd *index.Reader, rep *index.Report, each []int, mem 
 
 // hotRecords are the records of states whose hot shards the index holds
 // (not read into memory, not built by this call).
-func hotRecords(rep *index.Report, each []int) []*index.Record {
+func hotRecords(v *index.View, each []int) []*index.Record {
 	recs := make([]*index.Record, 0, len(each))
 	for _, i := range each {
-		if st := &rep.States[i]; st.Built == nil && st.Record.Tier == index.Hot {
+		if st := v.State(i); st.Built == nil && st.Record.Tier == index.Hot {
 			recs = append(recs, st.Record)
 		}
 	}
@@ -89,12 +92,10 @@ func hotRecords(rep *index.Report, each []int) []*index.Record {
 // fromMemory takes the cold records read into memory for this call out of
 // colds (rare: a hydrated single session, or an index that cannot be
 // used), and returns the rest with their entries.
-func (s *Searcher) fromMemory(colds []*index.Record, mem map[*index.Record]HotSource, memCold map[*index.Record]ColdSource) (rest []*index.Record, entries float64) {
+func (s *Searcher) fromMemory(v *index.View, colds []*index.Record) (rest []*index.Record, entries float64) {
 	for _, rec := range colds {
-		if h, ok := mem[rec]; ok {
-			s.Hot = append(s.Hot, h)
-		} else if c, ok := memCold[rec]; ok {
-			s.Cold = append(s.Cold, c)
+		if l, ok := v.Memory(rec); ok {
+			s.add(l)
 		} else {
 			rest = append(rest, rec)
 			entries += float64(rec.EntryCount)
@@ -103,20 +104,18 @@ func (s *Searcher) fromMemory(colds []*index.Record, mem map[*index.Record]HotSo
 	return rest, entries
 }
 
-// OpenBuilt opens a session built in memory as a hot or a cold source.
-func OpenBuilt(b *index.Built) (*HotSource, *ColdSource, error) {
-	if b.Hot != nil {
-		sh, err := b.Hot.Open()
-		if err != nil {
-			return nil, nil, err
-		}
-		return &HotSource{Rec: b.Record, Shard: sh, Tier: index.Hot, First: -1, Last: -1}, nil, nil
+// hotSource is a hot session read into memory as a source.
+func hotSource(l index.Loaded) HotSource {
+	return HotSource{Rec: l.Record, Shard: l.Shard, Tier: l.Tier, First: -1, Last: -1}
+}
+
+// add takes a session read into memory as a hot or a cold source.
+func (s *Searcher) add(l index.Loaded) {
+	if l.IsHot {
+		s.Hot = append(s.Hot, hotSource(l))
+	} else {
+		s.Cold = append(s.Cold, ColdSource{Rec: l.Record, View: l.Digest})
 	}
-	v, err := coldvocab.Open(b.Cold)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, &ColdSource{Rec: b.Record, View: v}, nil
 }
 
 // openCold opens the digests of colds as sources, each with the terms the
@@ -138,34 +137,38 @@ func (s *Searcher) openCold(rd *index.Reader, colds []*index.Record) (raced []*i
 	return raced
 }
 
-// Open makes every state of rep a source: hot shards (or the sessions in
-// mem), then what the lexicon does not settle of the cold sessions (or the
-// digests in memCold), their digests. It returns the states whose data
-// another process rewrote since the refresh: the caller reads them from
-// source (Add).
-func (s *Searcher) Open(rd *index.Reader, rep *index.Report, mem map[*index.Record]HotSource, memCold map[*index.Record]ColdSource) (raced []int) {
-	split := rep.Split()
-	raced = s.openHot(rd, rep, split.Each, mem)
+// Open makes every state of v a source: hot shards (or the sessions in
+// memory), then what the lexicon does not settle of the cold sessions (or
+// the digests in memory), their digests. The states whose data another
+// process rewrote since the refresh are read again from source, within
+// the sync budget (View.Reread); it returns them.
+func (s *Searcher) Open(v *index.View) (raced []int) {
+	split := v.Split()
+	raced = s.openHot(v, split.Each)
 	colds, coldEntries := split.Cold, split.ColdEntries
-	if len(mem)+len(memCold) > 0 {
-		colds, coldEntries = s.fromMemory(colds, mem, memCold)
+	if v.InMemory() {
+		colds, coldEntries = s.fromMemory(v, colds)
 	}
+	rd := v.Reader()
 	// The archive lexicon settles most cold sessions without their
 	// digests; the rest are opened.
-	if open, ok := s.lexiconCold(rd, rep.LexEpoch, colds, coldEntries); ok {
+	if open, ok := s.lexiconCold(rd, v.LexEpoch(), colds, coldEntries); ok {
 		colds = open
 	}
 	for _, rec := range s.openCold(rd, colds) {
-		raced = append(raced, stateIndex(rep, rec))
+		raced = append(raced, stateIndex(v, rec))
+	}
+	for _, l := range v.Reread(raced) {
+		s.add(l)
 	}
 	return raced
 }
 
 // stateIndex is the index of the state whose record is rec (rare: a
 // session another process rewrote during the search).
-func stateIndex(rep *index.Report, rec *index.Record) int {
-	for i := range rep.States {
-		if rep.States[i].Record == rec {
+func stateIndex(v *index.View, rec *index.Record) int {
+	for i := range v.Len() {
+		if v.Record(i) == rec {
 			return i
 		}
 	}

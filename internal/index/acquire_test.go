@@ -1,7 +1,8 @@
-package search_test
+package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,10 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/internal/coverage"
-	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
-	"github.com/memidx/memidx/internal/search"
 )
 
 // acquireFixture is n sessions (s0 newest) and an index over them that
@@ -27,15 +26,15 @@ type acquireFixture struct {
 	t     *testing.T
 	dir   string
 	paths []string
-	ix    *index.Index
+	ix    *Index
 }
 
 func newAcquireFixture(t *testing.T, n int) *acquireFixture {
 	f := &acquireFixture{t: t, dir: t.TempDir()}
-	cfg := index.DefaultConfig()
+	cfg := DefaultConfig()
 	cfg.IndexDir = filepath.Join(t.TempDir(), "index")
 	cfg.HotSessions = 1
-	f.ix = index.Open(cfg, time.Second)
+	f.ix = Open(cfg, time.Second)
 	f.ix.RacyWindow = -1 // the tests rewrite files within one clock tick
 	t.Cleanup(func() { f.ix.Close() })
 	now := time.Now()
@@ -55,51 +54,88 @@ func (f *acquireFixture) write(path string, words ...string) {
 }
 
 // need is a Need over the given sessions (all of them by default).
-func (f *acquireFixture) need(paths ...string) search.Need {
+func (f *acquireFixture) need(paths ...string) Need {
 	if paths == nil {
 		paths = f.paths
 	}
-	var targets []index.Target
+	var targets []Target
 	for _, p := range paths {
-		targets = append(targets, index.Target{Path: p})
+		targets = append(targets, Target{Path: p})
 	}
-	return search.Need{
-		Mode:    lineage.Active,
-		Targets: targets,
-		Refresh: func(ctx context.Context, _ bool) (*index.Report, error) {
-			return f.ix.Refresh(ctx, targets, index.RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}})
-		},
+	return Need{
+		Targets:            targets,
+		Refresh:            RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}},
 		HotSessions:        1,
 		MaxSyncSourceBytes: 1 << 30,
 	}
 }
 
-// find runs a term search over a's sources and returns the paths of the
-// sessions it found the term in, with the sources' tiers.
-func find(t *testing.T, a *search.Acquired, term string) (paths []string, hot, cold int) {
+// locked is a refresh that finds the index held by another process.
+func locked(context.Context) (*Report, error) {
+	return nil, fmt.Errorf("open: %w", indexfile.ErrLocked)
+}
+
+// find opens every state of v as a search does (from memory, from what
+// the refresh built, or from the index, reading again from source what
+// another process rewrote) and returns the paths of the sessions that
+// hold term, with the number of hot and cold sources.
+func find(t *testing.T, v *View, term string) (paths []string, hot, cold int) {
 	t.Helper()
-	s := search.New(context.Background(), search.Plan{Kind: search.PlanTerms, Terms: []string{term}}, search.Filters{}, nil)
-	defer s.Release()
-	a.Open(s)
-	items, _ := s.Run(10)
-	for _, it := range items {
-		if it.Entry {
-			paths = append(paths, s.Hot[it.Src].Rec.Path)
+	var loaded []Loaded
+	var raced []int
+	for i := range v.Len() {
+		st := v.State(i)
+		if st.Record == nil {
+			continue
+		}
+		l, err := open(v, st)
+		if errors.Is(err, ErrNoData) {
+			raced = append(raced, i)
+			continue
+		}
+		require.NoError(t, err)
+		loaded = append(loaded, l)
+	}
+	for _, l := range append(loaded, v.Reread(raced)...) {
+		if l.IsHot {
+			hot++
+			if l.Shard.Postings(term).Count() > 0 {
+				paths = append(paths, l.Record.Path)
+			}
 		} else {
-			paths = append(paths, s.Cold[it.Src].Rec.Path)
+			cold++
+			if l.Digest.HasTerm(term) {
+				paths = append(paths, l.Record.Path)
+			}
 		}
 	}
-	return paths, len(s.Hot), len(s.Cold)
+	return paths, hot, cold
+}
+
+// open is st's session where v holds it.
+func open(v *View, st State) (Loaded, error) {
+	if l, ok := v.Memory(st.Record); ok {
+		return l, nil
+	}
+	if st.Built != nil {
+		return st.Built.Open()
+	}
+	if st.Record.Tier == Hot {
+		sh, err := v.Reader().Shard(st.Record)
+		return Loaded{Record: st.Record, Tier: Hot, IsHot: true, Shard: sh}, err
+	}
+	_, d, err := v.Reader().Digest(st.Record)
+	return Loaded{Record: st.Record, Tier: Cold, Digest: d}, err
 }
 
 func TestAcquireSearchesTheIndex(t *testing.T) {
 	f := newAcquireFixture(t, 3)
 	var got []string
 	var hot, cold int
-	_, reasons, err := search.Acquire(context.Background(), f.ix, f.need(), func(a *search.Acquired) ([]*index.Record, error) {
-		require.Len(t, a.Report.States, 3)
-		got, hot, cold = find(t, a, "word2")
-		return nil, nil
+	_, reasons, err := f.ix.Acquire(context.Background(), f.need(), func(v *View) error {
+		require.Equal(t, 3, v.Len())
+		got, hot, cold = find(t, v, "word2")
+		return nil
 	})
 	require.NoError(t, err)
 	assert.Empty(t, reasons)
@@ -112,29 +148,29 @@ func TestAcquireSearchesTheIndex(t *testing.T) {
 // entry; the index is not read.
 func TestAcquireReadsASingleColdSession(t *testing.T) {
 	f := newAcquireFixture(t, 3)
-	_, _, err := search.Acquire(context.Background(), f.ix, f.need(), func(*search.Acquired) ([]*index.Record, error) { return nil, nil })
+	_, _, err := f.ix.Acquire(context.Background(), f.need(), nil)
 	require.NoError(t, err)
 
 	need := f.need(f.paths[2])
 	need.Single = true
 	need.BeforeRead = func() { t.Error("the index was read for a session in memory") }
-	var hot []search.HotSource
-	_, _, err = search.Acquire(context.Background(), f.ix, need, func(a *search.Acquired) ([]*index.Record, error) {
-		require.NoError(t, a.SingleErr)
-		s := search.New(context.Background(), search.Plan{Kind: search.PlanBrowse}, search.Filters{}, nil)
-		a.Open(s)
-		hot = s.Hot
-		return nil, nil
+	var single Loaded
+	var inMemory bool
+	_, _, err = f.ix.Acquire(context.Background(), need, func(v *View) error {
+		require.NoError(t, v.SingleErr())
+		single, inMemory = v.Memory(v.Record(0))
+		return nil
 	})
 	require.NoError(t, err)
-	require.Len(t, hot, 1)
-	assert.Equal(t, index.Cold, hot[0].Tier, "reported as the index tiers it")
-	assert.Equal(t, f.paths[2], hot[0].Rec.Path)
+	require.True(t, inMemory)
+	assert.True(t, single.IsHot, "searched entry by entry")
+	assert.Equal(t, Cold, single.Tier, "reported as the index tiers it")
+	assert.Equal(t, f.paths[2], single.Record.Path)
 
 	require.NoError(t, os.Remove(f.paths[2]))
-	_, _, err = search.Acquire(context.Background(), f.ix, need, func(a *search.Acquired) ([]*index.Record, error) {
-		assert.ErrorIs(t, a.SingleErr, index.ErrSourceUnavailable)
-		return nil, nil
+	_, _, err = f.ix.Acquire(context.Background(), need, func(v *View) error {
+		assert.ErrorIs(t, v.SingleErr(), ErrSourceUnavailable)
+		return nil
 	})
 	require.NoError(t, err)
 }
@@ -148,38 +184,39 @@ func TestAcquireReadsARewrittenSessionAgain(t *testing.T) {
 		need.BeforeRead = nil
 		// Another process rebuilds s0 (hot) with new words.
 		f.write(f.paths[0], "fresh words")
-		_, err := f.ix.Refresh(context.Background(), need.Targets, index.RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}})
+		_, err := f.ix.Refresh(context.Background(), need.Targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}})
 		require.NoError(t, err)
 	}
 	first := true
 	var got []string
-	_, _, err := search.Acquire(context.Background(), f.ix, need, func(a *search.Acquired) ([]*index.Record, error) {
+	_, _, err := f.ix.Acquire(context.Background(), need, func(v *View) error {
 		if first {
 			first = false
-			got, _, _ = find(t, a, "fresh")
+			got, _, _ = find(t, v, "fresh")
 		}
-		return nil, nil
+		return nil
 	})
 	require.NoError(t, err)
 	assert.Equal(t, []string{f.paths[0]}, got)
 }
 
-// Tier data that use found damaged is dropped and use asked again, once
+// Tier data that fn found damaged is dropped and fn asked again, once
 // the next refresh has rebuilt it.
 func TestAcquireDropsDamagedDataAndAsksAgain(t *testing.T) {
 	f := newAcquireFixture(t, 2)
 	calls := 0
-	_, reasons, err := search.Acquire(context.Background(), f.ix, f.need(), func(a *search.Acquired) ([]*index.Record, error) {
+	_, reasons, err := f.ix.Acquire(context.Background(), f.need(), func(v *View) error {
 		calls++
 		if calls == 1 {
-			return []*index.Record{a.Report.States[0].Record}, fmt.Errorf("shard: %w", index.ErrDamaged)
+			v.Damaged(v.Record(0))
+			return fmt.Errorf("shard: %w", ErrDamaged)
 		}
-		assert.True(t, a.Report.States[0].Rebuilt, "the dropped session is rebuilt")
-		return nil, nil
+		assert.True(t, v.State(0).Rebuilt, "the dropped session is rebuilt")
+		return nil
 	})
 	require.NoError(t, err)
 	assert.Equal(t, 2, calls)
-	assert.Equal(t, []string{index.IndexReset}, reasons)
+	assert.Equal(t, []string{IndexReset}, reasons)
 }
 
 // An index that cannot be read at all: the sessions are read into memory,
@@ -191,22 +228,22 @@ func TestAcquireFallsBackToTheSources(t *testing.T) {
 	need := f.need()
 	need.Fallback = true
 	need.MaxSyncSourceBytes = 2*st.Size() - 1 // two of the three sessions
-	need.Refresh = func(context.Context, bool) (*index.Report, error) {
-		return nil, fmt.Errorf("open: %w", indexfile.ErrLocked)
-	}
-	var states []index.State
+	need.refresh = locked
+	var states []State
 	var got []string
 	var hot, cold int
-	_, reasons, err := search.Acquire(context.Background(), f.ix, need, func(a *search.Acquired) ([]*index.Record, error) {
-		states = a.Report.States
-		got, hot, cold = find(t, a, "shared")
-		return nil, nil
+	_, reasons, err := f.ix.Acquire(context.Background(), need, func(v *View) error {
+		for i := range v.Len() {
+			states = append(states, v.State(i))
+		}
+		got, hot, cold = find(t, v, "shared")
+		return nil
 	})
 	require.NoError(t, err)
-	assert.Equal(t, []string{index.IndexUnwritable}, reasons)
+	assert.Equal(t, []string{IndexUnwritable}, reasons)
 	require.Len(t, states, 3)
-	assert.Equal(t, index.Hot, states[0].Record.Tier)
-	assert.Equal(t, index.Cold, states[1].Record.Tier)
+	assert.Equal(t, Hot, states[0].Record.Tier)
+	assert.Equal(t, Cold, states[1].Record.Tier)
 	assert.Nil(t, states[2].Record)
 	assert.Equal(t, coverage.MaxSyncSourceBytes, states[2].Reason)
 	assert.Equal(t, 1, hot)
@@ -215,9 +252,9 @@ func TestAcquireFallsBackToTheSources(t *testing.T) {
 
 	// Without Fallback the error stands.
 	need.Fallback = false
-	_, _, err = search.Acquire(context.Background(), f.ix, need, func(*search.Acquired) ([]*index.Record, error) {
-		t.Error("use ran without a report")
-		return nil, nil
+	_, _, err = f.ix.Acquire(context.Background(), need, func(*View) error {
+		t.Error("fn ran without a report")
+		return nil
 	})
 	assert.ErrorIs(t, err, indexfile.ErrLocked)
 }
@@ -229,13 +266,13 @@ func TestAcquireRecordsOnly(t *testing.T) {
 	need.RecordsOnly = true
 	need.BeforeRead = func() { t.Error("the index was read for records only") }
 	var recs int
-	_, _, err := search.Acquire(context.Background(), f.ix, need, func(a *search.Acquired) ([]*index.Record, error) {
-		for _, st := range a.Report.States {
-			if st.Record != nil {
+	_, _, err := f.ix.Acquire(context.Background(), need, func(v *View) error {
+		for i := range v.Len() {
+			if v.Record(i) != nil {
 				recs++
 			}
 		}
-		return nil, nil
+		return nil
 	})
 	require.NoError(t, err)
 	assert.Equal(t, 2, recs)
@@ -247,18 +284,16 @@ func TestAcquireSingleSessionSurvivesTheFallback(t *testing.T) {
 	f := newAcquireFixture(t, 3)
 	need := f.need(f.paths[2])
 	need.Single, need.Fallback = true, true
-	need.Refresh = func(context.Context, bool) (*index.Report, error) {
-		return nil, fmt.Errorf("open: %w", indexfile.ErrLocked)
-	}
-	var hot []search.HotSource
-	_, reasons, err := search.Acquire(context.Background(), f.ix, need, func(a *search.Acquired) ([]*index.Record, error) {
-		s := search.New(context.Background(), search.Plan{Kind: search.PlanBrowse}, search.Filters{}, nil)
-		a.Open(s)
-		hot = s.Hot
-		return nil, nil
+	need.refresh = locked
+	var single Loaded
+	_, reasons, err := f.ix.Acquire(context.Background(), need, func(v *View) error {
+		require.Equal(t, 1, v.Len())
+		single, _ = v.Memory(v.Record(0))
+		return nil
 	})
 	require.NoError(t, err)
-	assert.Equal(t, []string{index.IndexUnwritable}, reasons)
-	require.Len(t, hot, 1)
-	assert.Equal(t, index.Cold, hot[0].Tier, "the single session's own read, tiered as the index tiers it")
+	assert.Equal(t, []string{IndexUnwritable}, reasons)
+	require.NotNil(t, single.Record)
+	assert.True(t, single.IsHot)
+	assert.Equal(t, Cold, single.Tier, "the single session's own read, tiered as the index tiers it")
 }

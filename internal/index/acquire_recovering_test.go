@@ -1,4 +1,4 @@
-package search
+package index
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/lineage"
 )
 
@@ -26,18 +25,19 @@ type step struct {
 // the index, so that dropping it succeeds.
 func runScript(t *testing.T, script []step) (tries int, reasons []string, err error) {
 	t.Helper()
-	cfg := index.DefaultConfig()
+	cfg := DefaultConfig()
 	cfg.IndexDir = filepath.Join(t.TempDir(), "ix")
-	ix := index.Open(cfg, time.Second)
+	ix := Open(cfg, time.Second)
 	t.Cleanup(func() { ix.Close() })
-	rec := &index.Record{Path: "/nowhere/s.jsonl"}
-	reasons, err = recovering(context.Background(), ix, lineage.Active, false,
-		func(int, bool) ([]*index.Record, error) {
+	rec := &Record{Path: "/nowhere/s.jsonl"}
+	need := &Need{Refresh: RefreshOptions{Mode: lineage.Active}}
+	reasons, err = ix.recovering(context.Background(), need,
+		func(int, bool) ([]*Record, error) {
 			s := script[min(tries, len(script)-1)]
 			tries++
-			var broken []*index.Record
+			var broken []*Record
 			if s.broken {
-				broken = []*index.Record{rec}
+				broken = []*Record{rec}
 			}
 			return broken, s.err
 		})
@@ -45,7 +45,7 @@ func runScript(t *testing.T, script []step) (tries int, reasons []string, err er
 }
 
 func TestRecoveringScripts(t *testing.T) {
-	damaged := fmt.Errorf("x: %w", index.ErrDamaged)
+	damaged := fmt.Errorf("x: %w", ErrDamaged)
 	for _, tc := range []struct {
 		name    string
 		script  []step
@@ -54,12 +54,12 @@ func TestRecoveringScripts(t *testing.T) {
 		wantErr bool
 	}{
 		{"answers at once", []step{{}}, 1, false, false},
-		{"rewritten meanwhile: asked again", []step{{err: index.ErrNoData}, {}}, 2, false, false},
+		{"rewritten meanwhile: asked again", []step{{err: ErrNoData}, {}}, 2, false, false},
 		{"damaged: dropped, asked again", []step{{broken: true, err: damaged}, {}}, 2, true, false},
 		// A rewrite after a drop is asked again too, not given up on.
-		{"dropped, then rewritten meanwhile", []step{{broken: true, err: damaged}, {err: index.ErrNoData}, {}}, 3, true, false},
-		{"dropped while rewritten: the reset is kept", []step{{broken: true, err: index.ErrNoData}, {}}, 2, true, false},
-		{"never stands: bounded", []step{{err: index.ErrNoData}}, maxTries, false, true},
+		{"dropped, then rewritten meanwhile", []step{{broken: true, err: damaged}, {err: ErrNoData}, {}}, 3, true, false},
+		{"dropped while rewritten: the reset is kept", []step{{broken: true, err: ErrNoData}, {}}, 2, true, false},
+		{"never stands: bounded", []step{{err: ErrNoData}}, maxTries, false, true},
 		{"an error that no step helps", []step{{err: fmt.Errorf("disk on fire")}}, 1, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,9 +71,9 @@ func TestRecoveringScripts(t *testing.T) {
 				require.NoError(t, err)
 			}
 			if tc.reset {
-				assert.Contains(t, reasons, index.IndexReset)
+				assert.Contains(t, reasons, IndexReset)
 			} else {
-				assert.NotContains(t, reasons, index.IndexReset)
+				assert.NotContains(t, reasons, IndexReset)
 			}
 		})
 	}
