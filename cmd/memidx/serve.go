@@ -674,10 +674,8 @@ func (s *server) dispatch(c *call) (resp *rpcResponse) {
 		err    error
 	)
 	switch req.Method {
-	case "memory.recall", "memory.expand", "memory.sessions":
+	case "memory.recall", "memory.expand", "memory.sessions", "memory.walk":
 		result, err = s.e.Call(ctx, engine.FabricCall{Ref: req.Method, Args: params})
-	case "memory.walk":
-		result, err = s.walk(ctx, params)
 	case "memory.rebuild":
 		result, err = s.rebuild(ctx, req.ID, params)
 	case "tools.call":

@@ -303,7 +303,7 @@ func TestServeInvalidParams(t *testing.T) {
 		{"tools.search: empty query", "tools.search", map[string]any{"query": ""}, "invalid_request", rpcInvalidParams},
 		{"walk: unknown argument", "memory.walk", map[string]any{"session": p, "bogus": 1}, "invalid_request", rpcInvalidParams},
 		{"walk: bad page size", "memory.walk", map[string]any{"session": p, "pageSize": 0}, "invalid_request", rpcInvalidParams},
-		{"walk: text offset", "memory.walk", map[string]any{"session": p, "indices": []int{0}, "textOffset": 3}, "invalid_request", rpcInvalidParams},
+		{"walk: negative text offset", "memory.walk", map[string]any{"session": p, "indices": []int{0}, "textOffset": -1}, "invalid_request", rpcInvalidParams},
 		{"walk: unknown session", "memory.walk", map[string]any{"session": "nope"}, "session_not_found", 0},
 		{"rebuild: unknown argument", "memory.rebuild", map[string]any{"bogus": 1}, "invalid_request", rpcInvalidParams},
 		{"rebuild: bad branches", "memory.rebuild", map[string]any{"branches": "some"}, "invalid_request", rpcInvalidParams},
