@@ -98,6 +98,9 @@ func DecodeWalkPage(b []byte) (WalkPageRequest, *ErrorObject) {
 	if eo := decodeArgs(ownJSON, &pf, nil); eo != nil {
 		return WalkPageRequest{}, eo
 	}
+	if pf.PageSize != nil && *pf.PageSize < 1 {
+		return WalkPageRequest{}, badRequest("memory.walk: pageSize must be an integer from 1 to %d", MaxWalkPageSize)
+	}
 	rest, _ := json.Marshal(fields)
 	sel, eo := DecodeExpand(rest)
 	if eo != nil {

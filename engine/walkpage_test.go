@@ -114,7 +114,7 @@ func TestWalkPageArguments(t *testing.T) {
 	w.write("small", msgLine("s-0", "", "2026-09-01T10:00:00.000Z", user("one")))
 	e := w.engine()
 	defer e.Close()
-	for _, args := range []string{`{"session":"small","pageSize":0.5}`, `{"session":"small","pageSize":1001}`,
+	for _, args := range []string{`{"session":"small","pageSize":0.5}`, `{"session":"small","pageSize":1001}`, `{"session":"small","pageSize":0}`,
 		`{"session":"small","offset":-1}`, `{"session":"small","bogus":1}`, `[1]`} {
 		res, err := e.Call(ctx, engine.FabricCall{Ref: "memory.walk", Args: json.RawMessage(args)})
 		require.NoError(t, err)
