@@ -73,6 +73,10 @@ func (p *WalkPage) Err() error {
 	return nil
 }
 
+// walkPageRefused are memory.expand's chunk bounds, which a walk page
+// does not take.
+var walkPageRefused = []string{"maxChars", "maxEntries"}
+
 // walkPageFields are the page's own arguments beside the selection.
 type walkPageFields struct {
 	PageSize *int64 `json:"pageSize,omitempty"`
@@ -85,6 +89,11 @@ func DecodeWalkPage(b []byte) (WalkPageRequest, *ErrorObject) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(bytes.TrimSpace(orObject(b)), &fields); err != nil || fields == nil {
 		return WalkPageRequest{}, badRequest("memory.walk takes an object: memory.expand's selection, pageSize and offset")
+	}
+	for _, k := range walkPageRefused {
+		if _, ok := fields[k]; ok {
+			return WalkPageRequest{}, badRequest("memory.walk: unknown argument %q; a page is bounded by pageSize and the host's byte bound", k)
+		}
 	}
 	own := map[string]json.RawMessage{}
 	for _, k := range []string{"pageSize", "offset"} {

@@ -115,7 +115,7 @@ func TestWalkPageArguments(t *testing.T) {
 	e := w.engine()
 	defer e.Close()
 	for _, args := range []string{`{"session":"small","pageSize":0.5}`, `{"session":"small","pageSize":1001}`, `{"session":"small","pageSize":0}`,
-		`{"session":"small","offset":-1}`, `{"session":"small","bogus":1}`, `[1]`} {
+		`{"session":"small","offset":-1}`, `{"session":"small","bogus":1}`, `[1]`, `{"session":"small","maxChars":100}`} {
 		res, err := e.Call(ctx, engine.FabricCall{Ref: "memory.walk", Args: json.RawMessage(args)})
 		require.NoError(t, err)
 		require.NotNil(t, res.Walk.Error, args)

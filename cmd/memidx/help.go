@@ -119,7 +119,7 @@ one action's full description.
                     [--max-batch N] [--max-batch-bytes N] [--max-queued-bytes N]
 
 JSON-RPC 2.0 over stdin/stdout, one message per line or Content-Length
-framed, batches, $/cancelRequest, $/progress: initialize, memory.recall,
+framed, batches, $/cancelRequest, memory.progress: initialize, memory.recall,
 memory.expand, memory.sessions, memory.walk (pages), memory.rebuild,
 tools.call, tools.catalog, tools.search, tools.describe; host.setLive
 {sessionFile, leafId, branchIds} sets the connection's live session for

@@ -151,8 +151,8 @@ func (s *server) initialize() *initializeResult {
 		describe("memory.expand", "Full records behind a hit."),
 		describe("memory.sessions", "The sessions of a scope."),
 		{Name: "memory.walk", Description: "Every complete entry of a selection, a bounded page at a time: send next (method and params) unchanged for the next page; null at the end. The walk is bound to the session's source hash and lineage of its first page (a change answers stale_pointer).",
-			InputSchema: walkInputSchema(), OutputSchema: json.RawMessage(walkOutputSchema)},
-		{Name: "memory.rebuild", Description: "Bring the index up to date (warm it), with $/progress notifications {id, message:\"rebuilding\", done, total, bytesRead}; the result is the summary `memidx rebuild --json` prints.",
+			InputSchema: engine.WalkPageInputSchema(), OutputSchema: engine.WalkPageOutputSchema()},
+		{Name: "memory.rebuild", Description: "Bring the index up to date (warm it), with memory.progress notifications {id, message:\"rebuilding\", done, total, bytesRead}; the result is the summary `memidx rebuild --json` prints.",
 			InputSchema: json.RawMessage(rebuildInputSchema), OutputSchema: json.RawMessage(rebuildOutputSchema)},
 		{Name: "tools.call", Description: "Dispatch a follow or next token {ref, args} unchanged.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"ref":{"type":"string"},"args":{"type":"object"}},"required":["ref"]}`)},
@@ -165,7 +165,7 @@ func (s *server) initialize() *initializeResult {
 	r.Notifications = []methodInfo{
 		{Name: "$/cancelRequest", Description: "Client to server, {id}: cancel that call; it answers error -32800.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":["string","number"]}},"required":["id"]}`)},
-		{Name: "$/progress", Description: "Server to client, {id, message, elapsedMs, done?, total?, bytesRead?}: the call with that id is still working (\"indexing\", or \"rebuilding\" with counts); \"done\" comes before its answer.",
+		{Name: progressMethod, Description: "Server to client, {id, message, elapsedMs, done?, total?, bytesRead?}: the call with that id is still working (\"indexing\", or \"rebuilding\" with counts); \"done\" comes before its answer.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":["string","number","null"]},"message":{"type":"string"},"elapsedMs":{"type":"integer"},"done":{"type":"integer"},"total":{"type":"integer"},"bytesRead":{"type":"integer"}},"required":["id","message"]}`)},
 	}
 	r.Errors = map[string]string{
@@ -180,44 +180,6 @@ func (s *server) initialize() *initializeResult {
 	return r
 }
 
-// walkInputSchema is memory.expand's input schema with the page fields.
-func walkInputSchema() json.RawMessage {
-	var s map[string]any
-	if json.Unmarshal([]byte(catalogExpandInput()), &s) != nil {
-		return nil
-	}
-	props, _ := s["properties"].(map[string]any)
-	if props == nil {
-		return nil
-	}
-	props["pageSize"] = map[string]any{"type": "integer", "minimum": 1, "maximum": engine.MaxWalkPageSize, "default": engine.DefaultWalkPageSize,
-		"description": "complete entries per page"}
-	props["offset"] = map[string]any{"type": "integer", "minimum": 0, "default": 0,
-		"description": "entries of the selection already returned (next carries it)"}
-	props["textOffset"] = map[string]any{"type": "integer", "minimum": 0, "default": 0,
-		"description": "UTF-16 offset in the page's first entry (next carries it when a page ends inside an entry)"}
-	delete(props, "maxChars")
-	delete(props, "maxEntries")
-	b, _ := json.Marshal(s)
-	return b
-}
-
-func catalogExpandInput() json.RawMessage {
-	for _, a := range engine.MemoryCatalogProvider().Actions {
-		if a.Name == "expand" {
-			return a.InputSchema
-		}
-	}
-	return nil
-}
-
-const walkOutputSchema = `{"type":"object","properties":{` +
-	`"session":{"type":"string"},"sourceHash":{"type":"string"},"lineageFingerprint":{"type":"string"},"branches":{"type":"string"},` +
-	`"entries":{"type":"array","items":{"type":"object","description":"a complete memory.expand entry: textRange covers the whole text"}},` +
-	`"next":{"type":["object","null"],"properties":{"method":{"const":"memory.walk"},"params":{"type":"object"}}},` +
-	`"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"}}}},` +
-	`"required":["session","entries","next"]}`
-
 const rebuildInputSchema = `{"type":"object","properties":{` +
 	`"scope":{"type":"string","default":"global","description":"session, project, global or session:<id-or-path>"},` +
 	`"branches":{"type":"string","enum":["active","all"],"default":"active"}},"additionalProperties":false}`
@@ -229,7 +191,7 @@ const rebuildOutputSchema = `{"type":"object","properties":{` +
 	`"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"}}}}}`
 
 // rebuild is memory.rebuild {scope?, branches?}: what `memidx rebuild`
-// does, with $/progress notifications {id, message:"rebuilding", done,
+// does, with progressMethod notifications {id, message:"rebuilding", done,
 // total, bytesRead} at most ten a second (and the last one always).
 func (s *server) rebuild(ctx context.Context, id json.RawMessage, params json.RawMessage) (any, error) {
 	var p struct {
@@ -255,7 +217,7 @@ func (s *server) rebuild(ctx context.Context, id json.RawMessage, params json.Ra
 				return
 			}
 			last = now
-			s.notify("$/progress", progressParams{ID: id, Message: "rebuilding", ElapsedMs: now.Sub(start).Milliseconds(),
+			s.notify(progressMethod, progressParams{ID: id, Message: "rebuilding", ElapsedMs: now.Sub(start).Milliseconds(),
 				Done: &done, Total: &total, BytesRead: &bytesRead})
 		}
 	}

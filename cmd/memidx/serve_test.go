@@ -403,7 +403,7 @@ func TestServeWaitProgress(t *testing.T) {
 			assert.Equal(t, `"slept"`, string(last.Result))
 			var msgs []string
 			for _, m := range ms[:len(ms)-1] {
-				require.Equal(t, "$/progress", m.Method, "%s", m.raw)
+				require.Equal(t, "memory.progress", m.Method, "%s", m.raw)
 				var p progressParams
 				require.NoError(t, json.Unmarshal(m.Params, &p))
 				assert.Equal(t, `"x"`, string(p.ID), "progress names the request (a notification has none)")

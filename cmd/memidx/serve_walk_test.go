@@ -57,7 +57,7 @@ func TestServeWalk(t *testing.T) {
 	}{
 		{"whole session", map[string]any{"session": "walked", "pageSize": 10}, 3},
 		{"whole session, one page", map[string]any{"session": path}, 1},
-		{"whole session, small expand chunks", map[string]any{"session": "walked", "pageSize": 7, "maxChars": 1000, "maxEntries": 2}, 4},
+		{"whole session, pages of 7", map[string]any{"session": "walked", "pageSize": 7}, 4},
 		{"a range", map[string]any{"session": "walked", "entryRange": map[string]any{"first": 3, "last": 17}, "pageSize": 4}, 4},
 		{"indices", map[string]any{"session": "walked", "indices": []int{20, 2, 9, 14}, "pageSize": 3}, 2},
 		{"entry ids with context", map[string]any{"session": "walked", "entryIds": []string{"walked-12"}, "before": 3, "after": 4, "pageSize": 2}, 4},
@@ -152,7 +152,7 @@ func TestServeRebuild(t *testing.T) {
 			require.Greater(t, len(ms), 1, "progress before the answer")
 			var p progressParams
 			for _, m := range ms[:len(ms)-1] {
-				require.Equal(t, "$/progress", m.Method)
+				require.Equal(t, "memory.progress", m.Method)
 				require.NoError(t, json.Unmarshal(m.Params, &p))
 				assert.Equal(t, ans.id(), string(p.ID))
 				assert.Equal(t, "rebuilding", p.Message)
