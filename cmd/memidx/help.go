@@ -18,6 +18,7 @@ commands:
   call JSON|-             dispatch a hit's follow or a page's next unchanged
   catalog                 capability heads (never memory evidence)
   serve --stdio           JSON-RPC 2.0 for non-Go hosts
+  mcp                     the memory tools for MCP hosts (Claude Code, Cursor, …)
   rebuild                 bring the index up to date
   inspect SUBJECT         lineage, entries, tokens, index or session
   gen, bench              synthetic corpora and benchmarks

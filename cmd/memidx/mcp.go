@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/internal/mcpserver"
+)
+
+const mcpHelp = `usage: memidx mcp [--catalog FILE] [--no-watch] [--live-session FILE --live-leaf ID --live-branch ID,…]
+                  [--max-result-bytes N] [--max-message-bytes N]
+
+The memory tools over the Model Context Protocol on stdin/stdout (newline-
+delimited JSON-RPC; stdout carries only MCP messages): memory_recall,
+memory_expand, memory_sessions, memory_walk and memory_call. Every follow
+or next token a result hands out passes unchanged to memory_call. The live
+session is the host's (--live-* flags), never a tool argument's. The
+server exits 0 when stdin closes. See "Using memidx from an MCP host" in
+README.md.
+
+Limits: a tool result, text and structured content together, stays within
+--max-result-bytes (default 1 MiB, at least 128 KiB): a walk page holds
+half of it in entries, an entry larger than that arrives in chunks with its
+textRange, and a result still past it is the tool error result_too_large.
+One inbound message holds at most --max-message-bytes (default 16 MiB).
+`
+
+func init() { helps["mcp"] = mcpHelp }
+
+// cmdMCP is memidx mcp: serve's engine (watching, catalog, the host's live
+// session) behind an MCP server.
+func cmdMCP(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
+	fl := newFlags("mcp")
+	catalogFile := fl.String("catalog", "", "capability catalog JSON file")
+	noWatch := fl.Bool("no-watch", false, "list and stat every session file on each call instead of watching the session directories")
+	lf := addLiveFlags(fl)
+	maxResult := fl.Int("max-result-bytes", mcpserver.DefaultMaxResultBytes, "bytes a tool result (text and structured content) may hold")
+	maxMessage := fl.Int("max-message-bytes", mcpserver.DefaultMaxMessageBytes, "bytes an inbound message may hold")
+	pos, err := parseInterleaved(fl, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usageError("mcp takes no arguments: memidx mcp [flags]")
+	}
+	if *maxResult < mcpserver.MinMaxResultBytes || *maxMessage < 1 {
+		return usageError("--max-result-bytes takes at least %d and --max-message-bytes a positive number", mcpserver.MinMaxResultBytes)
+	}
+	var live engine.LiveSession
+	if l := lf.live(); l != nil {
+		live = *l
+	}
+	e, err := openEngineWith(g, *catalogFile, live, func(o *engine.Options) {
+		o.Watch = !*noWatch
+		o.WalkPageBytes = mcpserver.WalkPageBytes(*maxResult)
+	})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	opts := mcpserver.Options{Version: serverVersion(), MaxResultBytes: *maxResult, MaxMessageBytes: *maxMessage}
+	return mcpserver.Serve(ctx, e, opts, io.NopCloser(stdin), nopWriteCloser{stdout})
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
