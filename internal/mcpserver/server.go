@@ -109,9 +109,16 @@ func Serve(ctx context.Context, e *engine.Engine, opts Options, in io.ReadCloser
 	return err
 }
 
+// beforeCall, when set (tests), runs before each engine call under its
+// context, as a call that waits on indexing would.
+var beforeCall func(context.Context)
+
 // call runs one engine call for a tool and makes its result.
 func (s *server) call(ctx context.Context, req *mcp.CallToolRequest, ref string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	stop := s.progress(ctx, req)
+	if beforeCall != nil {
+		beforeCall(ctx)
+	}
 	res, err := s.e.Call(ctx, engine.FabricCall{Ref: ref, Args: orEmpty(args)})
 	stop()
 	if ctx.Err() != nil {
