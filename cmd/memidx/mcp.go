@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/internal/mcpserver"
 )
 
 const mcpHelp = `usage: memidx mcp [--catalog FILE] [--no-watch] [--live-session FILE --live-leaf ID --live-branch ID,…]
-                  [--max-result-bytes N] [--max-message-bytes N]
+                  [--max-result-bytes N] [--max-message-bytes N] [--progress-after D] [--progress-every D]
 
 The memory tools over the Model Context Protocol on stdin/stdout (newline-
 delimited JSON-RPC; stdout carries only MCP messages): memory_recall,
@@ -24,6 +25,10 @@ Limits: a tool result, text and structured content together, stays within
 half of it in entries, an entry larger than that arrives in chunks with its
 textRange, and a result still past it is the tool error result_too_large.
 One inbound message holds at most --max-message-bytes (default 16 MiB).
+
+A call that carries a progress token and runs longer than --progress-after
+(default 250ms) gets notifications/progress every --progress-every (default
+1s) until its answer.
 `
 
 func init() { helps["mcp"] = mcpHelp }
@@ -37,6 +42,8 @@ func cmdMCP(ctx context.Context, g globals, args []string, stdin io.Reader, stdo
 	lf := addLiveFlags(fl)
 	maxResult := fl.Int("max-result-bytes", mcpserver.DefaultMaxResultBytes, "bytes a tool result (text and structured content) may hold")
 	maxMessage := fl.Int("max-message-bytes", mcpserver.DefaultMaxMessageBytes, "bytes an inbound message may hold")
+	progressAfter := fl.Duration("progress-after", 250*time.Millisecond, "how long a call with a progress token runs before its first progress notification")
+	progressEvery := fl.Duration("progress-every", time.Second, "the time between two progress notifications of a call")
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
@@ -44,8 +51,8 @@ func cmdMCP(ctx context.Context, g globals, args []string, stdin io.Reader, stdo
 	if len(pos) != 0 {
 		return usageError("mcp takes no arguments: memidx mcp [flags]")
 	}
-	if *maxResult < mcpserver.MinMaxResultBytes || *maxMessage < 1 {
-		return usageError("--max-result-bytes takes at least %d and --max-message-bytes a positive number", mcpserver.MinMaxResultBytes)
+	if *maxResult < mcpserver.MinMaxResultBytes || *maxMessage < 1 || *progressAfter <= 0 || *progressEvery <= 0 {
+		return usageError("--max-result-bytes takes at least %d; --max-message-bytes, --progress-after and --progress-every a positive value", mcpserver.MinMaxResultBytes)
 	}
 	var live engine.LiveSession
 	if l := lf.live(); l != nil {
@@ -59,7 +66,8 @@ func cmdMCP(ctx context.Context, g globals, args []string, stdin io.Reader, stdo
 		return err
 	}
 	defer e.Close()
-	opts := mcpserver.Options{Version: serverVersion(), MaxResultBytes: *maxResult, MaxMessageBytes: *maxMessage}
+	opts := mcpserver.Options{Version: serverVersion(), MaxResultBytes: *maxResult, MaxMessageBytes: *maxMessage,
+		ProgressAfter: *progressAfter, ProgressEvery: *progressEvery}
 	return mcpserver.Serve(ctx, e, opts, io.NopCloser(stdin), nopWriteCloser{stdout})
 }
 

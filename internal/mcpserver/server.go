@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memidx/memidx/engine"
@@ -32,6 +33,9 @@ const (
 	// a walk page's entries: the page's other fields and its text's
 	// headers.
 	resultReserve = 64 << 10
+	// codeRequestCancelled is the JSON-RPC error of a cancelled call, as
+	// LSP and serve answer it.
+	codeRequestCancelled = -32800
 )
 
 // Options configure a server.
@@ -122,7 +126,9 @@ func (s *server) call(ctx context.Context, req *mcp.CallToolRequest, ref string,
 	res, err := s.e.Call(ctx, engine.FabricCall{Ref: ref, Args: orEmpty(args)})
 	stop()
 	if ctx.Err() != nil {
-		return nil, ctx.Err() // cancelled: no successful answer follows
+		// Cancelled: the SDK still answers the id; the answer is LSP's
+		// RequestCancelled error, never a result.
+		return nil, &jsonrpc.Error{Code: codeRequestCancelled, Message: "request cancelled"}
 	}
 	if err != nil {
 		eo := engine.DomainError(err)
@@ -159,8 +165,8 @@ func (s *server) progress(ctx context.Context, req *mcp.CallToolRequest) (stop f
 	tick := func() {
 		mu.Lock()
 		defer mu.Unlock()
-		if finished {
-			return
+		if finished || ctx.Err() != nil {
+			return // answered, or cancelled: its progress ends
 		}
 		// Elapsed seconds: increasing, with no total (an index refresh
 		// does not know its share of the call).

@@ -160,7 +160,11 @@ func TestStreamProgressAndCancel(t *testing.T) {
 		if m["id"] == float64(5) {
 			break
 		}
+		if m["method"] == "notifications/progress" {
+			continue
+		}
 		require.Equal(t, float64(4), m["id"], "%v", m)
 		assert.Nil(t, m["result"], "no successful answer after a cancel: %v", m)
+		assert.Equal(t, float64(codeRequestCancelled), m["error"].(map[string]any)["code"])
 	}
 }
