@@ -105,7 +105,10 @@ func New(e *engine.Engine, opts Options) *mcp.Server {
 // until in ends, then returns nil; stdout carries only MCP messages.
 func Serve(ctx context.Context, e *engine.Engine, opts Options, in io.ReadCloser, out io.WriteCloser) error {
 	opts.fill()
-	t := &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: opts.MaxMessageBytes}
+	w := &lockedWriter{w: out, pending: newPending()}
+	// The SDK's own line limit would end the connection; limitedLines
+	// answers an overlong message and goes on.
+	t := &mcp.IOTransport{Reader: newLimitedLines(in, w, opts.MaxMessageBytes), Writer: w, MaxLineLength: -1}
 	err := New(e, opts).Run(ctx, t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,4 +168,49 @@ func TestStreamProgressAndCancel(t *testing.T) {
 		assert.Nil(t, m["result"], "no successful answer after a cancel: %v", m)
 		assert.Equal(t, float64(codeRequestCancelled), m["error"].(map[string]any)["code"])
 	}
+}
+
+// A hostile or malformed message is answered with a JSON-RPC error and the
+// server goes on (the SDK alone ends the connection on each); the end of
+// the input waits for the answers of the calls already read.
+func TestStreamSurvivesMalformedMessages(t *testing.T) {
+	w := newWorld(t)
+	w.write("s", "one", "two")
+	s := serveStream(t, w, Options{MaxMessageBytes: 4096})
+	s.initialize("2025-11-25")
+	for _, c := range []struct {
+		name, line string
+		code       float64
+	}{
+		{"longer than the limit", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 100000) + `"}}`, -32600},
+		{"not JSON", `{not json`, -32700},
+		{"a batch", `[{"jsonrpc":"2.0","id":2,"method":"ping"}]`, -32600},
+		{"no version", `{"id":3,"method":"ping"}`, -32600},
+		{"an object id", `{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, -32600},
+		{"a number method", `{"jsonrpc":"2.0","id":4,"method":7}`, -32600},
+		{"a bare string", `"ping"`, -32600},
+		{"params not an object", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":7}`, -32602},
+		{"an unknown method", `{"jsonrpc":"2.0","id":6,"method":"memory/forget"}`, -32601},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s.send(c.line)
+			m := s.next()
+			require.NotNil(t, m["error"], "%v", m)
+			assert.Equal(t, c.code, m["error"].(map[string]any)["code"])
+			s.send(`{"jsonrpc":"2.0","id":100,"method":"ping"}`)
+			assert.Equal(t, float64(100), s.next()["id"], "the server goes on")
+		})
+	}
+
+	release := make(chan struct{})
+	beforeCall = func(context.Context) { <-release }
+	t.Cleanup(func() { beforeCall = nil })
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"memory_recall","arguments":{"query":"one","scope":"global"}}}`)
+	require.NoError(t, s.in.Close())
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	m := s.next()
+	assert.Equal(t, float64(7), m["id"], "a call read before the input closed is answered")
+	assert.NotNil(t, m["result"])
+	require.NoError(t, <-s.done)
 }
