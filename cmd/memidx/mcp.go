@@ -63,12 +63,22 @@ func cmdMCP(ctx context.Context, g globals, args []string, stdin io.Reader, stdo
 		o.WalkPageBytes = mcpserver.WalkPageBytes(*maxResult)
 	})
 	if err != nil {
-		return err
+		return onStderr(err)
 	}
 	defer e.Close()
 	opts := mcpserver.Options{Version: serverVersion(), MaxResultBytes: *maxResult, MaxMessageBytes: *maxMessage,
 		ProgressAfter: *progressAfter, ProgressEvery: *progressEvery}
-	return mcpserver.Serve(ctx, e, opts, io.NopCloser(stdin), nopWriteCloser{stdout})
+	return onStderr(mcpserver.Serve(ctx, e, opts, io.NopCloser(stdin), nopWriteCloser{stdout}))
+}
+
+// onStderr reports a failure of the server on stderr only: its stdout is
+// the host's MCP stream.
+func onStderr(err error) error {
+	if err == nil {
+		return nil
+	}
+	code, msg := errorParts(err)
+	return &silentFailure{msg: code + ": " + msg}
 }
 
 type nopWriteCloser struct{ io.Writer }

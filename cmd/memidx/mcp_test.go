@@ -27,6 +27,7 @@ func TestMCPCommand(t *testing.T) {
 		{"a positional argument", []string{"mcp", "extra"}, "", exitUsage},
 		{"a zero progress delay", []string{"mcp", "--progress-after", "0s"}, "", exitUsage},
 		{"stdin closes at once", []string{"mcp"}, "", exitOK},
+		{"a catalog that does not load", []string{"mcp", "--catalog", "/nonexistent/catalog.json"}, "", exitFailed},
 		{"a session", []string{"mcp"}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"tools/list"}
@@ -37,6 +38,10 @@ func TestMCPCommand(t *testing.T) {
 			var out, errOut strings.Builder
 			code := run(context.Background(), append(globals, c.args...), strings.NewReader(c.input), &out, &errOut)
 			require.Equal(t, c.code, code, "stdout: %s\nstderr: %s", out.String(), errOut.String())
+			if c.code == exitFailed {
+				assert.Empty(t, out.String(), "a failure goes to stderr: stdout is the MCP stream")
+				assert.Contains(t, errOut.String(), "invalid_catalog")
+			}
 			if c.code != exitOK {
 				return
 			}

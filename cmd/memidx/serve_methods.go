@@ -150,7 +150,7 @@ func (s *server) initialize() *initializeResult {
 		describe("memory.recall", "Ranked, bounded evidence from past sessions."),
 		describe("memory.expand", "Full records behind a hit."),
 		describe("memory.sessions", "The sessions of a scope."),
-		{Name: "memory.walk", Description: "Every complete entry of a selection, a bounded page at a time: send next (method and params) unchanged for the next page; null at the end. The walk is bound to the session's source hash and lineage of its first page (a change answers stale_pointer).",
+		{Name: "memory.walk", Description: "The entries of a selection in order, a page at a time: pageSize entries, at most 1 MiB of them; an entry larger than that arrives in chunks with its textRange, the page's next continuing inside it. next is {ref:\"memory.walk\", args}: send it as method and params, or through tools.call; null at the end. The walk is bound to the session's source hash and lineage of its first page (a change answers stale_pointer).",
 			InputSchema: engine.WalkPageInputSchema(), OutputSchema: engine.WalkPageOutputSchema()},
 		{Name: "memory.rebuild", Description: "Bring the index up to date (warm it), with memory.progress notifications {id, message:\"rebuilding\", done, total, bytesRead}; the result is the summary `memidx rebuild --json` prints.",
 			InputSchema: json.RawMessage(rebuildInputSchema), OutputSchema: json.RawMessage(rebuildOutputSchema)},
