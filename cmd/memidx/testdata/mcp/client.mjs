@@ -133,20 +133,20 @@ check(aborted !== null, "the cancelled call has no successful answer");
 const after = await call(cold.client, "memory_recall", { query: "zorblax", scope: "global" });
 check(after.structuredContent.hits.length === 1, "the server answers after a cancel");
 log(`cancel: aborted after ${cancelProgress.length} progress notification(s): ${short(String(aborted), 120)}`);
-await new Promise((r) => setTimeout(r, 100)); // a late progress or answer would arrive as an error
+await new Promise((r) => setTimeout(r, 300)); // a late progress or answer would arrive as an error
 await cold.client.close();
 // The SDK answers a cancelled id with error -32800 (the spec says it
 // should not answer; the client drops it). Anything else is stray: a
 // progress after an answer or a cancel, or a successful answer to it.
 // A progress notification sent before the server read the cancel crosses
-// it (at most one or two); a server that kept sending would send about
-// twenty in the 100 ms waited, every 5 ms.
+// it (a few, on a loaded machine); a server that kept sending would send
+// about sixty in the 300 ms waited, every 5 ms.
 const cancelledAnswer = (e) => /^cold: .*unknown message ID: .*"error":\{"code":-32800/.test(e);
 const crossing = (e) => /^cold: .*progress notification for an unknown token: .*"progressToken":2\}/.test(e);
 const stray = errors.filter((e) => !cancelledAnswer(e) && !crossing(e));
 const crossed = errors.filter(crossing).length;
 log(`after cancel: ${errors.filter(cancelledAnswer).length} RequestCancelled error answer(s), ${crossed} crossing progress, ${stray.length} stray message(s)`);
-check(crossed <= 2, "progress ends with the cancel");
+check(crossed <= 10, "progress ends with the cancel");
 check(stray.length === 0, "no stray message: " + stray.join("; "));
 
 console.log(JSON.stringify({ protocol: negotiated(), tools: tools.map((t) => t.name), validated, walked: texts.length, pages, chunks,
