@@ -12,6 +12,7 @@ type CallResult struct {
 	Recall   *RecallPage     // memory.recall
 	Expand   *ExpandResult   // memory.expand
 	Sessions *SessionsResult // memory.sessions
+	Walk     *WalkPage       // memory.walk, memidx's extension
 	// Unknown answers a ref memidx does not serve (unknown_ref).
 	Unknown *CallError
 }
@@ -25,6 +26,8 @@ func (r *CallResult) Value() Failure {
 		return r.Expand
 	case r.Sessions != nil:
 		return r.Sessions
+	case r.Walk != nil:
+		return r.Walk
 	case r.Unknown != nil:
 		return r.Unknown
 	}
@@ -52,7 +55,9 @@ func (r *CallResult) MarshalJSON() ([]byte, error) {
 }
 
 // Call dispatches a follow or next token (or any call with a known ref)
-// unchanged: memory.recall, memory.expand or memory.sessions. A request the
+// unchanged: memory.recall, memory.expand, memory.sessions or memory.walk
+// (memidx's extension: a page of WalkPage, for hosts that cannot run the
+// spec's guest-local walk). A request the
 // engine cannot take (unknown ref, bad arguments) is answered by a result
 // whose error says so, as every domain failure is. The call's arguments are
 // taken exactly as written: a token needs no Go round trip (to change one,
@@ -86,9 +91,15 @@ func (e *Engine) call(ctx context.Context, call FabricCall) (*CallResult, error)
 			return &CallResult{Sessions: &SessionsResult{Sessions: []SessionRow{}, Coverage: failureCoverage(eo.Code), Error: eo}}, nil
 		}
 		res.Sessions, err = e.sessions(ctx, a)
+	case "memory.walk":
+		r, eo := DecodeWalkPage(args)
+		if eo != nil {
+			return &CallResult{Walk: &WalkPage{Entries: []ExpandedEntry{}, Error: eo}}, nil
+		}
+		res.Walk, err = e.walkPage(ctx, r)
 	default:
 		res.Unknown = &CallError{Error: &ErrorObject{Code: string(ErrUnknownRef),
-			Message: "memidx answers memory.recall, memory.expand and memory.sessions, not " + quote(call.Ref)}}
+			Message: "memidx answers memory.recall, memory.expand, memory.sessions and memory.walk, not " + quote(call.Ref)}}
 	}
 	if err != nil {
 		return nil, err

@@ -6,6 +6,10 @@
 //	res, err := e.Call(ctx, page.Hits[0].Follow())   // expand the hit: res.Expand
 //	for page.Next != nil { res, err = e.Call(ctx, *page.Next); page = res.Recall }
 //
+// Call also takes memory.walk, memidx's extension for hosts that cannot run
+// the spec's guest-local walk: WalkPage answers a session a bounded page at
+// a time, its next a memory.walk call.
+//
 // Every call first refreshes what its scope needs (package index), so an
 // empty or stale index directory still answers correctly; no separate
 // rebuild is ever required for correctness.

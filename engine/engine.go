@@ -83,6 +83,10 @@ type Options struct {
 	// negative value no bound but the context's. A walk that reaches it
 	// ends with the reason WalkDeadline.
 	WalkTimeout time.Duration
+	// WalkPageBytes bounds the JSON of a memory.walk page's entries (see
+	// WalkPage); 0 means DefaultWalkPageBytes. A request's own MaxBytes
+	// takes precedence.
+	WalkPageBytes int
 	// Watch makes a long-lived Engine watch the session directories of
 	// the scopes it serves (inotify, on Linux) and list again only those
 	// that changed since its last call, instead of listing and stat-ing

@@ -62,3 +62,11 @@ func Reopen(e *Engine) (*Engine, error) { return Open(e.opt) }
 
 // WatchStats counts what Options.Watch did for e (zero without it).
 func WatchStats(e *Engine) listing.WatchStats { return e.watch.Stats() }
+
+// SetBeforeWalkPage makes f run between a walk page's read of its
+// session's version and its walk, until the returned func restores it.
+func SetBeforeWalkPage(f func()) (restore func()) {
+	old := beforeWalkPage
+	beforeWalkPage = f
+	return func() { beforeWalkPage = old }
+}

@@ -190,7 +190,7 @@ func TestCallResultIsTyped(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, res.Unknown)
 	a, _ = json.Marshal(res)
-	assert.JSONEq(t, `{"error":{"code":"unknown_ref","message":"memidx answers memory.recall, memory.expand and memory.sessions, not \"memory.forget\""}}`, string(a))
+	assert.JSONEq(t, `{"error":{"code":"unknown_ref","message":"memidx answers memory.recall, memory.expand, memory.sessions and memory.walk, not \"memory.forget\""}}`, string(a))
 }
 
 // A walk answers a request it cannot take as a result, as every domain

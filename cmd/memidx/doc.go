@@ -41,6 +41,13 @@
 // requests of a batch (--max-batch), the batch answers kept until their
 // batch is complete (--max-batch-bytes) and the answers the client has not
 // read (--max-queued-bytes; past it serve stops reading: back-pressure).
+// Its progress notification is memory.progress {id, message, …}.
+//
+// mcp serves the memory tools over the Model Context Protocol (package
+// internal/mcpserver) with serve's engine and trust rules: the live
+// session comes from the --live-* flags only. A tool result stays within
+// --max-result-bytes (default 1 MiB; past it the tool error
+// result_too_large), a message within --max-message-bytes.
 //
 // The JSON is package engine's, which keeps the wire format of the
 // reference (docs/REFERENCE.md).

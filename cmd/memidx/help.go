@@ -73,7 +73,7 @@ a live session the scope is project.`,
 		}, liveFlagSpecs)},
 	{name: "call", synopsis: "JSON|- [flags]", list: "call JSON|-", summary: "dispatch a hit's follow or a page's next unchanged",
 		about: `Dispatch a hit's follow or a page's next token unchanged:
-memory.recall, memory.expand or memory.sessions.`,
+memory.recall, memory.expand, memory.sessions or memory.walk.`,
 		flags: liveFlagSpecs},
 	{name: "catalog", synopsis: "[flags] [search QUERY | describe REF]", list: "catalog", summary: "capability heads (never memory evidence)", args: []string{"search", "describe"},
 		about: `Capability heads (never memory evidence): the catalog, a search of it, or
@@ -84,11 +84,11 @@ one action's full description.`,
 		}},
 	{name: "serve", synopsis: "--stdio [flags]", list: "serve --stdio", summary: "JSON-RPC 2.0 for non-Go hosts",
 		about: `JSON-RPC 2.0 over stdin/stdout, one message per line or Content-Length
-framed, batches, $/cancelRequest, $/progress: initialize, memory.recall,
+framed, batches, $/cancelRequest, memory.progress: initialize, memory.recall,
 memory.expand, memory.sessions, memory.walk (pages), memory.rebuild,
 tools.call, tools.catalog, tools.search, tools.describe; host.setLive
 {sessionFile, leafId, branchIds} sets the connection's live session for
-every request read after it. See "Serve protocol" in README.md.
+every request read after it. See docs/SERVE.md.
 
 The server watches the session directories it has listed (inotify, on
 Linux) and lists again only what changed; --no-watch lists and stats every
@@ -107,6 +107,32 @@ serve stops reading requests until the client reads.`,
 			{names: []string{"max-batch-bytes"}, arg: "N", help: "batch answers held until complete (default 64 MiB)"},
 			{names: []string{"max-queued-bytes"}, arg: "N", help: "answers the client has not read (default 64 MiB)"},
 			{names: []string{"max-pending-bytes"}, arg: "N", help: "arguments of calls read and not yet answered"},
+		})},
+	{name: "mcp", synopsis: "[flags]", list: "mcp", summary: "the memory tools for MCP hosts (Claude Code, Cursor, …)",
+		about: `The memory tools over the Model Context Protocol on stdin/stdout (newline-
+delimited JSON-RPC; stdout carries only MCP messages): memory_recall,
+memory_expand, memory_sessions, memory_walk and memory_call. Every follow
+or next token a result hands out passes unchanged to memory_call. The live
+session is the host's (--live-* flags), never a tool argument's. The
+server exits 0 when stdin closes. See "From an MCP host" in README.md.
+
+Limits: a tool result, text and structured content together, stays within
+--max-result-bytes (default 1 MiB, at least 128 KiB): a walk page holds
+half of it in entries, an entry larger than that arrives in chunks with its
+textRange, and a result still past it is the tool error result_too_large.
+One inbound message holds at most --max-message-bytes (default 16 MiB).
+
+A call that carries a progress token and runs longer than --progress-after
+(default 250ms) gets notifications/progress every --progress-every (default
+1s) until its answer.`,
+		flags: join([]flagSpec{
+			{names: []string{"catalog"}, arg: "FILE", help: "capability catalog JSON file"},
+			{names: []string{"no-watch"}, help: "list and stat every session file on each call"},
+		}, liveFlagSpecs, []flagSpec{
+			{names: []string{"max-result-bytes"}, arg: "N", help: "bytes a tool result may hold (default 1 MiB, at least 128 KiB)"},
+			{names: []string{"max-message-bytes"}, arg: "N", help: "bytes an inbound message may hold (default 16 MiB)"},
+			{names: []string{"progress-after"}, arg: "D", help: "a call's first progress notification after D (default 250ms)"},
+			{names: []string{"progress-every"}, arg: "D", help: "time between progress notifications (default 1s)"},
 		})},
 	{name: "rebuild", synopsis: "[flags]", list: "rebuild", summary: "bring the index up to date",
 		about: `Bring the index up to date (default scope: global), with a progress bar on

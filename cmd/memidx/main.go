@@ -171,6 +171,8 @@ func runCommand(ctx context.Context, g globals, cmd string, args []string, stdin
 		return cmdWalk(ctx, g, args, stdin, stdout, stderr)
 	case "serve":
 		return cmdServe(ctx, g, args, stdin, stdout)
+	case "mcp":
+		return cmdMCP(ctx, g, args, stdin, stdout)
 	case "catalog":
 		return cmdCatalog(ctx, g, args, stdout)
 	case "gen":

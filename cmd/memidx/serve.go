@@ -39,11 +39,14 @@ const (
 )
 
 // Progress of a call that waits (on a refresh of a cold index, most often):
-// a first $/progress notification after progressAfter, then one every
-// progressEvery, and "done" before the answer.
+// a first progress notification after progressAfter, then one every
+// progressEvery, and "done" before the answer. Its method is memidx's own,
+// progressMethod: its payload names the call by id, which is not LSP's
+// $/progress (a client token and {kind: begin|report|end}).
 const (
-	progressAfter = 250 * time.Millisecond
-	progressEvery = time.Second
+	progressMethod = "memory.progress"
+	progressAfter  = 250 * time.Millisecond
+	progressEvery  = time.Second
 )
 
 type rpcRequest struct {
@@ -502,7 +505,7 @@ func (s *server) notify(method string, params any) {
 	}
 }
 
-// waitProgress sends $/progress notifications for a call that takes long:
+// waitProgress sends progressMethod notifications for a call that takes long:
 // {"id":…,"message":"indexing","elapsedMs":…} after progressAfter and
 // then every progressEvery, and {"id":…,"message":"done",…} when the call
 // is done, before its answer.
@@ -544,7 +547,7 @@ func (p *waitProgress) tick() {
 		return
 	}
 	p.sent = true
-	p.s.notify("$/progress", progressParams{ID: p.id, Message: "indexing", ElapsedMs: time.Since(p.start).Milliseconds()})
+	p.s.notify(progressMethod, progressParams{ID: p.id, Message: "indexing", ElapsedMs: time.Since(p.start).Milliseconds()})
 	p.t.Reset(p.s.progressEvery)
 }
 
@@ -560,7 +563,7 @@ func (p *waitProgress) stop() {
 	p.finished = true
 	p.t.Stop()
 	if p.sent {
-		p.s.notify("$/progress", progressParams{ID: p.id, Message: "done", ElapsedMs: time.Since(p.start).Milliseconds()})
+		p.s.notify(progressMethod, progressParams{ID: p.id, Message: "done", ElapsedMs: time.Since(p.start).Milliseconds()})
 	}
 }
 
@@ -674,10 +677,8 @@ func (s *server) dispatch(c *call) (resp *rpcResponse) {
 		err    error
 	)
 	switch req.Method {
-	case "memory.recall", "memory.expand", "memory.sessions":
+	case "memory.recall", "memory.expand", "memory.sessions", "memory.walk":
 		result, err = s.e.Call(ctx, engine.FabricCall{Ref: req.Method, Args: params})
-	case "memory.walk":
-		result, err = s.walk(ctx, params)
 	case "memory.rebuild":
 		result, err = s.rebuild(ctx, req.ID, params)
 	case "tools.call":

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/coverage"
 )
 
 // requestErrorCodes are the memidx error codes that say the request itself
@@ -46,13 +45,13 @@ func resultError(v any) *engine.ErrorObject {
 		return r.Coverage.Error
 	case *engine.CallError:
 		return r.Error
+	case *engine.WalkPage:
+		return r.Error
 	case *engine.ToolCatalogResult:
 		return r.Error
 	case *engine.ToolSearchResult:
 		return r.Error
 	case *engine.ToolDescribeResult:
-		return r.Error
-	case *walkPage:
 		return r.Error
 	case *engine.CallResult:
 		return resultError(r.Value())
@@ -152,9 +151,9 @@ func (s *server) initialize() *initializeResult {
 		describe("memory.recall", "Ranked, bounded evidence from past sessions."),
 		describe("memory.expand", "Full records behind a hit."),
 		describe("memory.sessions", "The sessions of a scope."),
-		{Name: "memory.walk", Description: "Every complete entry of a selection, a bounded page at a time: send next (method and params) unchanged for the next page; null at the end. The walk is bound to the session's source hash and lineage of its first page (a change answers stale_pointer).",
-			InputSchema: walkInputSchema(), OutputSchema: json.RawMessage(walkOutputSchema)},
-		{Name: "memory.rebuild", Description: "Bring the index up to date (warm it), with $/progress notifications {id, message:\"rebuilding\", done, total, bytesRead}; the result is the summary `memidx rebuild --json` prints.",
+		{Name: "memory.walk", Description: "The entries of a selection in order, a page at a time: pageSize entries, at most 1 MiB of them; an entry larger than that arrives in chunks with its textRange, the page's next continuing inside it. next is {ref:\"memory.walk\", args}: send it as method and params, or through tools.call; null at the end. The walk is bound to the session's source hash and lineage of its first page (a change answers stale_pointer).",
+			InputSchema: engine.WalkPageInputSchema(), OutputSchema: engine.WalkPageOutputSchema()},
+		{Name: "memory.rebuild", Description: "Bring the index up to date (warm it), with memory.progress notifications {id, message:\"rebuilding\", done, total, bytesRead}; the result is the summary `memidx rebuild --json` prints.",
 			InputSchema: json.RawMessage(rebuildInputSchema), OutputSchema: json.RawMessage(rebuildOutputSchema)},
 		{Name: "tools.call", Description: "Dispatch a follow or next token {ref, args} unchanged.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"ref":{"type":"string"},"args":{"type":"object"}},"required":["ref"]}`)},
@@ -167,7 +166,7 @@ func (s *server) initialize() *initializeResult {
 	r.Notifications = []methodInfo{
 		{Name: "$/cancelRequest", Description: "Client to server, {id}: cancel that call; it answers error -32800.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":["string","number"]}},"required":["id"]}`)},
-		{Name: "$/progress", Description: "Server to client, {id, message, elapsedMs, done?, total?, bytesRead?}: the call with that id is still working (\"indexing\", or \"rebuilding\" with counts); \"done\" comes before its answer.",
+		{Name: progressMethod, Description: "Server to client, {id, message, elapsedMs, done?, total?, bytesRead?}: the call with that id is still working (\"indexing\", or \"rebuilding\" with counts); \"done\" comes before its answer.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":["string","number","null"]},"message":{"type":"string"},"elapsedMs":{"type":"integer"},"done":{"type":"integer"},"total":{"type":"integer"},"bytesRead":{"type":"integer"}},"required":["id","message"]}`)},
 	}
 	r.Errors = map[string]string{
@@ -182,41 +181,6 @@ func (s *server) initialize() *initializeResult {
 	return r
 }
 
-// walkInputSchema is memory.expand's input schema with the page fields.
-func walkInputSchema() json.RawMessage {
-	var s map[string]any
-	if json.Unmarshal([]byte(catalogExpandInput()), &s) != nil {
-		return nil
-	}
-	props, _ := s["properties"].(map[string]any)
-	if props == nil {
-		return nil
-	}
-	props["pageSize"] = map[string]any{"type": "integer", "minimum": 1, "maximum": maxWalkPage, "default": defaultWalkPage,
-		"description": "complete entries per page"}
-	props["offset"] = map[string]any{"type": "integer", "minimum": 0, "default": 0,
-		"description": "entries of the selection already returned (next carries it)"}
-	delete(props, "textOffset")
-	b, _ := json.Marshal(s)
-	return b
-}
-
-func catalogExpandInput() json.RawMessage {
-	for _, a := range engine.MemoryCatalogProvider().Actions {
-		if a.Name == "expand" {
-			return a.InputSchema
-		}
-	}
-	return nil
-}
-
-const walkOutputSchema = `{"type":"object","properties":{` +
-	`"session":{"type":"string"},"sourceHash":{"type":"string"},"lineageFingerprint":{"type":"string"},"branches":{"type":"string"},` +
-	`"entries":{"type":"array","items":{"type":"object","description":"a complete memory.expand entry: textRange covers the whole text"}},` +
-	`"next":{"type":["object","null"],"properties":{"method":{"const":"memory.walk"},"params":{"type":"object"}}},` +
-	`"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"}}}},` +
-	`"required":["session","entries","next"]}`
-
 const rebuildInputSchema = `{"type":"object","properties":{` +
 	`"scope":{"type":"string","default":"global","description":"session, project, global or session:<id-or-path>"},` +
 	`"branches":{"type":"string","enum":["active","all"],"default":"active"}},"additionalProperties":false}`
@@ -227,177 +191,8 @@ const rebuildOutputSchema = `{"type":"object","properties":{` +
 	`"seconds":{"type":"number"},"coverage":{"type":"object"},` +
 	`"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"}}}}}`
 
-// Walk page bounds: entries per page, and the text a page gathers before
-// it ends early (a page holds at least one entry, whatever its size).
-const (
-	defaultWalkPage = 100
-	maxWalkPage     = 1000
-	walkPageChars   = 4 << 20
-)
-
-// walkPage is memory.walk's result: complete entries in order and the call
-// for the next page.
-type walkPage struct {
-	Session            string                 `json:"session"`
-	SourceHash         string                 `json:"sourceHash,omitempty"`
-	LineageFingerprint string                 `json:"lineageFingerprint,omitempty"`
-	Branches           string                 `json:"branches,omitempty"`
-	Entries            []engine.ExpandedEntry `json:"entries"`
-	Next               *rpcCall               `json:"next"`
-	Error              *engine.ErrorObject    `json:"error,omitempty"`
-	Notices            []engine.Notice        `json:"notices,omitempty"`
-}
-
-// rpcCall is a copy-ready JSON-RPC call: send it with an id of your own.
-type rpcCall struct {
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-}
-
-// walk is memory.walk: the selection memidx walk takes (memory.expand's
-// arguments), plus pageSize and offset. The first page pins the session's
-// path, source hash and lineage fingerprint into next, so the walk reads
-// one version of the session or answers stale_pointer. A whole-session
-// or range walk continues with a narrower entryRange, any other selection
-// (bounded: at most 100 selectors and their context) with offset.
-func (s *server) walk(ctx context.Context, params json.RawMessage) (any, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(params, &fields); err != nil || fields == nil {
-		return nil, invalidParams("memory.walk takes an object: memory.expand's selection, pageSize and offset")
-	}
-	pageSize, offset := defaultWalkPage, 0
-	for _, f := range []struct {
-		name     string
-		dst      *int
-		min, max int
-	}{{"pageSize", &pageSize, 1, maxWalkPage}, {"offset", &offset, 0, 1 << 30}} {
-		raw, ok := fields[f.name]
-		if !ok {
-			continue
-		}
-		delete(fields, f.name)
-		var n int
-		if err := json.Unmarshal(raw, &n); err != nil || n < f.min || n > f.max {
-			return nil, invalidParams("memory.walk: %s must be an integer from %d to %d", f.name, f.min, f.max)
-		}
-		*f.dst = n
-	}
-	rest, _ := json.Marshal(fields)
-	sel, eo := engine.DecodeExpand(rest)
-	if eo != nil {
-		return nil, eo
-	}
-	if sel.TextOffset != 0 {
-		return nil, invalidParams("walk starts from an original selection: textOffset must be 0")
-	}
-	// A page bound to no version pins the one its first read finds; a
-	// session rewritten between that read and the walk is read again,
-	// not answered stale_pointer (a live session grows all the time).
-	unbound := sel.ExpectedSourceHash == "" && sel.ExpectedLineageFingerprint == ""
-	for try := 1; ; try++ {
-		page, stale, err := s.walkOnce(ctx, sel, fields, pageSize, offset)
-		if err != nil || !stale || !unbound || try == maxWalkTries {
-			return page, err
-		}
-	}
-}
-
-// maxWalkTries bounds how often an unbound walk page reads a session that
-// keeps changing under it.
-const maxWalkTries = 3
-
-// beforeWalk, when set (by tests only), runs between a walk page's read
-// of the session's version and its walk.
-var beforeWalk func()
-
-// walkOnce is one try of a walk page; stale reports that the session
-// changed between the page's two reads.
-func (s *server) walkOnce(ctx context.Context, sel engine.ExpandRequest, fields map[string]json.RawMessage, pageSize, offset int) (_ *walkPage, stale bool, _ error) {
-	meta, err := s.e.Expand(ctx, engine.ExpandRequest{Session: sel.Session, Branches: sel.Branches, Live: sel.Live,
-		ExpectedSourceHash: sel.ExpectedSourceHash, ExpectedLineageFingerprint: sel.ExpectedLineageFingerprint})
-	if err != nil {
-		return nil, false, err
-	}
-	page := &walkPage{Session: meta.Session, SourceHash: meta.SourceHash, LineageFingerprint: meta.LineageFingerprint,
-		Branches: meta.Branches, Entries: []engine.ExpandedEntry{}, Notices: meta.Notices}
-	if meta.Error != nil {
-		page.Error = meta.Error
-		return page, false, nil
-	}
-	sel.Session, sel.ExpectedSourceHash, sel.ExpectedLineageFingerprint, sel.Branches = meta.Session, meta.SourceHash, meta.LineageFingerprint, engine.Branches(meta.Branches)
-	some := len(sel.Indices) > 0 || len(sel.EntryIDs) > 0 || len(sel.OperationAddresses) > 0
-	// Given, even as 0 (the wire tells them from absent).
-	given := func(names ...string) bool {
-		for _, n := range names {
-			if raw, ok := fields[n]; ok && string(bytes.TrimSpace(raw)) != "null" {
-				return true
-			}
-		}
-		return false
-	}
-	plain := !given("entryOffset", "entry_offset") && !given("before") && !given("after")
-	if !some && sel.EntryRange == nil && plain {
-		n := 0
-		if meta.EntryCount != nil {
-			n = *meta.EntryCount
-		}
-		if n == 0 {
-			return page, false, nil
-		}
-		sel.EntryRange = &engine.Range{First: 0, Last: n - 1}
-	}
-	byRange := !some && sel.EntryRange != nil && plain
-	if beforeWalk != nil {
-		beforeWalk()
-	}
-	skipped, chars, more := 0, 0, false
-	res, err := s.e.Walk(ctx, sel, func(en engine.ExpandedEntry) (bool, error) {
-		if skipped < offset {
-			skipped++
-			return true, nil
-		}
-		if len(page.Entries) >= pageSize || chars >= walkPageChars {
-			more = true
-			return false, nil
-		}
-		if n := len(page.Entries); n > 0 && en.Index <= page.Entries[n-1].Index {
-			byRange = false // not in index order: continue by offset
-		}
-		page.Entries = append(page.Entries, en)
-		chars += len(en.Text)
-		return true, nil
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	if res.Error != nil {
-		page.Entries, page.Error = []engine.ExpandedEntry{}, res.Error
-		return page, res.Error.Code == coverage.StalePointer, nil
-	}
-	if !more {
-		return page, false, nil
-	}
-	next := sel
-	nextOffset := offset + len(page.Entries)
-	if byRange {
-		r := *sel.EntryRange
-		r.First = page.Entries[len(page.Entries)-1].Index + 1
-		next.EntryRange, nextOffset = &r, 0
-	}
-	b, _ := json.Marshal(next)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	m["pageSize"] = pageSize
-	if nextOffset > 0 {
-		m["offset"] = nextOffset
-	}
-	b, _ = json.Marshal(m)
-	page.Next = &rpcCall{Method: "memory.walk", Params: b}
-	return page, false, nil
-}
-
 // rebuild is memory.rebuild {scope?, branches?}: what `memidx rebuild`
-// does, with $/progress notifications {id, message:"rebuilding", done,
+// does, with progressMethod notifications {id, message:"rebuilding", done,
 // total, bytesRead} at most ten a second (and the last one always).
 func (s *server) rebuild(ctx context.Context, id json.RawMessage, params json.RawMessage) (any, error) {
 	var p struct {
@@ -423,7 +218,7 @@ func (s *server) rebuild(ctx context.Context, id json.RawMessage, params json.Ra
 				return
 			}
 			last = now
-			s.notify("$/progress", progressParams{ID: id, Message: "rebuilding", ElapsedMs: now.Sub(start).Milliseconds(),
+			s.notify(progressMethod, progressParams{ID: id, Message: "rebuilding", ElapsedMs: now.Sub(start).Milliseconds(),
 				Done: &done, Total: &total, BytesRead: &bytesRead})
 		}
 	}

@@ -303,7 +303,7 @@ func TestServeInvalidParams(t *testing.T) {
 		{"tools.search: empty query", "tools.search", map[string]any{"query": ""}, "invalid_request", rpcInvalidParams},
 		{"walk: unknown argument", "memory.walk", map[string]any{"session": p, "bogus": 1}, "invalid_request", rpcInvalidParams},
 		{"walk: bad page size", "memory.walk", map[string]any{"session": p, "pageSize": 0}, "invalid_request", rpcInvalidParams},
-		{"walk: text offset", "memory.walk", map[string]any{"session": p, "indices": []int{0}, "textOffset": 3}, "invalid_request", rpcInvalidParams},
+		{"walk: negative text offset", "memory.walk", map[string]any{"session": p, "indices": []int{0}, "textOffset": -1}, "invalid_request", rpcInvalidParams},
 		{"walk: unknown session", "memory.walk", map[string]any{"session": "nope"}, "session_not_found", 0},
 		{"rebuild: unknown argument", "memory.rebuild", map[string]any{"bogus": 1}, "invalid_request", rpcInvalidParams},
 		{"rebuild: bad branches", "memory.rebuild", map[string]any{"branches": "some"}, "invalid_request", rpcInvalidParams},
@@ -403,7 +403,7 @@ func TestServeWaitProgress(t *testing.T) {
 			assert.Equal(t, `"slept"`, string(last.Result))
 			var msgs []string
 			for _, m := range ms[:len(ms)-1] {
-				require.Equal(t, "$/progress", m.Method, "%s", m.raw)
+				require.Equal(t, "memory.progress", m.Method, "%s", m.raw)
 				var p progressParams
 				require.NoError(t, json.Unmarshal(m.Params, &p))
 				assert.Equal(t, `"x"`, string(p.ID), "progress names the request (a notification has none)")

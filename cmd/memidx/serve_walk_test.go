@@ -16,14 +16,14 @@ import (
 
 // walkAll follows memory.walk pages from params to the end and returns the
 // indices and texts of the entries, and the number of pages.
-func walkAll(t *testing.T, s func() *server, params map[string]any) (idx []int, texts []string, pages int, last walkPage) {
+func walkAll(t *testing.T, s func() *server, params map[string]any) (idx []int, texts []string, pages int, last engine.WalkPage) {
 	t.Helper()
 	call := req(1, "memory.walk", params)
 	for pages = 1; pages < 1000; pages++ {
 		ms := roundTripMessages(t, s(), call)
 		require.Len(t, ms, 1)
 		require.Nil(t, ms[0].Error, "%s", ms[0].raw)
-		var page walkPage
+		var page engine.WalkPage
 		require.NoError(t, json.Unmarshal(ms[0].Result, &page))
 		for _, e := range page.Entries {
 			require.True(t, e.TextRange.Complete)
@@ -33,10 +33,10 @@ func walkAll(t *testing.T, s func() *server, params map[string]any) (idx []int, 
 		if page.Next == nil || page.Error != nil {
 			return idx, texts, pages, page
 		}
-		require.Equal(t, "memory.walk", page.Next.Method)
+		require.Equal(t, "memory.walk", page.Next.Ref)
 		var p map[string]any
-		require.NoError(t, json.Unmarshal(page.Next.Params, &p))
-		call = req(1, page.Next.Method, p)
+		require.NoError(t, json.Unmarshal(page.Next.Args, &p))
+		call = req(1, page.Next.Ref, p)
 	}
 	t.Fatal("walk does not end")
 	return
@@ -57,7 +57,7 @@ func TestServeWalk(t *testing.T) {
 	}{
 		{"whole session", map[string]any{"session": "walked", "pageSize": 10}, 3},
 		{"whole session, one page", map[string]any{"session": path}, 1},
-		{"whole session, small expand chunks", map[string]any{"session": "walked", "pageSize": 7, "maxChars": 1000, "maxEntries": 2}, 4},
+		{"whole session, pages of 7", map[string]any{"session": "walked", "pageSize": 7}, 4},
 		{"a range", map[string]any{"session": "walked", "entryRange": map[string]any{"first": 3, "last": 17}, "pageSize": 4}, 4},
 		{"indices", map[string]any{"session": "walked", "indices": []int{20, 2, 9, 14}, "pageSize": 3}, 2},
 		{"entry ids with context", map[string]any{"session": "walked", "entryIds": []string{"walked-12"}, "before": 3, "after": 4, "pageSize": 2}, 4},
@@ -97,47 +97,10 @@ func TestServeWalk(t *testing.T) {
 		assert.Equal(t, 1, pages)
 		assert.Nil(t, last.Error)
 	})
-	t.Run("a session that changes during a first page", func(t *testing.T) {
-		// Rewritten between the page's read of the version and its walk:
-		// an unbound page reads the session again; a page bound to the
-		// old version answers stale_pointer.
-		p := w.write("growing", "one", "two")
-		appendTurn := func() {
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-			require.NoError(t, err)
-			_, err = f.WriteString(`{"type":"message","id":"growing-2","parentId":"growing-1","timestamp":"2026-09-01T10:02:00.000Z","message":{"role":"user","content":"three"}}` + "\n")
-			require.NoError(t, err)
-			require.NoError(t, f.Close())
-		}
-		first, err := e.Expand(context.Background(), engine.ExpandRequest{Session: p})
-		require.NoError(t, err)
-		tries := 0
-		beforeWalk = func() {
-			if tries++; tries == 1 {
-				appendTurn()
-			}
-		}
-		t.Cleanup(func() { beforeWalk = nil })
-		ms := roundTripMessages(t, w.server(), req(1, "memory.walk", map[string]any{"session": "growing"}))
-		var page walkPage
-		require.NoError(t, json.Unmarshal(ms[0].Result, &page))
-		require.Nil(t, page.Error, "%s", ms[0].raw)
-		assert.Len(t, page.Entries, 3, "the version read again, with the new turn")
-		assert.Equal(t, 2, tries)
-		assert.NotEqual(t, first.SourceHash, page.SourceHash)
-
-		tries = 0
-		beforeWalk = func() { tries++ }
-		ms = roundTripMessages(t, w.server(), req(2, "memory.walk", map[string]any{"session": "growing", "expectedSourceHash": first.SourceHash}))
-		var bound walkPage
-		require.NoError(t, json.Unmarshal(ms[0].Result, &bound))
-		require.NotNil(t, bound.Error, "%s", ms[0].raw)
-		assert.Equal(t, "stale_pointer", bound.Error.Code)
-	})
 	t.Run("a session that changes between pages", func(t *testing.T) {
 		p := w.write("changing", "one", "two", "three", "four")
 		ms := roundTripMessages(t, w.server(), req(1, "memory.walk", map[string]any{"session": "changing", "pageSize": 2}))
-		var page walkPage
+		var page engine.WalkPage
 		require.NoError(t, json.Unmarshal(ms[0].Result, &page))
 		require.Len(t, page.Entries, 2)
 		require.NotNil(t, page.Next)
@@ -146,9 +109,9 @@ func TestServeWalk(t *testing.T) {
 		_, err = f.WriteString(`{"type":"message","id":"changing-4","parentId":"changing-3","timestamp":"2026-09-01T10:02:00.000Z","message":{"role":"user","content":"five"}}` + "\n")
 		require.NoError(t, err)
 		require.NoError(t, f.Close())
-		ms = roundTripMessages(t, w.server(), `{"jsonrpc":"2.0","id":2,"method":"memory.walk","params":`+string(page.Next.Params)+`}`)
+		ms = roundTripMessages(t, w.server(), `{"jsonrpc":"2.0","id":2,"method":"memory.walk","params":`+string(page.Next.Args)+`}`)
 		require.Nil(t, ms[0].Error, "a stale pointer is a result")
-		var next walkPage
+		var next engine.WalkPage
 		require.NoError(t, json.Unmarshal(ms[0].Result, &next))
 		require.NotNil(t, next.Error, "%s", ms[0].raw)
 		assert.Equal(t, "stale_pointer", next.Error.Code)
@@ -189,7 +152,7 @@ func TestServeRebuild(t *testing.T) {
 			require.Greater(t, len(ms), 1, "progress before the answer")
 			var p progressParams
 			for _, m := range ms[:len(ms)-1] {
-				require.Equal(t, "$/progress", m.Method)
+				require.Equal(t, "memory.progress", m.Method)
 				require.NoError(t, json.Unmarshal(m.Params, &p))
 				assert.Equal(t, ans.id(), string(p.ID))
 				assert.Equal(t, "rebuilding", p.Message)

@@ -61,7 +61,7 @@ func serveWatchRounds(t *testing.T, args []string) {
 			require.NoError(t, err, "serve ended")
 			m := decodeMessage(t, line)
 			if m.Method != "" {
-				continue // $/progress
+				continue // memory.progress
 			}
 			require.Equal(t, fmt.Sprint(id), m.id())
 			require.Nil(t, m.Error, m.raw)

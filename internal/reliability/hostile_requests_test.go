@@ -492,7 +492,7 @@ func (w *world) rpcCodes(t *testing.T, calls []rpcCall) []string {
 // rpcResponse is one JSON-RPC answer.
 type rpcResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
-	Method  string          `json:"method"` // a notification ($/progress)
+	Method  string          `json:"method"` // a notification (memory.progress)
 	ID      json.RawMessage `json:"id"`
 	Result  json.RawMessage `json:"result"`
 	Error   *struct {
@@ -533,7 +533,7 @@ func (w *world) serve(t *testing.T, input []byte, timeout time.Duration) ([]rpcR
 		assert.Equal(t, "2.0", resp.JSONRPC)
 		if resp.Method != "" {
 			// A notification from the server (progress of a slow call).
-			assert.Equal(t, "$/progress", resp.Method)
+			assert.Equal(t, "memory.progress", resp.Method)
 			assert.Empty(t, resp.ID)
 			continue
 		}

@@ -9,7 +9,7 @@ const pending = new Map();
 let lastId = 0;
 createInterface({ input: child.stdout }).on("line", (line) => {
   const msg = JSON.parse(line);
-  if (msg.method === "$/progress") return console.error("progress", JSON.stringify(msg.params));
+  if (msg.method === "memory.progress") return console.error("progress", JSON.stringify(msg.params));
   const { resolve, reject } = pending.get(msg.id);
   pending.delete(msg.id);
   if (msg.error) reject(Object.assign(new Error(msg.error.message), msg.error));
@@ -22,12 +22,12 @@ const call = (method, params) => new Promise((resolve, reject) => {
 });
 
 const init = await call("initialize", {});
-await call("memory.rebuild", { scope: "global" });                // warm the index, with $/progress
+await call("memory.rebuild", { scope: "global" });                // warm the index, with memory.progress
 const page = await call("memory.recall", { query, scope: "global" });
 const detail = await call("tools.call", page.hits[0].follow);      // a hit's follow, unchanged
 let walked = 0;
-for (let next = { method: "memory.walk", params: { session: detail.session, pageSize: 2 } }; next; ) {
-  const p = await call(next.method, next.params);                  // pages until next is null
+for (let next = { ref: "memory.walk", args: { session: detail.session, pageSize: 2 } }; next; ) {
+  const p = await call(next.ref, next.args);                       // pages until next is null
   walked += p.entries.length;
   next = p.next;
 }
