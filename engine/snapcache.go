@@ -84,7 +84,7 @@ func (c *snapCache) get(key string, id index.Identity) *snapshot {
 		if e.key != key {
 			continue
 		}
-		if e.id != id || e.id.RacyAt(e.readAt.UnixNano(), index.DefaultRacyWindow) {
+		if e.id != id || e.id.RacyAt(e.readAt.UnixNano(), 0) {
 			c.removeAt(i)
 			return nil
 		}

@@ -29,6 +29,7 @@ func readSlimSnapshot(path string, mode lineage.Mode, live *lineage.Live) *snaps
 		return nil
 	}
 	defer f.Close()
+	index.CountSourceRead()
 	var pl normalize.Planner
 	s, err := session.ReadSlim(f, before.Size, path, pl.Tag)
 	if err != nil {
@@ -104,6 +105,7 @@ func (s *snapshot) open() (*entryReader, *ErrorObject) {
 		f.Close()
 		return nil, s.changedError()
 	}
+	index.CountSourceRead()
 	r.f, r.spans = f, session.NewSpanReader(f)
 	return r, nil
 }

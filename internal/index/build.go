@@ -223,6 +223,7 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 	// whatever its size. Too large is over even the least any build of
 	// it can cost, a slim build's.
 	tooLarge := min(BuildCost(before.Size, 0), SlimBuildCost(before.Size, 0)) > gate.limit
+	sourceReads.Add(1)
 	lines, notSession, err := probeSource(f, before.Size, !tooLarge)
 	if err != nil {
 		return nil, release, err
@@ -254,6 +255,7 @@ func readWhole(ctx context.Context, f *os.File, path string, before Identity, li
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, release, err
 	}
+	sourceReads.Add(1)
 	// One byte more than the file: a file that grew meanwhile is seen to
 	// have changed without reading (or allocating) what it grew by.
 	want := int(before.Size) + 1

@@ -25,10 +25,15 @@
 // of the whole file). ctime changes with every write and with utimes, so a
 // same-size rewrite that restores mtime is caught. A change in the same
 // clock tick as the read can leave every stat field unchanged, so a record
-// whose source changed within two seconds of its indexing is "racy" (as in
-// git's index): the next refresh re-hashes the file and only rebuilds when
-// the hash differs. A source that changes while it is read is not indexed
-// (source_changed_during_index).
+// whose source changed within the racy window of its indexing is "racy"
+// (as in git's index): the next refresh re-hashes the file and only
+// rebuilds when the hash differs. The window is 100 ms where the change
+// time has a sub-second part (the file system stamps nanoseconds), else
+// two seconds. A record re-verified at least the window after its read is
+// trusted whatever its timestamps say, so a source dated in the future
+// settles too. A source that changes while it is read is not indexed
+// (source_changed_during_index). SourceReads counts the passes over
+// session files.
 //
 // Tiers: the hotSessions most recently modified sessions (by the freshest
 // mtime known: the scope's files are stat'ed, others keep their recorded
