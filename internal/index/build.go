@@ -178,6 +178,21 @@ func (g *buildGate) advance() {
 	}
 }
 
+// tryAcquire takes n bytes of the bound at once when they fit and no
+// waiter is in line; it never waits. Give them back with release.
+func (g *buildGate) tryAcquire(n int64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n > 0 && (g.serving != g.next || g.used+n > g.limit) {
+		return false
+	}
+	g.used += n
+	if g.charged != nil {
+		g.charged(g.used)
+	}
+	return true
+}
+
 func (g *buildGate) release(n int64) {
 	g.mu.Lock()
 	g.used -= n
@@ -197,8 +212,8 @@ const probeChunk = 256 << 10
 const reuseMax = 4 << 20
 
 // readSourceInto is ReadSource under gate, reusing buf's memory when it is
-// large enough. Before allocating anything of the file's size it streams
-// the file once (checking that it can hold a session at all, and counting
+// large enough. A small file is read in one pass (readOnePass). Before
+// allocating anything of a larger file's size it streams the file once (checking that it can hold a session at all, and counting
 // its lines), then waits for the file's BuildCost to fit the gate. With
 // trySlim, a file whose BuildCost is over slimFrom is read slim instead,
 // charged SlimBuildCost (a Source without Data); one the slim reader does
@@ -218,6 +233,9 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 	}
 	if before.Size > session.MaxFileBytes {
 		return nil, release, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, before.Size, int64(session.MaxFileBytes))
+	}
+	if src, release, err, done := readOnePass(ctx, f, path, before, buf, gate, trySlim); done {
+		return src, release, err
 	}
 	// The header check comes first: a file that is no session says so,
 	// whatever its size. Too large is over even the least any build of
@@ -255,6 +273,62 @@ func readWhole(ctx context.Context, f *os.File, path string, before Identity, li
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, release, err
 	}
+	src, err := readAll(f, path, before, buf)
+	if err != nil {
+		return nil, release, err
+	}
+	if !session.IsSessionData(src.Data) {
+		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path)
+	}
+	return src, release, nil
+}
+
+// onePassMax is the largest source read in one pass (readOnePass): its
+// least BuildCost is within slimFrom, so it may be read whole.
+const onePassMax = (slimFrom - 64<<10) / 5
+
+// readOnePass reads a small source in one pass instead of a probe and a
+// read: it charges the gate the cost of the bytes alone, reads, hashes
+// and counts the lines at once, then takes the rest of the file's
+// BuildCost, if the gate has it now. done is false, with nothing charged
+// or kept, when the two-pass read must decide: a source too large or too
+// costly for the gate, or of so many lines that it is read slim, or a
+// gate that others are waiting on (a second wait while holding a charge
+// could deadlock them; the two-pass read waits holding nothing).
+func readOnePass(ctx context.Context, f *os.File, path string, before Identity, buf []byte, gate *buildGate, trySlim bool) (_ *Source, release func(), err error, done bool) {
+	base := BuildCost(before.Size, 0)
+	if before.Size > onePassMax || base > gate.limit {
+		return nil, func() {}, nil, false
+	}
+	release, err = gate.charge(ctx, path, before, 0, base)
+	if err != nil {
+		return nil, release, err, true
+	}
+	src, err := readAll(f, path, before, buf)
+	if err != nil {
+		return nil, release, err, true
+	}
+	if !session.IsSessionData(src.Data) {
+		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path), true
+	}
+	lines := int64(bytes.Count(src.Data, []byte{'\n'}))
+	rest := BuildCost(before.Size, lines) - base
+	if base+rest > gate.limit {
+		return nil, release, fmt.Errorf("%w: %s is %d bytes in %d lines, about %d to build, over %d", ErrOverBuildBudget, path, before.Size, lines, base+rest, gate.limit), true
+	}
+	if (trySlim && useSlim(before.Size, lines)) || !gate.tryAcquire(rest) {
+		release()
+		_, err := f.Seek(0, io.SeekStart)
+		return nil, func() {}, err, err != nil
+	}
+	releaseBase, once := release, sync.Once{}
+	return src, func() { once.Do(func() { releaseBase(); gate.release(rest) }) }, nil, true
+}
+
+// readAll reads f (opened at path, of identity before) from where it
+// stands into buf's memory when it is large enough, hashing it as it goes;
+// the source is Changed when the file is not as it was at before.
+func readAll(f *os.File, path string, before Identity, buf []byte) (*Source, error) {
 	sourceReads.Add(1)
 	// One byte more than the file: a file that grew meanwhile is seen to
 	// have changed without reading (or allocating) what it grew by.
@@ -272,23 +346,18 @@ func readWhole(ctx context.Context, f *os.File, path string, before Identity, li
 			break
 		}
 		if err != nil {
-			return nil, release, err
+			return nil, err
 		}
 	}
 	after, err := StatIdentity(path)
-	src := &Source{Path: path, Identity: before}
+	src := &Source{Path: path, Identity: before, Data: data}
 	if err != nil || after != before || int64(len(data)) != before.Size {
 		src.Changed = true
 	}
-	src.Data = data
-	// Only a session is hashed or kept: a file that passed the listing but
-	// holds no session header (a stray *.jsonl, a swapped-in file) stops
-	// here.
-	if !session.IsSessionData(data) {
-		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path)
-	}
+	// Only a session's bytes are hashed (the caller checks): a stray
+	// *.jsonl, a swapped-in file, stops there.
 	src.Hash = hex.EncodeToString(h.Sum(nil))
-	return src, release, nil
+	return src, nil
 }
 
 // probeSource streams the file from its start with a small buffer and
