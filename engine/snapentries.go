@@ -105,7 +105,6 @@ func (s *snapshot) open() (*entryReader, *ErrorObject) {
 		f.Close()
 		return nil, s.changedError()
 	}
-	index.CountSourceRead()
 	r.f, r.spans = f, session.NewSpanReader(f)
 	return r, nil
 }
