@@ -52,6 +52,8 @@ type IndexReport struct {
 	IndexDir string        `json:"indexDir"`
 	Records  []IndexRecord `json:"records"`
 	Totals   IndexTotals   `json:"totals"`
+	// Storage, when asked for, is where the bytes of the index file go.
+	Storage *index.Usage `json:"storage,omitempty"`
 }
 
 func ratio(a, b int64) float64 {
@@ -65,6 +67,20 @@ func ratio(a, b int64) float64 {
 // only; nothing is refreshed.
 func (e *Engine) InspectIndex(ctx context.Context) (*IndexReport, error) {
 	return guard(e, ctx, e.inspectIndex)
+}
+
+// InspectIndexStorage is InspectIndex with Storage: where the bytes of
+// the index file go, by bucket and kind. It reads (and verifies) every
+// value of the file.
+func (e *Engine) InspectIndexStorage(ctx context.Context) (*IndexReport, error) {
+	return guard(e, ctx, func(ctx context.Context) (*IndexReport, error) {
+		rep, err := e.inspectIndex(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rep.Storage, err = e.ix.Usage(ctx)
+		return rep, err
+	})
 }
 
 func (e *Engine) inspectIndex(ctx context.Context) (*IndexReport, error) {

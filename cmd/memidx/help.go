@@ -154,8 +154,8 @@ size limit) fails the sessions it held, with the error (writeError).
       the normalized entries of a session
   inspect tokens TEXT|-
       the canonical tokens of TEXT
-  inspect index
-      every record of the index, with totals
+  inspect index [--storage]
+      every record of the index, with totals (and where its bytes go)
   inspect session SESSION [--branches active|all]
       refresh one session and describe its record
 `,
@@ -173,10 +173,13 @@ The normalized entries of a session file.
 
 The canonical tokens of TEXT (or of stdin).
 `,
-	"inspect index": `usage: memidx inspect index
+	"inspect index": `usage: memidx inspect index [--storage]
 
 Every record of the index, with totals (on a terminal: the totals, sizes
-and cache/source ratios; --json for the records).
+and cache/source ratios; --json for the records). --storage reads the
+whole file and says where its bytes go: per bucket (records, hot shards,
+cold digests, lexicon, roster, meta) its keys, values, block checksums,
+and the bbolt pages that hold them; and the free pages.
 `,
 	"inspect session": `usage: memidx inspect session SESSION [--branches active|all]
 

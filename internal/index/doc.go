@@ -57,6 +57,9 @@
 // whose session another process rewrote since the record was read gets
 // ErrNoData, never the other version's data.
 //
+// Usage (usage.go) says where the bytes of the file go, by bucket: keys,
+// values, checksums and pages (memidx inspect index --storage).
+//
 // Integrity: records and tier data are sealed with block checksums
 // (package blocksum); damage is reported, never answered from.
 //
