@@ -234,23 +234,16 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 	if before.Size > session.MaxFileBytes {
 		return nil, release, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, before.Size, int64(session.MaxFileBytes))
 	}
-	if src, release, err, done := readOnePass(ctx, f, path, before, buf, gate, trySlim); done {
-		return src, release, err
+	one := readOnePass(ctx, f, path, before, buf, gate, trySlim)
+	if one.done {
+		return one.src, one.release, one.err
 	}
-	// The header check comes first: a file that is no session says so,
-	// whatever its size. Too large is over even the least any build of
-	// it can cost, a slim build's.
-	tooLarge := min(BuildCost(before.Size, 0), SlimBuildCost(before.Size, 0)) > gate.limit
-	sourceReads.Add(1)
-	lines, notSession, err := probeSource(f, before.Size, !tooLarge)
-	if err != nil {
-		return nil, release, err
-	}
-	if notSession {
-		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path)
-	}
-	if tooLarge {
-		return nil, release, fmt.Errorf("%w: %s is %d bytes, at least %d to build, over %d", ErrOverBuildBudget, path, before.Size, SlimBuildCost(before.Size, 0), gate.limit)
+	lines := one.lines
+	if lines < 0 {
+		var err error
+		if lines, err = probe(f, path, before, gate); err != nil {
+			return nil, release, err
+		}
 	}
 	if trySlim && useSlim(before.Size, lines) {
 		src, release, err := readSlim(ctx, f, path, before, lines, gate)
@@ -260,6 +253,26 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 		release() // read whole, as today
 	}
 	return readWhole(ctx, f, path, before, lines, buf, gate)
+}
+
+// probe streams f (opened at path, of identity before) once and returns
+// its line count. The header check comes first: a file that is no session
+// says so, whatever its size. Too large is over even the least any build
+// of it can cost, a slim build's.
+func probe(f *os.File, path string, before Identity, gate *buildGate) (int64, error) {
+	tooLarge := min(BuildCost(before.Size, 0), SlimBuildCost(before.Size, 0)) > gate.limit
+	sourceReads.Add(1)
+	lines, notSession, err := probeSource(f, before.Size, !tooLarge)
+	if err != nil {
+		return 0, err
+	}
+	if notSession {
+		return 0, fmt.Errorf("%w: %s", ErrNotSession, path)
+	}
+	if tooLarge {
+		return 0, fmt.Errorf("%w: %s is %d bytes, at least %d to build, over %d", ErrOverBuildBudget, path, before.Size, SlimBuildCost(before.Size, 0), gate.limit)
+	}
+	return lines, nil
 }
 
 // readWhole reads f (opened at path, of identity before and lines lines)
@@ -287,42 +300,57 @@ func readWhole(ctx context.Context, f *os.File, path string, before Identity, li
 // least BuildCost is within slimFrom, so it may be read whole.
 const onePassMax = (slimFrom - 64<<10) / 5
 
+// onePass is what readOnePass did: done, with the source or the error
+// (and release, never nil); or not done, with nothing charged or kept, the
+// file back at its start, and its line count when it was read (else -1).
+type onePass struct {
+	done    bool
+	src     *Source
+	release func()
+	err     error
+	lines   int64
+}
+
 // readOnePass reads a small source in one pass instead of a probe and a
 // read: it charges the gate the cost of the bytes alone, reads, hashes
 // and counts the lines at once, then takes the rest of the file's
-// BuildCost, if the gate has it now. done is false, with nothing charged
-// or kept, when the two-pass read must decide: a source too large or too
-// costly for the gate, or of so many lines that it is read slim, or a
-// gate that others are waiting on (a second wait while holding a charge
-// could deadlock them; the two-pass read waits holding nothing).
-func readOnePass(ctx context.Context, f *os.File, path string, before Identity, buf []byte, gate *buildGate, trySlim bool) (_ *Source, release func(), err error, done bool) {
+// BuildCost, if the gate has it now. It is not done when the two-pass
+// read must decide: a source too large or too costly for the gate (not
+// read), or of so many lines that it is read slim, or a gate that others
+// are waiting on (read: a second wait while holding a charge could
+// deadlock them; the two-pass read waits holding nothing).
+func readOnePass(ctx context.Context, f *os.File, path string, before Identity, buf []byte, gate *buildGate, trySlim bool) onePass {
 	base := BuildCost(before.Size, 0)
 	if before.Size > onePassMax || base > gate.limit {
-		return nil, func() {}, nil, false
+		return onePass{lines: -1}
 	}
-	release, err = gate.charge(ctx, path, before, 0, base)
+	release, err := gate.charge(ctx, path, before, 0, base)
+	failed := func(err error) onePass { return onePass{done: true, release: release, err: err} }
 	if err != nil {
-		return nil, release, err, true
+		return failed(err)
 	}
 	src, err := readAll(f, path, before, buf)
 	if err != nil {
-		return nil, release, err, true
+		return failed(err)
 	}
 	if !session.IsSessionData(src.Data) {
-		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path), true
+		return failed(fmt.Errorf("%w: %s", ErrNotSession, path))
 	}
 	lines := int64(bytes.Count(src.Data, []byte{'\n'}))
 	rest := BuildCost(before.Size, lines) - base
 	if base+rest > gate.limit {
-		return nil, release, fmt.Errorf("%w: %s is %d bytes in %d lines, about %d to build, over %d", ErrOverBuildBudget, path, before.Size, lines, base+rest, gate.limit), true
+		return failed(fmt.Errorf("%w: %s is %d bytes in %d lines, about %d to build, over %d", ErrOverBuildBudget, path, before.Size, lines, base+rest, gate.limit))
 	}
 	if (trySlim && useSlim(before.Size, lines)) || !gate.tryAcquire(rest) {
 		release()
-		_, err := f.Seek(0, io.SeekStart)
-		return nil, func() {}, err, err != nil
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return onePass{done: true, release: func() {}, err: err}
+		}
+		return onePass{lines: lines}
 	}
-	releaseBase, once := release, sync.Once{}
-	return src, func() { once.Do(func() { releaseBase(); gate.release(rest) }) }, nil, true
+	var once sync.Once
+	both := func() { once.Do(func() { release(); gate.release(rest) }) }
+	return onePass{done: true, src: src, release: both}
 }
 
 // readAll reads f (opened at path, of identity before) from where it

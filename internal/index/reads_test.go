@@ -52,3 +52,17 @@ func TestOnePassReadRefuses(t *testing.T) {
 	assert.ErrorIs(t, err, ErrOverBuildBudget)
 	assert.Zero(t, gate.used, "every charge given back")
 }
+
+// A small file of so many lines that it is read slim is read twice: the
+// one pass that counts them, then the slim read (no probe besides).
+func TestManyLinedSourceIsReadTwice(t *testing.T) {
+	f := newFixture(t, 1)
+	text := sessionText("s0", strings.Fields(strings.Repeat("walrus ", 40_000))...)
+	require.Less(t, int64(len(text)), int64(onePassMax))
+	require.True(t, useSlim(int64(len(text)), int64(strings.Count(text, "\n"))))
+	require.NoError(t, os.WriteFile(f.paths[0], []byte(text), 0o600))
+	ix := Open(f.cfg, time.Second)
+	rep, reads := f.refreshCounted(ix)
+	require.Equal(t, 1, rep.Rebuilt)
+	assert.Equal(t, int64(2), reads)
+}
