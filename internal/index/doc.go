@@ -32,8 +32,10 @@
 // two seconds. A record re-verified at least the window after its read is
 // trusted whatever its timestamps say, so a source dated in the future
 // settles too. A source that changes while it is read is not indexed
-// (source_changed_during_index). SourceReads counts the passes over
-// session files.
+// (source_changed_during_index). A build reads a source under 13 MB in one
+// pass (bytes, hash and line count at once); a larger one is probed for
+// its lines first, to charge the build bound before allocating it.
+// SourceReads counts the passes over session files.
 //
 // Tiers: the hotSessions most recently modified sessions (by the freshest
 // mtime known: the scope's files are stat'ed, others keep their recorded
