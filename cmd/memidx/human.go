@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/memidx/memidx/engine"
-	"github.com/memidx/memidx/internal/index"
 )
 
 // printRecall is the short human form of a page: per hit its score,
@@ -182,7 +181,7 @@ func printIndexReport(w io.Writer, r *engine.IndexReport) {
 }
 
 // printStorage is the human form of where the index file's bytes go.
-func printStorage(w io.Writer, u *index.Usage) {
+func printStorage(w io.Writer, u *engine.IndexStorage) {
 	fmt.Fprintf(w, "  %-8s %8s %8s %10s %10s %10s %10s %10s\n", "bucket", "values", "buckets", "keys", "values", "checksums", "pages", "in use")
 	for _, b := range u.Buckets {
 		fmt.Fprintf(w, "  %-8s %8d %8d %10s %10s %10s %10s %10s\n", b.Name, b.Values, b.Buckets,
