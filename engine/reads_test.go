@@ -3,6 +3,7 @@ package engine_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -96,4 +97,27 @@ func TestExpandChainOfJustWrittenSessionReads(t *testing.T) {
 	})
 	t.Logf("%d reads", reads)
 	assert.LessOrEqual(t, reads, int64(5))
+}
+
+// An expansion of a session dated in the future settles like a recall
+// does: read again while its read is racy, trusted once two reads the
+// racy window apart found it unchanged, then not read again.
+func TestExpandOfFutureDatedSessionSettles(t *testing.T) {
+	w := newWorld(t)
+	p := w.write("s-future", msgLine("u1", "", ts, user("the axolotl from the future")))
+	future := time.Date(2028, 3, 1, 12, 0, 0, 0, time.UTC)
+	require.NoError(t, os.Chtimes(p, future, future))
+	e := w.engine()
+	expand := func() {
+		x, err := e.Expand(ctx, engine.ExpandRequest{Session: p, Indices: []int{0}})
+		require.NoError(t, err)
+		require.Nil(t, x.Error)
+		require.Len(t, x.Entries, 1)
+	}
+	assert.Equal(t, int64(1), readsOf(expand), "the first read")
+	time.Sleep(index.DefaultRacyWindow + 50*time.Millisecond) // both windows
+	assert.Equal(t, int64(1), readsOf(expand), "read again: now two reads the window apart")
+	for range 3 {
+		assert.Zero(t, readsOf(expand), "settled")
+	}
 }

@@ -130,6 +130,14 @@ func (r *Record) racy(window time.Duration) bool {
 	return r.Identity.RacyAt(at, window) && at-r.IndexedAtNs < w
 }
 
+// Settled reports whether two reads of a source of this identity, at
+// firstNs and thenNs (Unix ns), that found the same content vouch for it
+// from now on (the rule of Record.racy; firstNs == thenNs for one read).
+func (id Identity) Settled(firstNs, thenNs int64) bool {
+	r := Record{Identity: id, IndexedAtNs: firstNs, VerifiedAtNs: thenNs}
+	return !r.racy(0)
+}
+
 // RacyAt reports whether a file read at atNs (Unix ns) with this identity
 // changed within the racy window before the read (or is dated after it):
 // then a later change could keep the same identity, and the identity
