@@ -8,7 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 
+	"github.com/memidx/memidx/internal/blocksum"
 	"github.com/memidx/memidx/internal/lineage"
 )
 
@@ -107,4 +109,29 @@ func (f *fixture) refreshCounted(ix *Index) (*Report, int64) {
 	before := SourceReads()
 	rep := f.refresh(ix, lineage.Active)
 	return rep, SourceReads() - before
+}
+
+// A record of the format before VerifiedAtNs (3) is never read as one of
+// this format: it does not decode, and the next refresh rebuilds it.
+func TestRecordOfAnOlderFormatIsRebuilt(t *testing.T) {
+	f := newFixture(t, 1)
+	ix := f.index()
+	require.Equal(t, 1, f.refresh(ix, lineage.Active).Rebuilt)
+	key := recordKey(lineage.Active, f.paths[0])
+	require.NoError(t, ix.store.Update(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(recordsBucket)
+		data, err := blocksum.Unseal(b.Get(key))
+		require.NoError(t, err)
+		require.Equal(t, byte(recordFormat), data[0])
+		old := append([]byte{3}, data[1:]...)
+		sealed, err := blocksum.Seal(old)
+		require.NoError(t, err)
+		_, err = decodeRecord(key, sealed)
+		require.ErrorIs(t, err, errRecordShape)
+		return b.Put(key, sealed)
+	}))
+	ix = f.index() // no records kept from before
+	rep := f.refresh(ix, lineage.Active)
+	assert.Equal(t, 1, rep.Rebuilt)
+	assert.Equal(t, 1, rep.Coverage.IndexedSessions)
 }
