@@ -41,8 +41,17 @@ func TestOptionsWorkersAndBuildCharged(t *testing.T) {
 			require.GreaterOrEqual(t, len(seen), 16, "a charge and a release per session")
 			require.Zero(t, seen[len(seen)-1], "every charge released")
 			if workers == 1 {
-				for i := 1; i < len(seen); i++ {
-					require.False(t, seen[i] > seen[i-1] && seen[i-1] > 0, "two builds at once with one worker: %v", seen)
+				// A build charges its bytes, then (read in one pass) its
+				// lines: at most two rises before the charge is back to 0.
+				rises := 0
+				for i := range seen {
+					switch {
+					case seen[i] == 0:
+						rises = 0
+					case i == 0 || seen[i] > seen[i-1]:
+						rises++
+					}
+					require.LessOrEqual(t, rises, 2, "two builds at once with one worker: %v", seen)
 				}
 			}
 		})

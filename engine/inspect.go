@@ -49,6 +49,42 @@ type IndexReport struct {
 	IndexDir string        `json:"indexDir"`
 	Records  []IndexRecord `json:"records"`
 	Totals   IndexTotals   `json:"totals"`
+	// Storage, when asked for, is where the bytes of the index file go.
+	Storage *IndexStorage `json:"storage,omitempty"`
+}
+
+// IndexStorage is where the bytes of the index file go: by top-level
+// bucket (records, hot shards, cold digests, lexicon, roster, meta); the
+// rest of UsedBytes (the file's pages up to the highest in use) is free
+// pages, the freelist and the meta pages.
+type IndexStorage struct {
+	Buckets   []BucketStorage `json:"buckets"`
+	UsedBytes int64           `json:"usedBytes"`
+	PageSize  int             `json:"pageSize"`
+}
+
+// BucketStorage is one top-level bucket: its values and nested buckets,
+// their key and value bytes (ChecksumBytes of the values are block
+// checksums), and the pages that hold them (PageBytes allocated, of which
+// InuseBytes are used; an inline bucket lives in its parent's page and
+// has none).
+type BucketStorage struct {
+	Name          string `json:"name"`
+	Values        int    `json:"values"`
+	Buckets       int    `json:"buckets"`
+	KeyBytes      int64  `json:"keyBytes"`
+	ValueBytes    int64  `json:"valueBytes"`
+	ChecksumBytes int64  `json:"checksumBytes"`
+	PageBytes     int64  `json:"pageBytes"`
+	InuseBytes    int64  `json:"inuseBytes"`
+}
+
+func storageOf(u *index.Usage) *IndexStorage {
+	s := &IndexStorage{Buckets: make([]BucketStorage, len(u.Buckets)), UsedBytes: u.UsedBytes, PageSize: u.PageSize}
+	for i, b := range u.Buckets {
+		s.Buckets[i] = BucketStorage(b)
+	}
+	return s
 }
 
 func ratio(a, b int64) float64 {
@@ -62,6 +98,24 @@ func ratio(a, b int64) float64 {
 // only; nothing is refreshed.
 func (e *Engine) InspectIndex(ctx context.Context) (*IndexReport, error) {
 	return guard(e, ctx, e.inspectIndex)
+}
+
+// InspectIndexStorage is InspectIndex with Storage: where the bytes of
+// the index file go, by bucket and kind. It reads (and verifies) every
+// value of the file.
+func (e *Engine) InspectIndexStorage(ctx context.Context) (*IndexReport, error) {
+	return guard(e, ctx, func(ctx context.Context) (*IndexReport, error) {
+		rep, err := e.inspectIndex(ctx)
+		if err != nil {
+			return nil, err
+		}
+		u, err := e.ix.Usage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rep.Storage = storageOf(u)
+		return rep, nil
+	})
 }
 
 func (e *Engine) inspectIndex(ctx context.Context) (*IndexReport, error) {

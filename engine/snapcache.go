@@ -16,8 +16,10 @@ import (
 // through an expansion (and a walk, which pages through a whole session)
 // parses the source once instead of once per page. A cached read is used
 // only while the file's stat identity is unchanged and was not racy (a
-// write within the clock tick of the read could leave it unchanged); the
-// integrity bindings of every call are still checked against it.
+// write within the clock tick of the read could leave it unchanged), or
+// once two reads the racy window apart found the same identity and content
+// (a file dated in the future); the integrity bindings of every call are
+// still checked against it.
 //
 // What it holds is charged against the build memory bound: at most
 // maxBytes (a share of maxBuildBytes) of estimated snapshot memory, a read
@@ -38,8 +40,12 @@ type cachedSnap struct {
 	key    string
 	id     index.Identity
 	readAt time.Time
-	usedAt time.Time
-	snap   *snapshot
+	// firstAt is the first of the reads that found this identity and
+	// content: a source dated in the future settles once two are the
+	// racy window apart (index.Identity.Settled).
+	firstAt time.Time
+	usedAt  time.Time
+	snap    *snapshot
 }
 
 // snapCacheSize bounds the entries of the cache, whatever their size.
@@ -84,9 +90,12 @@ func (c *snapCache) get(key string, id index.Identity) *snapshot {
 		if e.key != key {
 			continue
 		}
-		if e.id != id || e.id.RacyAt(e.readAt.UnixNano(), index.DefaultRacyWindow) {
+		if e.id != id {
 			c.removeAt(i)
 			return nil
+		}
+		if !e.id.Settled(e.firstAt.UnixNano(), e.readAt.UnixNano()) {
+			return nil // read again; put keeps when it was first read
 		}
 		// Most recently used first.
 		e.usedAt = c.now()
@@ -100,8 +109,12 @@ func (c *snapCache) get(key string, id index.Identity) *snapshot {
 func (c *snapCache) put(key string, id index.Identity, readAt time.Time, s *snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	firstAt := readAt
 	for i, e := range c.entries {
 		if e.key == key {
+			if e.id == id && e.snap.hash == s.hash {
+				firstAt = e.firstAt
+			}
 			c.removeAt(i)
 			break
 		}
@@ -109,7 +122,7 @@ func (c *snapCache) put(key string, id index.Identity, readAt time.Time, s *snap
 	if c.closed || s.cost > c.maxBytes {
 		return // used by the call that read it, then collected
 	}
-	c.entries = append([]cachedSnap{{key, id, readAt, c.now(), s}}, c.entries...)
+	c.entries = append([]cachedSnap{{key: key, id: id, readAt: readAt, firstAt: firstAt, usedAt: c.now(), snap: s}}, c.entries...)
 	c.bytes += s.cost
 	for len(c.entries) > snapCacheSize || c.bytes > c.maxBytes {
 		c.removeAt(len(c.entries) - 1)

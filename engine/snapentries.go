@@ -29,6 +29,7 @@ func readSlimSnapshot(path string, mode lineage.Mode, live *lineage.Live) *snaps
 		return nil
 	}
 	defer f.Close()
+	index.CountSourceRead()
 	var pl normalize.Planner
 	s, err := session.ReadSlim(f, before.Size, path, pl.Tag)
 	if err != nil {

@@ -169,10 +169,12 @@ prefix or a path.`,
 			{names: []string{"max-entry-chars"}, arg: "N", help: "cut each entry's text after N characters (0: no cut)"},
 		}},
 	{name: "inspect tokens", synopsis: "TEXT|-", about: `The canonical tokens of TEXT (or of stdin).`},
-	{name: "inspect index", synopsis: "[--json]",
+	{name: "inspect index", synopsis: "[--json] [--storage]",
 		about: `Every record of the index, with totals (on a terminal: the totals, sizes
-and cache/source ratios; --json for the records).`,
-		flags: []flagSpec{jsonFlag}},
+and cache/source ratios; --json for the records). --storage also reads and
+verifies every value of the index file and shows where its bytes go, per
+bucket (values, keys, checksums, pages allocated and in use).`,
+		flags: []flagSpec{jsonFlag, {names: []string{"storage"}, help: "also show where the index file's bytes go, per bucket"}}},
 	{name: "inspect session", synopsis: "SESSION [flags]",
 		about: `Refresh one session (an id, a unique id prefix or a path) and describe its
 record.`,

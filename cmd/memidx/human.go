@@ -243,9 +243,26 @@ func printIndexReport(w io.Writer, r *engine.IndexReport) {
 	fmt.Fprintf(w, "    cold      %s  %.3f of the cold sources (%s)\n", mb(t.ColdCacheBytes), t.ColdSourceRatio, mb(t.ColdSourceBytes))
 	fmt.Fprintf(w, "    lexicon   %s\n", mb(t.LexiconBytes))
 	fmt.Fprintf(w, "  index file  %s\n", mb(t.IndexFileBytes))
+	if r.Storage != nil {
+		printStorage(w, r.Storage)
+	}
 	if t.Records > 0 {
 		fmt.Fprintln(w, "every record: memidx --json inspect index")
 	}
+}
+
+// printStorage is the human form of where the index file's bytes go.
+func printStorage(w io.Writer, u *engine.IndexStorage) {
+	fmt.Fprintf(w, "  %-8s %8s %8s %10s %10s %10s %10s %10s\n", "bucket", "values", "buckets", "keys", "values", "checksums", "pages", "in use")
+	for _, b := range u.Buckets {
+		fmt.Fprintf(w, "  %-8s %8d %8d %10s %10s %10s %10s %10s\n", b.Name, b.Values, b.Buckets,
+			mb(b.KeyBytes), mb(b.ValueBytes), mb(b.ChecksumBytes), mb(b.PageBytes), mb(b.InuseBytes))
+	}
+	var pages int64
+	for _, b := range u.Buckets {
+		pages += b.PageBytes
+	}
+	fmt.Fprintf(w, "  file used %s, of which free pages, freelist and meta %s\n", mb(u.UsedBytes), mb(u.UsedBytes-pages))
 }
 
 // printSessionReport is the human form of inspect session.

@@ -343,6 +343,7 @@ func inspectTokens(g globals, args []string, stdin io.Reader, stdout io.Writer) 
 func inspectIndex(ctx context.Context, g globals, args []string, stdout, stderr io.Writer) error {
 	fl := newFlags("inspect index")
 	asJSON := fl.Bool("json", false, "JSON even on a terminal (as the global --json)")
+	storage := fl.Bool("storage", false, "where the bytes of the index file go, by bucket and kind")
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
 		return err
@@ -353,7 +354,12 @@ func inspectIndex(ctx context.Context, g globals, args []string, stdout, stderr 
 	if *asJSON {
 		g.format = formatJSON
 	}
-	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.IndexReport, error) { return e.InspectIndex(ctx) }, printIndexReport)
+	return answer(g, stdout, stderr, func(e *engine.Engine) (*engine.IndexReport, error) {
+		if *storage {
+			return e.InspectIndexStorage(ctx)
+		}
+		return e.InspectIndex(ctx)
+	}, printIndexReport)
 }
 
 func inspectSession(ctx context.Context, g globals, args []string, stdout, stderr io.Writer) error {

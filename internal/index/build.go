@@ -178,6 +178,21 @@ func (g *buildGate) advance() {
 	}
 }
 
+// tryAcquire takes n bytes of the bound at once when they fit and no
+// waiter is in line; it never waits. Give them back with release.
+func (g *buildGate) tryAcquire(n int64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n > 0 && (g.serving != g.next || g.used+n > g.limit) {
+		return false
+	}
+	g.used += n
+	if g.charged != nil {
+		g.charged(g.used)
+	}
+	return true
+}
+
 func (g *buildGate) release(n int64) {
 	g.mu.Lock()
 	g.used -= n
@@ -197,8 +212,8 @@ const probeChunk = 256 << 10
 const reuseMax = 4 << 20
 
 // readSourceInto is ReadSource under gate, reusing buf's memory when it is
-// large enough. Before allocating anything of the file's size it streams
-// the file once (checking that it can hold a session at all, and counting
+// large enough. A small file is read in one pass (readOnePass). Before
+// allocating anything of a larger file's size it streams the file once (checking that it can hold a session at all, and counting
 // its lines), then waits for the file's BuildCost to fit the gate. With
 // trySlim, a file whose BuildCost is over slimFrom is read slim instead,
 // charged SlimBuildCost (a Source without Data); one the slim reader does
@@ -219,19 +234,16 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 	if before.Size > session.MaxFileBytes {
 		return nil, release, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, before.Size, int64(session.MaxFileBytes))
 	}
-	// The header check comes first: a file that is no session says so,
-	// whatever its size. Too large is over even the least any build of
-	// it can cost, a slim build's.
-	tooLarge := min(BuildCost(before.Size, 0), SlimBuildCost(before.Size, 0)) > gate.limit
-	lines, notSession, err := probeSource(f, before.Size, !tooLarge)
-	if err != nil {
-		return nil, release, err
+	one := readOnePass(ctx, f, path, before, buf, gate, trySlim)
+	if one.done {
+		return one.src, one.release, one.err
 	}
-	if notSession {
-		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path)
-	}
-	if tooLarge {
-		return nil, release, fmt.Errorf("%w: %s is %d bytes, at least %d to build, over %d", ErrOverBuildBudget, path, before.Size, SlimBuildCost(before.Size, 0), gate.limit)
+	lines := one.lines
+	if lines < 0 {
+		var err error
+		if lines, err = probe(f, path, before, gate); err != nil {
+			return nil, release, err
+		}
 	}
 	if trySlim && useSlim(before.Size, lines) {
 		src, release, err := readSlim(ctx, f, path, before, lines, gate)
@@ -241,6 +253,26 @@ func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGat
 		release() // read whole, as today
 	}
 	return readWhole(ctx, f, path, before, lines, buf, gate)
+}
+
+// probe streams f (opened at path, of identity before) once and returns
+// its line count. The header check comes first: a file that is no session
+// says so, whatever its size. Too large is over even the least any build
+// of it can cost, a slim build's.
+func probe(f *os.File, path string, before Identity, gate *buildGate) (int64, error) {
+	tooLarge := min(BuildCost(before.Size, 0), SlimBuildCost(before.Size, 0)) > gate.limit
+	sourceReads.Add(1)
+	lines, notSession, err := probeSource(f, before.Size, !tooLarge)
+	if err != nil {
+		return 0, err
+	}
+	if notSession {
+		return 0, fmt.Errorf("%w: %s", ErrNotSession, path)
+	}
+	if tooLarge {
+		return 0, fmt.Errorf("%w: %s is %d bytes, at least %d to build, over %d", ErrOverBuildBudget, path, before.Size, SlimBuildCost(before.Size, 0), gate.limit)
+	}
+	return lines, nil
 }
 
 // readWhole reads f (opened at path, of identity before and lines lines)
@@ -254,6 +286,78 @@ func readWhole(ctx context.Context, f *os.File, path string, before Identity, li
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, release, err
 	}
+	src, err := readAll(f, path, before, buf)
+	if err != nil {
+		return nil, release, err
+	}
+	if !session.IsSessionData(src.Data) {
+		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path)
+	}
+	return src, release, nil
+}
+
+// onePassMax is the largest source read in one pass (readOnePass): its
+// least BuildCost is within slimFrom, so it may be read whole.
+const onePassMax = (slimFrom - 64<<10) / 5
+
+// onePass is what readOnePass did: done, with the source or the error
+// (and release, never nil); or not done, with nothing charged or kept, the
+// file back at its start, and its line count when it was read (else -1).
+type onePass struct {
+	done    bool
+	src     *Source
+	release func()
+	err     error
+	lines   int64
+}
+
+// readOnePass reads a small source in one pass instead of a probe and a
+// read: it charges the gate the cost of the bytes alone, reads, hashes
+// and counts the lines at once, then takes the rest of the file's
+// BuildCost, if the gate has it now. It is not done when the two-pass
+// read must decide: a source too large or too costly for the gate (not
+// read), or of so many lines that it is read slim, or a gate that others
+// are waiting on (read: a second wait while holding a charge could
+// deadlock them; the two-pass read waits holding nothing).
+func readOnePass(ctx context.Context, f *os.File, path string, before Identity, buf []byte, gate *buildGate, trySlim bool) onePass {
+	base := BuildCost(before.Size, 0)
+	if before.Size > onePassMax || base > gate.limit {
+		return onePass{lines: -1}
+	}
+	release, err := gate.charge(ctx, path, before, 0, base)
+	failed := func(err error) onePass { return onePass{done: true, release: release, err: err} }
+	if err != nil {
+		return failed(err)
+	}
+	src, err := readAll(f, path, before, buf)
+	if err != nil {
+		return failed(err)
+	}
+	if !session.IsSessionData(src.Data) {
+		return failed(fmt.Errorf("%w: %s", ErrNotSession, path))
+	}
+	lines := int64(bytes.Count(src.Data, []byte{'\n'}))
+	rest := BuildCost(before.Size, lines) - base
+	if base+rest > gate.limit {
+		return failed(fmt.Errorf("%w: %s is %d bytes in %d lines, about %d to build, over %d", ErrOverBuildBudget, path, before.Size, lines, base+rest, gate.limit))
+	}
+	if (trySlim && useSlim(before.Size, lines)) || !gate.tryAcquire(rest) {
+		release()
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return onePass{done: true, release: func() {}, err: err}
+		}
+		return onePass{lines: lines}
+	}
+	var once sync.Once
+	both := func() { once.Do(func() { release(); gate.release(rest) }) }
+	return onePass{done: true, src: src, release: both}
+}
+
+// readAll reads f (opened at path, of identity before) from where it
+// stands into buf's memory when it is large enough, hashing it as it goes;
+// the source is Changed when the file is not as it was at before.
+func readAll(f *os.File, path string, before Identity, buf []byte) (*Source, error) {
+	sourceReads.Add(1)
 	// One byte more than the file: a file that grew meanwhile is seen to
 	// have changed without reading (or allocating) what it grew by.
 	want := int(before.Size) + 1
@@ -270,23 +374,18 @@ func readWhole(ctx context.Context, f *os.File, path string, before Identity, li
 			break
 		}
 		if err != nil {
-			return nil, release, err
+			return nil, err
 		}
 	}
 	after, err := StatIdentity(path)
-	src := &Source{Path: path, Identity: before}
+	src := &Source{Path: path, Identity: before, Data: data}
 	if err != nil || after != before || int64(len(data)) != before.Size {
 		src.Changed = true
 	}
-	src.Data = data
-	// Only a session is hashed or kept: a file that passed the listing but
-	// holds no session header (a stray *.jsonl, a swapped-in file) stops
-	// here.
-	if !session.IsSessionData(data) {
-		return nil, release, fmt.Errorf("%w: %s", ErrNotSession, path)
-	}
+	// Only a session's bytes are hashed (the caller checks): a stray
+	// *.jsonl, a swapped-in file, stops there.
 	src.Hash = hex.EncodeToString(h.Sum(nil))
-	return src, release, nil
+	return src, nil
 }
 
 // probeSource streams the file from its start with a small buffer and

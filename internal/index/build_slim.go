@@ -67,6 +67,7 @@ func readSlim(ctx context.Context, f *os.File, path string, before Identity, lin
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, release, err
 	}
+	sourceReads.Add(1)
 	sr := &slimRead{}
 	s, err := session.ReadSlim(f, before.Size, path, func(i int, typ string, v jsjson.Value) uint8 {
 		sr.refusals.Record(typ, v)

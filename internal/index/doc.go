@@ -25,12 +25,19 @@
 // of the whole file). ctime changes with every write and with utimes, so a
 // same-size rewrite that restores mtime is caught. A change in the same
 // clock tick as the read can leave every stat field unchanged, so a record
-// whose source changed within two seconds of its indexing is "racy" (as in
-// git's index): the next refresh re-hashes the file and only rebuilds when
-// the hash differs. A source that changes while it is read is not indexed
-// (source_changed_during_index). A forced refresh (RefreshOptions.Force,
-// memidx rebuild --force) trusts neither the stat gate nor the hash and
-// rebuilds every target.
+// whose source changed within the racy window of its indexing is "racy"
+// (as in git's index): the next refresh re-hashes the file and only
+// rebuilds when the hash differs. The window is 100 ms where the change
+// time has a sub-second part (the file system stamps nanoseconds), else
+// two seconds. A record re-verified at least the window after its read is
+// trusted whatever its timestamps say, so a source dated in the future
+// settles too. A source that changes while it is read is not indexed
+// (source_changed_during_index). A build reads a source under 13 MB in one
+// pass (bytes, hash and line count at once); a larger one is probed for
+// its lines first, to charge the build bound before allocating it.
+// SourceReads counts the passes over session files. A forced refresh
+// (RefreshOptions.Force, memidx rebuild --force) trusts neither the stat
+// gate nor the hash and rebuilds every target.
 //
 // Tiers: the hotSessions most recently modified sessions (by the freshest
 // mtime known: the scope's files are stat'ed, others keep their recorded
@@ -53,6 +60,9 @@
 // (a full disk) has no record, and its state says why. Each record stores a stamp of its tier data, so a reader
 // whose session another process rewrote since the record was read gets
 // ErrNoData, never the other version's data.
+//
+// Usage (usage.go) says where the bytes of the file go, by bucket: keys,
+// values, checksums and pages (memidx inspect index --storage).
 //
 // Integrity: records and tier data are sealed with block checksums
 // (package blocksum); damage is reported, never answered from.

@@ -23,7 +23,9 @@ import (
 //	3: the record's own bbolt key at the end (sealed with the rest), so
 //	   that a reader checks a value against its key with a comparison,
 //	   not a SHA-256 of the path per record.
-const recordFormat = 3
+//	4: VerifiedAtNs after IndexedAtNs (a source dated in the future
+//	   settles).
+const recordFormat = 4
 
 // A record is stored sealed ([blocksum]), so that a damaged one (a reason
 // or a count changed by bit rot) is dropped and rebuilt, never trusted; and
@@ -34,7 +36,7 @@ const recordFormat = 3
 // Layout: the format byte; uvarint CacheVersion; Path, Branches,
 // SessionID, Cwd, SourceHash, LineageFingerprint, LiveSignature, Policy,
 // Tier as uvarint-length-prefixed strings; varint Size, MtimeNs, CtimeNs,
-// EntryCount, SumLen, CacheBytes, IndexedAtNs; uvarint Inode, Dev; uint32
+// EntryCount, SumLen, CacheBytes, IndexedAtNs, VerifiedAtNs; uvarint Inode, Dev; uint32
 // DataStamp; uvarint Doc; uvarint count of Reasons and each as a string; FirstTs and
 // LastTs each as a presence byte and, when present, float64 bits; the
 // record's bbolt key, uvarint-length-prefixed.
@@ -49,7 +51,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 		b = appendString(b, s)
 	}
 	for _, v := range []int64{r.Identity.Size, r.Identity.MtimeNs, r.Identity.CtimeNs,
-		int64(r.EntryCount), r.SumLen, r.CacheBytes, r.IndexedAtNs} {
+		int64(r.EntryCount), r.SumLen, r.CacheBytes, r.IndexedAtNs, r.VerifiedAtNs} {
 		b = binary.AppendVarint(b, v)
 	}
 	b = binary.AppendUvarint(b, r.Identity.Inode)
@@ -207,6 +209,7 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	r.SumLen = d.varint()
 	r.CacheBytes = d.varint()
 	r.IndexedAtNs = d.varint()
+	r.VerifiedAtNs = d.varint()
 	r.Identity.Inode = d.uvarint()
 	r.Identity.Dev = d.uvarint()
 	if v := d.bytes(4); v != nil {

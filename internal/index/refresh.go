@@ -46,7 +46,8 @@ type Index struct {
 	// GOMAXPROCS.
 	Workers int
 	// RacyWindow is how close to its indexing a source change must be for
-	// the stat gate not to vouch for the record; 0 means DefaultRacyWindow.
+	// the stat gate not to vouch for the record; 0 means the window the
+	// source's stamps call for (FineRacyWindow or DefaultRacyWindow).
 	// Tests that rewrite files within one clock tick set it to a negative
 	// value to exercise the stat gate alone.
 	RacyWindow time.Duration
@@ -378,12 +379,7 @@ func (ix *Index) orphans(ctx context.Context, known *knownSessions, mode lineage
 	return out
 }
 
-func (ix *Index) racyWindow() time.Duration {
-	if ix.RacyWindow == 0 {
-		return DefaultRacyWindow
-	}
-	return ix.RacyWindow
-}
+func (ix *Index) racyWindow() time.Duration { return ix.RacyWindow }
 
 // under reports whether path lies in one of dirs ("" is no directory).
 func under(path string, dirs []string) bool {

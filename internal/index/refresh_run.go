@@ -336,9 +336,11 @@ func (r *refreshRun) buildOne(j job, buf *[]byte, gate *buildGate) result {
 		}
 		rec := r.known.recs[j.i]
 		if !r.opt.Force && r.current(rec, src.Identity, j.tier, t) && rec.SourceHash == src.Hash {
-			// Racy but unchanged: vouch for it from now on.
+			// Racy but unchanged: vouch for it from now on (or, for a
+			// source dated ahead of the clock, once this is the window
+			// after its read: see racy).
 			c := *rec
-			c.IndexedAtNs = time.Now().UnixNano()
+			c.VerifiedAtNs = time.Now().UnixNano()
 			res.fresh = &c
 			return nil, nil
 		}

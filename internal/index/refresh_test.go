@@ -423,7 +423,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			Identity:   Identity{Size: 1 << 40, MtimeNs: -5, CtimeNs: 1<<62 + 3, Inode: 1<<64 - 1, Dev: 7},
 			SourceHash: "h", LineageFingerprint: "l", LiveSignature: "live", Policy: "p", Tier: Hot,
 			EntryCount: 123456, SumLen: 99, Reasons: []string{"a", "", "max_entry_chars"}, CacheBytes: 1 << 33,
-			DataStamp: 0xdeadbeef, Doc: 1<<32 - 1, FirstTs: &ts, LastTs: &te, IndexedAtNs: 1<<63 - 1},
+			DataStamp: 0xdeadbeef, Doc: 1<<32 - 1, FirstTs: &ts, LastTs: &te, IndexedAtNs: 1<<63 - 1, VerifiedAtNs: -1 << 63},
 	} {
 		enc, err := encodeRecord(rec)
 		require.NoError(t, err)

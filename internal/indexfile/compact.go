@@ -92,6 +92,9 @@ func (s *Store) compactInto(ctx context.Context, src *bolt.DB, size int64, path 
 		return err
 	}
 	defer dst.Close()
+	// Grow in a writer's small steps: bbolt's own would leave the file
+	// the size of its map (up to twice its pages) or 16 MiB over them.
+	dst.AllocSize = writerAllocSize
 	if err := s.stamp(dst); err != nil {
 		return err
 	}

@@ -288,3 +288,21 @@ func TestCompactCopiesAnEmptyValue(t *testing.T) {
 	require.NoError(t, s.Compact(ctx))
 	assert.Equal(t, before, dump(t, s))
 }
+
+// A compacted file is its pages and at most a writer's growth step more:
+// bbolt's default step (16 MiB, or the whole map below that) would leave
+// a small index up to twice its size, and a large one 16 MiB larger.
+func TestCompactLeavesTheFileSmall(t *testing.T) {
+	s := New(t.TempDir(), Options{})
+	fillForCompaction(t, s)
+	require.NoError(t, s.Compact(ctx))
+	var used, page int64
+	require.NoError(t, s.View(ctx, func(tx *bolt.Tx) error {
+		used, page = tx.Size(), int64(tx.DB().Info().PageSize)
+		return nil
+	}))
+	st, err := os.Stat(s.Path())
+	require.NoError(t, err)
+	t.Logf("used %d, file %d", used, st.Size())
+	assert.LessOrEqual(t, st.Size(), used+page+writerAllocSize, "a page past the used ones, and one step")
+}
