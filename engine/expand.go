@@ -144,7 +144,10 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 	sel := lineage.Select(f, mode, t.Live) // Select ignores live for branches "all"
 	res := normalize.Session(f, sel, normalize.Lossless())
 	snap := &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries, id: src.Identity,
-		cost: wholeSnapshotCost(int64(len(src.Data)), res.Entries), title: boundString(f.Header.Title, maxTitleChars)}
+		cost: wholeSnapshotCost(int64(len(src.Data)), res.Entries)}
+	if f.Header != nil { // a file with no header line yet has no title
+		snap.title = boundString(f.Header.Title, maxTitleChars)
+	}
 	if !src.Changed {
 		e.snaps.put(key, src.Identity, readAt, snap)
 	}
