@@ -16,13 +16,15 @@ var updatePages = flag.Bool("update-pages", false, "rewrite testdata/pages.golde
 
 // pagesGolden holds the whole first page, as JSON, of every request of
 // the bench's query set, recorded before memidx added fields of its own
-// to the reference's wire format (queryCoverage, weakMatch): literal, phrase and
-// regex pages must keep every hit, snippet, follow and next token, and
-// differ only by the added fields.
+// to the reference's wire format (queryCoverage, weakMatch, titles, an
+// entry hit's project directory): literal, phrase and regex pages must
+// keep every hit, snippet, follow and next token, and differ only by the
+// added fields.
 const pagesGolden = "testdata/pages.golden.jsonl"
 
-// addedFields are memidx's extensions of a recall page and of its hits.
-var addedFields = []string{"queryCoverage", "weakMatch"}
+// addedFields are memidx's extensions of a recall page and of its hits;
+// an entry hit's cwd is one too (a session hit's is the reference's).
+var addedFields = []string{"queryCoverage", "weakMatch", "title"}
 
 // stripAdded removes addedFields from a page and its hits.
 func stripAdded(t *testing.T, page []byte) map[string]any {
@@ -33,8 +35,12 @@ func stripAdded(t *testing.T, page []byte) map[string]any {
 	}
 	hits, _ := m["hits"].([]any)
 	for _, h := range hits {
+		hit := h.(map[string]any)
 		for _, f := range addedFields {
-			delete(h.(map[string]any), f)
+			delete(hit, f)
+		}
+		if hit["kind"] == "entry" {
+			delete(hit, "cwd")
 		}
 	}
 	return m
