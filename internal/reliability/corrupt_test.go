@@ -416,7 +416,7 @@ func checkDamaged(t *testing.T, fx *corruptFixture, dir, q string, must bool) *c
 			continue
 		}
 		got := decodeRecall(t, r)
-		if assert.ObjectsAreEqual(keysOf(fx.want[q].Hits), keysOf(got.Hits)) && got.Total == fx.want[q].Total {
+		if sameOrEnvelopeCut(keysOf(fx.want[q].Hits), keysOf(got.Hits)) && got.Total == fx.want[q].Total {
 			continue
 		}
 		switch {
@@ -429,6 +429,16 @@ func checkDamaged(t *testing.T, fx *corruptFixture, dir, q string, must bool) *c
 		}
 	}
 	return o
+}
+
+// sameOrEnvelopeCut reports whether got is want, or want cut short by the
+// response envelope: a page that carries more coverage reasons or notices
+// than a fresh index's (index_foreign_file, say) has less room for hits,
+// and keeps the same hits in the same order up to where it ends: one hit
+// fewer at most, since a reason or a notice is far shorter than a hit.
+func sameOrEnvelopeCut(want, got []hitKey) bool {
+	cut := len(want) - len(got)
+	return (cut == 0 || cut == 1 && len(got) > 0) && assert.ObjectsAreEqual(want[:len(got)], got)
 }
 
 func containsStr(list []string, s string) bool {
