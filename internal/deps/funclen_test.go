@@ -30,7 +30,6 @@ var longFuncAllowed = map[string]struct {
 	"cmd/memidx/query.go:cmdRecall":                    {122, "to be split"},
 	"cmd/memidx/query.go:expandRequest":                {105, "to be split"},
 	"engine/sessions.go:Engine.sessions":               {84, "to be split"},
-	"internal/analyzer/nfkc.go:slowNFKC":               {96, "to be split"},
 	"internal/benchmark/benchmark.go:runner.queries":   {155, "to be split"},
 	"internal/jsjson/parse.go:internKey":               {103, "to be split"},
 	"internal/jsjson/parse.go:parser.object":           {101, "to be split"},
