@@ -58,9 +58,13 @@ func TestNoLongFunctions(t *testing.T) {
 	for _, l := range long {
 		t.Errorf("%s; split it into functions that each do one thing (at most %d lines)", l, maxFuncLines)
 	}
+	// An exception that is no longer needed goes, so that the list stays
+	// the list of what is still to split.
 	for name := range longFuncAllowed {
-		if _, ok := lengths[name]; !ok {
+		if n, ok := lengths[name]; !ok {
 			t.Errorf("longFuncAllowed lists %s, which no longer exists; drop it", name)
+		} else if n <= maxFuncLines {
+			t.Errorf("longFuncAllowed lists %s, which now has %d lines; drop it", name, n)
 		}
 	}
 }
