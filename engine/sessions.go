@@ -64,19 +64,9 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	if err != nil {
 		return fail(badRequest("%v", err)), nil
 	}
-	limit := e.cfg.MaxSessions
-	if req.Limit != nil {
-		if *req.Limit < 1 || *req.Limit > int64(e.cfg.MaxSessions) {
-			return fail(badRequest("limit must be an integer from 1 to %d (maxSessions), not %d", e.cfg.MaxSessions, *req.Limit)), nil
-		}
-		limit = int(*req.Limit)
-	}
-	offset := 0
-	if req.Offset != nil {
-		if *req.Offset < 0 {
-			return fail(badRequest("offset must be 0 or more")), nil
-		}
-		offset = int(*req.Offset)
+	limit, offset, eo := e.sessionsWindow(req)
+	if eo != nil {
+		return fail(eo), nil
 	}
 	scope := req.Scope
 	if scope == "" {
@@ -97,10 +87,7 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 		n := total
 		return fail(&ErrorObject{Code: coverage.IndexOutOfBounds, Message: fmt.Sprintf("offset %d is past the %d sessions.", offset, total), EntryCount: &n}), nil
 	}
-	end := offset + limit
-	if end > total {
-		end = total
-	}
+	end := min(offset+limit, total)
 	// Refresh only the page: listing must not index a whole archive.
 	page := &resolved{scope: r.scope, res: r.res, mode: mode, targets: r.targets[offset:end]}
 	need := e.need(page, false)
@@ -110,22 +97,9 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 		return nil, err
 	}
 	out := &SessionsResult{Scope: r.scope.String(), Branches: string(mode), Total: total,
-		Truncated: end < total, Sessions: []SessionRow{}}
-	titles := sessionTitles{}
-	for i := range v.Len() {
-		row := sessionRow(v.State(i), r.res.Refs[offset+i], mode)
-		if v.State(i).Reason != coverage.InvalidHeader {
-			row.Title = titles.of(row.File)
-		}
-		out.Sessions = append(out.Sessions, row)
-	}
+		Truncated: end < total, Sessions: sessionRows(v, r.res.Refs[offset:], mode)}
 	if end < total {
-		a := req
-		a.Scope, a.Branches, a.Live = Scope(r.scope.String()), Branches(mode), nil
-		l, o := int64(limit), int64(end)
-		a.Limit, a.Offset = &l, &o
-		b, _ := json.Marshal(a)
-		out.Next = &FabricCall{Ref: "memory.sessions", Args: b}
+		out.Next = nextSessions(req, r.scope.String(), mode, limit, end)
 	}
 	out.Coverage = coverageFrom(v.Coverage(), r.res.Reasons, nil)
 	markIncomplete(&out.Coverage.Reasons, &out.Coverage.Complete, reasons...)
@@ -138,6 +112,51 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 		out.Notices = slices.Concat(out.Notices, r.notices)
 	}
 	return out, nil
+}
+
+// sessionsWindow checks the request's limit and offset, and returns them
+// with their defaults filled in.
+func (e *Engine) sessionsWindow(req sessionsArgs) (limit, offset int, eo *ErrorObject) {
+	limit = e.cfg.MaxSessions
+	if req.Limit != nil {
+		if *req.Limit < 1 || *req.Limit > int64(e.cfg.MaxSessions) {
+			return 0, 0, badRequest("limit must be an integer from 1 to %d (maxSessions), not %d", e.cfg.MaxSessions, *req.Limit)
+		}
+		limit = int(*req.Limit)
+	}
+	if req.Offset != nil {
+		if *req.Offset < 0 {
+			return 0, 0, badRequest("offset must be 0 or more")
+		}
+		offset = int(*req.Offset)
+	}
+	return limit, offset, nil
+}
+
+// sessionRows describes the sessions of view v, whose refs are refs.
+func sessionRows(v *index.View, refs []scopes.Ref, mode lineage.Mode) []SessionRow {
+	rows := []SessionRow{}
+	titles := sessionTitles{}
+	for i := range v.Len() {
+		row := sessionRow(v.State(i), refs[i], mode)
+		if v.State(i).Reason != coverage.InvalidHeader {
+			row.Title = titles.of(row.File)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// nextSessions is the call for the page after one that ends at end: req
+// with its scope, branches, limit and offset made explicit and no live
+// session.
+func nextSessions(req sessionsArgs, scope string, mode lineage.Mode, limit, end int) *FabricCall {
+	a := req
+	a.Scope, a.Branches, a.Live = Scope(scope), Branches(mode), nil
+	l, o := int64(limit), int64(end)
+	a.Limit, a.Offset = &l, &o
+	b, _ := json.Marshal(a)
+	return &FabricCall{Ref: "memory.sessions", Args: b}
 }
 
 // sessionRow is the row of a session's state after the refresh, with its

@@ -203,25 +203,11 @@ func hintGlobal(scope engine.Scope, eligible int, notices *[]engine.Notice) {
 	}
 }
 
+// cmdRecall answers one recall page: a JSON request, or the query as words,
+// with flags that override its fields.
 func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fl := newFlags("recall")
-	query := fl.String("q", "", "query text")
-	fl.StringVar(query, "query", "", "query text")
-	mode := fl.String("mode", "", "literal (default), natural, phrase or regex")
-	match := fl.String("match", "", "any (default) or all")
-	scope := fl.String("scope", "", "session, project, global or session:<id-or-path>")
-	branches := fl.String("branches", "", "active (default) or all")
-	filt := map[string]*string{}
-	for _, k := range []string{"role", "tool", "ref", "provider", "action", "outcome"} {
-		filt[k] = fl.String(k, "", "exact "+k+" filter")
-	}
-	since := fl.String("since", "", "epoch ms, ISO date or a relative time (inclusive)")
-	until := fl.String("until", "", "epoch ms, ISO date or a relative time (inclusive)")
-	pageSize := fl.Int("page-size", 0, "hits per page (1..50)")
-	fl.IntVar(pageSize, "limit", 0, "hits per page (1..50)")
-	offset := fl.Int("offset", 0, "skip this many ranked hits")
-	snippet := fl.Int("snippet-chars", 0, "snippet length (80..2000)")
-	contextNext := fl.Int("context-next", 0, "show this many entries after each entry hit (0..3)")
+	rf := addRecallFlags(fl)
 	lf := addLiveFlags(fl)
 	pos, err := parseInterleaved(fl, args)
 	if err != nil {
@@ -229,83 +215,12 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 	}
 	set := flagsSet(fl)
 	lf.apply(&g)
-	var req engine.RecallRequest
-	var notices []engine.Notice
-	if len(pos) == 1 && isJSONArg(pos[0]) {
-		raw, _, err := requestJSON(pos, stdin)
-		if err != nil {
-			return err
-		}
-		var eo *engine.ErrorObject
-		if req, eo = engine.DecodeRecall(raw); eo != nil {
-			return requestError(eo)
-		}
-		wireBound("pageSize", wireNumber(raw, "pageSize", "page_size"), engine.DefaultPageSize, 1, engine.MaxPageSize, &notices)
-		wireBound("snippetChars", wireNumber(raw, "snippetChars", "snippet_chars"), engine.DefaultSnippetChars, engine.MinSnippetChars, engine.MaxSnippetChars, &notices)
-	} else if len(pos) > 0 {
-		// Words, as rg and grep take them.
-		if set["q"] || set["query"] {
-			return usageError("give the query once: as words or with -q")
-		}
-		if err := setArg(&req, "query", strings.Join(pos, " ")); err != nil {
-			return err
-		}
+	req, notices, err := recallArgs(pos, stdin, set)
+	if err != nil {
+		return err
 	}
-	str := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	if set["q"] || set["query"] {
-		if err := setArg(&req, "query", *query); err != nil {
-			return err
-		}
-	}
-	if *mode != "" {
-		req.QueryMode = engine.QueryMode(*mode)
-	}
-	if *match != "" {
-		req.QueryMatch = engine.QueryMatch(*match)
-	}
-	if *scope != "" {
-		req.Scope = engine.Scope(*scope)
-	}
-	if *branches != "" {
-		req.Branches = engine.Branches(*branches)
-	}
-	str(&req.Role, *filt["role"])
-	str(&req.Tool, *filt["tool"])
-	str(&req.Ref, *filt["ref"])
-	str(&req.Provider, *filt["provider"])
-	str(&req.Action, *filt["action"])
-	str(&req.Outcome, *filt["outcome"])
-	for _, t := range []struct{ name, v string }{{"since", *since}, {"until", *until}} {
-		if t.v == "" {
-			continue
-		}
-		ms, err := parseTime(t.v, now())
-		if err != nil {
-			return usageError("--%s: %v", t.name, err)
-		}
-		// Epoch milliseconds exactly as given: the wire's number.
-		if err := setArg(&req, t.name, ms); err != nil {
-			return err
-		}
-	}
-	if set["page-size"] || set["limit"] {
-		req.PageSize = bound("page-size", *pageSize, 1, engine.MaxPageSize, &notices)
-	}
-	if set["context-next"] {
-		req.Context = &engine.RecallContext{Next: *contextNext}
-	}
-	if set["offset"] {
-		if *offset < 0 {
-			return usageError("--offset must be 0 or more, not %d", *offset)
-		}
-		req.Offset = *offset
-	}
-	if set["snippet-chars"] {
-		req.SnippetChars = bound("snippet-chars", *snippet, engine.MinSnippetChars, engine.MaxSnippetChars, &notices)
+	if err := rf.apply(&req, set, &notices); err != nil {
+		return err
 	}
 	page, scoped, err := askScope(g, &req.Scope, func(e *engine.Engine) (*engine.RecallPage, error) {
 		return e.Recall(ctx, req)
@@ -324,6 +239,147 @@ func cmdRecall(ctx context.Context, g globals, args []string, stdin io.Reader, s
 		humanNotices(g, stderr, page.Notices)
 		printRecall(w, humanPage(g, page))
 	})
+}
+
+// recallFlags are recall's flags; each one given overrides the request's
+// field.
+type recallFlags struct {
+	query, mode, match, scope, branches, since, until *string
+	filter                                            map[string]*string
+	pageSize, offset, snippet, contextNext            *int
+}
+
+// recallFilters are the exact-match filters, each a flag of its name.
+var recallFilters = []string{"role", "tool", "ref", "provider", "action", "outcome"}
+
+func addRecallFlags(fl *flag.FlagSet) recallFlags {
+	f := recallFlags{filter: map[string]*string{}}
+	f.query = fl.String("q", "", "query text")
+	fl.StringVar(f.query, "query", "", "query text")
+	f.mode = fl.String("mode", "", "literal (default), natural, phrase or regex")
+	f.match = fl.String("match", "", "any (default) or all")
+	f.scope = fl.String("scope", "", "session, project, global or session:<id-or-path>")
+	f.branches = fl.String("branches", "", "active (default) or all")
+	for _, k := range recallFilters {
+		f.filter[k] = fl.String(k, "", "exact "+k+" filter")
+	}
+	f.since = fl.String("since", "", "epoch ms, ISO date or a relative time (inclusive)")
+	f.until = fl.String("until", "", "epoch ms, ISO date or a relative time (inclusive)")
+	f.pageSize = fl.Int("page-size", 0, "hits per page (1..50)")
+	fl.IntVar(f.pageSize, "limit", 0, "hits per page (1..50)")
+	f.offset = fl.Int("offset", 0, "skip this many ranked hits")
+	f.snippet = fl.Int("snippet-chars", 0, "snippet length (80..2000)")
+	f.contextNext = fl.Int("context-next", 0, "show this many entries after each entry hit (0..3)")
+	return f
+}
+
+// recallArgs is the request the positional arguments give: a JSON request
+// (with notices for its clamped numbers) or the query as words.
+func recallArgs(pos []string, stdin io.Reader, set map[string]bool) (engine.RecallRequest, []engine.Notice, error) {
+	var req engine.RecallRequest
+	var notices []engine.Notice
+	if len(pos) == 1 && isJSONArg(pos[0]) {
+		raw, _, err := requestJSON(pos, stdin)
+		if err != nil {
+			return req, nil, err
+		}
+		var eo *engine.ErrorObject
+		if req, eo = engine.DecodeRecall(raw); eo != nil {
+			return req, nil, requestError(eo)
+		}
+		wireBound("pageSize", wireNumber(raw, "pageSize", "page_size"), engine.DefaultPageSize, 1, engine.MaxPageSize, &notices)
+		wireBound("snippetChars", wireNumber(raw, "snippetChars", "snippet_chars"), engine.DefaultSnippetChars, engine.MinSnippetChars, engine.MaxSnippetChars, &notices)
+	} else if len(pos) > 0 {
+		// Words, as rg and grep take them.
+		if set["q"] || set["query"] {
+			return req, nil, usageError("give the query once: as words or with -q")
+		}
+		if err := setArg(&req, "query", strings.Join(pos, " ")); err != nil {
+			return req, nil, err
+		}
+	}
+	return req, notices, nil
+}
+
+// apply sets the request's fields from the flags given, adding a notice
+// for each number it clamps.
+func (f recallFlags) apply(req *engine.RecallRequest, set map[string]bool, notices *[]engine.Notice) error {
+	if set["q"] || set["query"] {
+		if err := setArg(req, "query", *f.query); err != nil {
+			return err
+		}
+	}
+	f.applyWords(req)
+	if err := f.applyTimes(req); err != nil {
+		return err
+	}
+	return f.applyPaging(req, set, notices)
+}
+
+// applyWords sets the mode, scope and filter fields whose flags are not
+// empty.
+func (f recallFlags) applyWords(req *engine.RecallRequest) {
+	str := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	if *f.mode != "" {
+		req.QueryMode = engine.QueryMode(*f.mode)
+	}
+	if *f.match != "" {
+		req.QueryMatch = engine.QueryMatch(*f.match)
+	}
+	if *f.scope != "" {
+		req.Scope = engine.Scope(*f.scope)
+	}
+	if *f.branches != "" {
+		req.Branches = engine.Branches(*f.branches)
+	}
+	str(&req.Role, *f.filter["role"])
+	str(&req.Tool, *f.filter["tool"])
+	str(&req.Ref, *f.filter["ref"])
+	str(&req.Provider, *f.filter["provider"])
+	str(&req.Action, *f.filter["action"])
+	str(&req.Outcome, *f.filter["outcome"])
+}
+
+// applyTimes sets since and until, each given as a time parseTime reads.
+func (f recallFlags) applyTimes(req *engine.RecallRequest) error {
+	for _, t := range []struct{ name, v string }{{"since", *f.since}, {"until", *f.until}} {
+		if t.v == "" {
+			continue
+		}
+		ms, err := parseTime(t.v, now())
+		if err != nil {
+			return usageError("--%s: %v", t.name, err)
+		}
+		// Epoch milliseconds exactly as given: the wire's number.
+		if err := setArg(req, t.name, ms); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyPaging sets the page's size, offset, snippet length and context.
+func (f recallFlags) applyPaging(req *engine.RecallRequest, set map[string]bool, notices *[]engine.Notice) error {
+	if set["page-size"] || set["limit"] {
+		req.PageSize = bound("page-size", *f.pageSize, 1, engine.MaxPageSize, notices)
+	}
+	if set["context-next"] {
+		req.Context = &engine.RecallContext{Next: *f.contextNext}
+	}
+	if set["offset"] {
+		if *f.offset < 0 {
+			return usageError("--offset must be 0 or more, not %d", *f.offset)
+		}
+		req.Offset = *f.offset
+	}
+	if set["snippet-chars"] {
+		req.SnippetChars = bound("snippet-chars", *f.snippet, engine.MinSnippetChars, engine.MaxSnippetChars, notices)
+	}
+	return nil
 }
 
 // cmdExpand answers one expansion page.
@@ -372,18 +428,7 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 func expandRequest(ctx context.Context, name string, args []string, stdin io.Reader, g *globals) (engine.ExpandRequest, *engine.Engine, error) {
 	fl := newFlags(name)
 	lf := addLiveFlags(fl)
-	var indices indexList
-	var ids, addrs stringList
-	fl.Var(&indices, "n", "entry index; repeat or comma-separate")
-	fl.Var(&ids, "entry-id", "stable entry id; repeat")
-	fl.Var(&addrs, "address", "operation address; repeat")
-	rng := fl.String("range", "", "inclusive entry range A..B")
-	before := fl.Int("B", 0, "entries of context before")
-	after := fl.Int("A", 0, "entries of context after")
-	ctxN := fl.Int("C", 0, "entries of context before and after")
-	branches := fl.String("branches", "", "active (default) or all")
-	maxChars := fl.Int("max-chars", 0, "characters per response")
-	maxEntries := fl.Int("max-entries", 0, "entries per response")
+	ef := addExpandFlags(fl)
 	var timeout *time.Duration
 	if name == "walk" {
 		timeout = fl.Duration("timeout", 0, "end the walk after this long (default 5m)")
@@ -400,65 +445,12 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 	case len(pos) > 1:
 		return req, nil, usageError("%s takes one SESSION or one JSON request, not %d arguments", name, len(pos))
 	case isJSONArg(pos[0]):
-		for f := range set {
-			if !strings.HasPrefix(f, "live-") && f != "timeout" {
-				return req, nil, usageError("give either a JSON request or %s and the other selector flags, not both", dash(f))
-			}
-		}
-		raw, _, err := requestJSON(pos, stdin)
-		if err != nil {
-			return req, nil, err
-		}
-		var eo *engine.ErrorObject
-		if req, eo = engine.DecodeExpand(raw); eo != nil {
-			return req, nil, requestError(eo)
-		}
+		req, err = expandJSON(pos, stdin, set)
 	default:
-		req.Session = pos[0]
-		req.Indices = indices
-		req.EntryIDs = ids
-		req.OperationAddresses = addrs
-		req.Branches = engine.Branches(*branches)
-		if *rng != "" {
-			a, b, ok := strings.Cut(*rng, "..")
-			first, err1 := strconv.Atoi(a)
-			last, err2 := strconv.Atoi(b)
-			if !ok || err1 != nil || err2 != nil {
-				return req, nil, usageError("--range takes FIRST..LAST, e.g. 3..7, not %q", *rng)
-			}
-			req.EntryRange = &engine.Range{First: first, Last: last}
-		}
-		ctxFlag := func(flagName, arg string, v int) error {
-			if v < 0 || v > engine.MaxContext {
-				return usageError("%s takes 0..%d entries, not %d", dash(flagName), engine.MaxContext, v)
-			}
-			return setArg(&req, arg, v)
-		}
-		for _, f := range []struct {
-			flag string
-			v    int
-			args []string
-		}{{"C", *ctxN, []string{"before", "after"}}, {"B", *before, []string{"before"}}, {"A", *after, []string{"after"}}} {
-			if !set[f.flag] {
-				continue
-			}
-			for _, a := range f.args {
-				if err := ctxFlag(f.flag, a, f.v); err != nil {
-					return req, nil, err
-				}
-			}
-		}
-		// Given, even as 0: the engine refuses what is out of range.
-		if set["max-chars"] {
-			if err := setArg(&req, "maxChars", *maxChars); err != nil {
-				return req, nil, err
-			}
-		}
-		if set["max-entries"] {
-			if err := setArg(&req, "maxEntries", *maxEntries); err != nil {
-				return req, nil, err
-			}
-		}
+		req, err = ef.request(pos[0], set)
+	}
+	if err != nil {
+		return req, nil, err
 	}
 	lf.apply(g)
 	var set2 []func(*engine.Options)
@@ -473,6 +465,105 @@ func expandRequest(ctx context.Context, name string, args []string, stdin io.Rea
 		return req, nil, err
 	}
 	return req, e, nil
+}
+
+// expandFlags are the selector flags of expand and walk.
+type expandFlags struct {
+	indices                                   *indexList
+	ids, addrs                                *stringList
+	rng, branches                             *string
+	before, after, ctxN, maxChars, maxEntries *int
+}
+
+func addExpandFlags(fl *flag.FlagSet) expandFlags {
+	f := expandFlags{indices: new(indexList), ids: new(stringList), addrs: new(stringList)}
+	fl.Var(f.indices, "n", "entry index; repeat or comma-separate")
+	fl.Var(f.ids, "entry-id", "stable entry id; repeat")
+	fl.Var(f.addrs, "address", "operation address; repeat")
+	f.rng = fl.String("range", "", "inclusive entry range A..B")
+	f.before = fl.Int("B", 0, "entries of context before")
+	f.after = fl.Int("A", 0, "entries of context after")
+	f.ctxN = fl.Int("C", 0, "entries of context before and after")
+	f.branches = fl.String("branches", "", "active (default) or all")
+	f.maxChars = fl.Int("max-chars", 0, "characters per response")
+	f.maxEntries = fl.Int("max-entries", 0, "entries per response")
+	return f
+}
+
+// expandJSON decodes a JSON request, which no selector flag may join.
+func expandJSON(pos []string, stdin io.Reader, set map[string]bool) (engine.ExpandRequest, error) {
+	for f := range set {
+		if !strings.HasPrefix(f, "live-") && f != "timeout" {
+			return engine.ExpandRequest{}, usageError("give either a JSON request or %s and the other selector flags, not both", dash(f))
+		}
+	}
+	raw, _, err := requestJSON(pos, stdin)
+	if err != nil {
+		return engine.ExpandRequest{}, err
+	}
+	req, eo := engine.DecodeExpand(raw)
+	if eo != nil {
+		return req, requestError(eo)
+	}
+	return req, nil
+}
+
+// request is the request for session that the selector flags make.
+func (f expandFlags) request(session string, set map[string]bool) (engine.ExpandRequest, error) {
+	req := engine.ExpandRequest{
+		Session:            session,
+		Indices:            *f.indices,
+		EntryIDs:           *f.ids,
+		OperationAddresses: *f.addrs,
+		Branches:           engine.Branches(*f.branches),
+	}
+	if *f.rng != "" {
+		a, b, ok := strings.Cut(*f.rng, "..")
+		first, err1 := strconv.Atoi(a)
+		last, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil {
+			return req, usageError("--range takes FIRST..LAST, e.g. 3..7, not %q", *f.rng)
+		}
+		req.EntryRange = &engine.Range{First: first, Last: last}
+	}
+	if err := f.applyContext(&req, set); err != nil {
+		return req, err
+	}
+	// Given, even as 0: the engine refuses what is out of range.
+	if set["max-chars"] {
+		if err := setArg(&req, "maxChars", *f.maxChars); err != nil {
+			return req, err
+		}
+	}
+	if set["max-entries"] {
+		if err := setArg(&req, "maxEntries", *f.maxEntries); err != nil {
+			return req, err
+		}
+	}
+	return req, nil
+}
+
+// applyContext sets the entries of context that -C, -B and -A give, -B and
+// -A over -C.
+func (f expandFlags) applyContext(req *engine.ExpandRequest, set map[string]bool) error {
+	for _, c := range []struct {
+		flag string
+		v    int
+		args []string
+	}{{"C", *f.ctxN, []string{"before", "after"}}, {"B", *f.before, []string{"before"}}, {"A", *f.after, []string{"after"}}} {
+		if !set[c.flag] {
+			continue
+		}
+		if c.v < 0 || c.v > engine.MaxContext {
+			return usageError("%s takes 0..%d entries, not %d", dash(c.flag), engine.MaxContext, c.v)
+		}
+		for _, a := range c.args {
+			if err := setArg(req, a, c.v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func cmdSessions(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {

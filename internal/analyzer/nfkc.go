@@ -229,7 +229,18 @@ func invalidByte(b byte) rune { return -1 - rune(b) }
 // per-code-point data plus the delta tables, without a stream-safe limit.
 // It is used only for the rare texts that need it.
 func slowNFKC(s string) string {
-	// 1. Decompose.
+	rs := decompose(s)
+	cccs := make([]uint8, len(rs))
+	for i, r := range rs {
+		cccs[i] = combiningClass(r)
+	}
+	orderNonStarters(rs, cccs)
+	return encodeRunes(composeCanonical(rs, cccs), len(s)+8)
+}
+
+// decompose is step 1 of slowNFKC: the full compatibility decomposition of
+// s as runes, an invalid byte kept as invalidByte.
+func decompose(s string) []rune {
 	rs := make([]rune, 0, len(s))
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -260,12 +271,13 @@ func slowNFKC(s string) string {
 		}
 		rs = append(rs, r)
 	}
+	return rs
+}
 
-	// 2. Canonical ordering: stable sort of every run of non-starters.
-	cccs := make([]uint8, len(rs))
-	for i, r := range rs {
-		cccs[i] = combiningClass(r)
-	}
+// orderNonStarters is step 2 of slowNFKC, the canonical ordering: a stable
+// sort by combining class of every run of non-starters in rs, whose
+// classes cccs holds and keeps in step.
+func orderNonStarters(rs []rune, cccs []uint8) {
 	for i := 0; i < len(rs); {
 		if cccs[i] == 0 {
 			i++
@@ -276,23 +288,32 @@ func slowNFKC(s string) string {
 			j++
 		}
 		if j-i > 1 {
-			idx := make([]int, j-i)
-			for k := range idx {
-				idx[k] = i + k
-			}
-			sort.SliceStable(idx, func(a, b int) bool { return cccs[idx[a]] < cccs[idx[b]] })
-			run := make([]rune, j-i)
-			runCCC := make([]uint8, j-i)
-			for k, x := range idx {
-				run[k], runCCC[k] = rs[x], cccs[x]
-			}
-			copy(rs[i:j], run)
-			copy(cccs[i:j], runCCC)
+			sortRun(rs[i:j], cccs[i:j])
 		}
 		i = j
 	}
+}
 
-	// 3. Canonical composition.
+// sortRun sorts one run of non-starters stably by combining class.
+func sortRun(rs []rune, cccs []uint8) {
+	idx := make([]int, len(rs))
+	for k := range idx {
+		idx[k] = k
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return cccs[idx[a]] < cccs[idx[b]] })
+	run := make([]rune, len(rs))
+	runCCC := make([]uint8, len(rs))
+	for k, x := range idx {
+		run[k], runCCC[k] = rs[x], cccs[x]
+	}
+	copy(rs, run)
+	copy(cccs, runCCC)
+}
+
+// composeCanonical is step 3 of slowNFKC, the canonical composition of
+// rs (in canonical order, with classes cccs), done in place: it returns
+// rs's prefix that holds the result.
+func composeCanonical(rs []rune, cccs []uint8) []rune {
 	out := rs[:0]
 	outCCC := cccs[:0]
 	starter := -1 // index in out of the last starter; -1 before the first
@@ -313,9 +334,14 @@ func slowNFKC(s string) string {
 		out = append(out, r)
 		outCCC = append(outCCC, cc)
 	}
+	return out
+}
 
-	b := make([]byte, 0, len(s)+8)
-	for _, r := range out {
+// encodeRunes is rs as UTF-8, an invalidByte back as the byte it stands
+// for; size is the capacity to start from.
+func encodeRunes(rs []rune, size int) string {
+	b := make([]byte, 0, size)
+	for _, r := range rs {
 		if r < 0 {
 			b = append(b, byte(-1-r))
 			continue

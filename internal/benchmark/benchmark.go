@@ -483,139 +483,186 @@ func (r *runner) settle() {
 	}
 }
 
+// queries asks for the planted facts, measuring recall latency and quality,
+// then runs the negative controls and the catalog and envelope checks.
 func (r *runner) queries() error {
 	hot := r.hotSet()
-	global := engine.ScopeGlobal
 	r.settle()
-	var hotLat, coldLat []time.Duration
-	quality := map[string]*struct {
-		n, at1, at10 int
-		mrr          float64
-	}{}
-	addQ := func(kind string, rank int) {
-		q := quality[kind]
-		if q == nil {
-			q = &struct {
-				n, at1, at10 int
-				mrr          float64
-			}{}
-			quality[kind] = q
-		}
-		q.n++
-		if rank == 1 {
-			q.at1++
-		}
-		if rank >= 1 && rank <= 10 {
-			q.at10++
-		}
-		if rank > 0 {
-			q.mrr += 1 / float64(rank)
-		}
+	picked := pickFacts(r.man.Facts, 400)
+	run := factRun{quality: map[string]*factQuality{}}
+	for _, f := range picked {
+		r.askFact(&run, f, hot[f.SessionID])
 	}
-	maxFacts := 400
+	r.rep.Latency["hot query (in process, watching)"] = summarize(run.hotLat)
+	r.rep.Latency["cold query (in process, watching)"] = summarize(run.coldLat)
+	r.questions(picked)
+	// The in-process latency targets, after the freshness gate (hot BM25
+	// alone has its own: go test ./search -bench HotBM25).
+	r.target("hot recall p99 in process", summarize(run.hotLat).P99, 5, "ms", true, false)
+	r.target("cold recall p99 in process", summarize(run.coldLat).P99, 5, "ms", true, false)
+	for k, q := range run.quality {
+		r.rep.Quality[k] = Quality{Queries: q.n, RecallAt1: round3(float64(q.at1) / float64(q.n)),
+			RecallAt10: round3(float64(q.at10) / float64(q.n)), MRR: round3(q.mrr / float64(q.n))}
+		r.check("planted facts are found: "+k, q.at10 == q.n, "%d of %d in the top 10", q.at10, q.n)
+	}
+	r.negativeControls()
+	r.catalogSelection()
+	r.largestResponse()
+	r.logf("queries: hot p50 %.2f ms p99 %.2f ms; cold p50 %.2f ms p99 %.2f ms",
+		summarize(run.hotLat).P50, summarize(run.hotLat).P99, summarize(run.coldLat).P50, summarize(run.coldLat).P99)
+	return nil
+}
+
+// factQuality counts how well the facts of one kind are found.
+type factQuality struct {
+	n, at1, at10 int
+	mrr          float64
+}
+
+// factRun is what the queries for planted facts measure.
+type factRun struct {
+	hotLat, coldLat []time.Duration
+	quality         map[string]*factQuality // by kind and tier
+}
+
+// addQuality counts one query for a fact of kind found at rank (0: not
+// found).
+func (run *factRun) addQuality(kind string, rank int) {
+	q := run.quality[kind]
+	if q == nil {
+		q = &factQuality{}
+		run.quality[kind] = q
+	}
+	q.n++
+	if rank == 1 {
+		q.at1++
+	}
+	if rank >= 1 && rank <= 10 {
+		q.at10++
+	}
+	if rank > 0 {
+		q.mrr += 1 / float64(rank)
+	}
+}
+
+// isTermFact reports whether f is asked as a plain term query.
+func isTermFact(f corpus.Fact) bool {
+	return f.Kind == "term" || f.Kind == "subagent-term" || f.Kind == "deep-term"
+}
+
+// pickFacts takes up to limit/4 facts of each kind, the plain term queries
+// first, timed as they come; then the checks, some of which index the
+// other branch mode or read sessions from source: the collections that
+// work sets off would otherwise land in the term queries timed between
+// them (p99 7-9 ms at 10k, against under 3 ms in a run of the term queries
+// alone).
+func pickFacts(facts []corpus.Fact, limit int) []corpus.Fact {
 	counts := map[string]int{}
 	var picked []corpus.Fact
-	for _, f := range r.man.Facts {
-		if counts[f.Kind] >= maxFacts/4 {
+	for _, f := range facts {
+		if counts[f.Kind] >= limit/4 {
 			continue
 		}
 		counts[f.Kind]++
 		picked = append(picked, f)
 	}
-	// The plain term queries first, timed as they come; then the checks,
-	// some of which index the other branch mode or read sessions from
-	// source: the collections that work sets off would otherwise land in
-	// the term queries timed between them (p99 7-9 ms at 10k, against
-	// under 3 ms in a run of the term queries alone).
-	isTerm := func(f corpus.Fact) bool {
-		return f.Kind == "term" || f.Kind == "subagent-term" || f.Kind == "deep-term"
-	}
 	slices.SortStableFunc(picked, func(a, b corpus.Fact) int {
 		switch {
-		case isTerm(a) && !isTerm(b):
+		case isTermFact(a) && !isTermFact(b):
 			return -1
-		case !isTerm(a) && isTerm(b):
+		case !isTermFact(a) && isTermFact(b):
 			return 1
 		}
 		return 0
 	})
-	for _, f := range picked {
-		tier := "cold"
-		if hot[f.SessionID] {
-			tier = "hot"
-		}
-		switch f.Kind {
-		case "term", "subagent-term", "deep-term":
-			p, d := r.recall(engine.RecallRequest{Query: f.Term, Scope: global})
-			if tier == "hot" {
-				hotLat = append(hotLat, d)
-			} else {
-				coldLat = append(coldLat, d)
-			}
-			rank := rankOf(p, f)
-			if f.Kind == "deep-term" && tier == "hot" {
-				// Past maxEntryChars of hot text: no hit, and coverage says so.
-				r.checkOnce("deep hot term is reported, not silently missed", rank > 0 || contains(p.Coverage.Reasons, coverage.MaxEntryChars),
-					"%s: rank %d, reasons %v", f.Term, rank, p.Coverage.Reasons)
-				continue
-			}
-			addQ(f.Kind+" ("+tier+")", rank)
-		case "thinking-term":
-			p, _ := r.recall(engine.RecallRequest{Query: f.Term, Scope: global})
-			r.checkOnce("thinking text is not indexed by default", p.Total == 0, "%s found %d times", f.Term, p.Total)
-		case "abandoned-term":
-			// A branch summary on the active branch may carry the
-			// abandoned branch's typed facts: those hits are right.
-			p, _ := r.recall(engine.RecallRequest{Query: f.Term, Scope: global})
-			leaked := 0
-			for _, h := range p.Hits {
-				if h.Session != nil && h.Session.SessionID == f.SessionID || h.Entry != nil && h.Entry.Type != "fabric_branch_fact" {
-					leaked++
-				}
-			}
-			r.checkOnce("abandoned-branch terms are not returned by default", leaked == 0, "%s found %d times", f.Term, leaked)
-			pa, _ := r.recall(engine.RecallRequest{Query: f.Term, Scope: global, Branches: "all"})
-			r.checkOnce("abandoned-branch terms are returned with branches all", pa.Total >= 1, "%s found %d times", f.Term, pa.Total)
-		case "operation":
-			p, d := r.recall(engine.RecallRequest{Query: f.Term, Ref: f.Ref, Outcome: f.Outcome, Scope: global})
-			if tier == "hot" {
-				r.addLatency("hot operation-address recall", d)
-				found := false
-				for _, h := range p.Hits {
-					if e := h.Entry; e != nil && e.OperationAddress != nil && strings.HasPrefix(f.Note, "address="+*e.OperationAddress) {
-						found = true
-					}
-				}
-				r.checkOnce("hot operation recall finds the exact operation address", found, "%s ref %s outcome %s: %d hits", f.Term, f.Ref, f.Outcome, len(p.Hits))
-			} else {
-				r.addLatency("cold combined lexical+structural", d)
-				r.checkOnce("cold combined lexical+structural names the hydration reason",
-					p.Total == 0 || contains(p.Coverage.Reasons, coverage.ColdStructuralFilterRequiresHydration),
-					"%s: total %d reasons %v", f.Term, p.Total, p.Coverage.Reasons)
-				r.checkOnce("cold combined candidate is the planted session", rankOf(p, f) > 0, "%s: %d hits", f.Term, len(p.Hits))
-			}
-		}
-	}
-	r.rep.Latency["hot query (in process, watching)"] = summarize(hotLat)
-	r.rep.Latency["cold query (in process, watching)"] = summarize(coldLat)
-	r.questions(picked)
-	// The in-process latency targets, after the freshness gate (hot BM25
-	// alone has its own: go test ./search -bench HotBM25).
-	r.target("hot recall p99 in process", summarize(hotLat).P99, 5, "ms", true, false)
-	r.target("cold recall p99 in process", summarize(coldLat).P99, 5, "ms", true, false)
-	for k, q := range quality {
-		r.rep.Quality[k] = Quality{Queries: q.n, RecallAt1: round3(float64(q.at1) / float64(q.n)),
-			RecallAt10: round3(float64(q.at10) / float64(q.n)), MRR: round3(q.mrr / float64(q.n))}
-		r.check("planted facts are found: "+k, q.at10 == q.n, "%d of %d in the top 10", q.at10, q.n)
-	}
+	return picked
+}
 
-	// Negative controls.
-	p, _ := r.recall(engine.RecallRequest{Ref: "omp.no_such_action", Scope: global})
+// askFact asks for the planted fact f, in a hot session or a cold one, and
+// checks or measures what comes back as its kind asks.
+func (r *runner) askFact(run *factRun, f corpus.Fact, hot bool) {
+	tier := "cold"
+	if hot {
+		tier = "hot"
+	}
+	switch f.Kind {
+	case "term", "subagent-term", "deep-term":
+		p, d := r.recall(engine.RecallRequest{Query: f.Term, Scope: engine.ScopeGlobal})
+		if hot {
+			run.hotLat = append(run.hotLat, d)
+		} else {
+			run.coldLat = append(run.coldLat, d)
+		}
+		rank := rankOf(p, f)
+		if f.Kind == "deep-term" && hot {
+			// Past maxEntryChars of hot text: no hit, and coverage says so.
+			r.checkOnce("deep hot term is reported, not silently missed", rank > 0 || contains(p.Coverage.Reasons, coverage.MaxEntryChars),
+				"%s: rank %d, reasons %v", f.Term, rank, p.Coverage.Reasons)
+			return
+		}
+		run.addQuality(f.Kind+" ("+tier+")", rank)
+	case "thinking-term":
+		p, _ := r.recall(engine.RecallRequest{Query: f.Term, Scope: engine.ScopeGlobal})
+		r.checkOnce("thinking text is not indexed by default", p.Total == 0, "%s found %d times", f.Term, p.Total)
+	case "abandoned-term":
+		r.askAbandoned(f)
+	case "operation":
+		r.askOperation(f, hot)
+	}
+}
+
+// askAbandoned checks that a term of an abandoned branch is found with
+// branches all only.
+func (r *runner) askAbandoned(f corpus.Fact) {
+	// A branch summary on the active branch may carry the abandoned
+	// branch's typed facts: those hits are right.
+	p, _ := r.recall(engine.RecallRequest{Query: f.Term, Scope: engine.ScopeGlobal})
+	leaked := 0
+	for _, h := range p.Hits {
+		if h.Session != nil && h.Session.SessionID == f.SessionID || h.Entry != nil && h.Entry.Type != "fabric_branch_fact" {
+			leaked++
+		}
+	}
+	r.checkOnce("abandoned-branch terms are not returned by default", leaked == 0, "%s found %d times", f.Term, leaked)
+	pa, _ := r.recall(engine.RecallRequest{Query: f.Term, Scope: engine.ScopeGlobal, Branches: "all"})
+	r.checkOnce("abandoned-branch terms are returned with branches all", pa.Total >= 1, "%s found %d times", f.Term, pa.Total)
+}
+
+// askOperation times a recall of a term with an operation's ref and
+// outcome, and checks that it finds the exact operation (hot) or names
+// the hydration it would need (cold).
+func (r *runner) askOperation(f corpus.Fact, hot bool) {
+	p, d := r.recall(engine.RecallRequest{Query: f.Term, Ref: f.Ref, Outcome: f.Outcome, Scope: engine.ScopeGlobal})
+	if !hot {
+		r.addLatency("cold combined lexical+structural", d)
+		r.checkOnce("cold combined lexical+structural names the hydration reason",
+			p.Total == 0 || contains(p.Coverage.Reasons, coverage.ColdStructuralFilterRequiresHydration),
+			"%s: total %d reasons %v", f.Term, p.Total, p.Coverage.Reasons)
+		r.checkOnce("cold combined candidate is the planted session", rankOf(p, f) > 0, "%s: %d hits", f.Term, len(p.Hits))
+		return
+	}
+	r.addLatency("hot operation-address recall", d)
+	found := false
+	for _, h := range p.Hits {
+		if e := h.Entry; e != nil && e.OperationAddress != nil && strings.HasPrefix(f.Note, "address="+*e.OperationAddress) {
+			found = true
+		}
+	}
+	r.checkOnce("hot operation recall finds the exact operation address", found, "%s ref %s outcome %s: %d hits", f.Term, f.Ref, f.Outcome, len(p.Hits))
+}
+
+// negativeControls checks that what is not in memory is not found.
+func (r *runner) negativeControls() {
+	p, _ := r.recall(engine.RecallRequest{Ref: "omp.no_such_action", Scope: engine.ScopeGlobal})
 	r.check("a nonexistent ref returns nothing", p.Total == 0 && p.Error == nil, "total %d", p.Total)
 	desc := catalog.MemoryProvider().Actions[0].Description
-	p, _ = r.recall(engine.RecallRequest{Query: desc, QueryMode: "phrase", Scope: global})
+	p, _ = r.recall(engine.RecallRequest{Query: desc, QueryMode: "phrase", Scope: engine.ScopeGlobal})
 	r.check("catalog text never matches memory", p.Total == 0, "the memory provider's description matched %d entries", p.Total)
-	// Catalog head selection, separately from source retrieval.
+}
+
+// catalogSelection times catalog head selection, separately from source
+// retrieval.
+func (r *runner) catalogSelection() {
 	var catLat []time.Duration
 	for i := 0; i < r.opt.Runs; i++ {
 		start := time.Now()
@@ -630,13 +677,13 @@ func (r *runner) queries() error {
 		}
 	}
 	r.rep.Latency["catalog head selection"] = summarize(catLat)
-	// Envelope bound on a broad page.
-	p, _ = r.recall(engine.RecallRequest{Query: "error test file", Scope: global, PageSize: 50, SnippetChars: 2000})
+}
+
+// largestResponse checks the envelope bound on a broad page.
+func (r *runner) largestResponse() {
+	p, _ := r.recall(engine.RecallRequest{Query: "error test file", Scope: engine.ScopeGlobal, PageSize: 50, SnippetChars: 2000})
 	b, _ := json.Marshal(p)
 	r.target("largest response (UTF-16 units)", float64(jsjson.UTF16Len(string(b))), engine.MaxResponseChars, "units", true, true)
-	r.logf("queries: hot p50 %.2f ms p99 %.2f ms; cold p50 %.2f ms p99 %.2f ms",
-		summarize(hotLat).P50, summarize(hotLat).P99, summarize(coldLat).P50, summarize(coldLat).P99)
-	return nil
 }
 
 // maxQuestions bounds the planted facts asked as questions.

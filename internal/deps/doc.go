@@ -1,5 +1,7 @@
 // Package deps holds no code: its test enforces the dependency direction of
-// DESIGN.md, so that a leaf package never grows an import of a higher layer.
+// DESIGN.md, so that a leaf package never grows an import of a higher layer,
+// and keeps every non-test function outside internal/corpus (the test corpus
+// generator) within 80 lines, but for the exceptions it lists with reasons.
 //
 // Layers, lowest first; a package may import only packages of a strictly
 // lower layer:

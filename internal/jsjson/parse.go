@@ -538,34 +538,11 @@ func (p *parser) object(start, depth int) (Value, int) {
 	ps := p.ps
 	base := len(ps.stack)
 	for {
-		if pos >= len(d) {
-			p.eof(pos)
-			return Value{}, pos
-		}
-		if d[pos] != '"' {
-			p.fail(pos, "expected string key in object")
-			return Value{}, pos
-		}
-		kv, end := p.str(pos)
+		key, end := p.memberKey(pos)
 		if p.err != nil {
 			return Value{}, end
 		}
-		var key string
-		if kv.k() == String {
-			key = internKey(kv.text())
-		} else {
-			key = unescape(kv.text())
-		}
-		pos = skipSpace(d, end)
-		if pos >= len(d) {
-			p.eof(pos)
-			return Value{}, pos
-		}
-		if d[pos] != ':' {
-			p.fail(pos, "expected : after object key")
-			return Value{}, pos
-		}
-		v, end := p.value(skipSpace(d, pos+1), depth+1)
+		v, end := p.value(skipSpace(d, end), depth+1)
 		if p.err != nil {
 			return Value{}, end
 		}
@@ -621,6 +598,40 @@ func (p *parser) object(start, depth int) (Value, int) {
 			return Value{}, pos
 		}
 	}
+}
+
+// memberKey reads the key of an object member at pos and the colon after
+// it, and returns the key and the position after the colon.
+func (p *parser) memberKey(pos int) (string, int) {
+	d := p.data
+	if pos >= len(d) {
+		p.eof(pos)
+		return "", pos
+	}
+	if d[pos] != '"' {
+		p.fail(pos, "expected string key in object")
+		return "", pos
+	}
+	kv, end := p.str(pos)
+	if p.err != nil {
+		return "", end
+	}
+	var key string
+	if kv.k() == String {
+		key = internKey(kv.text())
+	} else {
+		key = unescape(kv.text())
+	}
+	pos = skipSpace(d, end)
+	if pos >= len(d) {
+		p.eof(pos)
+		return "", pos
+	}
+	if d[pos] != ':' {
+		p.fail(pos, "expected : after object key")
+		return "", pos
+	}
+	return key, pos + 1
 }
 
 // isArrayIndex reports whether JavaScript treats key as an array index
@@ -709,11 +720,12 @@ func invalidLen(b []byte) int {
 // the parsed file, and a key different in content but not in length is
 // told apart without a cache miss into that file.
 func internKey(key string) string {
+	if len(key) >= internLongLen {
+		return internLongKey(key)
+	}
 	switch key {
 	case "type":
 		return "type"
-	case "timestamp":
-		return "timestamp"
 	case "content":
 		return "content"
 	case "message":
@@ -724,16 +736,10 @@ func internKey(key string) string {
 		return "output"
 	case "input":
 		return "input"
-	case "cacheRead":
-		return "cacheRead"
-	case "cacheWrite":
-		return "cacheWrite"
 	case "text":
 		return "text"
 	case "id":
 		return "id"
-	case "provider":
-		return "provider"
 	case "api":
 		return "api"
 	case "model":
@@ -744,22 +750,10 @@ func internKey(key string) string {
 		return "cost"
 	case "total":
 		return "total"
-	case "stopReason":
-		return "stopReason"
 	case "name":
 		return "name"
-	case "arguments":
-		return "arguments"
-	case "toolCallId":
-		return "toolCallId"
-	case "toolName":
-		return "toolName"
 	case "isError":
 		return "isError"
-	case "totalTokens":
-		return "totalTokens"
-	case "parentId":
-		return "parentId"
 	case "path":
 		return "path"
 	case "command":
@@ -776,30 +770,12 @@ func internKey(key string) string {
 		return "limit"
 	case "offset":
 		return "offset"
-	case "thinking":
-		return "thinking"
-	case "thinkingSignature":
-		return "thinkingSignature"
-	case "thinkingLevel":
-		return "thinkingLevel"
 	case "timeout":
 		return "timeout"
-	case "errorMessage":
-		return "errorMessage"
-	case "partialJson":
-		return "partialJson"
 	case "modelId":
 		return "modelId"
-	case "truncated":
-		return "truncated"
 	case "cwd":
 		return "cwd"
-	case "exitCode":
-		return "exitCode"
-	case "cancelled":
-		return "cancelled"
-	case "customType":
-		return "customType"
 	case "summary":
 		return "summary"
 	case "fromId":
@@ -808,6 +784,57 @@ func internKey(key string) string {
 		return "version"
 	case "title":
 		return "title"
+	}
+	return key
+}
+
+// internLongLen is the length from which internKey leaves a key to
+// internLongKey: one switch of every key was over 100 lines, and a map or
+// a table to search was 2-3 times slower than a switch, which the compiler
+// makes a jump on length and a few compares.
+const internLongLen = 8
+
+// internLongKey is internKey for keys of internLongLen bytes or more.
+func internLongKey(key string) string {
+	switch key {
+	case "timestamp":
+		return "timestamp"
+	case "cacheRead":
+		return "cacheRead"
+	case "cacheWrite":
+		return "cacheWrite"
+	case "provider":
+		return "provider"
+	case "stopReason":
+		return "stopReason"
+	case "arguments":
+		return "arguments"
+	case "toolCallId":
+		return "toolCallId"
+	case "toolName":
+		return "toolName"
+	case "totalTokens":
+		return "totalTokens"
+	case "parentId":
+		return "parentId"
+	case "thinking":
+		return "thinking"
+	case "thinkingSignature":
+		return "thinkingSignature"
+	case "thinkingLevel":
+		return "thinkingLevel"
+	case "errorMessage":
+		return "errorMessage"
+	case "partialJson":
+		return "partialJson"
+	case "truncated":
+		return "truncated"
+	case "exitCode":
+		return "exitCode"
+	case "cancelled":
+		return "cancelled"
+	case "customType":
+		return "customType"
 	}
 	return key
 }

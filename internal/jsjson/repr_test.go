@@ -1,8 +1,13 @@
 package jsjson
 
 import (
+	"go/ast"
+	goparser "go/parser"
+	"go/token"
+	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // The two-word Value keeps what the three-field one showed callers: the
@@ -55,6 +60,42 @@ func TestInternKey(t *testing.T) {
 		own := strings.Clone(k)
 		if got := internKey(own); got != k {
 			t.Errorf("internKey(%q) = %q", k, got)
+		}
+	}
+}
+
+// Every key that internKey's switches list is interned: a key in the
+// switch its length does not lead to would never be.
+func TestInternKeyInternsEveryListedKey(t *testing.T) {
+	f, err := goparser.ParseFile(token.NewFileSet(), "parse.go", nil, goparser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, decl := range f.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "internKey" && fn.Name.Name != "internLongKey" {
+			continue
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CaseClause); ok {
+				for _, e := range c.List {
+					if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						k, _ := strconv.Unquote(lit.Value)
+						keys = append(keys, k)
+					}
+				}
+			}
+			return true
+		})
+	}
+	if len(keys) < 40 {
+		t.Fatalf("found %d keys in internKey's switches; the search is broken", len(keys))
+	}
+	for _, k := range keys {
+		own := strings.Clone(k)
+		if got := internKey(own); got != k || unsafe.StringData(got) == unsafe.StringData(own) {
+			t.Errorf("internKey(%q) does not intern it", k)
 		}
 	}
 }
