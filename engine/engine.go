@@ -129,6 +129,9 @@ type Engine struct {
 		targets []index.Target
 	}
 	docs search.DocMemo // the cold records' doc index, kept between searches
+	// base is the Engine this one was derived from (Derive): its index,
+	// caches and watches serve this one's calls.
+	base *Engine
 	// life admits calls until Close (see lifecycle.go).
 	life lifecycle
 }

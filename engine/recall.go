@@ -291,7 +291,7 @@ func (c *recallSearch) answer(a *search.Acquired) ([]*index.Record, error) {
 		c.page = failurePage(&ErrorObject{Code: coverage.SourceUnavailable, Message: a.SingleErr.Error(), SessionFile: r.targets[0].Path})
 		return nil, nil
 	}
-	s := search.New(c.ctx, q.plan, q.filt, &c.e.docs)
+	s := search.New(c.ctx, q.plan, q.filt, c.e.docMemo())
 	s.NoLexicon = noLexicon
 	defer s.Release()
 	a.Open(s)
