@@ -73,8 +73,11 @@ func TestDeriveRefusesOtherSettings(t *testing.T) {
 	other := t.TempDir()
 	for name, change := range map[string]func(o *engine.Options){
 		"index dir": func(o *engine.Options) { o.IndexDir = other },
-		"agent dir": func(o *engine.Options) { o.AgentDir = w.root + "/home/.omp/other"; os.MkdirAll(o.AgentDir+"/sessions", 0o755) },
-		"config":    func(o *engine.Options) { o.Memory.HotSessions = 1 },
+		"agent dir": func(o *engine.Options) {
+			o.AgentDir = w.root + "/home/.omp/other"
+			os.MkdirAll(o.AgentDir+"/sessions", 0o755)
+		},
+		"config": func(o *engine.Options) { o.Memory.HotSessions = 1 },
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := w.cfg
