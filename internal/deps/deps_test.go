@@ -19,6 +19,7 @@ var layer = map[string]int{
 	"internal/analyzer":         0,
 	"internal/jsjson":           0,
 	"internal/indexfile":        0,
+	"internal/sockserve":        0,
 	"internal/blocksum":         0,
 	"internal/termtab":          1,
 	"internal/frontcode":        0,
