@@ -48,6 +48,9 @@ func listenSocket(ctx context.Context, e *engine.Engine) (*sockHost, error) {
 	h.ctx, h.cancel = context.WithCancel(ctx)
 	h.wg.Add(1)
 	go h.acceptLoop()
+	if socketStarted != nil {
+		socketStarted(h)
+	}
 	return h, nil
 }
 
@@ -244,7 +247,7 @@ func checkSocketFlags(socket, noSocket bool, lf liveFlags) error {
 	return nil
 }
 
-// socketStarted, when set (tests), sees serve --socket's host.
+// socketStarted, when set (tests), sees each socket host that listens.
 var socketStarted func(*sockHost)
 
 // serveSocket is serve --socket: it answers shell commands until
@@ -258,9 +261,6 @@ func serveSocket(ctx context.Context, e *engine.Engine, stderr io.Writer) error 
 	}
 	defer h.close()
 	fmt.Fprintf(stderr, "memidx: answering shell commands on %s\n", h.ln.Path())
-	if socketStarted != nil {
-		socketStarted(h)
-	}
 	<-ctx.Done()
 	return nil
 }
