@@ -66,9 +66,13 @@ func (e *Engine) beginDerived(ctx context.Context) (context.Context, func(), err
 }
 
 // docMemo is the doc index memo of the Engine's searches: its base's.
-func (e *Engine) docMemo() *search.DocMemo {
+func (e *Engine) docMemo() *search.DocMemo { return &e.shared().docs }
+
+// shared is the Engine whose caches of the index this one uses: its base,
+// or itself.
+func (e *Engine) shared() *Engine {
 	if e.base != nil {
-		return e.base.docMemo()
+		return e.base.shared()
 	}
-	return &e.docs
+	return e
 }

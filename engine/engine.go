@@ -357,7 +357,7 @@ func defaultScopeNotice(res session.Resolution) Notice {
 // listing that did not change is the same refs again (session.ListCache),
 // and gets the same targets again: nobody changes either.
 func (e *Engine) targetsOf(refs []session.Ref) []index.Target {
-	lt := &e.lastTargets
+	lt := &e.shared().lastTargets
 	lt.Lock()
 	defer lt.Unlock()
 	if len(refs) > 0 && len(lt.refs) == len(refs) && &lt.refs[0] == &refs[0] {
@@ -400,7 +400,7 @@ func (e *Engine) refreshWith(ctx context.Context, r *resolved, opt index.Refresh
 // it first. It happens once per index; an index that cannot take it is
 // not asked again by this Engine.
 func (e *Engine) seedRoster(ctx context.Context, r *resolved) {
-	if e.noSeed.Load() {
+	if e.shared().noSeed.Load() {
 		return
 	}
 	if has, err := e.ix.HasRoster(ctx, r.mode, r.pre); err != nil || has {
@@ -411,7 +411,7 @@ func (e *Engine) seedRoster(ctx context.Context, r *resolved) {
 		err = e.ix.SeedRoster(ctx, all.targets)
 	}
 	if err != nil {
-		e.noSeed.Store(true)
+		e.shared().noSeed.Store(true)
 		return
 	}
 	r.pre = nil // read before the roster was written
