@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strconv"
 	"time"
@@ -82,9 +81,9 @@ func (r errReader) Read([]byte) (int, error) {
 
 // connectServer sends req to the index directory's server and waits
 // serverWait from the connect for its acceptance.
-func connectServer(dir string, req *sockRequest) (*net.UnixConn, bool) {
+func connectServer(dir string, req *sockRequest) (*sockserve.Conn, bool) {
 	deadline := time.Now().Add(serverWait)
-	conn, err := sockserve.Dial(dir, serverWait)
+	conn, err := sockserve.Dial(dir)
 	if err != nil {
 		return nil, false
 	}
@@ -109,7 +108,7 @@ func connectServer(dir string, req *sockRequest) (*net.UnixConn, bool) {
 // returns its exit code. A server that ends before anything was written
 // is no answer (false: the caller answers itself); after output, it is a
 // failure of this command.
-func relayAnswer(conn net.Conn, stdout, stderr io.Writer) (int, bool) {
+func relayAnswer(conn io.Reader, stdout, stderr io.Writer) (int, bool) {
 	wrote := false
 	for {
 		kind, p, err := sockserve.ReadFrame(conn, maxSocketOutputFrame)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -88,7 +87,7 @@ func (h *sockHost) acceptLoop() {
 
 // serveConn reads one request, declines it or runs it, and streams its
 // output and exit code.
-func (h *sockHost) serveConn(c *net.UnixConn) {
+func (h *sockHost) serveConn(c *sockserve.Conn) {
 	defer c.Close()
 	c.SetReadDeadline(time.Now().Add(socketRequestRead))
 	kind, body, err := sockserve.ReadFrame(c, maxSocketRequestBytes)
@@ -198,7 +197,7 @@ func runServed(ctx context.Context, sv *served, req *sockRequest, stdout, stderr
 // frameConn writes frames to a client, one at a time.
 type frameConn struct {
 	mu sync.Mutex
-	c  net.Conn
+	c  io.Writer
 }
 
 func (f *frameConn) write(kind byte, p []byte) error {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,7 +254,7 @@ func silentServer(t *testing.T, w *world) (*atomic.Int64, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var conns []net.Conn
+	var conns []*sockserve.Conn
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -300,7 +299,7 @@ func TestServerRefusesAnOversizedRequest(t *testing.T) {
 	w := newWorld(t)
 	h, stop := startSocketServer(t, globals{agentDir: w.agent}, w.index)
 	defer stop()
-	c, err := sockserve.Dial(w.index, time.Second)
+	c, err := sockserve.Dial(w.index)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,10 @@
 // platforms (Windows, the other BSDs, Plan 9, js) have no socket:
 // Listen and Dial answer ErrUnsupported and the command answers itself.
 //
+// The socket is driven with system calls (golang.org/x/sys/unix) on
+// pollable *os.File descriptors, not package net, whose import would link
+// cgo into every memidx process.
+//
 // Messages are frames: a kind byte, a 4-byte big-endian length and the
 // payload (WriteFrame, ReadFrame); a reader refuses a frame longer than
 // the bound it is given.

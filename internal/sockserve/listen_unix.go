@@ -5,22 +5,17 @@ package sockserve
 import (
 	"errors"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// staleProbe bounds the connect that tells a stale socket file from a
-// server that listens without holding the lock (an older memidx).
-const staleProbe = 100 * time.Millisecond
-
 // Listener is a server's socket in an index directory.
 type Listener struct {
-	ln   *net.UnixListener
+	f    *os.File // the listening socket
+	made os.FileInfo
 	lock *os.File
 	path string
 }
@@ -39,12 +34,13 @@ func Listen(dir string) (*Listener, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, SocketName)
-	ln, err := listenAt(path)
+	l, err := listenAt(path)
 	if err != nil {
 		lock.Close() // releases the flock
 		return nil, err
 	}
-	return &Listener{ln: ln, lock: lock, path: path}, nil
+	l.lock = lock
+	return l, nil
 }
 
 // takeLock opens (or creates, 0600) the lock file and locks it
@@ -74,7 +70,7 @@ func takeLock(path string) (*os.File, error) {
 // listenAt listens on path, replacing a stale socket of this user that a
 // killed server left (the caller holds the lock, and nobody answers on
 // it).
-func listenAt(path string) (*net.UnixListener, error) {
+func listenAt(path string) (*Listener, error) {
 	st, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -83,7 +79,7 @@ func listenAt(path string) (*net.UnixListener, error) {
 	case st.Mode()&fs.ModeSocket == 0 || !ours(st):
 		return nil, &ForeignFileError{Path: path}
 	default:
-		if c, err := net.DialTimeout("unix", path, staleProbe); err == nil {
+		if c, err := dialPath(path); err == nil {
 			c.Close()
 			return nil, ErrBusy
 		}
@@ -91,18 +87,42 @@ func listenAt(path string) (*net.UnixListener, error) {
 			return nil, err
 		}
 	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	fd, err := newSocket()
 	if err != nil {
 		return nil, err
 	}
-	// The directory is 0700 already and peers are checked; 0600 says the
-	// same to anyone looking.
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
+	if err := bindListen(fd, path); err != nil {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "listen", Path: path, Err: err}
+	}
+	l := &Listener{f: os.NewFile(uintptr(fd), path), path: path}
+	if l.made, err = os.Lstat(path); err != nil {
+		l.f.Close()
 		return nil, err
 	}
-	return ln, nil
+	return l, nil
 }
+
+// bindListen binds fd to path, mode 0600, and listens. The directory is
+// 0700 already and peers are checked; 0600 says the same to anyone
+// looking.
+func bindListen(fd int, path string) error {
+	if err := unix.Bind(fd, &unix.SockaddrUnix{Name: path}); err != nil {
+		return err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		os.Remove(path)
+		return err
+	}
+	if err := unix.Listen(fd, listenBacklog); err != nil {
+		os.Remove(path)
+		return err
+	}
+	return nil
+}
+
+// listenBacklog is the connections the kernel queues before Accept.
+const listenBacklog = 64
 
 func ours(st fs.FileInfo) bool {
 	s, ok := st.Sys().(*syscall.Stat_t)
@@ -113,51 +133,69 @@ func ours(st fs.FileInfo) bool {
 func (l *Listener) Path() string { return l.path }
 
 // Accept waits for the next connection of a peer of this user; peers of
-// other users are closed unanswered.
-func (l *Listener) Accept() (*net.UnixConn, error) {
+// other users are closed unanswered. After Close it fails.
+func (l *Listener) Accept() (*Conn, error) {
+	raw, err := l.f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
 	for {
-		c, err := l.ln.AcceptUnix()
+		nfd, aerr := -1, error(nil)
+		err := raw.Read(func(fd uintptr) bool {
+			nfd, _, aerr = unix.Accept(int(fd))
+			return !errors.Is(aerr, unix.EAGAIN)
+		})
+		if err == nil {
+			err = aerr
+		}
+		if errors.Is(err, unix.ECONNABORTED) || errors.Is(err, unix.EINTR) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
-		if uid, err := peerUID(c); err == nil && uid == os.Geteuid() {
+		c, err := adopt(nfd)
+		if err != nil {
+			return nil, err
+		}
+		if uid, err := c.peerUID(); err == nil && uid == os.Geteuid() {
 			return c, nil
 		}
 		c.Close()
 	}
 }
 
-// Close stops listening, removes the socket file and releases the lock
-// (the lock file stays: removing it would race with the next server).
+// adopt makes an accepted descriptor a pollable Conn.
+func adopt(fd int) (*Conn, error) {
+	unix.CloseOnExec(fd)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return &Conn{os.NewFile(uintptr(fd), "memidx.sock peer")}, nil
+}
+
+// Close stops listening, removes the socket file it made (not one that
+// replaced it since) and releases the lock (the lock file stays:
+// removing it would race with the next server).
 func (l *Listener) Close() error {
-	err := l.ln.Close() // unlinks the socket it created
+	err := l.f.Close()
+	if st, serr := os.Lstat(l.path); serr == nil && os.SameFile(st, l.made) {
+		err = errors.Join(err, os.Remove(l.path))
+	}
 	return errors.Join(err, l.lock.Close())
 }
 
-// Dial connects to the server of index directory dir within timeout and
-// checks that it runs as this user.
-func Dial(dir string, timeout time.Duration) (*net.UnixConn, error) {
-	c, err := net.DialTimeout("unix", filepath.Join(dir, SocketName), timeout)
+// Dial connects to the server of index directory dir and checks that it
+// runs as this user. A connect to a Unix socket does not wait.
+func Dial(dir string) (*Conn, error) {
+	c, err := dialPath(filepath.Join(dir, SocketName))
 	if err != nil {
 		return nil, err
 	}
-	uc := c.(*net.UnixConn)
-	if uid, err := peerUID(uc); err != nil || uid != os.Geteuid() {
-		uc.Close()
+	if uid, err := c.peerUID(); err != nil || uid != os.Geteuid() {
+		c.Close()
 		return nil, errors.New("sockserve: the socket's server runs as another user")
 	}
-	return uc, nil
-}
-
-// peerUID is the user id of the process at the other end of c.
-func peerUID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	uid, uerr := -1, error(nil)
-	if err := raw.Control(func(fd uintptr) { uid, uerr = peerUIDOf(int(fd)) }); err != nil {
-		return -1, err
-	}
-	return uid, uerr
+	return c, nil
 }

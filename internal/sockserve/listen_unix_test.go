@@ -5,6 +5,7 @@ package sockserve
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -54,7 +55,7 @@ func TestListenDialAndFrames(t *testing.T) {
 		}
 		done <- err
 	}()
-	c, err := Dial(dir, time.Second)
+	c, err := Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestListenDialAndFrames(t *testing.T) {
 	if _, err := os.Lstat(l.Path()); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the socket file is still there after Close (%v)", err)
 	}
-	if _, err := Dial(dir, time.Second); err == nil {
+	if _, err := Dial(dir); err == nil {
 		t.Error("Dial succeeded after Close")
 	}
 }
@@ -179,32 +180,55 @@ func isForeign(err error) bool {
 }
 
 func TestPeerIsThisUser(t *testing.T) {
-	a, b, err := socketPair()
+	dir := shortDir(t)
+	l, err := Listen(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
-	defer b.Close()
-	if uid, err := peerUID(a); err != nil || uid != os.Geteuid() {
-		t.Errorf("peerUID = %d, %v; want %d", uid, err, os.Geteuid())
+	defer l.Close()
+	accepted := make(chan *Conn, 1)
+	go func() {
+		c, _ := l.Accept()
+		accepted <- c
+	}()
+	c, err := Dial(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := <-accepted
+	if s == nil {
+		t.Fatal("Accept failed")
+	}
+	defer s.Close()
+	for _, c := range []*Conn{c, s} {
+		if uid, err := c.peerUID(); err != nil || uid != os.Geteuid() {
+			t.Errorf("peerUID = %d, %v; want %d", uid, err, os.Geteuid())
+		}
+	}
+	// The end of input reaches the other side.
+	if err := c.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	s.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := s.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
+		t.Errorf("read %d, %v after CloseWrite; want EOF", n, err)
 	}
 }
 
-func socketPair() (*net.UnixConn, *net.UnixConn, error) {
-	dir, err := os.MkdirTemp("", "sp")
+// Close removes the socket it made, not one that replaced it.
+func TestCloseLeavesAnotherSocket(t *testing.T) {
+	dir := shortDir(t)
+	l, err := Listen(dir)
 	if err != nil {
-		return nil, nil, err
+		t.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(dir, "s"), Net: "unix"})
-	if err != nil {
-		return nil, nil, err
+	os.Remove(l.Path())
+	other := rawSocket(t, dir)
+	other.SetUnlinkOnClose(false)
+	defer other.Close()
+	l.Close()
+	if _, err := os.Lstat(l.Path()); err != nil {
+		t.Errorf("the other socket was removed: %v", err)
 	}
-	defer ln.Close()
-	a, err := net.DialUnix("unix", nil, ln.Addr().(*net.UnixAddr))
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := ln.AcceptUnix()
-	return a, b, err
 }
