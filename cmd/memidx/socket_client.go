@@ -52,6 +52,7 @@ func newSockRequest(g globals, cmd string, args []string, stdin *io.Reader, stdo
 	if err != nil {
 		return nil, "", false // the command says why, itself
 	}
+	defer e.Close() // it only resolved the settings
 	req := &sockRequest{Version: socketVersion(), Cmd: cmd, Args: args, Globals: wireOf(g), Env: env,
 		Dirs: e.Dirs(), ConfigHash: configHash(e.Config()),
 		StdoutTerminal: isTerminal(stdout), StderrTerminal: isTerminal(stderr)}
