@@ -51,6 +51,12 @@
 // flight when Close begins is cancelled and returns ErrClosed, and Close
 // returns once it has. Close may be called again.
 //
+// Derive gives a long-lived Engine's index, listing watches and caches to
+// a request with its own working directory, live session and first-answer
+// notices (a server answering a shell's one-shot command), when the
+// request's options resolve to the same directories and configuration.
+// Closing the base ends the derived Engines' calls too.
+//
 // # Scopes and sessions
 //
 // With no scope a call searches the session scope (the spec's default):

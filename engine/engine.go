@@ -132,6 +132,9 @@ type Engine struct {
 		targets []index.Target
 	}
 	docs search.DocMemo // the cold records' doc index, kept between searches
+	// base is the Engine this one was derived from (Derive): its index,
+	// caches and watches serve this one's calls.
+	base *Engine
 	// life admits calls until Close (see lifecycle.go).
 	life lifecycle
 }
@@ -357,7 +360,7 @@ func defaultScopeNotice(res scopes.Resolution) Notice {
 // listing that did not change is the same refs again (listing.ListCache),
 // and gets the same targets again: nobody changes either.
 func (e *Engine) targetsOf(refs []listing.Ref) []index.Target {
-	lt := &e.lastTargets
+	lt := &e.shared().lastTargets
 	lt.Lock()
 	defer lt.Unlock()
 	if len(refs) > 0 && len(lt.refs) == len(refs) && &lt.refs[0] == &refs[0] {

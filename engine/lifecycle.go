@@ -29,6 +29,14 @@ func (l *lifecycle) init() { l.closing, l.close = context.WithCancel(context.Bac
 // fails with ErrClosed after Close, and with ctx's error when the caller's
 // context has ended already.
 func (e *Engine) begin(ctx context.Context) (context.Context, func(), error) {
+	if e.base != nil {
+		return e.beginDerived(ctx)
+	}
+	return e.beginOwn(ctx)
+}
+
+// beginOwn is begin on e's own lifecycle.
+func (e *Engine) beginOwn(ctx context.Context) (context.Context, func(), error) {
 	l := &e.life
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -106,6 +114,9 @@ func (e *Engine) release() error {
 	l.mu.Unlock()
 	l.close()
 	l.calls.Wait()
+	if e.base != nil {
+		return nil // what it uses is its base's
+	}
 	e.snaps.close()
 	ixErr := e.ix.Close()
 	if e.watch == nil {

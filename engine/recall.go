@@ -209,7 +209,7 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 // searchQuery is q as search ranks it.
 func (e *Engine) searchQuery(q *recallQuery, single, unsearched bool) search.Query {
 	sq := search.Query{Plan: q.plan, Filters: q.filt, Offset: q.offset, PageSize: q.pageSize,
-		Unsearched: unsearched, Single: single, Docs: &e.docs, NoLexicon: noLexicon,
+		Unsearched: unsearched, Single: single, Docs: e.docMemo(), NoLexicon: noLexicon,
 		Expect: search.Expect{SourceHash: q.req.ExpectedSourceHash, LineageFingerprint: q.req.ExpectedLineageFingerprint}}
 	if rg := q.req.EntryRange; rg != nil {
 		sq.Range = &search.Range{First: int(rg.First), Last: int(rg.Last)}

@@ -49,6 +49,17 @@
 // --max-result-bytes (default 1 MiB; past it the tool error
 // result_too_large), a message within --max-message-bytes.
 //
+// A one-shot recall, expand, sessions, walk or call first asks a running
+// server of its index directory (serve --stdio, serve --socket) over the
+// socket <index dir>/memidx.sock (internal/sockserve): the server runs the
+// same command line with the client's own settings over its warm engine
+// (engine.Derive) and streams the output and exit code back, byte for byte
+// what the command would have printed. The command answers itself,
+// silently, when no server listens, it declines (another build, time
+// zone, directory or configuration), it is busy, or it has not accepted
+// within serverFirstByte (50 ms); --no-server and MEMIDX_NO_SERVER=1
+// skip it (socket*.go, docs/SERVER.md).
+//
 // The JSON is package engine's, which keeps the wire format of the
 // reference (docs/REFERENCE.md).
 //

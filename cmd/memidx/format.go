@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,7 +30,7 @@ func humanOutput(g globals, w io.Writer) bool {
 	case formatText:
 		return true
 	}
-	return !g.pretty && isTerminal(w)
+	return !g.pretty && g.terminal(w)
 }
 
 // colorOn reports whether the human form written to w is coloured:
@@ -44,7 +43,7 @@ func colorOn(g globals, w io.Writer) bool {
 	case colorNever:
 		return false
 	}
-	return isTerminal(w) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	return g.terminal(w) && g.getenv("NO_COLOR") == "" && g.getenv("TERM") != "dumb"
 }
 
 // SGR sequences of the coloured human form.

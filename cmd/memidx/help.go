@@ -23,6 +23,7 @@ var globalFlags = []flagSpec{
 	{names: []string{"pretty"}, help: "indented JSON", global: func(g *globals, _ string) { g.pretty = true }},
 	{names: []string{"color"}, arg: "WHEN", values: colors, help: "colour the human form (default auto)", global: func(g *globals, v string) { g.color = v }},
 	{names: []string{"verbose"}, help: "also the notices of normal operation", global: func(g *globals, _ string) { g.verbose = true }},
+	{names: []string{"no-server"}, help: "answer here, not through a running server (also MEMIDX_NO_SERVER=1)", global: func(g *globals, _ string) { g.noServer = true }},
 }
 
 // commands is the command table (table.go), in the order of memidx --help.
@@ -82,7 +83,7 @@ one action's full description.`,
 			{names: []string{"catalog"}, arg: "FILE", help: "capability catalog JSON file (default: the built-in memory provider)"},
 			{names: []string{"limit"}, arg: "N", help: "at most this many actions or hits"},
 		}},
-	{name: "serve", synopsis: "--stdio [flags]", list: "serve --stdio", summary: "JSON-RPC 2.0 for non-Go hosts",
+	{name: "serve", synopsis: "--stdio|--socket [flags]", list: "serve --stdio|--socket", summary: "JSON-RPC 2.0 for non-Go hosts; answers shell commands",
 		about: `JSON-RPC 2.0 over stdin/stdout, one message per line or Content-Length
 framed, batches, $/cancelRequest, memory.progress: initialize, memory.recall,
 memory.expand, memory.sessions, memory.walk (pages), memory.rebuild,
@@ -97,9 +98,18 @@ session file on each call instead. Answers are the same either way.
 Limits: a batch larger than --max-batch is refused with one
 invalid-request error; an answer held past --max-batch-bytes is error
 -32001 naming the limit; past --max-queued-bytes or --max-pending-bytes
-serve stops reading requests until the client reads.`,
+serve stops reading requests until the client reads.
+
+Either way the server also listens on <index dir>/memidx.sock (mode 0600,
+this user only; not on Windows): a one-shot recall, expand, sessions, walk
+or call of the same index directory is answered by it, with the shell's
+own settings. --socket serves only that, in the foreground, until
+interrupted or terminated; --no-socket leaves the socket out. See
+docs/SERVER.md.`,
 		flags: join([]flagSpec{
-			{names: []string{"stdio"}, help: "serve on stdin/stdout (the only transport)"},
+			{names: []string{"stdio"}, help: "serve JSON-RPC on stdin/stdout"},
+			{names: []string{"socket"}, help: "serve only shell commands, on the index directory's socket"},
+			{names: []string{"no-socket"}, help: "do not answer shell commands on the socket"},
 			{names: []string{"catalog"}, arg: "FILE", help: "capability catalog JSON file"},
 			{names: []string{"no-watch"}, help: "list and stat every session file on each call"},
 		}, liveFlagSpecs, []flagSpec{
@@ -121,6 +131,8 @@ Limits: a tool result, text and structured content together, stays within
 half of it in entries, an entry larger than that arrives in chunks with its
 textRange, and a result still past it is the tool error result_too_large.
 One inbound message holds at most --max-message-bytes (default 16 MiB).
+Like serve, it answers the shell's one-shot commands on the index
+directory's socket (docs/SERVER.md) unless --no-socket.
 
 A call that carries a progress token and runs longer than --progress-after
 (default 250ms) gets notifications/progress every --progress-every (default
@@ -128,6 +140,7 @@ A call that carries a progress token and runs longer than --progress-after
 		flags: join([]flagSpec{
 			{names: []string{"catalog"}, arg: "FILE", help: "capability catalog JSON file"},
 			{names: []string{"no-watch"}, help: "list and stat every session file on each call"},
+			{names: []string{"no-socket"}, help: "do not answer shell commands on the socket"},
 		}, liveFlagSpecs, []flagSpec{
 			{names: []string{"max-result-bytes"}, arg: "N", help: "bytes a tool result may hold (default 1 MiB, at least 128 KiB)"},
 			{names: []string{"max-message-bytes"}, arg: "N", help: "bytes an inbound message may hold (default 16 MiB)"},

@@ -78,6 +78,11 @@ type globals struct {
 	live *engine.StaticLive
 	// shortHeap: the command is a short question (batchHeap).
 	shortHeap bool
+	// noServer: answer here, not through a running server (--no-server).
+	noServer bool
+	// served is set when a server runs the command for a client
+	// (socket_server.go).
+	served *served
 }
 
 // cliError is a failure reported to the user as JSON with a stable code.
@@ -143,6 +148,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = g.resolveDirs()
 	}
 	if err == nil {
+		if code, ok := askServer(ctx, g, cmd, rest[1:], &stdin, stdout, stderr); ok {
+			return code
+		}
 		err = runCommand(ctx, g, cmd, rest[1:], stdin, stdout, stderr)
 	}
 	return report(err, g, cmd, rest, stdout, stderr)
@@ -151,8 +159,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func runCommand(ctx context.Context, g globals, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "recall", "sessions", "call", "catalog", "inspect":
-		g.shortHeap = true
-		defer restoreHeap()
+		if g.served == nil { // a server's heap is its own
+			g.shortHeap = true
+			defer restoreHeap()
+		}
 	}
 	switch cmd {
 	case "inspect":
@@ -170,7 +180,7 @@ func runCommand(ctx context.Context, g globals, cmd string, args []string, stdin
 	case "walk":
 		return cmdWalk(ctx, g, args, stdin, stdout, stderr)
 	case "serve":
-		return cmdServe(ctx, g, args, stdin, stdout)
+		return cmdServe(ctx, g, args, stdin, stdout, stderr)
 	case "mcp":
 		return cmdMCP(ctx, g, args, stdin, stdout)
 	case "catalog":
@@ -421,6 +431,29 @@ func noticeText(n engine.Notice) string {
 
 // openEngineWith also loads a capability catalog file.
 func openEngineWith(g globals, catalogFile string, live engine.LiveSession, set ...func(*engine.Options)) (*engine.Engine, error) {
+	opt := engineOptions(g, live)
+	if catalogFile != "" {
+		c, err := engine.LoadCatalog(catalogFile)
+		if err != nil {
+			return nil, &cliError{Code: "invalid_catalog", Message: err.Error()}
+		}
+		opt.Catalog = c
+	}
+	if g.shortHeap {
+		opt.BuildCharged = batchHeap()
+	}
+	for _, f := range set {
+		f(&opt)
+	}
+	if g.served != nil {
+		return g.served.open(opt)
+	}
+	return engine.Open(opt)
+}
+
+// engineOptions are the engine options of the global flags and a live
+// session (the host's, else the command's --live-* flags).
+func engineOptions(g globals, live engine.LiveSession) engine.Options {
 	opt := engine.Options{
 		AgentDir:     g.agentDir,
 		IndexDir:     g.indexDir,
@@ -435,20 +468,7 @@ func openEngineWith(g globals, catalogFile string, live engine.LiveSession, set 
 	case g.live != nil:
 		opt.Live = *g.live
 	}
-	if catalogFile != "" {
-		c, err := engine.LoadCatalog(catalogFile)
-		if err != nil {
-			return nil, &cliError{Code: "invalid_catalog", Message: err.Error()}
-		}
-		opt.Catalog = c
-	}
-	if g.shortHeap {
-		opt.BuildCharged = batchHeap()
-	}
-	for _, f := range set {
-		f(&opt)
-	}
-	return engine.Open(opt)
+	return opt
 }
 
 // batchHeap sets the collector of a process that asks one short question:

@@ -188,7 +188,14 @@ func (c cliCase) run(t *testing.T) {
 	for _, a := range c.args {
 		args = append(args, w.expand(a))
 	}
+	var served func()
+	if caseServer != nil {
+		served = caseServer(t, c, args)
+	}
 	r := runCLI(t, args, w.expand(c.stdin), c.tty)
+	if served != nil {
+		served()
+	}
 	if r.code != c.exit {
 		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, c.exit, r.stdout, r.stderr)
 	}
@@ -203,6 +210,10 @@ func (c cliCase) run(t *testing.T) {
 	fmt.Fprintf(&b, "exit %d\n--- stdout\n%s--- stderr\n%s", r.code, w.mask(r.stdout), w.mask(r.stderr))
 	golden(t, c.name, b.String())
 }
+
+// caseServer, when set, starts a server for a case before it runs and
+// returns what checks it after (socket_test.go).
+var caseServer func(t *testing.T, c cliCase, args []string) (after func())
 
 func runCases(t *testing.T, cases []cliCase) {
 	t.Helper()

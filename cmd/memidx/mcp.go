@@ -15,6 +15,7 @@ func cmdMCP(ctx context.Context, g globals, args []string, stdin io.Reader, stdo
 	fl := newFlags("mcp")
 	catalogFile := fl.String("catalog", "", "capability catalog JSON file")
 	noWatch := fl.Bool("no-watch", false, "list and stat every session file on each call instead of watching the session directories")
+	noSocket := fl.Bool("no-socket", false, "do not answer shell commands on the socket")
 	lf := addLiveFlags(fl)
 	maxResult := fl.Int("max-result-bytes", mcpserver.DefaultMaxResultBytes, "bytes a tool result (text and structured content) may hold")
 	maxMessage := fl.Int("max-message-bytes", mcpserver.DefaultMaxMessageBytes, "bytes an inbound message may hold")
@@ -42,6 +43,11 @@ func cmdMCP(ctx context.Context, g globals, args []string, stdin io.Reader, stdo
 		return onStderr(err)
 	}
 	defer e.Close()
+	if !*noSocket {
+		if h, err := listenSocket(ctx, e); err == nil {
+			defer h.close()
+		} // else another server answers the shell, or none can here
+	}
 	opts := mcpserver.Options{Version: serverVersion(), MaxResultBytes: *maxResult, MaxMessageBytes: *maxMessage,
 		ProgressAfter: *progressAfter, ProgressEvery: *progressEvery}
 	return onStderr(mcpserver.Serve(ctx, e, opts, io.NopCloser(stdin), nopWriteCloser{stdout}))

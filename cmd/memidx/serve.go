@@ -75,9 +75,11 @@ type rpcNotification struct {
 	Params  any    `json:"params"`
 }
 
-func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, stdout io.Writer) error {
+func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fl := newFlags("serve")
 	stdio := fl.Bool("stdio", false, "serve JSON-RPC 2.0 on stdin/stdout (one message a line, or Content-Length framing)")
+	socket := fl.Bool("socket", false, "serve only shell commands, on the index directory's socket")
+	noSocket := fl.Bool("no-socket", false, "do not answer shell commands on the socket")
 	catalogFile := fl.String("catalog", "", "capability catalog JSON file")
 	noWatch := fl.Bool("no-watch", false, "list and stat every session file on each call instead of watching the session directories")
 	lf := addLiveFlags(fl)
@@ -86,8 +88,11 @@ func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, st
 	if err != nil {
 		return err
 	}
-	if !*stdio || len(pos) != 0 {
-		return usageError("serve only speaks over stdio: memidx serve --stdio")
+	if *stdio == *socket || len(pos) != 0 {
+		return usageError("serve speaks JSON-RPC over stdio (memidx serve --stdio) or answers shell commands on its socket (memidx serve --socket)")
+	}
+	if err := checkSocketFlags(*socket, *noSocket, lf); err != nil {
+		return err
 	}
 	limits, err := limitsOf()
 	if err != nil {
@@ -109,6 +114,14 @@ func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, st
 		return err
 	}
 	defer e.Close()
+	if *socket {
+		return serveSocket(ctx, e, stderr)
+	}
+	if !*noSocket {
+		if h, err := listenSocket(ctx, e); err == nil {
+			defer h.close()
+		} // else another server answers the shell, or none can here
+	}
 	s := newServer(ctx, e, conn)
 	s.setLimits(limits)
 	return s.serveStream(stdin, stdout)

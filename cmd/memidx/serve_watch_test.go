@@ -49,7 +49,7 @@ func serveWatchRounds(t *testing.T, args []string) {
 	done := make(chan error, 1)
 	g := globals{agentDir: w.agent, indexDir: w.index, cwd: w.project}
 	go func() {
-		err := cmdServe(context.Background(), g, args, inR, outW)
+		err := cmdServe(context.Background(), g, args, inR, outW, io.Discard)
 		outW.Close()
 		done <- err
 	}()

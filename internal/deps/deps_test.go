@@ -49,6 +49,7 @@ var layer = map[string]int{
 	"internal/analyzer/natural":    1,
 	"analyzer/bleveanalyzer":       2,
 	"internal/mcpserver":           9,
+	"internal/sockserve":           0,
 }
 
 func TestDependencyDirection(t *testing.T) {
