@@ -30,11 +30,11 @@ func newWatchFixture(t *testing.T) *watchFixture {
 		t.Skip("no usable watcher here")
 	}
 	f := &watchFixture{scopeFixture: newScopeFixture(t), rng: rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))}
-	f.dirs.SessionDir = f.custom
-	f.write(t, filepath.Join(f.custom, "T8_id8.jsonl"), "id8", f.app, 80)
-	ext := filepath.Join(f.sessions, "-src-ext")
-	f.write(t, filepath.Join(ext, "T9_id9.jsonl"), "id9", f.other, 90)
-	require.NoError(t, os.Symlink(ext, filepath.Join(f.sessions, "-src-linked")))
+	f.Dirs.SessionDir = f.Custom
+	f.Write(t, filepath.Join(f.Custom, "T8_id8.jsonl"), "id8", f.App, 80)
+	ext := filepath.Join(f.Sessions, "-src-ext")
+	f.Write(t, filepath.Join(ext, "T9_id9.jsonl"), "id9", f.Other, 90)
+	require.NoError(t, os.Symlink(ext, filepath.Join(f.Sessions, "-src-linked")))
 	f.cache = listing.NewListCache()
 	f.cache.EnableInject()
 	t.Cleanup(func() { f.cache.Close() })
@@ -42,8 +42,8 @@ func newWatchFixture(t *testing.T) *watchFixture {
 }
 
 func (f *watchFixture) resolvers() (plain, watching *scopes.Resolver) {
-	plain = &scopes.Resolver{Dirs: f.dirs, Env: f.env}
-	watching = &scopes.Resolver{Dirs: f.dirs, Env: f.env, Watch: f.cache}
+	plain = &scopes.Resolver{Dirs: f.Dirs, Env: f.Env}
+	watching = &scopes.Resolver{Dirs: f.Dirs, Env: f.Env, Watch: f.cache}
 	return
 }
 
@@ -58,10 +58,10 @@ func (f *watchFixture) check(t *testing.T, what string) {
 		got := resolve(t, watching, sc)
 		require.Equal(t, want, got, "%s: scope %s", what, sc)
 	}
-	wantRefs, wantErr := listing.ListSessions(f.dirs, listing.ListOptions{})
-	gotRefs, gotErr := listing.ListSessions(f.dirs, listing.ListOptions{})
+	wantRefs, wantErr := listing.ListSessions(f.Dirs, listing.ListOptions{})
+	gotRefs, gotErr := listing.ListSessions(f.Dirs, listing.ListOptions{})
 	if v := f.cache.Begin(); v != nil {
-		gotRefs, gotErr = v.ListSessions(f.dirs, listing.ListOptions{})
+		gotRefs, gotErr = v.ListSessions(f.Dirs, listing.ListOptions{})
 	}
 	require.Equal(t, wantRefs, gotRefs, what)
 	require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), what)
@@ -69,7 +69,7 @@ func (f *watchFixture) check(t *testing.T, what string) {
 
 // sessionFiles lists every session file of the fixture (plainly).
 func (f *watchFixture) sessionFiles(t *testing.T) []string {
-	refs, _ := listing.ListSessions(f.dirs, listing.ListOptions{})
+	refs, _ := listing.ListSessions(f.Dirs, listing.ListOptions{})
 	var out []string
 	for _, r := range refs {
 		if !strings.Contains(r.Path, "-src-linked") && !strings.Contains(r.Path, "-src-ext") {
@@ -81,12 +81,12 @@ func (f *watchFixture) sessionFiles(t *testing.T) []string {
 }
 
 func (f *watchFixture) buckets(t *testing.T) []string {
-	ents, err := os.ReadDir(f.sessions)
+	ents, err := os.ReadDir(f.Sessions)
 	require.NoError(t, err)
 	var out []string
 	for _, e := range ents {
 		if e.Type().IsDir() && e.Name() != "-src-ext" {
-			out = append(out, filepath.Join(f.sessions, e.Name()))
+			out = append(out, filepath.Join(f.Sessions, e.Name()))
 		}
 	}
 	return out
@@ -122,8 +122,8 @@ func (f *watchFixture) mutate(t *testing.T) string {
 		require.NoError(t, os.Remove(pick))
 		return "delete " + pick
 	case 4: // new project directory
-		b := filepath.Join(f.sessions, fmt.Sprintf("-src-new%d", f.n))
-		f.write(t, filepath.Join(b, fmt.Sprintf("T%d_n%d.jsonl", f.n, f.n)), fmt.Sprintf("n%d", f.n), f.other, 1000+f.n)
+		b := filepath.Join(f.Sessions, fmt.Sprintf("-src-new%d", f.n))
+		f.Write(t, filepath.Join(b, fmt.Sprintf("T%d_n%d.jsonl", f.n, f.n)), fmt.Sprintf("n%d", f.n), f.Other, 1000+f.n)
 		return "new project " + b
 	case 5: // rename a session file
 		to := filepath.Join(filepath.Dir(pick), fmt.Sprintf("R%d_r%d.jsonl", f.n, f.n))
@@ -135,15 +135,15 @@ func (f *watchFixture) mutate(t *testing.T) string {
 		if filepath.Base(b) == "-src-app" || strings.Contains(b, "-src-linked") {
 			return "none"
 		}
-		to := filepath.Join(f.sessions, fmt.Sprintf("-src-moved%d", f.n))
+		to := filepath.Join(f.Sessions, fmt.Sprintf("-src-moved%d", f.n))
 		require.NoError(t, os.Rename(b, to))
 		return "rename bucket " + b
 	case 7: // a subagent session in an artifacts directory
 		stem := strings.TrimSuffix(pick, ".jsonl")
-		if strings.Count(pick, string(filepath.Separator)) > strings.Count(f.custom, string(filepath.Separator))+4 {
+		if strings.Count(pick, string(filepath.Separator)) > strings.Count(f.Custom, string(filepath.Separator))+4 {
 			return "none"
 		}
-		f.write(t, filepath.Join(stem, fmt.Sprintf("sub%d.jsonl", f.n)), fmt.Sprintf("s%d", f.n), f.app, 2000+f.n)
+		f.Write(t, filepath.Join(stem, fmt.Sprintf("sub%d.jsonl", f.n)), fmt.Sprintf("s%d", f.n), f.App, 2000+f.n)
 		return "nested " + stem
 	default: // remove an artifacts directory
 		stem := strings.TrimSuffix(pick, ".jsonl")
@@ -189,7 +189,7 @@ func TestListCacheQuiet(t *testing.T) {
 func TestListCacheOverflow(t *testing.T) {
 	f := newWatchFixture(t)
 	f.check(t, "warm")
-	target := filepath.Join(f.canon, "T1_id1.jsonl")
+	target := filepath.Join(f.Canon, "T1_id1.jsonl")
 	f.cache.DropEvents(1)
 	fh, err := os.OpenFile(target, os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
@@ -201,8 +201,8 @@ func TestListCacheOverflow(t *testing.T) {
 	// test would miss without the overflow).
 	v := f.cache.Begin()
 	require.True(t, v.Fresh())
-	stale, _ := v.ListSessions(f.dirs, listing.ListOptions{})
-	want, _ := listing.ListSessions(f.dirs, listing.ListOptions{})
+	stale, _ := v.ListSessions(f.Dirs, listing.ListOptions{})
+	want, _ := listing.ListSessions(f.Dirs, listing.ListOptions{})
 	require.NotEqual(t, want, stale)
 
 	f.cache.DropEvents(0)
@@ -285,15 +285,15 @@ func TestListCacheConcurrent(t *testing.T) {
 // directory raises no event in it; the kept listing must not outlive it.
 func TestListCacheAncestorRenamed(t *testing.T) {
 	f := newWatchFixture(t)
-	f.dirs.SessionDir = filepath.Join(f.root, "x", "custom")
-	f.write(t, filepath.Join(f.dirs.SessionDir, "T10_id10.jsonl"), "id10", f.app, 95)
+	f.Dirs.SessionDir = filepath.Join(f.Root, "x", "custom")
+	f.Write(t, filepath.Join(f.Dirs.SessionDir, "T10_id10.jsonl"), "id10", f.App, 95)
 	f.check(t, "warm")
-	require.NoError(t, os.Rename(filepath.Join(f.root, "x"), filepath.Join(f.root, "y")))
+	require.NoError(t, os.Rename(filepath.Join(f.Root, "x"), filepath.Join(f.Root, "y")))
 	f.check(t, "ancestor renamed")
-	f.write(t, filepath.Join(f.dirs.SessionDir, "T11_id11.jsonl"), "id11", f.app, 96)
+	f.Write(t, filepath.Join(f.Dirs.SessionDir, "T11_id11.jsonl"), "id11", f.App, 96)
 	f.check(t, "ancestor recreated")
 	// The same for the sessions root's parent.
-	agent := filepath.Dir(f.sessions)
+	agent := filepath.Dir(f.Sessions)
 	require.NoError(t, os.Rename(agent, agent+".old"))
 	f.check(t, "agent dir renamed")
 	require.NoError(t, os.Rename(agent+".old", agent))
@@ -312,9 +312,9 @@ func TestListCacheMemo(t *testing.T) {
 	list := func() []listing.Ref {
 		v := c.Begin()
 		require.NotNil(t, v)
-		refs, err := v.ListSessions(f.dirs, listing.ListOptions{})
+		refs, err := v.ListSessions(f.Dirs, listing.ListOptions{})
 		require.NoError(t, err)
-		want, err := listing.ListSessions(f.dirs, listing.ListOptions{})
+		want, err := listing.ListSessions(f.Dirs, listing.ListOptions{})
 		require.NoError(t, err)
 		require.Equal(t, want, refs)
 		return refs
@@ -327,10 +327,10 @@ func TestListCacheMemo(t *testing.T) {
 	require.Equal(t, len(b), cap(b), "shared refs must be clipped")
 
 	changes := []func(){
-		func() { f.write(t, filepath.Join(f.canon, "T6_new.jsonl"), "new", f.app, 900) },
-		func() { appendLine(t, filepath.Join(f.otherBucket, "T3_id3.jsonl")) },
-		func() { require.NoError(t, os.Remove(filepath.Join(f.canon, "T5_dup.jsonl"))) },
-		func() { f.write(t, filepath.Join(f.sessions, "-src-fresh", "T9_fresh.jsonl"), "fresh", f.app, 950) },
+		func() { f.Write(t, filepath.Join(f.Canon, "T6_new.jsonl"), "new", f.App, 900) },
+		func() { appendLine(t, filepath.Join(f.OtherBucket, "T3_id3.jsonl")) },
+		func() { require.NoError(t, os.Remove(filepath.Join(f.Canon, "T5_dup.jsonl"))) },
+		func() { f.Write(t, filepath.Join(f.Sessions, "-src-fresh", "T9_fresh.jsonl"), "fresh", f.App, 950) },
 	}
 	for i, change := range changes {
 		change()

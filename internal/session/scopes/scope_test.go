@@ -2,7 +2,6 @@ package scopes
 
 import (
 	"errors"
-	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memidx/memidx/internal/coverage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/session/sessiontest"
 )
 
 func TestParseScope(t *testing.T) {
@@ -53,56 +54,13 @@ func TestParseScope(t *testing.T) {
 	assert.Contains(t, err.Error(), `ask for "global" explicitly`)
 }
 
-// scopeFixture is a home with an OMP agent dir, two spellings of the
-// project's bucket, another project, and an explicit session dir.
-type scopeFixture struct {
-	root, home, app, other, custom       string
-	env                                  locate.Env
-	dirs                                 locate.Dirs
-	sessions, canon, legacy, otherBucket string
-	t0                                   time.Time
-}
+// scopeFixture is the scope tests' tree (sessiontest.ScopeFixture).
+type scopeFixture = sessiontest.ScopeFixture
 
-func newScopeFixture(t *testing.T) *scopeFixture {
-	root := tempRoot(t)
-	f := &scopeFixture{
-		root:   root,
-		home:   filepath.Join(root, "home", "u"),
-		custom: filepath.Join(root, "custom"),
-		t0:     time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC),
-	}
-	f.app = filepath.Join(f.home, "src", "app")
-	f.other = filepath.Join(f.home, "src", "other")
-	mkdirs(t, f.app, f.other, filepath.Join(root, "tmp"))
-	require.NoError(t, os.Symlink(f.app, filepath.Join(root, "applink")))
-	f.env = locate.Env{Home: f.home, TmpDir: filepath.Join(root, "tmp"), Cwd: f.app, LookupEnv: locate.EnvMap(nil), GOOS: "linux"}
-	d, err := locate.ResolveAgentDir(f.env)
-	require.NoError(t, err)
-	f.dirs = d
-	f.sessions = d.SessionsRoot
-	f.canon = filepath.Join(f.sessions, "-src-app")
-	f.legacy = filepath.Join(f.sessions, legacyBucket(f.app))
-	f.otherBucket = filepath.Join(f.sessions, "-src-other")
+var newScopeFixture = sessiontest.NewScopeFixture
 
-	f.write(t, filepath.Join(f.canon, "T1_id1.jsonl"), "id1", f.app, 100)
-	f.write(t, filepath.Join(f.canon, "T1_id1", "sub.jsonl"), "sub-id", f.app, 500)
-	f.write(t, filepath.Join(f.legacy, "T2_id2.jsonl"), "id2", f.app, 200)
-	f.write(t, filepath.Join(f.otherBucket, "T3_id3.jsonl"), "id3", f.other, 300)
-	f.write(t, filepath.Join(f.otherBucket, "T4_dup.jsonl"), "dup", f.other, 50)
-	f.write(t, filepath.Join(f.canon, "T5_dup.jsonl"), "dup", f.app, 60)
-	f.write(t, filepath.Join(f.otherBucket, "T7_nameid.jsonl"), "real7", f.other, 70)
-	writeFile(t, filepath.Join(f.canon, ".T1_id1.jsonl.0123456789abcdef.tmp"), "{}")
-	writeFile(t, filepath.Join(f.canon, ".T1_id1.jsonl.lock"), "")
-	return f
-}
-
-func (f *scopeFixture) write(t *testing.T, path, id, cwd string, ns int) {
-	t.Helper()
-	writeSession(t, path, id, cwd, f.t0.Add(time.Duration(ns)))
-}
-
-func (f *scopeFixture) resolver() *Resolver {
-	return &Resolver{Dirs: f.dirs, Env: f.env}
+func resolverOf(f *scopeFixture) *Resolver {
+	return &Resolver{Dirs: f.Dirs, Env: f.Env}
 }
 
 func resolve(t *testing.T, r *Resolver, scope string) Resolution {
@@ -117,41 +75,41 @@ func resolve(t *testing.T, r *Resolver, scope string) Resolution {
 
 func TestResolveSession(t *testing.T) {
 	f := newScopeFixture(t)
-	r := f.resolver()
+	r := resolverOf(f)
 
 	// Newest top-level session across every spelling of the bucket; the
 	// newer nested subagent session is not "the current session".
 	res := resolve(t, r, "")
 	assert.Nil(t, res.Error)
 	assert.Empty(t, res.Reasons)
-	assert.Equal(t, []string{filepath.Join(f.legacy, "T2_id2.jsonl")}, paths(res.Refs))
-	assert.Equal(t, []string{f.canon, f.legacy}, res.Searched)
+	assert.Equal(t, []string{filepath.Join(f.Legacy, "T2_id2.jsonl")}, paths(res.Refs))
+	assert.Equal(t, []string{f.Canon, f.Legacy}, res.Searched)
 
 	// The host's live session wins, also when relative to the cwd.
-	cur := filepath.Join(f.otherBucket, "T3_id3.jsonl")
+	cur := filepath.Join(f.OtherBucket, "T3_id3.jsonl")
 	r.CurrentSessionFile = cur
 	assert.Equal(t, []string{cur}, paths(resolve(t, r, "session").Refs))
-	rel, err := filepath.Rel(f.app, cur)
+	rel, err := filepath.Rel(f.App, cur)
 	require.NoError(t, err)
 	r.CurrentSessionFile = rel
 	assert.Equal(t, []string{cur}, paths(resolve(t, r, "current").Refs))
 
 	// A live session that is not written yet is not replaced by another.
-	r.CurrentSessionFile = filepath.Join(f.canon, "T9_lazy.jsonl")
+	r.CurrentSessionFile = filepath.Join(f.Canon, "T9_lazy.jsonl")
 	res = resolve(t, r, "session")
 	assert.Empty(t, res.Refs)
 	assert.Nil(t, res.Error)
 	assert.Equal(t, []string{ReasonCurrentSessionMissing}, res.Reasons)
 
 	// A cwd without any bucket.
-	r = f.resolver()
-	r.Cwd = filepath.Join(f.home, "src", "new")
+	r = resolverOf(f)
+	r.Cwd = filepath.Join(f.Home, "src", "new")
 	res = resolve(t, r, "session")
 	assert.Empty(t, res.Refs)
 	assert.Equal(t, []string{ReasonNoSession, coverage.ProjectSessionDirMissing}, res.Reasons)
 
 	// A bucket with no session in it.
-	mkdirs(t, filepath.Join(f.sessions, "-src-new"))
+	mkdirs(t, filepath.Join(f.Sessions, "-src-new"))
 	res = resolve(t, r, "session")
 	assert.Empty(t, res.Refs)
 	assert.Equal(t, []string{ReasonNoSession}, res.Reasons)
@@ -159,32 +117,32 @@ func TestResolveSession(t *testing.T) {
 
 func TestResolveSessionSymlinkedCwd(t *testing.T) {
 	f := newScopeFixture(t)
-	r := f.resolver()
-	r.Cwd = filepath.Join(f.root, "applink")
+	r := resolverOf(f)
+	r.Cwd = filepath.Join(f.Root, "applink")
 	res := resolve(t, r, "session")
-	assert.Equal(t, []string{filepath.Join(f.legacy, "T2_id2.jsonl")}, paths(res.Refs))
+	assert.Equal(t, []string{filepath.Join(f.Legacy, "T2_id2.jsonl")}, paths(res.Refs))
 }
 
 func TestResolveProject(t *testing.T) {
 	f := newScopeFixture(t)
-	r := f.resolver()
+	r := resolverOf(f)
 	res := resolve(t, r, "project")
 	assert.Nil(t, res.Error)
 	assert.Empty(t, res.Reasons)
 	assert.Equal(t, []string{
-		filepath.Join(f.canon, "T1_id1", "sub.jsonl"),
-		filepath.Join(f.legacy, "T2_id2.jsonl"),
-		filepath.Join(f.canon, "T1_id1.jsonl"),
-		filepath.Join(f.canon, "T5_dup.jsonl"),
+		filepath.Join(f.Canon, "T1_id1", "sub.jsonl"),
+		filepath.Join(f.Legacy, "T2_id2.jsonl"),
+		filepath.Join(f.Canon, "T1_id1.jsonl"),
+		filepath.Join(f.Canon, "T5_dup.jsonl"),
 	}, paths(res.Refs))
-	assert.Equal(t, []string{f.canon, f.legacy}, res.Searched)
+	assert.Equal(t, []string{f.Canon, f.Legacy}, res.Searched)
 
 	r.TopLevelOnly = true
 	res = resolve(t, r, "cwd")
 	assert.Len(t, res.Refs, 3)
 
 	// No bucket: not an authoritative empty answer.
-	r.Cwd = filepath.Join(f.home, "src", "new")
+	r.Cwd = filepath.Join(f.Home, "src", "new")
 	res = resolve(t, r, "project")
 	assert.Empty(t, res.Refs)
 	assert.Empty(t, res.Searched)
@@ -194,38 +152,38 @@ func TestResolveProject(t *testing.T) {
 func TestResolveProjectExplicitDir(t *testing.T) {
 	f := newScopeFixture(t)
 	// The header cwd is compared realpath'd: a symlinked spelling matches.
-	f.write(t, filepath.Join(f.custom, "C1_c1.jsonl"), "c1", filepath.Join(f.root, "applink"), 1000)
-	f.write(t, filepath.Join(f.custom, "C1_c1", "sub.jsonl"), "c1-sub", "/elsewhere", 1001)
-	f.write(t, filepath.Join(f.custom, "C2_c2.jsonl"), "c2", f.other, 1002)
-	writeFile(t, filepath.Join(f.custom, "C3_c3.jsonl"), "not a session\n")
-	f.write(t, filepath.Join(f.custom, "C4_c4.jsonl"), "c4", "", 1003)
+	f.Write(t, filepath.Join(f.Custom, "C1_c1.jsonl"), "c1", filepath.Join(f.Root, "applink"), 1000)
+	f.Write(t, filepath.Join(f.Custom, "C1_c1", "sub.jsonl"), "c1-sub", "/elsewhere", 1001)
+	f.Write(t, filepath.Join(f.Custom, "C2_c2.jsonl"), "c2", f.Other, 1002)
+	writeFile(t, filepath.Join(f.Custom, "C3_c3.jsonl"), "not a session\n")
+	f.Write(t, filepath.Join(f.Custom, "C4_c4.jsonl"), "c4", "", 1003)
 
-	r := f.resolver()
-	r.Dirs.SessionDir = f.custom
+	r := resolverOf(f)
+	r.Dirs.SessionDir = f.Custom
 	res := resolve(t, r, "project")
 	assert.Empty(t, res.Reasons)
 	got := paths(res.Refs)
-	assert.Equal(t, filepath.Join(f.custom, "C1_c1", "sub.jsonl"), got[0], "nested session follows its parent")
-	assert.Equal(t, filepath.Join(f.custom, "C1_c1.jsonl"), got[1])
+	assert.Equal(t, filepath.Join(f.Custom, "C1_c1", "sub.jsonl"), got[0], "nested session follows its parent")
+	assert.Equal(t, filepath.Join(f.Custom, "C1_c1.jsonl"), got[1])
 	assert.Len(t, got, 6)
-	assert.Equal(t, []string{f.canon, f.legacy, f.custom}, res.Searched)
+	assert.Equal(t, []string{f.Canon, f.Legacy, f.Custom}, res.Searched)
 
 	// Only the explicit dir exists: the answer is authoritative.
-	require.NoError(t, os.RemoveAll(f.sessions))
+	require.NoError(t, os.RemoveAll(f.Sessions))
 	res = resolve(t, r, "project")
 	assert.Empty(t, res.Reasons)
 	assert.Len(t, res.Refs, 2)
 
 	// The session scope sees the explicit dir too.
 	res = resolve(t, r, "session")
-	assert.Equal(t, []string{filepath.Join(f.custom, "C1_c1.jsonl")}, paths(res.Refs))
+	assert.Equal(t, []string{filepath.Join(f.Custom, "C1_c1.jsonl")}, paths(res.Refs))
 }
 
 func TestResolveProjectCurrentSessionElsewhere(t *testing.T) {
 	f := newScopeFixture(t)
-	cur := filepath.Join(f.root, "elsewhere", "mine.jsonl")
-	f.write(t, cur, "mine", f.app, 2000)
-	r := f.resolver()
+	cur := filepath.Join(f.Root, "elsewhere", "mine.jsonl")
+	f.Write(t, cur, "mine", f.App, 2000)
+	r := resolverOf(f)
 	r.CurrentSessionFile = cur
 	// Outside the session roots: refused, and said so, in every scope.
 	for _, scope := range []string{"session", "project", "global", "session:id1"} {
@@ -240,31 +198,31 @@ func TestResolveProjectCurrentSessionElsewhere(t *testing.T) {
 	assert.Contains(t, paths(resolve(t, r, "project").Refs), cur)
 	assert.Contains(t, paths(resolve(t, r, "global").Refs), cur)
 
-	f.write(t, cur, "mine", f.other, 2000)
+	f.Write(t, cur, "mine", f.Other, 2000)
 	assert.NotContains(t, paths(resolve(t, r, "project").Refs), cur)
 }
 
 func TestResolveGlobal(t *testing.T) {
 	f := newScopeFixture(t)
-	r := f.resolver()
+	r := resolverOf(f)
 	res := resolve(t, r, "global")
 	assert.Empty(t, res.Reasons)
 	assert.Len(t, res.Refs, 7)
-	assert.Equal(t, []string{f.sessions}, res.Searched)
+	assert.Equal(t, []string{f.Sessions}, res.Searched)
 	for i := 1; i < len(res.Refs); i++ {
 		assert.False(t, res.Refs[i].ModTime.After(res.Refs[i-1].ModTime), "newest first")
 	}
 
-	f.write(t, filepath.Join(f.custom, "C1_c1.jsonl"), "c1", "/x", 1000)
-	r.Dirs.SessionDir = f.custom
+	f.Write(t, filepath.Join(f.Custom, "C1_c1.jsonl"), "c1", "/x", 1000)
+	r.Dirs.SessionDir = f.Custom
 	r.TopLevelOnly = true
 	res = resolve(t, r, "global")
 	assert.Len(t, res.Refs, 7)
-	assert.Equal(t, filepath.Join(f.custom, "C1_c1.jsonl"), res.Refs[0].Path)
+	assert.Equal(t, filepath.Join(f.Custom, "C1_c1.jsonl"), res.Refs[0].Path)
 
 	// Global never falls back to anything: a wrong agent dir says so.
-	r = f.resolver()
-	r.Dirs.SessionsRoot = filepath.Join(f.root, "nope")
+	r = resolverOf(f)
+	r.Dirs.SessionsRoot = filepath.Join(f.Root, "nope")
 	res = resolve(t, r, "global")
 	assert.Empty(t, res.Refs)
 	assert.Equal(t, []string{ReasonSessionsRootMissing}, res.Reasons)
@@ -272,20 +230,20 @@ func TestResolveGlobal(t *testing.T) {
 
 func TestResolveTargetByID(t *testing.T) {
 	f := newScopeFixture(t)
-	r := f.resolver()
-	r.Cwd = f.other // session:<id> is not limited to the project
+	r := resolverOf(f)
+	r.Cwd = f.Other // session:<id> is not limited to the project
 
 	tests := []struct {
 		target, want string
 	}{
-		{"id1", filepath.Join(f.canon, "T1_id1.jsonl")},
-		{"id2", filepath.Join(f.legacy, "T2_id2.jsonl")},
-		{"sub-id", filepath.Join(f.canon, "T1_id1", "sub.jsonl")},   // header only: nested file name
-		{"real7", filepath.Join(f.otherBucket, "T7_nameid.jsonl")},  // header id, name differs
-		{"nameid", filepath.Join(f.otherBucket, "T7_nameid.jsonl")}, // id part of the file name
-		{"T3_id3", filepath.Join(f.otherBucket, "T3_id3.jsonl")},    // file stem
-		{"T3_id3.jsonl", filepath.Join(f.otherBucket, "T3_id3.jsonl")},
-		{"sub", filepath.Join(f.canon, "T1_id1", "sub.jsonl")}, // stem of a nested file
+		{"id1", filepath.Join(f.Canon, "T1_id1.jsonl")},
+		{"id2", filepath.Join(f.Legacy, "T2_id2.jsonl")},
+		{"sub-id", filepath.Join(f.Canon, "T1_id1", "sub.jsonl")},   // header only: nested file name
+		{"real7", filepath.Join(f.OtherBucket, "T7_nameid.jsonl")},  // header id, name differs
+		{"nameid", filepath.Join(f.OtherBucket, "T7_nameid.jsonl")}, // id part of the file name
+		{"T3_id3", filepath.Join(f.OtherBucket, "T3_id3.jsonl")},    // file stem
+		{"T3_id3.jsonl", filepath.Join(f.OtherBucket, "T3_id3.jsonl")},
+		{"sub", filepath.Join(f.Canon, "T1_id1", "sub.jsonl")}, // stem of a nested file
 	}
 	for _, tc := range tests {
 		res := resolve(t, r, "session:"+tc.target)
@@ -296,12 +254,12 @@ func TestResolveTargetByID(t *testing.T) {
 
 func TestResolveTargetAmbiguous(t *testing.T) {
 	f := newScopeFixture(t)
-	r := f.resolver()
+	r := resolverOf(f)
 	res := resolve(t, r, "session:dup")
 	require.NotNil(t, res.Error)
 	assert.Equal(t, coverage.AmbiguousSession, res.Error.Code)
 	assert.Empty(t, res.Refs)
-	want := []string{filepath.Join(f.canon, "T5_dup.jsonl"), filepath.Join(f.otherBucket, "T4_dup.jsonl")}
+	want := []string{filepath.Join(f.Canon, "T5_dup.jsonl"), filepath.Join(f.OtherBucket, "T4_dup.jsonl")}
 	assert.Equal(t, want, res.Candidates)
 	for _, c := range want {
 		assert.Contains(t, res.Error.Message, c)
@@ -314,15 +272,15 @@ func TestResolveTargetAmbiguous(t *testing.T) {
 
 	// The same session file name in two buckets (a project moved or a
 	// legacy bucket not migrated).
-	f.write(t, filepath.Join(f.legacy, "T1_id1.jsonl"), "id1", f.app, 900)
+	f.Write(t, filepath.Join(f.Legacy, "T1_id1.jsonl"), "id1", f.App, 900)
 	res = resolve(t, r, "session:id1")
 	require.NotNil(t, res.Error)
 	assert.Equal(t, coverage.AmbiguousSession, res.Error.Code)
 	assert.Len(t, res.Candidates, 2)
 
 	// Two stems that only match by name are ambiguous too.
-	f.write(t, filepath.Join(f.canon, "T8_zz.jsonl"), "h1", f.app, 1)
-	f.write(t, filepath.Join(f.otherBucket, "T9_zz.jsonl"), "h2", f.app, 2)
+	f.Write(t, filepath.Join(f.Canon, "T8_zz.jsonl"), "h1", f.App, 1)
+	f.Write(t, filepath.Join(f.OtherBucket, "T9_zz.jsonl"), "h2", f.App, 2)
 	res = resolve(t, r, "session:zz")
 	require.NotNil(t, res.Error)
 	assert.Equal(t, coverage.AmbiguousSession, res.Error.Code)
@@ -331,11 +289,11 @@ func TestResolveTargetAmbiguous(t *testing.T) {
 func TestResolveTargetScanAllHeaders(t *testing.T) {
 	f := newScopeFixture(t)
 	// A copy of a session under an unrelated name.
-	f.write(t, filepath.Join(f.otherBucket, "copy.jsonl"), "id3", f.other, 10)
-	r := f.resolver()
+	f.Write(t, filepath.Join(f.OtherBucket, "copy.jsonl"), "id3", f.Other, 10)
+	r := resolverOf(f)
 	res := resolve(t, r, "session:id3")
 	require.Nil(t, res.Error)
-	assert.Equal(t, []string{filepath.Join(f.otherBucket, "T3_id3.jsonl")}, paths(res.Refs))
+	assert.Equal(t, []string{filepath.Join(f.OtherBucket, "T3_id3.jsonl")}, paths(res.Refs))
 
 	r.ScanAllHeaders = true
 	res = resolve(t, r, "session:id3")
@@ -345,7 +303,7 @@ func TestResolveTargetScanAllHeaders(t *testing.T) {
 
 func TestResolveTargetNotFound(t *testing.T) {
 	f := newScopeFixture(t)
-	r := f.resolver()
+	r := resolverOf(f)
 	for _, target := range []string{"nope", "ID1", "id", "T1", "nope.jsonl", "./nope.jsonl", "/no/such/file.jsonl", "~/x.jsonl", "..", "."} {
 		res := resolve(t, r, "session:"+target)
 		require.NotNil(t, res.Error, target)
@@ -358,13 +316,13 @@ func TestResolveTargetNotFound(t *testing.T) {
 
 func TestResolveTargetPath(t *testing.T) {
 	f := newScopeFixture(t)
-	r := f.resolver()
-	id1 := filepath.Join(f.canon, "T1_id1.jsonl")
+	r := resolverOf(f)
+	id1 := filepath.Join(f.Canon, "T1_id1.jsonl")
 
 	// Absolute, relative, with "..": one canonical path.
-	rel, err := filepath.Rel(f.app, id1)
+	rel, err := filepath.Rel(f.App, id1)
 	require.NoError(t, err)
-	for _, target := range []string{id1, rel, filepath.Join(f.canon, "..", "-src-app", "T1_id1.jsonl")} {
+	for _, target := range []string{id1, rel, filepath.Join(f.Canon, "..", "-src-app", "T1_id1.jsonl")} {
 		res := resolve(t, r, "session:"+target)
 		require.Nil(t, res.Error, target)
 		require.Len(t, res.Refs, 1)
@@ -374,25 +332,25 @@ func TestResolveTargetPath(t *testing.T) {
 	}
 
 	// A symlink resolves to its target.
-	link := filepath.Join(f.canon, "link.jsonl")
+	link := filepath.Join(f.Canon, "link.jsonl")
 	require.NoError(t, os.Symlink(id1, link))
 	res := resolve(t, r, "session:"+link)
 	assert.Equal(t, []string{id1}, paths(res.Refs))
 
 	// A nested file is reported as nested.
-	res = resolve(t, r, "session:"+filepath.Join(f.canon, "T1_id1", "sub.jsonl"))
+	res = resolve(t, r, "session:"+filepath.Join(f.Canon, "T1_id1", "sub.jsonl"))
 	require.Len(t, res.Refs, 1)
 	assert.True(t, res.Refs[0].Nested)
 
 	// A session file inside the roots is accepted by path whatever its
 	// name; a file without a session header is not a session, whatever
 	// its name.
-	odd := filepath.Join(f.canon, "notes.txt")
+	odd := filepath.Join(f.Canon, "notes.txt")
 	writeFile(t, odd, `{"type":"session","version":3,"id":"odd","cwd":"/x"}`+"\n")
 	res = resolve(t, r, "session:"+odd)
 	assert.Equal(t, []string{odd}, paths(res.Refs))
 	for _, name := range []string{"passwd", "passwd.jsonl"} {
-		plain := filepath.Join(f.canon, name)
+		plain := filepath.Join(f.Canon, name)
 		writeFile(t, plain, "root:x:0:0:root:/root:/bin/bash\n"+`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}`+"\n")
 		res = resolve(t, r, "session:"+plain)
 		require.NotNil(t, res.Error, name)
@@ -402,11 +360,11 @@ func TestResolveTargetPath(t *testing.T) {
 
 	// A session file outside the session roots is refused: by path, by a
 	// bare name in the cwd, and through a symlink inside the roots.
-	outside := filepath.Join(f.root, "elsewhere", "T9_out.jsonl")
-	f.write(t, outside, "out", f.app, 1)
-	local := filepath.Join(f.app, "local.jsonl")
-	f.write(t, local, "local", f.app, 1)
-	inLink := filepath.Join(f.canon, "T9_in.jsonl")
+	outside := filepath.Join(f.Root, "elsewhere", "T9_out.jsonl")
+	f.Write(t, outside, "out", f.App, 1)
+	local := filepath.Join(f.App, "local.jsonl")
+	f.Write(t, local, "local", f.App, 1)
+	inLink := filepath.Join(f.Canon, "T9_in.jsonl")
 	require.NoError(t, os.Symlink(outside, inLink))
 	for _, target := range []string{outside, "local.jsonl", inLink} {
 		res = resolve(t, r, "session:"+target)
@@ -418,9 +376,9 @@ func TestResolveTargetPath(t *testing.T) {
 	assert.Contains(t, res.Error.Message, "outside the session roots")
 
 	// Reached through a symlinked agent dir, paths keep the root's spelling.
-	agentLink := filepath.Join(f.root, "agentlink")
-	require.NoError(t, os.Symlink(f.dirs.AgentDir, agentLink))
-	r2 := f.resolver()
+	agentLink := filepath.Join(f.Root, "agentlink")
+	require.NoError(t, os.Symlink(f.Dirs.AgentDir, agentLink))
+	r2 := resolverOf(f)
 	r2.Dirs.SessionsRoot = filepath.Join(agentLink, "sessions")
 	res = resolve(t, r2, "session:"+id1)
 	assert.Equal(t, []string{filepath.Join(agentLink, "sessions", "-src-app", "T1_id1.jsonl")}, paths(res.Refs))
@@ -430,12 +388,12 @@ func TestResolveTargetPath(t *testing.T) {
 
 func TestResolveTargetNotAFile(t *testing.T) {
 	f := newScopeFixture(t)
-	r := f.resolver()
-	targets := []string{f.canon, filepath.Join(f.canon, "T1_id1")}
+	r := resolverOf(f)
+	targets := []string{f.Canon, filepath.Join(f.Canon, "T1_id1")}
 	if st, err := os.Stat("/dev/zero"); err == nil && !st.Mode().IsRegular() {
 		targets = append(targets, "/dev/zero")
 	}
-	fifo := filepath.Join(f.root, "fifo.jsonl")
+	fifo := filepath.Join(f.Root, "fifo.jsonl")
 	if err := exec.Command("mkfifo", fifo).Run(); err == nil {
 		targets = append(targets, fifo)
 	}
@@ -459,9 +417,9 @@ func TestResolveTargetNotAFile(t *testing.T) {
 
 func TestResolveTargetCurrentSessionFile(t *testing.T) {
 	f := newScopeFixture(t)
-	cur := filepath.Join(f.root, "elsewhere", "T_mine.jsonl")
-	f.write(t, cur, "mine", f.app, 1)
-	r := f.resolver()
+	cur := filepath.Join(f.Root, "elsewhere", "T_mine.jsonl")
+	f.Write(t, cur, "mine", f.App, 1)
+	r := resolverOf(f)
 	r.CurrentSessionFile = cur
 	// Outside the roots the host's file is refused like any other.
 	res := resolve(t, r, "session:mine")
@@ -476,7 +434,7 @@ func TestResolveTargetCurrentSessionFile(t *testing.T) {
 func TestResolveInvalidKind(t *testing.T) {
 	f := newScopeFixture(t)
 	for _, s := range []Scope{{Kind: "all"}, {Kind: ""}, {Kind: ScopeSessionTarget, Target: " "}} {
-		res, err := f.resolver().Resolve(s)
+		res, err := resolverOf(f).Resolve(s)
 		require.NoError(t, err)
 		require.NotNil(t, res.Error, "%+v", s)
 		assert.Equal(t, coverage.InvalidScope, res.Error.Code, "%+v", s)
@@ -488,26 +446,26 @@ func TestResolveSameResolverEveryAction(t *testing.T) {
 	// An id found only through the explicit session dir resolves the same
 	// way whatever the action, because there is one resolver.
 	f := newScopeFixture(t)
-	f.write(t, filepath.Join(f.custom, "C1_only.jsonl"), "only", "/x", 1)
-	r := f.resolver()
+	f.Write(t, filepath.Join(f.Custom, "C1_only.jsonl"), "only", "/x", 1)
+	r := resolverOf(f)
 	res := resolve(t, r, "session:only")
 	require.NotNil(t, res.Error)
 	assert.Equal(t, coverage.SessionNotFound, res.Error.Code)
 
-	r.Dirs.SessionDir = f.custom
+	r.Dirs.SessionDir = f.Custom
 	res = resolve(t, r, "session:only")
-	assert.Equal(t, []string{filepath.Join(f.custom, "C1_only.jsonl")}, paths(res.Refs))
+	assert.Equal(t, []string{filepath.Join(f.Custom, "C1_only.jsonl")}, paths(res.Refs))
 }
 
 func TestNewResolver(t *testing.T) {
 	f := newScopeFixture(t)
-	r, err := NewResolver(f.env)
+	r, err := NewResolver(f.Env)
 	require.NoError(t, err)
-	assert.Equal(t, f.dirs, r.Dirs)
+	assert.Equal(t, f.Dirs, r.Dirs)
 	res := resolve(t, r, "")
 	assert.Len(t, res.Refs, 1)
 
-	env := f.env
+	env := f.Env
 	env.Profile = "BAD"
 	_, err = NewResolver(env)
 	assert.Error(t, err)
@@ -519,9 +477,4 @@ func TestResolutionErr(t *testing.T) {
 	var ce *coverage.Error
 	require.True(t, errors.As(err, &ce))
 	assert.True(t, strings.HasPrefix(err.Error(), "session_not_found"))
-}
-
-// legacyBucket is OMP's bucket name of an absolute cwd before OMP 17.2.5.
-func legacyBucket(abs string) string {
-	return "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimPrefix(abs, "/")) + "--"
 }
