@@ -41,7 +41,7 @@ var layer = map[string]int{
 	"internal/deps":                0,
 	"internal/memtest":             0,
 	"internal/sessiontext":         0,
-	"internal/session/sessiontest": 0,
+	"internal/session/sessiontest": 1,
 	"internal/corpus":              1,
 	"internal/reliability":         10,
 	"internal/benchmark":           9,
