@@ -6,6 +6,7 @@
 //
 //	records  <branches>\x00<path> -> Record (binary, see recordcodec.go): source identity,
 //	         sourceHash, lineageFingerprint, policy, tier, counts, reasons
+//	manifest <branches>\x00<path> -> the record's stat-gate part (manifest.go)
 //	hot      <branches>\x00<path> -> bucket {d: dict, c: cols, e: entries}
 //	cold     <branches>\x00<path> -> digest (msgpack)
 //	lexicon  <branches>\x00s<seq> -> bucket {v: segment}; <branches>\x00epoch
@@ -38,6 +39,14 @@
 // SourceReads counts the passes over session files. A forced refresh
 // (RefreshOptions.Force, memidx rebuild --force) trusts neither the stat
 // gate nor the hash and rebuilds every target.
+//
+// Manifest: the first Preload of an Index (a one-shot recall) reads the
+// manifest, not the records: partial records holding what the stat gate
+// and a search over the scope need. A Reader completes a partial record
+// from its full one when it reads the session's tier data, so only the
+// candidates and hits are decoded whole; a single session's record is
+// completed before anything else. Partial records are never kept for
+// another call (record cache, quiet refresh).
 //
 // Tiers: the hotSessions most recently modified sessions (by the freshest
 // mtime known: the scope's files are stat'ed, others keep their recorded

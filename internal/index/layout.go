@@ -101,6 +101,8 @@ type loaded struct {
 	// roster is the stored hot roster (see roster.go).
 	roster    []recentSession
 	hasRoster bool
+	// partial: the records are the manifest's (loadGateAt).
+	partial bool
 }
 
 // recordCache keeps, per branch mode, the records last decoded and the
@@ -196,6 +198,12 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 			if err != nil || cur.Tier != b.rec.Tier || cur.SourceHash != b.rec.SourceHash || cur.Policy != b.rec.Policy || cur.DataStamp != b.rec.DataStamp || cur.Doc != b.rec.Doc {
 				continue
 			}
+			// The stored record, not b.rec: that may be a partial one.
+			cur.VerifiedAtNs = b.rec.VerifiedAtNs
+			if err := putRecord(tx, recs, key, cur); err != nil {
+				return err
+			}
+			continue
 		}
 		if b.hot != nil {
 			if hot.Bucket(key) != nil {
@@ -227,21 +235,32 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 				}
 			}
 		}
-		enc, err := encodeRecord(b.rec)
-		if err != nil {
-			return err
-		}
 		if err := noteDead(tx, key, recs.Get(key), b.rec.Doc); err != nil {
 			return err
 		}
-		if err := recs.Put(key, enc); err != nil {
+		if err := putRecord(tx, recs, key, b.rec); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// putRecord stores rec under key, and its manifest entry.
+func putRecord(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
+	enc, err := encodeRecord(rec)
+	if err != nil {
+		return err
+	}
+	if err := recs.Put(key, enc); err != nil {
+		return err
+	}
+	return putGate(tx, key, rec)
+}
+
 func deleteSession(tx *bolt.Tx, key []byte) error {
+	if err := deleteGate(tx, key); err != nil {
+		return err
+	}
 	if b := tx.Bucket(recordsBucket); b != nil {
 		if err := noteDead(tx, key, b.Get(key), 0); err != nil {
 			return err

@@ -91,6 +91,7 @@ func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 	if hb == nil {
 		return hotbm25.Shard{}, ErrNoData
 	}
+	complete(r.tx, r.mode, rec)
 	key := recordKey(r.mode, rec.Path)
 	b := hb.Bucket(key)
 	if b == nil {
@@ -116,6 +117,7 @@ func (r *Reader) Digest(rec *Record) ([]byte, coldvocab.View, error) {
 	if cb == nil {
 		return nil, coldvocab.View{}, ErrNoData
 	}
+	complete(r.tx, r.mode, rec)
 	blob := cb.Get(recordKey(r.mode, rec.Path))
 	if blob == nil {
 		return nil, coldvocab.View{}, ErrNoData
@@ -155,6 +157,7 @@ func (r *Reader) Digests(recs []*Record, fn func(rec *Record, blob []byte, v col
 				continue
 			}
 			delete(want, string(k))
+			complete(r.tx, r.mode, rec)
 			if err := r.sameData(rec, blob); err != nil {
 				fn(rec, nil, coldvocab.View{}, err)
 				continue

@@ -88,6 +88,10 @@ type Record struct {
 	// VerifiedAtNs is the last refresh that found the source's identity
 	// unchanged and re-hashed it to the same SourceHash (0: none).
 	VerifiedAtNs int64 `json:"-"`
+	// partial: read from the manifest (manifest.go); SessionID, Cwd,
+	// LineageFingerprint, CacheBytes, FirstTs and LastTs are empty until
+	// a Reader reads its tier data and completes it.
+	partial bool
 }
 
 // DefaultRacyWindow is the racy window of a source whose change time has

@@ -136,8 +136,10 @@ type recordArena struct {
 	text  []byte
 	slots []recordSlot
 	// policies, when set, holds the one instance of each policy string
-	// the records share (Index.policies).
-	policies map[string]string
+	// the records share (Index.policies); policyIDs maps their
+	// fingerprints to them (manifest.go).
+	policies  map[string]string
+	policyIDs map[uint64]string
 }
 
 // recordSlot is a record with room for the values its pointers point to.
@@ -180,6 +182,7 @@ func (a *recordArena) str(b []byte) string {
 }
 
 func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
+	recordBytesDecoded.Add(int64(len(sealed)))
 	b, err := blocksum.Unseal(sealed)
 	if err != nil {
 		return nil, err
