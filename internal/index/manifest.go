@@ -36,13 +36,14 @@ var manifestBucket = []byte("manifest")
 // manifestFormat is the first byte of an encoded manifest entry.
 //
 //	1: first form.
-const manifestFormat = 1
+//	2: Pack after Doc.
+const manifestFormat = 2
 
 // Layout: the format byte; Path and LiveSignature as uvarint-length-
 // prefixed strings; the policy's fingerprint (policyID, 8 bytes); the
 // SourceHash's 32 bytes (hex-decoded); a tier byte (0 hot, 1 cold); varint
 // Size, MtimeNs, CtimeNs, EntryCount, SumLen, IndexedAtNs, VerifiedAtNs;
-// uvarint Inode, Dev; uint32 DataStamp; uvarint Doc; uvarint count of
+// uvarint Inode, Dev; uint32 DataStamp; uvarint Doc; uvarint Pack; uvarint count of
 // Reasons and each as a string. The key is the record's key.
 
 func encodeGate(r *Record) ([]byte, error) {
@@ -69,6 +70,7 @@ func encodeGate(r *Record) ([]byte, error) {
 	b = binary.AppendUvarint(b, r.Identity.Dev)
 	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
 	b = binary.AppendUvarint(b, uint64(r.Doc))
+	b = binary.AppendUvarint(b, r.Pack)
 	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
 	for _, s := range r.Reasons {
 		b = appendString(b, s)
@@ -175,6 +177,7 @@ func gateNumbers(d *recordReader, r *Record) {
 	} else {
 		d.ok = false
 	}
+	r.Pack = d.uvarint()
 	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
 		for range n {
 			r.Reasons = append(r.Reasons, string(d.field()))

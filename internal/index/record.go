@@ -78,7 +78,10 @@ type Record struct {
 	// Doc is the record's number in the archive lexicon (0: none; hot
 	// records written before hot shards joined the lexicon have none). It
 	// is never reused, so a rebuilt session's old postings are masked.
-	Doc     uint32   `json:"-"`
+	Doc uint32 `json:"-"`
+	// Pack is the cold pack that holds the record's digest (pack.go; 0:
+	// the digest has a value of its own in the cold bucket).
+	Pack    uint64   `json:"-"`
 	FirstTs *float64 `json:"firstTs"`
 	LastTs  *float64 `json:"lastTs"`
 	// IndexedAtNs is when the source was read; a source modified within
