@@ -238,8 +238,12 @@ func writeTierData(tx *bolt.Tx, mode lineage.Mode, key []byte, b *built, packed 
 	if err != nil {
 		return err
 	}
-	if err := unpack(tx, mode, oldPack, key); err != nil {
-		return err
+	// A digest packed into its old pack replaced its old member there
+	// (packBatch).
+	if !packed || oldPack != b.rec.Pack {
+		if err := unpack(tx, mode, oldPack, key); err != nil {
+			return err
+		}
 	}
 	if hot.Bucket(key) != nil {
 		if err := hot.DeleteBucket(key); err != nil {

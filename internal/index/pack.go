@@ -131,8 +131,10 @@ func unpack(tx *bolt.Tx, mode lineage.Mode, id uint64, key []byte) error {
 	return pb.Put(pk, encodePack(kept))
 }
 
-// packBatch stores the batch's small cold digests in new packs and sets
-// their records' Pack; it returns which builds it packed.
+// packBatch stores the batch's small cold digests in packs and sets their
+// records' Pack: first in the last pack written, while it has room (so
+// that the few sessions a call rebuilds are packed too), then in new
+// ones of two digests or more. It returns which builds it packed.
 func packBatch(tx *bolt.Tx, mode lineage.Mode, batch []*built) (map[*built]bool, error) {
 	var small []*built
 	for _, b := range batch {
@@ -140,34 +142,72 @@ func packBatch(tx *bolt.Tx, mode lineage.Mode, batch []*built) (map[*built]bool,
 			small = append(small, b)
 		}
 	}
-	if len(small) < 2 {
-		return nil, nil // one digest alone gains nothing
+	if len(small) == 0 {
+		return nil, nil
 	}
 	pb, err := tx.CreateBucketIfNotExists(packBucket)
 	if err != nil {
 		return nil, err
 	}
 	packed := make(map[*built]bool, len(small))
+	id, members := lastPack(pb, mode, small)
 	for len(small) > 0 {
-		n, size := 0, 0
-		for n < len(small) && (n == 0 || size+len(small[n].cold) <= maxPackBytes) {
+		size := 0
+		for _, m := range members {
+			size += len(m.blob)
+		}
+		n := 0
+		for n < len(small) && (size == 0 || size+len(small[n].cold) <= maxPackBytes) {
 			size += len(small[n].cold)
 			n++
 		}
-		id, err := pb.NextSequence()
-		if err != nil {
-			return nil, err
+		if n == 0 { // the last pack is full
+			id, members = 0, nil
+			continue
 		}
-		members := make([]packMember, n)
-		for i, b := range small[:n] {
-			members[i] = packMember{key: recordKey(mode, b.rec.Path), blob: b.cold}
+		if id == 0 && n == 1 {
+			break // a pack of one digest gains nothing: it keeps its own value
+		}
+		if id == 0 {
+			if id, err = pb.NextSequence(); err != nil {
+				return nil, err
+			}
+		}
+		for _, b := range small[:n] {
+			members = append(members, packMember{key: recordKey(mode, b.rec.Path), blob: b.cold})
 			b.rec.Pack = id
 			packed[b] = true
 		}
 		if err := pb.Put(packKey(mode, id), encodePack(members)); err != nil {
 			return nil, err
 		}
-		small = small[n:]
+		small, id, members = small[n:], 0, nil
 	}
 	return packed, nil
+}
+
+// lastPack is the pack of mode written last, when it is still there and
+// decodes (0 otherwise), without the old digests of the sessions of
+// adding: their new ones replace them (writeTierData then leaves that
+// pack alone for them). Its members are copied: they outlive a Put.
+func lastPack(pb *bolt.Bucket, mode lineage.Mode, adding []*built) (uint64, []packMember) {
+	id := pb.Sequence()
+	if id == 0 {
+		return 0, nil
+	}
+	members, err := decodePack(pb.Get(packKey(mode, id)))
+	if err != nil || len(members) == 0 {
+		return 0, nil
+	}
+	replaced := make(map[string]bool, len(adding))
+	for _, b := range adding {
+		replaced[string(recordKey(mode, b.rec.Path))] = true
+	}
+	kept := members[:0]
+	for _, m := range members {
+		if !replaced[string(m.key)] {
+			kept = append(kept, packMember{key: bytes.Clone(m.key), blob: bytes.Clone(m.blob)})
+		}
+	}
+	return id, kept
 }
