@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -280,16 +281,35 @@ func putRecord(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
 	return putGate(tx, key, rec)
 }
 
+// unpackStored takes the session's digest out of its pack, named by its
+// record or, when that does not decode (damage), by its manifest entry.
+func unpackStored(tx *bolt.Tx, key []byte) error {
+	i := bytes.IndexByte(key, 0)
+	if i <= 0 {
+		return nil
+	}
+	mode := lineage.Mode(key[:i])
+	if b := tx.Bucket(recordsBucket); b != nil {
+		if old, err := decodeRecord(key, b.Get(key)); err == nil {
+			return unpack(tx, mode, old.Pack, key)
+		}
+	}
+	if mb := tx.Bucket(manifestBucket); mb != nil {
+		if old, err := (*recordArena)(nil).decodeGate(mode, key, mb.Get(key)); err == nil {
+			return unpack(tx, mode, old.Pack, key)
+		}
+	}
+	return nil
+}
+
 func deleteSession(tx *bolt.Tx, key []byte) error {
+	if err := unpackStored(tx, key); err != nil {
+		return err
+	}
 	if err := deleteGate(tx, key); err != nil {
 		return err
 	}
 	if b := tx.Bucket(recordsBucket); b != nil {
-		if old, err := decodeRecord(key, b.Get(key)); err == nil {
-			if err := unpack(tx, lineage.Mode(old.Branches), old.Pack, key); err != nil {
-				return err
-			}
-		}
 		if err := noteDead(tx, key, b.Get(key), 0); err != nil {
 			return err
 		}

@@ -145,8 +145,10 @@ func policyIDs(policies map[string]string) map[uint64]string {
 // is id; for an id of none, a string that no current policy equals, so the
 // record is rebuilt as for any other changed policy.
 func (a *recordArena) policyByID(id uint64) string {
-	if p, ok := a.policyIDs[id]; ok {
-		return p
+	if a != nil {
+		if p, ok := a.policyIDs[id]; ok {
+			return p
+		}
 	}
 	return "policy#" + strconv.FormatUint(id, 16)
 }

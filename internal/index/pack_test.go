@@ -124,3 +124,31 @@ func TestPackedDigestLeavesItsPack(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(plain), "s4w1q")
 }
+
+// A session whose record is damaged leaves its pack when it is removed:
+// its manifest entry names the pack.
+func TestDamagedRecordLeavesItsPack(t *testing.T) {
+	f := newAcquireFixture(t, 6)
+	wordySessions(t, f, 100)
+	f.indexAll()
+	key := recordKey(lineage.Active, f.paths[2])
+	require.NoError(t, f.ix.store.Update(context.Background(), func(tx *bolt.Tx) error {
+		rb := tx.Bucket(recordsBucket)
+		v := append([]byte(nil), rb.Get(key)...)
+		v[len(v)/2] ^= 0xff
+		return rb.Put(key, v)
+	}))
+	require.NoError(t, os.Remove(f.paths[2]))
+	_, _, err := f.ix.Acquire(context.Background(), f.need(append(f.paths[:2:2], f.paths[3:]...)...), nil)
+	require.NoError(t, err)
+	require.NoError(t, f.ix.store.View(context.Background(), func(tx *bolt.Tx) error {
+		return tx.Bucket(packBucket).ForEach(func(_, v []byte) error {
+			ms, err := decodePack(v)
+			require.NoError(t, err)
+			for _, m := range ms {
+				assert.NotEqual(t, string(key), string(m.key))
+			}
+			return nil
+		})
+	}))
+}
