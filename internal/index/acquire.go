@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/memidx/memidx/internal/indexfile"
+	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/session/scopes"
 )
 
@@ -115,6 +118,11 @@ func (ix *Index) acquireOnce(ctx context.Context, need *Need, opt *RefreshOption
 	} else if v.rep, err = ix.refreshFor(ctx, need, opt); err != nil {
 		return nil, nil, err
 	}
+	// A single session's record is checked against a pointer's
+	// bindings, whatever the tier data says: it is read whole.
+	if !fromMemory && len(need.Targets) == 1 {
+		ix.completeState(ctx, opt.Mode, v.rep)
+	}
 	// Records only: the refresh's record answers, and no source is read.
 	if need.Single && !need.RecordsOnly && len(need.Targets) == 1 {
 		if err := v.readSingle(); err != nil {
@@ -199,4 +207,20 @@ func archiveTargets(archive *scopes.Resolver) ([]Target, error) {
 		targets[i] = Target{Path: ref.Path, Stat: ref.Stat}
 	}
 	return targets, nil
+}
+
+// completeState completes the one state's record when it is a partial
+// one (see Preload), changing the report's own copy.
+func (ix *Index) completeState(ctx context.Context, mode lineage.Mode, rep *Report) {
+	rec := rep.States[0].Record
+	if rec == nil || !rec.partial {
+		return
+	}
+	full := *rec
+	_ = ix.store.View(ctx, func(tx *bolt.Tx) error {
+		complete(tx, mode, &full)
+		return nil
+	})
+	rep.own()
+	rep.States[0].Record = &full
 }

@@ -6,8 +6,10 @@
 //
 //	records  <branches>\x00<path> -> Record (binary, see recordcodec.go): source identity,
 //	         sourceHash, lineageFingerprint, policy, tier, counts, reasons
+//	manifest <branches>\x00<path> -> the record's stat-gate part (manifest.go)
 //	hot      <branches>\x00<path> -> bucket {d: dict, c: cols, e: entries}
-//	cold     <branches>\x00<path> -> digest (msgpack)
+//	cold     <branches>\x00<path> -> digest (msgpack), when not packed
+//	coldpacks <branches>\x00<seq> -> a write batch's small digests (pack.go)
 //	lexicon  <branches>\x00s<seq> -> bucket {v: segment}; <branches>\x00epoch
 //
 // The archive lexicon (package lexicon, lexicon.go) maps every term and
@@ -39,10 +41,24 @@
 // (RefreshOptions.Force, memidx rebuild --force) trusts neither the stat
 // gate nor the hash and rebuilds every target.
 //
+// Manifest: the first Preload of an Index (a one-shot recall) reads the
+// manifest, not the records: partial records holding what the stat gate
+// and a search over the scope need. A Reader completes a partial record
+// from its full one when it reads the session's tier data, so only the
+// candidates and hits are decoded whole; a single session's record is
+// completed before anything else. Partial records are never kept for
+// another call (record cache, quiet refresh).
+//
 // Tiers: the hotSessions most recently modified sessions (by the freshest
 // mtime known: the scope's files are stat'ed, others keep their recorded
 // mtime) have hot shards, the rest cold digests. A tier move builds the
 // replacement and drops the old tier data in one transaction.
+//
+// Cold packs (pack.go): a write batch's digests up to 16 KiB are stored
+// many to a value of up to 64 KiB, since bbolt's leaves of two digests of
+// a few KB were a fifth slack; a record names its pack. The write that
+// replaces or removes a packed digest rewrites its pack without it, so a
+// pack holds no dead digest.
 //
 // Budgets: maxSyncSessions and maxSyncSourceBytes bound the rebuilds of one
 // synchronous refresh (newest first; unchanged sessions are not charged);

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -101,6 +102,8 @@ type loaded struct {
 	// roster is the stored hot roster (see roster.go).
 	roster    []recentSession
 	hasRoster bool
+	// partial: the records are the manifest's (loadGateAt).
+	partial bool
 }
 
 // recordCache keeps, per branch mode, the records last decoded and the
@@ -167,14 +170,67 @@ func dropsText(old, rec *Record) bool {
 // writeBuilt stores records and their tier data; a tier move writes the new
 // tier and drops the old one in the same transaction.
 func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
-	// Cold builds get their lexicon docs before their records are encoded.
+	// Cold builds get their lexicon docs and packs before their records
+	// are encoded.
 	if err := addToLexicon(tx, mode, batch); err != nil {
+		return err
+	}
+	packed, err := packBatch(tx, mode, batch)
+	if err != nil {
 		return err
 	}
 	recs, err := tx.CreateBucketIfNotExists(recordsBucket)
 	if err != nil {
 		return err
 	}
+	for _, b := range batch {
+		key := recordKey(mode, b.rec.Path)
+		if b.hot == nil && b.cold == nil {
+			if err := reverify(tx, recs, key, b.rec); err != nil {
+				return err
+			}
+			continue
+		}
+		stored := recs.Get(key)
+		var oldPack uint64
+		if old, err := decodeRecord(key, stored); err == nil {
+			oldPack = old.Pack
+		}
+		if err := writeTierData(tx, mode, key, b, packed[b], oldPack); err != nil {
+			return err
+		}
+		if err := noteDead(tx, key, stored, b.rec.Doc); err != nil {
+			return err
+		}
+		if err := putRecord(tx, recs, key, b.rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reverify stores a re-verified (racy) record, which carries no data: it
+// may only refresh a record that still describes the same source and
+// tier. Another process may have moved or rebuilt the session meanwhile;
+// its record and data stand. Its lexicon doc must match too: the same
+// bytes rebuilt elsewhere got a new doc, and a merge since may have
+// dropped this one. The stored record is written, not rec: that may be a
+// partial one.
+func reverify(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
+	cur, err := decodeRecord(key, recs.Get(key))
+	if err != nil || cur.Tier != rec.Tier || cur.SourceHash != rec.SourceHash || cur.Policy != rec.Policy ||
+		cur.DataStamp != rec.DataStamp || cur.Doc != rec.Doc || cur.Pack != rec.Pack {
+		return nil
+	}
+	cur.VerifiedAtNs = rec.VerifiedAtNs
+	return putRecord(tx, recs, key, cur)
+}
+
+// writeTierData stores b's hot shard or cold digest under key (the
+// digest only when packBatch did not pack it) and drops the session's
+// other tier data: its old shard, its own digest value, its old pack
+// membership.
+func writeTierData(tx *bolt.Tx, mode lineage.Mode, key []byte, b *built, packed bool, oldPack uint64) error {
 	hot, err := tx.CreateBucketIfNotExists(hotBucket)
 	if err != nil {
 		return err
@@ -183,65 +239,76 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	if err != nil {
 		return err
 	}
-	for _, b := range batch {
-		key := recordKey(mode, b.rec.Path)
-		if b.hot == nil && b.cold == nil {
-			// A re-verified (racy) record carries no data: it may only
-			// refresh a record that still describes the same source and
-			// tier. Another process may have moved or rebuilt the session
-			// meanwhile; its record and data stand. Its lexicon doc must
-			// match too: the same bytes rebuilt elsewhere got a new doc,
-			// and a merge since may have dropped this one.
-			cur, err := decodeRecord(key, recs.Get(key))
-			if err != nil || cur.Tier != b.rec.Tier || cur.SourceHash != b.rec.SourceHash || cur.Policy != b.rec.Policy || cur.DataStamp != b.rec.DataStamp || cur.Doc != b.rec.Doc {
-				continue
-			}
+	// A digest packed into its old pack replaced its old member there
+	// (packBatch).
+	if !packed || oldPack != b.rec.Pack {
+		if err := unpack(tx, mode, oldPack, key); err != nil {
+			return err
 		}
-		if b.hot != nil {
-			if hot.Bucket(key) != nil {
-				if err := hot.DeleteBucket(key); err != nil {
-					return err
-				}
-			}
-			hb, err := hot.CreateBucket(key)
-			if err != nil {
-				return err
-			}
-			hb.FillPercent = 1
-			for _, kv := range []struct{ k, v []byte }{{keyDict, b.hot.Dict}, {keyCols, b.hot.Cols}, {keyEnts, b.hot.Ents}} {
-				if err := hb.Put(kv.k, kv.v); err != nil {
-					return err
-				}
-			}
-			if err := cold.Delete(key); err != nil {
-				return err
-			}
+	}
+	if hot.Bucket(key) != nil {
+		if err := hot.DeleteBucket(key); err != nil {
+			return err
 		}
-		if b.cold != nil {
-			if err := cold.Put(key, b.cold); err != nil {
-				return err
-			}
-			if hot.Bucket(key) != nil {
-				if err := hot.DeleteBucket(key); err != nil {
-					return err
-				}
-			}
-		}
-		enc, err := encodeRecord(b.rec)
+	}
+	if b.hot != nil {
+		hb, err := hot.CreateBucket(key)
 		if err != nil {
 			return err
 		}
-		if err := noteDead(tx, key, recs.Get(key), b.rec.Doc); err != nil {
-			return err
+		hb.FillPercent = 1
+		for _, kv := range []struct{ k, v []byte }{{keyDict, b.hot.Dict}, {keyCols, b.hot.Cols}, {keyEnts, b.hot.Ents}} {
+			if err := hb.Put(kv.k, kv.v); err != nil {
+				return err
+			}
 		}
-		if err := recs.Put(key, enc); err != nil {
-			return err
+	}
+	if b.cold != nil && !packed {
+		return cold.Put(key, b.cold)
+	}
+	return cold.Delete(key)
+}
+
+// putRecord stores rec under key, and its manifest entry.
+func putRecord(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
+	enc, err := encodeRecord(rec)
+	if err != nil {
+		return err
+	}
+	if err := recs.Put(key, enc); err != nil {
+		return err
+	}
+	return putGate(tx, key, rec)
+}
+
+// unpackStored takes the session's digest out of its pack, named by its
+// record or, when that does not decode (damage), by its manifest entry.
+func unpackStored(tx *bolt.Tx, key []byte) error {
+	i := bytes.IndexByte(key, 0)
+	if i <= 0 {
+		return nil
+	}
+	mode := lineage.Mode(key[:i])
+	if b := tx.Bucket(recordsBucket); b != nil {
+		if old, err := decodeRecord(key, b.Get(key)); err == nil {
+			return unpack(tx, mode, old.Pack, key)
+		}
+	}
+	if mb := tx.Bucket(manifestBucket); mb != nil {
+		if old, err := (*recordArena)(nil).decodeGate(mode, key, mb.Get(key)); err == nil {
+			return unpack(tx, mode, old.Pack, key)
 		}
 	}
 	return nil
 }
 
 func deleteSession(tx *bolt.Tx, key []byte) error {
+	if err := unpackStored(tx, key); err != nil {
+		return err
+	}
+	if err := deleteGate(tx, key); err != nil {
+		return err
+	}
 	if b := tx.Bucket(recordsBucket); b != nil {
 		if err := noteDead(tx, key, b.Get(key), 0); err != nil {
 			return err

@@ -651,6 +651,7 @@ func (r *Reader) Current(rec *Record) bool {
 	if r.tx == nil {
 		return false
 	}
+	complete(r.tx, r.mode, rec)
 	if r.unchanged {
 		return true
 	}

@@ -35,12 +35,24 @@ func Plaintext(dir string) ([]byte, error) {
 	out.WriteByte('\n')
 	line := func(w []byte) { out.Write(w); out.WriteByte('\n') }
 	err = db.View(func(tx *bolt.Tx) error {
+		digest := func(v []byte) {
+			if vw, err := coldvocab.Open(v); err == nil {
+				for i := 0; i < vw.Vocabulary.Len(); i++ {
+					line(vw.Vocabulary.Term(i))
+				}
+			}
+		}
 		if cb := tx.Bucket(coldBucket); cb != nil {
-			err := cb.ForEach(func(_, v []byte) error {
-				if vw, err := coldvocab.Open(v); err == nil {
-					for i := 0; i < vw.Vocabulary.Len(); i++ {
-						line(vw.Vocabulary.Term(i))
-					}
+			err := cb.ForEach(func(_, v []byte) error { digest(v); return nil })
+			if err != nil {
+				return err
+			}
+		}
+		if pb := tx.Bucket(packBucket); pb != nil {
+			err := pb.ForEach(func(_, v []byte) error {
+				members, _ := decodePack(v)
+				for _, m := range members {
+					digest(m.blob)
 				}
 				return nil
 			})

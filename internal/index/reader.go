@@ -91,6 +91,7 @@ func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 	if hb == nil {
 		return hotbm25.Shard{}, ErrNoData
 	}
+	complete(r.tx, r.mode, rec)
 	key := recordKey(r.mode, rec.Path)
 	b := hb.Bucket(key)
 	if b == nil {
@@ -112,11 +113,8 @@ func (r *Reader) Digest(rec *Record) ([]byte, coldvocab.View, error) {
 	if r.tx == nil || rec.Tier != Cold {
 		return nil, coldvocab.View{}, ErrNoData
 	}
-	cb := r.tx.Bucket(coldBucket)
-	if cb == nil {
-		return nil, coldvocab.View{}, ErrNoData
-	}
-	blob := cb.Get(recordKey(r.mode, rec.Path))
+	complete(r.tx, r.mode, rec)
+	blob := r.coldBlob(rec, recordKey(r.mode, rec.Path))
 	if blob == nil {
 		return nil, coldvocab.View{}, ErrNoData
 	}
@@ -140,6 +138,10 @@ func (r *Reader) Digests(recs []*Record, fn func(rec *Record, blob []byte, v col
 	}
 	want := make(map[string]*Record, len(recs))
 	for _, rec := range recs {
+		if rec.Pack != 0 {
+			r.packedDigest(rec, fn)
+			continue
+		}
 		want[string(recordKey(r.mode, rec.Path))] = rec
 	}
 	var cb *bolt.Bucket
@@ -155,6 +157,7 @@ func (r *Reader) Digests(recs []*Record, fn func(rec *Record, blob []byte, v col
 				continue
 			}
 			delete(want, string(k))
+			complete(r.tx, r.mode, rec)
 			if err := r.sameData(rec, blob); err != nil {
 				fn(rec, nil, coldvocab.View{}, err)
 				continue
@@ -169,6 +172,24 @@ func (r *Reader) Digests(recs []*Record, fn func(rec *Record, blob []byte, v col
 	for _, rec := range want {
 		fn(rec, nil, coldvocab.View{}, ErrNoData)
 	}
+}
+
+// coldBlob is rec's digest under key: in its pack, or its own value.
+func (r *Reader) coldBlob(rec *Record, key []byte) []byte {
+	if rec.Pack != 0 {
+		return packedDigest(r.tx, r.mode, rec.Pack, key)
+	}
+	if cb := r.tx.Bucket(coldBucket); cb != nil {
+		return cb.Get(key)
+	}
+	return nil
+}
+
+// packedDigest calls fn with the digest of rec, a packed one, as Digests
+// does.
+func (r *Reader) packedDigest(rec *Record, fn func(rec *Record, blob []byte, v coldvocab.View, err error)) {
+	blob, v, err := r.Digest(rec)
+	fn(rec, blob, v, err)
 }
 
 // Records returns every record of the reader's mode, in key order.

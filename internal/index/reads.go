@@ -14,3 +14,8 @@ func SourceReads() int64 { return sourceReads.Load() }
 // CountSourceRead counts one pass over a session file made outside this
 // package (an expansion's own read).
 func CountSourceRead() { sourceReads.Add(1) }
+
+// recordBytesDecoded counts the bytes of full records this process
+// decoded: a one-shot recall decodes those of its candidates and hits
+// only (manifest.go). Tests read it.
+var recordBytesDecoded atomic.Int64

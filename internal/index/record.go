@@ -78,7 +78,10 @@ type Record struct {
 	// Doc is the record's number in the archive lexicon (0: none; hot
 	// records written before hot shards joined the lexicon have none). It
 	// is never reused, so a rebuilt session's old postings are masked.
-	Doc     uint32   `json:"-"`
+	Doc uint32 `json:"-"`
+	// Pack is the cold pack that holds the record's digest (pack.go; 0:
+	// the digest has a value of its own in the cold bucket).
+	Pack    uint64   `json:"-"`
 	FirstTs *float64 `json:"firstTs"`
 	LastTs  *float64 `json:"lastTs"`
 	// IndexedAtNs is when the source was read; a source modified within
@@ -88,6 +91,10 @@ type Record struct {
 	// VerifiedAtNs is the last refresh that found the source's identity
 	// unchanged and re-hashed it to the same SourceHash (0: none).
 	VerifiedAtNs int64 `json:"-"`
+	// partial: read from the manifest (manifest.go); SessionID, Cwd,
+	// LineageFingerprint, CacheBytes, FirstTs and LastTs are empty until
+	// a Reader reads its tier data and completes it.
+	partial bool
 }
 
 // DefaultRacyWindow is the racy window of a source whose change time has

@@ -25,7 +25,8 @@ import (
 //	   not a SHA-256 of the path per record.
 //	4: VerifiedAtNs after IndexedAtNs (a source dated in the future
 //	   settles).
-const recordFormat = 4
+//	5: Pack after Doc (cold digests packed many to a value).
+const recordFormat = 5
 
 // A record is stored sealed ([blocksum]), so that a damaged one (a reason
 // or a count changed by bit rot) is dropped and rebuilt, never trusted; and
@@ -37,7 +38,7 @@ const recordFormat = 4
 // SessionID, Cwd, SourceHash, LineageFingerprint, LiveSignature, Policy,
 // Tier as uvarint-length-prefixed strings; varint Size, MtimeNs, CtimeNs,
 // EntryCount, SumLen, CacheBytes, IndexedAtNs, VerifiedAtNs; uvarint Inode, Dev; uint32
-// DataStamp; uvarint Doc; uvarint count of Reasons and each as a string; FirstTs and
+// DataStamp; uvarint Doc; uvarint Pack; uvarint count of Reasons and each as a string; FirstTs and
 // LastTs each as a presence byte and, when present, float64 bits; the
 // record's bbolt key, uvarint-length-prefixed.
 
@@ -58,6 +59,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 	b = binary.AppendUvarint(b, r.Identity.Dev)
 	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
 	b = binary.AppendUvarint(b, uint64(r.Doc))
+	b = binary.AppendUvarint(b, r.Pack)
 	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
 	for _, s := range r.Reasons {
 		b = appendString(b, s)
@@ -136,8 +138,10 @@ type recordArena struct {
 	text  []byte
 	slots []recordSlot
 	// policies, when set, holds the one instance of each policy string
-	// the records share (Index.policies).
-	policies map[string]string
+	// the records share (Index.policies); policyIDs maps their
+	// fingerprints to them (manifest.go).
+	policies  map[string]string
+	policyIDs map[uint64]string
 }
 
 // recordSlot is a record with room for the values its pointers point to.
@@ -180,6 +184,7 @@ func (a *recordArena) str(b []byte) string {
 }
 
 func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
+	recordBytesDecoded.Add(int64(len(sealed)))
 	b, err := blocksum.Unseal(sealed)
 	if err != nil {
 		return nil, err
@@ -220,6 +225,7 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	} else {
 		d.ok = false
 	}
+	r.Pack = d.uvarint()
 	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
 		for range n {
 			r.Reasons = append(r.Reasons, a.str(d.field()))

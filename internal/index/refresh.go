@@ -64,10 +64,15 @@ type Index struct {
 	quiet quietCache
 	// noSeed: the index could not take a hot roster (SeedRosterOnce).
 	noSeed atomic.Bool
+	// gated: a Preload read the manifest once; later ones decode the
+	// full records, which a long-lived host keeps (recordCache).
+	gated atomic.Bool
 	// policies holds one instance of each policy string of this
 	// configuration: the records decoded with one share it, so that the
 	// stat gate compares a pointer, not a string, per record.
 	policies map[string]string
+	// policyIDs maps the manifest's fingerprints of them to them.
+	policyIDs map[uint64]string
 }
 
 // Open returns the index of cfg.IndexDir. It does not touch the disk.
@@ -80,6 +85,7 @@ func Open(cfg Config, lockTimeout time.Duration) *Index {
 			ix.policies[p] = p
 		}
 	}
+	ix.policyIDs = policyIDs(ix.policies)
 	return ix
 }
 
@@ -146,10 +152,20 @@ type Preloaded struct {
 // kernel, the decoding on the processor). Records read before the listing
 // are at worst older than the files: the stat gate then re-reads more,
 // never less.
+//
+// The first Preload of an Index reads the manifest (manifest.go): a
+// one-shot recall decodes the full records of its candidates and hits
+// only. A later one decodes every record, for the record cache of a host
+// that asks again.
 func (ix *Index) Preload(ctx context.Context, mode lineage.Mode) *Preloaded {
 	p := &Preloaded{mode: mode, done: make(chan struct{})}
+	gate := !ix.gated.Swap(true)
 	go func() {
 		defer close(p.done)
+		if gate {
+			p.got, p.err = ix.loadGateAt(ctx, mode)
+			return
+		}
 		p.got, p.err = ix.loadRecordsAt(ctx, mode)
 	}()
 	return p
@@ -320,7 +336,9 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	}
 	r.rep.reasons = r.reasons
 	r.rep.Recount()
-	if quiet && !r.rep.wrote && r.reasons.Complete() {
+	// Partial records are this call's own: completing them in place is
+	// safe only while no other call shares them.
+	if quiet && !r.rep.wrote && r.reasons.Complete() && !r.partial {
 		ix.quiet.put(r, r.rep.readAt)
 	}
 	r.rep.Elapsed = time.Since(start)

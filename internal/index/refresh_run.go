@@ -47,6 +47,8 @@ type refreshRun struct {
 	newRoster []recentSession
 	// The two policy strings, built once, not once a target.
 	hotPolicy, coldPolicy string
+	// partial: the stored records are the manifest's (see Preload).
+	partial bool
 }
 
 // job is a target to read, for a tier.
@@ -82,6 +84,7 @@ func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 	ix := r.ix
 	got, err := ix.records(r.ctx, r.mode, r.opt.Preloaded)
 	stored, bad := got.stored, got.bad
+	r.partial = got.partial
 	r.roster, r.hasRoster = got.roster, got.hasRoster
 	r.rep.LexEpoch = got.epoch
 	if err == nil && got.atKnown {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 
@@ -28,7 +29,8 @@ type BucketUsage struct {
 }
 
 // Usage is where the bytes of the index file go: by top-level bucket
-// (records, hot shards, cold digests, lexicon, roster, meta); the rest of
+// (records, manifest, hot shards, cold digests with their packs, lexicon,
+// roster, meta); the rest of
 // the file's used size (UsedBytes: its pages up to the highest in use) is
 // free pages, the freelist and the meta pages.
 type Usage struct {
@@ -43,15 +45,25 @@ func (ix *Index) Usage(ctx context.Context) (*Usage, error) {
 	u := &Usage{Buckets: []BucketUsage{}}
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
 		u.UsedBytes, u.PageSize = tx.Size(), tx.DB().Info().PageSize
-		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		var packs *BucketUsage
+		err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
 			bu := BucketUsage{Name: string(name)}
-			sumBucket(b, &bu)
+			if bytes.Equal(name, packBucket) {
+				packs = &bu
+				sumPacks(b, &bu)
+			} else {
+				sumBucket(b, &bu)
+			}
 			s := b.Stats()
 			bu.PageBytes = int64(s.BranchAlloc + s.LeafAlloc)
 			bu.InuseBytes = int64(s.BranchInuse + s.LeafInuse + s.InlineBucketInuse)
-			u.Buckets = append(u.Buckets, bu)
+			if packs != &bu {
+				u.Buckets = append(u.Buckets, bu)
+			}
 			return nil
 		})
+		u.addPacks(packs)
+		return err
 	})
 	if errors.Is(err, indexfile.ErrMissing) {
 		return u, nil
@@ -73,6 +85,47 @@ func sumBucket(b *bolt.Bucket, u *BucketUsage) {
 		u.ValueBytes += int64(len(v))
 		u.ChecksumBytes += sealOverhead(v)
 	}
+}
+
+// sumPacks adds the digests in the cold packs under b as values, each
+// with its checksums; a pack's key and member list count as keys.
+func sumPacks(b *bolt.Bucket, u *BucketUsage) {
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		members, err := decodePack(v)
+		if err != nil {
+			u.KeyBytes += int64(len(k) + len(v))
+			continue
+		}
+		u.KeyBytes += int64(len(k) + len(v))
+		for _, m := range members {
+			u.Values++
+			u.ValueBytes += int64(len(m.blob))
+			u.KeyBytes -= int64(len(m.blob))
+			u.ChecksumBytes += sealOverhead(m.blob)
+		}
+	}
+}
+
+// addPacks counts the cold packs with the cold digests: where a digest
+// lies is no concern of the reader of the table.
+func (u *Usage) addPacks(p *BucketUsage) {
+	if p == nil {
+		return
+	}
+	for i := range u.Buckets {
+		if c := &u.Buckets[i]; c.Name == string(coldBucket) {
+			c.Values += p.Values
+			c.KeyBytes += p.KeyBytes
+			c.ValueBytes += p.ValueBytes
+			c.ChecksumBytes += p.ChecksumBytes
+			c.PageBytes += p.PageBytes
+			c.InuseBytes += p.InuseBytes
+			return
+		}
+	}
+	p.Name = string(coldBucket)
+	u.Buckets = append(u.Buckets, *p)
 }
 
 // sealOverhead is what blocksum added to v, or 0 when v is not a sealed

@@ -29,7 +29,9 @@ const CacheVersion = 6
 //	3: the meta bucket holds a marker that says the file is memidx's,
 //	   on a page of its own near the start of the file (see own.go).
 //	4: hot shard dictionaries hold the stemmed field (natural.Key).
-const LayoutVersion = 4
+//	5: the manifest bucket beside the records (what the stat gate reads);
+//	   small cold digests packed many to a value (coldpacks).
+const LayoutVersion = 5
 
 // FileName is the index file inside the index directory.
 const FileName = "index.db"

@@ -73,7 +73,8 @@ func TestStore_OtherVersionIsCorrupt(t *testing.T) {
 			return b.Put(layoutKey, []byte{2})
 		}},
 		{"layout 3 (no stemmed field)", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{3}) }},
-		{"layout 5", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{5}) }},
+		{"layout 4 (no manifest)", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{4}) }},
+		{"layout 6", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{6}) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := New(t.TempDir(), Options{})

@@ -1,0 +1,277 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/internal/blocksum"
+	"github.com/memidx/memidx/internal/indexfile"
+	"github.com/memidx/memidx/internal/lineage"
+)
+
+// The manifest holds, beside each record and under the same key, the part
+// of it that the stat gate and a search over the whole scope read: path,
+// identity, tier, policy, live signature, source hash, counts, stamps,
+// doc and reasons. A one-shot recall walks the manifest, whose small
+// values bbolt packs many to a page, instead of the records, and decodes
+// a session's full record (session id, cwd, lineage fingerprint, cache
+// bytes, timestamps) only when its tier data is read (Reader.Shard,
+// Digest, Digests, Current): for the candidates and the hits.
+//
+// A manifest entry is written and deleted with its record, in the same
+// transaction. A record without an entry is new to the gate (rebuilt); an
+// entry that does not decode is removed with its record.
+var manifestBucket = []byte("manifest")
+
+// manifestFormat is the first byte of an encoded manifest entry.
+//
+//	1: first form.
+//	2: Pack after Doc.
+const manifestFormat = 2
+
+// Layout: the format byte; Path and LiveSignature as uvarint-length-
+// prefixed strings; the policy's fingerprint (policyID, 8 bytes); the
+// SourceHash's 32 bytes (hex-decoded); a tier byte (0 hot, 1 cold); varint
+// Size, MtimeNs, CtimeNs, EntryCount, SumLen, IndexedAtNs, VerifiedAtNs;
+// uvarint Inode, Dev; uint32 DataStamp; uvarint Doc; uvarint Pack; uvarint count of
+// Reasons and each as a string. The key is the record's key.
+
+func encodeGate(r *Record) ([]byte, error) {
+	b := make([]byte, 0, 96+len(r.Path)+len(r.Policy)+len(r.SourceHash)+16*len(r.Reasons))
+	b = append(b, manifestFormat)
+	b = appendString(b, r.Path)
+	b = appendString(b, r.LiveSignature)
+	b = binary.LittleEndian.AppendUint64(b, policyID(r.Policy))
+	sum, err := hex.DecodeString(r.SourceHash)
+	if err != nil || len(sum) != sha256.Size {
+		return nil, fmt.Errorf("record of %s: source hash %q", r.Path, r.SourceHash)
+	}
+	b = append(b, sum...)
+	tier := byte(0)
+	if r.Tier == Cold {
+		tier = 1
+	}
+	b = append(b, tier)
+	for _, v := range []int64{r.Identity.Size, r.Identity.MtimeNs, r.Identity.CtimeNs,
+		int64(r.EntryCount), r.SumLen, r.IndexedAtNs, r.VerifiedAtNs} {
+		b = binary.AppendVarint(b, v)
+	}
+	b = binary.AppendUvarint(b, r.Identity.Inode)
+	b = binary.AppendUvarint(b, r.Identity.Dev)
+	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
+	b = binary.AppendUvarint(b, uint64(r.Doc))
+	b = binary.AppendUvarint(b, r.Pack)
+	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
+	for _, s := range r.Reasons {
+		b = appendString(b, s)
+	}
+	return blocksum.Seal(b)
+}
+
+// decodeGate decodes the manifest entry under key of mode into a partial
+// record (Record.partial): the fields only the full record holds are
+// empty until Reader completes it.
+func (a *recordArena) decodeGate(mode lineage.Mode, key, sealed []byte) (*Record, error) {
+	b, err := blocksum.Unseal(sealed)
+	if err != nil {
+		return nil, err
+	}
+	d := recordReader{b: b, ok: true}
+	if f := d.bytes(1); f == nil || f[0] != manifestFormat {
+		return nil, errRecordShape
+	}
+	slot := a.slot()
+	r := &slot.Record
+	r.CacheVersion = indexfile.CacheVersion
+	r.Branches = string(mode)
+	r.Path = a.str(d.field())
+	r.LiveSignature = a.str(d.field())
+	if v := d.bytes(8); v != nil {
+		r.Policy = a.policyByID(binary.LittleEndian.Uint64(v))
+	}
+	if v := d.bytes(sha256.Size); v != nil {
+		r.SourceHash = a.hex(v)
+	}
+	switch t := d.bytes(1); {
+	case t == nil:
+	case t[0] == 0:
+		r.Tier = Hot
+	case t[0] == 1:
+		r.Tier = Cold
+	default:
+		d.ok = false
+	}
+	gateNumbers(&d, r)
+	// The key is not checked against the path (a SHA-256 an entry): an
+	// entry under another key can only make its session look changed or
+	// its data missing, since the full record and the tier data are
+	// compared with it before they answer (complete, Reader.sameData).
+	if !d.ok || d.pos != len(d.b) {
+		return nil, errRecordShape
+	}
+	r.partial = true
+	return r, nil
+}
+
+// policyID is the fingerprint a manifest entry keeps of its policy
+// string (the first 8 bytes of its SHA-256): the string itself is some
+// 100 bytes a session.
+func policyID(policy string) uint64 {
+	sum := sha256.Sum256([]byte(policy))
+	return binary.LittleEndian.Uint64(sum[:8])
+}
+
+// policyIDs maps the fingerprint of each policy string of policies to its
+// shared instance.
+func policyIDs(policies map[string]string) map[uint64]string {
+	ids := make(map[uint64]string, len(policies))
+	for p := range policies {
+		ids[policyID(p)] = p
+	}
+	return ids
+}
+
+// policyByID is the policy string of this configuration whose fingerprint
+// is id; for an id of none, a string that no current policy equals, so the
+// record is rebuilt as for any other changed policy.
+func (a *recordArena) policyByID(id uint64) string {
+	if a != nil {
+		if p, ok := a.policyIDs[id]; ok {
+			return p
+		}
+	}
+	return "policy#" + strconv.FormatUint(id, 16)
+}
+
+// hex returns b hex-encoded, as a string of the arena.
+func (a *recordArena) hex(b []byte) string {
+	var buf [2 * sha256.Size]byte
+	n := hex.Encode(buf[:], b)
+	return a.str(buf[:n])
+}
+
+// gateNumbers reads a manifest entry's fields after its tier byte.
+func gateNumbers(d *recordReader, r *Record) {
+	r.Identity.Size = d.varint()
+	r.Identity.MtimeNs = d.varint()
+	r.Identity.CtimeNs = d.varint()
+	r.EntryCount = int(d.varint())
+	r.SumLen = d.varint()
+	r.IndexedAtNs = d.varint()
+	r.VerifiedAtNs = d.varint()
+	r.Identity.Inode = d.uvarint()
+	r.Identity.Dev = d.uvarint()
+	if v := d.bytes(4); v != nil {
+		r.DataStamp = binary.LittleEndian.Uint32(v)
+	}
+	if doc := d.uvarint(); doc <= math.MaxUint32 {
+		r.Doc = uint32(doc)
+	} else {
+		d.ok = false
+	}
+	r.Pack = d.uvarint()
+	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
+		for range n {
+			r.Reasons = append(r.Reasons, string(d.field()))
+		}
+	} else {
+		d.ok = false
+	}
+}
+
+// putGate writes rec's manifest entry under key.
+func putGate(tx *bolt.Tx, key []byte, rec *Record) error {
+	mb, err := tx.CreateBucketIfNotExists(manifestBucket)
+	if err != nil {
+		return err
+	}
+	enc, err := encodeGate(rec)
+	if err != nil {
+		return err
+	}
+	return mb.Put(key, enc)
+}
+
+// deleteGate removes the manifest entry under key.
+func deleteGate(tx *bolt.Tx, key []byte) error {
+	if mb := tx.Bucket(manifestBucket); mb != nil {
+		return mb.Delete(key)
+	}
+	return nil
+}
+
+// loadGateAt is loadRecordsAt from the manifest: partial records, never
+// kept in the record cache (a later call of the same Index decodes the
+// full records and keeps those).
+func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, error) {
+	var got loaded
+	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
+		at, ok := ix.commitOf(tx)
+		got = loaded{epoch: lexiconEpoch(tx, mode), at: at, atKnown: ok, partial: true}
+		got.roster, got.hasRoster = readRoster(tx)
+		mb := tx.Bucket(manifestBucket)
+		if mb == nil {
+			got.stored = map[string]*Record{}
+			return nil
+		}
+		prefix := []byte(string(mode) + "\x00")
+		arena := recordArena{policies: ix.policies, policyIDs: ix.policyIDs}
+		var recs []*Record
+		c := mb.Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			r, err := arena.decodeGate(mode, k, v)
+			if err != nil {
+				got.bad = append(got.bad, append([]byte(nil), k...))
+				continue
+			}
+			recs = append(recs, r)
+		}
+		got.stored = make(map[string]*Record, len(recs))
+		for _, r := range recs {
+			got.stored[r.Path] = r
+		}
+		return nil
+	})
+	if errors.Is(err, indexfile.ErrMissing) {
+		return loaded{stored: map[string]*Record{}, partial: true}, nil
+	}
+	return got, err
+}
+
+// completeMu serialises the completion of partial records: a search may
+// read tier data on more than one goroutine.
+var completeMu sync.Mutex
+
+// complete fills a partial record's remaining fields from its full record
+// in tx. A record stored since under the key that is not the same build
+// (another process rewrote the session) leaves rec partial: its tier data
+// then has another stamp too, and the session is read from source.
+func complete(tx *bolt.Tx, mode lineage.Mode, rec *Record) {
+	completeMu.Lock()
+	defer completeMu.Unlock()
+	if !rec.partial || tx == nil {
+		return
+	}
+	b := tx.Bucket(recordsBucket)
+	if b == nil {
+		return
+	}
+	key := recordKey(mode, rec.Path)
+	full, err := decodeRecord(key, b.Get(key))
+	if err != nil || full.DataStamp != rec.DataStamp || full.Doc != rec.Doc || full.SourceHash != rec.SourceHash {
+		return
+	}
+	rec.SessionID, rec.Cwd, rec.LineageFingerprint = full.SessionID, full.Cwd, full.LineageFingerprint
+	rec.CacheBytes, rec.FirstTs, rec.LastTs = full.CacheBytes, full.FirstTs, full.LastTs
+	rec.partial = false
+}

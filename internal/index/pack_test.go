@@ -1,0 +1,154 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/internal/lineage"
+)
+
+// wordySessions writes n sessions of distinct words each, whose cold
+// digests are a few KB: the size at which bbolt's leaves left most slack.
+func wordySessions(t *testing.T, f *acquireFixture, words int) {
+	now := time.Now()
+	for i, p := range f.paths {
+		var b strings.Builder
+		for w := range words {
+			fmt.Fprintf(&b, "s%dw%dq%x ", i, w, w*7919)
+		}
+		f.write(p, b.String(), fmt.Sprintf("word%d shared", i))
+		mt := now.Add(-time.Duration(i+1) * time.Minute)
+		require.NoError(t, os.Chtimes(p, mt, mt))
+	}
+}
+
+// coldPages is the pages and the value bytes of the cold digests, packed
+// or not.
+func coldPages(t *testing.T, ix *Index) (pages, values int64) {
+	u, err := ix.Usage(context.Background())
+	require.NoError(t, err)
+	for _, b := range u.Buckets {
+		if b.Name == string(coldBucket) || b.Name == string(packBucket) {
+			pages += b.PageBytes
+			values += b.ValueBytes
+		}
+	}
+	return pages, values
+}
+
+// Small cold digests share their pages: the pages that hold them are
+// not much more than their bytes.
+func TestSmallColdDigestsArePacked(t *testing.T) {
+	for _, words := range []int{200, 400, 800} {
+		t.Run(fmt.Sprint(words, " words a session"), func(t *testing.T) {
+			f := newAcquireFixture(t, 60)
+			wordySessions(t, f, words)
+			f.indexAll()
+			pages, values := coldPages(t, f.ix)
+			per := values / 59
+			t.Logf("digest %d B, pages %d B for %d B of values (%.2f)", per, pages, values, float64(pages)/float64(values))
+			assert.LessOrEqual(t, float64(pages), 1.12*float64(values))
+			// Every digest still reads, and finds its session's words.
+			_, _, err := f.ix.Acquire(context.Background(), f.need(), func(v *View) error {
+				for i := 1; i < v.Len(); i++ {
+					_, d, err := v.Reader().Digest(v.Record(i))
+					require.NoError(t, err)
+					assert.True(t, d.HasTerm(fmt.Sprintf("word%d", i)), i)
+				}
+				return nil
+			})
+			require.NoError(t, err)
+		})
+	}
+}
+
+// A digest leaves its pack when its session is rebuilt, promoted to hot
+// or removed: the pack holds no dead digest, and a pack left empty goes.
+func TestPackedDigestLeavesItsPack(t *testing.T) {
+	f := newAcquireFixture(t, 6)
+	wordySessions(t, f, 100)
+	f.indexAll()
+	members := func() map[string]int {
+		out := map[string]int{}
+		require.NoError(t, f.ix.store.View(context.Background(), func(tx *bolt.Tx) error {
+			pb := tx.Bucket(packBucket)
+			if pb == nil {
+				return nil
+			}
+			return pb.ForEach(func(_, v []byte) error {
+				ms, err := decodePack(v)
+				require.NoError(t, err)
+				for _, m := range ms {
+					out[string(m.key)]++
+				}
+				return nil
+			})
+		}))
+		return out
+	}
+	key := func(i int) string { return string(recordKey(lineage.Active, f.paths[i])) }
+	before := members()
+	require.Len(t, before, 5) // s0 is hot
+	// Rebuilt alone: s3's new digest joins the last pack, and its old one
+	// left its pack.
+	st, err := os.Stat(f.paths[3])
+	require.NoError(t, err)
+	f.write(f.paths[3], "rewritten words")
+	require.NoError(t, os.Chtimes(f.paths[3], st.ModTime(), st.ModTime())) // stays cold
+	f.indexAll()
+	assert.Equal(t, 1, members()[key(3)])
+	require.NoError(t, f.ix.store.View(context.Background(), func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(coldBucket).Get([]byte(key(3))))
+		return nil
+	}))
+	// Removed: s4's source is gone.
+	require.NoError(t, os.Remove(f.paths[4]))
+	_, _, err = f.ix.Acquire(context.Background(), f.need(append(f.paths[:4:4], f.paths[5])...), nil)
+	require.NoError(t, err)
+	got := members()
+	assert.NotContains(t, got, key(4))
+	assert.Len(t, got, 4)
+	for k, n := range got {
+		assert.Equal(t, 1, n, k)
+	}
+	plain, err := Plaintext(filepath.Dir(f.ix.store.Path()))
+	require.NoError(t, err)
+	assert.NotContains(t, string(plain), "s4w1q")
+}
+
+// A session whose record is damaged leaves its pack when it is removed:
+// its manifest entry names the pack.
+func TestDamagedRecordLeavesItsPack(t *testing.T) {
+	f := newAcquireFixture(t, 6)
+	wordySessions(t, f, 100)
+	f.indexAll()
+	key := recordKey(lineage.Active, f.paths[2])
+	require.NoError(t, f.ix.store.Update(context.Background(), func(tx *bolt.Tx) error {
+		rb := tx.Bucket(recordsBucket)
+		v := append([]byte(nil), rb.Get(key)...)
+		v[len(v)/2] ^= 0xff
+		return rb.Put(key, v)
+	}))
+	require.NoError(t, os.Remove(f.paths[2]))
+	_, _, err := f.ix.Acquire(context.Background(), f.need(append(f.paths[:2:2], f.paths[3:]...)...), nil)
+	require.NoError(t, err)
+	require.NoError(t, f.ix.store.View(context.Background(), func(tx *bolt.Tx) error {
+		return tx.Bucket(packBucket).ForEach(func(_, v []byte) error {
+			ms, err := decodePack(v)
+			require.NoError(t, err)
+			for _, m := range ms {
+				assert.NotEqual(t, string(key), string(m.key))
+			}
+			return nil
+		})
+	}))
+}
