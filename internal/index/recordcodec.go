@@ -226,6 +226,21 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 		d.ok = false
 	}
 	r.Pack = d.uvarint()
+	a.decodeTail(&d, slot)
+	own := d.bytes(d.uvarint())
+	if !d.ok || d.pos != len(d.b) {
+		return nil, errRecordShape
+	}
+	if err := r.checkDecoded(key, own, branches, tier); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// decodeTail reads a record's reasons and its first and last timestamps
+// (a presence byte, then eight bytes each).
+func (a *recordArena) decodeTail(d *recordReader, slot *recordSlot) {
+	r := &slot.Record
 	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
 		for range n {
 			r.Reasons = append(r.Reasons, a.str(d.field()))
@@ -246,18 +261,20 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 			d.ok = false
 		}
 	}
-	own := d.bytes(d.uvarint())
-	if !d.ok || d.pos != len(d.b) {
-		return nil, errRecordShape
-	}
+}
+
+// checkDecoded checks what a decoded record says of itself against the key
+// it was read under, and sets its branch mode and tier to the shared
+// constants.
+func (r *Record) checkDecoded(key, own, branches, tier []byte) error {
 	if r.CacheVersion != indexfile.CacheVersion {
-		return nil, fmt.Errorf("record of cache version %d", r.CacheVersion)
+		return fmt.Errorf("record of cache version %d", r.CacheVersion)
 	}
 	// The value names the key it was written under (computed from its path
 	// when it was encoded, and sealed with it): a value under another key
 	// is not this session's record.
 	if !bytes.Equal(key, own) || !bytes.HasPrefix(key, branches) || len(key) == len(branches) || key[len(branches)] != 0 {
-		return nil, fmt.Errorf("record key %q does not match its source %q (%s)", key, r.Path, branches)
+		return fmt.Errorf("record key %q does not match its source %q (%s)", key, r.Path, branches)
 	}
 	r.Branches = branchesOf(branches)
 	switch string(tier) { // the constants themselves: compared by pointer
@@ -266,9 +283,9 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	case Cold:
 		r.Tier = Cold
 	default:
-		return nil, fmt.Errorf("record tier %q", tier)
+		return fmt.Errorf("record tier %q", tier)
 	}
-	return r, nil
+	return nil
 }
 
 // branchesOf is b as a string: a branch mode's own constant when it is
