@@ -197,19 +197,7 @@ func applyConfig(cfg *Config, path string, b []byte) ([]Notice, error) {
 		v := mem[k]
 		switch k {
 		case "enabled", "indexThinking", "indexToolOutput":
-			var bv bool
-			if err := json.Unmarshal(v, &bv); err != nil {
-				note(k, "not a boolean; default kept")
-				continue
-			}
-			switch k {
-			case "enabled":
-				cfg.Enabled = bv
-			case "indexThinking":
-				cfg.IndexThinking = bv
-			case "indexToolOutput":
-				cfg.IndexToolOutput = bv
-			}
+			applyBool(cfg, k, v, note)
 		case "indexDir":
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil || s == "" {
@@ -224,29 +212,54 @@ func applyConfig(cfg *Config, path string, b []byte) ([]Notice, error) {
 		case "digestTerms":
 			note(k, "accepted by the reference but never used; ignored")
 		default:
-			bd, known := bounds[k]
-			if !known {
-				note(k, "unknown key; ignored")
-				continue
-			}
-			var f float64
-			if err := json.Unmarshal(v, &f); err != nil || f != math.Trunc(f) {
-				note(k, "not an integer; default %d kept", *defs[k])
-				*fields[k] = *defs[k]
-				continue
-			}
-			if f < bd[0] || f > bd[1] {
-				c := math.Min(math.Max(f, bd[0]), bd[1])
-				note(k, "%v is outside %v..%v; clamped to %v", f, bd[0], bd[1], c)
-				f = c
-			}
-			if f > math.MaxInt { // a 32-bit int: keep the largest it holds
-				f = math.MaxInt
-			}
-			*fields[k] = int(f)
+			applyInt(fields, defs, k, v, note)
 		}
 	}
 	return notices, nil
+}
+
+// applyBool sets one of the boolean keys.
+func applyBool(cfg *Config, k string, v json.RawMessage, note func(k, format string, a ...any)) {
+	var bv bool
+	if err := json.Unmarshal(v, &bv); err != nil {
+		note(k, "not a boolean; default kept")
+		return
+	}
+	switch k {
+	case "enabled":
+		cfg.Enabled = bv
+	case "indexThinking":
+		cfg.IndexThinking = bv
+	case "indexToolOutput":
+		cfg.IndexToolOutput = bv
+	}
+}
+
+// applyInt sets the integer key k (its field in fields) within the
+// reference's bounds: an unknown key is ignored, a non-integer keeps the
+// default (in defs), a value outside the bounds is clamped.
+func applyInt(fields, defs map[string]*int, k string, v json.RawMessage, note func(k, format string, a ...any)) {
+	bd, known := bounds[k]
+	if !known {
+		note(k, "unknown key; ignored")
+		return
+	}
+	field, def := fields[k], *defs[k]
+	var f float64
+	if err := json.Unmarshal(v, &f); err != nil || f != math.Trunc(f) {
+		note(k, "not an integer; default %d kept", def)
+		*field = def
+		return
+	}
+	if f < bd[0] || f > bd[1] {
+		c := math.Min(math.Max(f, bd[0]), bd[1])
+		note(k, "%v is outside %v..%v; clamped to %v", f, bd[0], bd[1], c)
+		f = c
+	}
+	if f > math.MaxInt { // a 32-bit int: keep the largest it holds
+		f = math.MaxInt
+	}
+	*field = int(f)
 }
 
 // intFields maps each integer key to its field.
