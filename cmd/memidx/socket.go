@@ -45,6 +45,10 @@ const (
 	maxSocketClients = 16
 	// socketRequestRead bounds the wait for a request once connected.
 	socketRequestRead = 5 * time.Second
+	// socketCloseGrace is how long a server that stops (serve --stdio at
+	// the end of its input) lets the shell's commands in flight finish
+	// before it cancels them.
+	socketCloseGrace = 10 * time.Second
 	// interruptGrace is how long an interrupted client waits for the
 	// server's last words (a walk's "interrupted" line) before it leaves.
 	interruptGrace = 2 * time.Second

@@ -53,11 +53,21 @@ func listenSocket(ctx context.Context, e *engine.Engine) (*sockHost, error) {
 	return h, nil
 }
 
-// close stops listening, ends the commands in flight and waits for them.
+// close stops listening and lets the commands in flight finish: a shell
+// that was answered by a server going away (serve --stdio at the end of
+// its input) gets its whole answer. Commands still running after
+// socketCloseGrace are cancelled.
 func (h *sockHost) close() {
-	h.cancel()
 	h.ln.Close()
-	h.wg.Wait()
+	done := make(chan struct{})
+	go func() { h.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(socketCloseGrace):
+		h.cancel()
+		<-done
+	}
+	h.cancel()
 }
 
 func (h *sockHost) acceptLoop() {
@@ -117,6 +127,9 @@ func (h *sockHost) serveConn(c *sockserve.Conn) {
 		c.Read(b[:])
 		cancel()
 	}()
+	if beforeServed != nil {
+		beforeServed()
+	}
 	out := &frameConn{c: c}
 	code := runServed(ctx, sv, &req, out.writer(frameStdout, req.StdoutTerminal), out.writer(frameStderr, req.StderrTerminal))
 	if out.write(frameExit, []byte(strconv.Itoa(code))) == nil {
@@ -248,6 +261,9 @@ func checkSocketFlags(socket, noSocket bool, lf liveFlags) error {
 
 // socketStarted, when set (tests), sees each socket host that listens.
 var socketStarted func(*sockHost)
+
+// beforeServed, when set (tests), runs before each accepted command.
+var beforeServed func()
 
 // serveSocket is serve --socket: it answers shell commands until
 // interrupted or terminated (SIGTERM, as a service manager stops it).

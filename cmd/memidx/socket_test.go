@@ -344,3 +344,40 @@ func TestReadsStdin(t *testing.T) {
 		}
 	}
 }
+
+// A serve --stdio whose input ends while it answers a shell's command
+// lets that command finish: the shell gets the answer it would have given
+// itself, not "context canceled".
+func TestServerEndingLetsTheShellsCommandFinish(t *testing.T) {
+	w := newWorld(t)
+	want := runCLI(t, w.args("--no-server", "recall", "flaky"), "", false)
+	inR, inW := io.Pipe()
+	started := make(chan *sockHost, 1)
+	socketStarted = func(h *sockHost) { started <- h }
+	defer func() { socketStarted = nil }()
+	entered, release := make(chan struct{}), make(chan struct{})
+	beforeServed = func() { close(entered); <-release }
+	defer func() { beforeServed = nil }()
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() {
+		done <- run(context.Background(), w.args("serve", "--stdio"), inR, &out, &errb)
+	}()
+	h := <-started
+	got := make(chan result, 1)
+	go func() { got <- runCLI(t, w.args("recall", "flaky"), "", false) }()
+	<-entered
+	inW.Close() // serve's input ends while the shell's command runs
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	r := <-got
+	if code := <-done; code != 0 {
+		t.Errorf("serve exited %d: %s", code, errb.String())
+	}
+	if r.code != want.code || r.stdout != want.stdout {
+		t.Errorf("got exit %d\n%s%s\nwant exit %d\n%s", r.code, r.stdout, r.stderr, want.code, want.stdout)
+	}
+	if n := h.answered.Load(); n != 1 {
+		t.Errorf("the server answered %d commands, want 1", n)
+	}
+}
