@@ -78,7 +78,7 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 	run, end, err := e.begin(ctx)
 	if err == nil {
 		defer end()
-		err = e.walk(run, req.args(), visit, res)
+		err = e.walk(ctx, run, req.args(), visit, res)
 		if eerr := ended(ctx, run); eerr != nil {
 			err = eerr
 		}
@@ -89,9 +89,12 @@ func (e *Engine) Walk(ctx context.Context, req ExpandRequest, visit func(Expande
 	return res, err
 }
 
-// walk is Walk under run, the context Walk admitted it with: it fills res
-// and sets res.Complete when it visited the whole selection.
-func (e *Engine) walk(run context.Context, sel expandArgs, visit func(ExpandedEntry) (bool, error), res *WalkResult) error {
+// walk is Walk under run, the context Walk admitted the caller's context
+// with: it fills res and sets res.Complete when it visited the whole
+// selection. The caller's context is checked itself too: its end reaches
+// run a moment after its Done channel closes, and a visitor that waited
+// on it must not see another entry.
+func (e *Engine) walk(caller, run context.Context, sel expandArgs, visit func(ExpandedEntry) (bool, error), res *WalkResult) error {
 	fail := func(eo *ErrorObject) error {
 		res.Error, res.Reasons = eo, []string{eo.Code}
 		return nil
@@ -108,6 +111,9 @@ func (e *Engine) walk(run context.Context, sel expandArgs, visit func(ExpandedEn
 	// outOfTime tells the walk's own budget, a result, from the
 	// caller's context or Close ending run, which Walk reports.
 	outOfTime := func() error {
+		if err := caller.Err(); err != nil {
+			return err
+		}
 		if run.Err() != nil {
 			return run.Err()
 		}
@@ -131,7 +137,7 @@ func (e *Engine) walk(run context.Context, sel expandArgs, visit func(ExpandedEn
 	snap := p.snap
 	rec := &index.Record{Path: snap.path}
 	for k := p.opts.entryOffset; k < p.sel.Len(); k++ {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || caller.Err() != nil {
 			return outOfTime()
 		}
 		if k > p.opts.entryOffset && (k-p.opts.entryOffset)%walkCheckEvery == 0 && changed(snap) {
