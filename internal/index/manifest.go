@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"sync"
 
@@ -66,16 +65,7 @@ func encodeGate(r *Record) ([]byte, error) {
 		int64(r.EntryCount), r.SumLen, r.IndexedAtNs, r.VerifiedAtNs} {
 		b = binary.AppendVarint(b, v)
 	}
-	b = binary.AppendUvarint(b, r.Identity.Inode)
-	b = binary.AppendUvarint(b, r.Identity.Dev)
-	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
-	b = binary.AppendUvarint(b, uint64(r.Doc))
-	b = binary.AppendUvarint(b, r.Pack)
-	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
-	for _, s := range r.Reasons {
-		b = appendString(b, s)
-	}
-	return blocksum.Seal(b)
+	return blocksum.Seal(appendPlacement(b, r))
 }
 
 // decodeGate decodes the manifest entry under key of mode into a partial
@@ -112,6 +102,7 @@ func (a *recordArena) decodeGate(mode lineage.Mode, key, sealed []byte) (*Record
 		d.ok = false
 	}
 	gateNumbers(&d, r)
+	a.readPlacement(&d, r)
 	// The key is not checked against the path (a SHA-256 an entry): an
 	// entry under another key can only make its session look changed or
 	// its data missing, since the full record and the tier data are
@@ -160,7 +151,8 @@ func (a *recordArena) hex(b []byte) string {
 	return a.str(buf[:n])
 }
 
-// gateNumbers reads a manifest entry's fields after its tier byte.
+// gateNumbers reads a manifest entry's numbers after its tier byte, up to
+// the placement it shares with the record (readPlacement).
 func gateNumbers(d *recordReader, r *Record) {
 	r.Identity.Size = d.varint()
 	r.Identity.MtimeNs = d.varint()
@@ -169,24 +161,6 @@ func gateNumbers(d *recordReader, r *Record) {
 	r.SumLen = d.varint()
 	r.IndexedAtNs = d.varint()
 	r.VerifiedAtNs = d.varint()
-	r.Identity.Inode = d.uvarint()
-	r.Identity.Dev = d.uvarint()
-	if v := d.bytes(4); v != nil {
-		r.DataStamp = binary.LittleEndian.Uint32(v)
-	}
-	if doc := d.uvarint(); doc <= math.MaxUint32 {
-		r.Doc = uint32(doc)
-	} else {
-		d.ok = false
-	}
-	r.Pack = d.uvarint()
-	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
-		for range n {
-			r.Reasons = append(r.Reasons, string(d.field()))
-		}
-	} else {
-		d.ok = false
-	}
 }
 
 // putGate writes rec's manifest entry under key.

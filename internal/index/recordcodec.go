@@ -55,15 +55,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 		int64(r.EntryCount), r.SumLen, r.CacheBytes, r.IndexedAtNs, r.VerifiedAtNs} {
 		b = binary.AppendVarint(b, v)
 	}
-	b = binary.AppendUvarint(b, r.Identity.Inode)
-	b = binary.AppendUvarint(b, r.Identity.Dev)
-	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
-	b = binary.AppendUvarint(b, uint64(r.Doc))
-	b = binary.AppendUvarint(b, r.Pack)
-	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
-	for _, s := range r.Reasons {
-		b = appendString(b, s)
-	}
+	b = appendPlacement(b, r)
 	for _, f := range []*float64{r.FirstTs, r.LastTs} {
 		if f == nil {
 			b = append(b, 0)
@@ -73,6 +65,44 @@ func encodeRecord(r *Record) ([]byte, error) {
 	}
 	b = append(binary.AppendUvarint(b, uint64(len(key))), key...)
 	return blocksum.Seal(b)
+}
+
+// appendPlacement writes the fields a record and its manifest entry both
+// end with, in this order: the file's inode and device, the data stamp,
+// the doc id, the cold pack, and the reasons (readPlacement reads them).
+func appendPlacement(b []byte, r *Record) []byte {
+	b = binary.AppendUvarint(b, r.Identity.Inode)
+	b = binary.AppendUvarint(b, r.Identity.Dev)
+	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
+	b = binary.AppendUvarint(b, uint64(r.Doc))
+	b = binary.AppendUvarint(b, r.Pack)
+	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
+	for _, s := range r.Reasons {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+// readPlacement reads what appendPlacement wrote into r.
+func (a *recordArena) readPlacement(d *recordReader, r *Record) {
+	r.Identity.Inode = d.uvarint()
+	r.Identity.Dev = d.uvarint()
+	if v := d.bytes(4); v != nil {
+		r.DataStamp = binary.LittleEndian.Uint32(v)
+	}
+	if doc := d.uvarint(); doc <= math.MaxUint32 {
+		r.Doc = uint32(doc)
+	} else {
+		d.ok = false
+	}
+	r.Pack = d.uvarint()
+	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
+		for range n {
+			r.Reasons = append(r.Reasons, a.str(d.field()))
+		}
+	} else {
+		d.ok = false
+	}
 }
 
 func appendString(b []byte, s string) []byte {
@@ -215,18 +245,8 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	r.CacheBytes = d.varint()
 	r.IndexedAtNs = d.varint()
 	r.VerifiedAtNs = d.varint()
-	r.Identity.Inode = d.uvarint()
-	r.Identity.Dev = d.uvarint()
-	if v := d.bytes(4); v != nil {
-		r.DataStamp = binary.LittleEndian.Uint32(v)
-	}
-	if doc := d.uvarint(); doc <= math.MaxUint32 {
-		r.Doc = uint32(doc)
-	} else {
-		d.ok = false
-	}
-	r.Pack = d.uvarint()
-	a.decodeTail(&d, slot)
+	a.readPlacement(&d, r)
+	readTimes(&d, slot)
 	own := d.bytes(d.uvarint())
 	if !d.ok || d.pos != len(d.b) {
 		return nil, errRecordShape
@@ -237,17 +257,10 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	return r, nil
 }
 
-// decodeTail reads a record's reasons and its first and last timestamps
-// (a presence byte, then eight bytes each).
-func (a *recordArena) decodeTail(d *recordReader, slot *recordSlot) {
+// readTimes reads a record's first and last timestamps (a presence
+// byte, then eight bytes each) into its slot.
+func readTimes(d *recordReader, slot *recordSlot) {
 	r := &slot.Record
-	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
-		for range n {
-			r.Reasons = append(r.Reasons, a.str(d.field()))
-		}
-	} else {
-		d.ok = false
-	}
 	for _, f := range [...]struct {
 		p   **float64
 		val *float64
