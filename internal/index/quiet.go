@@ -113,12 +113,26 @@ func (c *quietCache) get(r *refreshRun, at commit) (*Report, bool) {
 		if !sameTargets(q.targets, r.targets) {
 			return nil, false
 		}
+		c.regive(r, q)
 	}
 	c.hits.Add(1)
 	// The states are shared (see Report.own), and so is their Split.
 	rep := q.rep
 	rep.Coverage.Reasons = slices.Clone(q.rep.Coverage.Reasons)
 	return &rep, true
+}
+
+// regive makes r's slice of targets, found the same as q's, the one q was
+// given: a listing whose first slice was not the one it settled on (a
+// watch set up after the first call) is then not compared call after call.
+func (c *quietCache) regive(r *refreshRun, q quietRefresh) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := keyOf(r)
+	if cur, ok := c.last[k]; ok && cur.at == q.at && sameSlice(cur.given, q.given) {
+		cur.given = r.targets
+		c.last[k] = cur
+	}
 }
 
 // put keeps a refresh that found nothing to do.
