@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/internal/coverage"
@@ -56,7 +57,9 @@ const (
 )
 
 var (
-	hitHeader   = regexp.MustCompile(`^(\s*\d+\.\s+[0-9.]+|#\d+ \S+)`)
+	// hitHeader is compiled when first colouring: a process compiles no
+	// pattern at start (every one-shot command starts a process).
+	hitHeader   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*\d+\.\s+[0-9.]+|#\d+ \S+)`) })
 	followArrow = "→ "
 )
 
@@ -74,8 +77,8 @@ func colorize(text []byte, match *regexp.Regexp) []byte {
 		case strings.Contains(body, followArrow):
 			i := strings.Index(body, followArrow)
 			body = body[:i] + sgrFollow + body[i:] + sgrReset
-		case hitHeader.MatchString(body):
-			loc := hitHeader.FindStringIndex(body)
+		case hitHeader().MatchString(body):
+			loc := hitHeader().FindStringIndex(body)
 			body = sgrBold + body[:loc[1]] + sgrReset + body[loc[1]:]
 		case match != nil:
 			body = match.ReplaceAllStringFunc(body, func(m string) string { return sgrMatch + m + sgrReset })

@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/memidx/memidx/engine"
 	"github.com/memidx/memidx/internal/analyzer"
@@ -77,33 +78,39 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, err
 }
 
-// flagMessages are package flag's parse errors, with the flag's name.
-var flagMessages = []struct {
+// flagMessage is one of package flag's parse errors, with the flag's name.
+type flagMessage struct {
 	re     *regexp.Regexp
 	format func(cmd string, m []string) string
-}{
-	{regexp.MustCompile(`^flag provided but not defined: -(.*)$`), func(cmd string, m []string) string {
-		return "unknown flag " + dash(m[1]) + suggestFlag(cmd, m[1])
-	}},
-	{regexp.MustCompile(`^flag needs an argument: -(.*)$`), func(_ string, m []string) string {
-		return dash(m[1]) + " needs a value"
-	}},
-	{regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-(\S+): (.*)$`), func(_ string, m []string) string {
-		msg := fmt.Sprintf("invalid value %q for %s", m[1], dash(m[2]))
-		if m[3] != "parse error" {
-			msg += ": " + m[3]
-		}
-		return msg
-	}},
-	{regexp.MustCompile(`^invalid boolean flag (\S+): (.*)$`), func(_ string, m []string) string {
-		return dash(m[1]) + " takes no value"
-	}},
 }
+
+// flagMessages are compiled at the first parse error: a process compiles
+// no pattern at start.
+var flagMessages = sync.OnceValue(func() []flagMessage {
+	return []flagMessage{
+		{regexp.MustCompile(`^flag provided but not defined: -(.*)$`), func(cmd string, m []string) string {
+			return "unknown flag " + dash(m[1]) + suggestFlag(cmd, m[1])
+		}},
+		{regexp.MustCompile(`^flag needs an argument: -(.*)$`), func(_ string, m []string) string {
+			return dash(m[1]) + " needs a value"
+		}},
+		{regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-(\S+): (.*)$`), func(_ string, m []string) string {
+			msg := fmt.Sprintf("invalid value %q for %s", m[1], dash(m[2]))
+			if m[3] != "parse error" {
+				msg += ": " + m[3]
+			}
+			return msg
+		}},
+		{regexp.MustCompile(`^invalid boolean flag (\S+): (.*)$`), func(_ string, m []string) string {
+			return dash(m[1]) + " takes no value"
+		}},
+	}
+})
 
 // flagError spells a parse error of package flag as GNU tools do.
 func flagError(cmd string, err error) error {
 	msg := err.Error()
-	for _, fm := range flagMessages {
+	for _, fm := range flagMessages() {
 		if m := fm.re.FindStringSubmatch(msg); m != nil {
 			return usageError("%s", fm.format(cmd, m))
 		}

@@ -31,6 +31,7 @@ func cmdMCP(ctx context.Context, g globals, args []string, stdin io.Reader, stdo
 	if *maxResult < mcpserver.MinMaxResultBytes || *maxMessage < 1 || *progressAfter <= 0 || *progressEvery <= 0 {
 		return usageError("--max-result-bytes takes at least %d; --max-message-bytes, --progress-after and --progress-every a positive value", mcpserver.MinMaxResultBytes)
 	}
+	defer hostHeap()()
 	var live engine.LiveSession
 	if l := lf.live(); l != nil {
 		live = *l

@@ -98,6 +98,7 @@ func cmdServe(ctx context.Context, g globals, args []string, stdin io.Reader, st
 	if err != nil {
 		return err
 	}
+	defer hostHeap()()
 	conn := &connLive{}
 	if l := lf.live(); l != nil {
 		conn.set(*l)

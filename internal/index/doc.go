@@ -47,7 +47,13 @@
 // from its full one when it reads the session's tier data, so only the
 // candidates and hits are decoded whole; a single session's record is
 // completed before anything else. Partial records are never kept for
-// another call (record cache, quiet refresh).
+// another call (record cache, quiet refresh). A long-lived Index (a
+// server's, LongLived) decodes the full records from its first Preload on.
+// Reader.Current at the refresh's own commit answers without touching a
+// record: a common term asks it of nearly every cold session. The walks of
+// the manifest and of the records drop the pages they faulted in from the
+// kept map (indexfile.DropPages): a server's resident size counts only the
+// pages its calls read again.
 //
 // Tiers: the hotSessions most recently modified sessions (by the freshest
 // mtime known: the scope's files are stat'ed, others keep their recorded

@@ -66,6 +66,7 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 		for _, r := range recs {
 			got.stored[r.Path] = r
 		}
+		indexfile.DropPages(tx) // the records are copies
 		if ok {
 			ix.decoded.put(mode, at, got)
 		}

@@ -646,15 +646,18 @@ var maxStemScan = 1 << 15
 // Current reports whether rec is still the record stored for its session:
 // a session that the lexicon says can match is checked before it is
 // answered from, since another process may have rewritten it after rec was
-// read (its digest then has another stamp and is read from source).
+// read (its digest then has another stamp and is read from source). At
+// the refresh's own commit it touches neither rec nor the file: a common
+// term asks it of nearly every cold session, and a candidate's record is
+// completed when its digest is read.
 func (r *Reader) Current(rec *Record) bool {
 	if r.tx == nil {
 		return false
 	}
-	complete(r.tx, r.mode, rec)
 	if r.unchanged {
 		return true
 	}
+	complete(r.tx, r.mode, rec)
 	b := r.tx.Bucket(recordsBucket)
 	if b == nil {
 		return false
@@ -663,6 +666,10 @@ func (r *Reader) Current(rec *Record) bool {
 	cur, err := decodeRecord(key, b.Get(key))
 	return err == nil && cur.Doc == rec.Doc && cur.DataStamp == rec.DataStamp
 }
+
+// Complete makes rec whole when it is a partial record (see Preload): a
+// cold session answered from the lexicon alone, whose digest was not read.
+func (r *Reader) Complete(rec *Record) { complete(r.tx, r.mode, rec) }
 
 // LexiconBytes is the size of the reader's mode's lexicon segments.
 func (r *Reader) LexiconBytes() int64 {

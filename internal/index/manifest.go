@@ -214,6 +214,7 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 		for _, r := range recs {
 			got.stored[r.Path] = r
 		}
+		indexfile.DropPages(tx) // the records are copies
 		return nil
 	})
 	if errors.Is(err, indexfile.ErrMissing) {

@@ -15,10 +15,18 @@ import (
 // exactly that, call after call). Targets without a listed stat, or with
 // a live branch, are never answered this way, nor is a narrower refresh
 // that ranked its tiers with the roster's files (they are stat-ed anew).
+//
+// A caller that gives the very slice of targets it gave the kept refresh
+// (same array, same length) has not changed it: a watched listing that
+// did not change is the same targets again (engine's targetsOf), shared
+// and never written. Those are not compared again, which at 100k sessions
+// was half of a rare-term call.
 type quietCache struct {
 	mu   sync.Mutex
 	last map[quietKey]quietRefresh
 	hits atomic.Int64 // refreshes answered from it (tests)
+	// walked counts the targets looked at one by one to decide (tests).
+	walked atomic.Int64
 }
 
 // quietKey is what besides the targets makes two refreshes the same.
@@ -32,7 +40,8 @@ type quietKey struct {
 
 type quietRefresh struct {
 	at      commit
-	targets []Target
+	targets []Target // a copy, compared with another caller's slice
+	given   []Target // the caller's own slice (see quietCache)
 	rep     Report
 }
 
@@ -48,6 +57,27 @@ func sameTargets(a, b []Target) bool {
 	// A watched listing that did not change shares its strings and stats
 	// with the kept targets: compare pointers before what they point to.
 	return slices.EqualFunc(a, b, func(x, y Target) bool { return x.Path == y.Path && (x.Stat == y.Stat || *x.Stat == *y.Stat) })
+}
+
+// sameSlice reports whether a and b are the same slice: one array, one
+// length.
+func sameSlice(a, b []Target) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// given reports whether r's targets are the slice of the refresh kept for
+// r's key: quietable then, as they were when it was kept.
+func (c *quietCache) given(r *refreshRun) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	q, ok := c.last[keyOf(r)]
+	return ok && sameSlice(q.given, r.targets)
+}
+
+// quietable is the package's quietable, counted.
+func (c *quietCache) quietable(targets []Target) bool {
+	c.walked.Add(int64(len(targets)))
+	return quietable(targets)
 }
 
 // quietable reports whether targets can be answered from a kept refresh.
@@ -67,7 +97,7 @@ func quietable(targets []Target) bool {
 // whole archive, or one without a roster).
 func (r *refreshRun) quietable(bad [][]byte) bool {
 	return !r.opt.NoBudgets && r.rep.readAtKnown && len(bad) == 0 && r.reasons.Complete() &&
-		(r.opt.Archive || !r.hasRoster) && quietable(r.targets)
+		(r.opt.Archive || !r.hasRoster) && (r.ix.quiet.given(r) || r.ix.quiet.quietable(r.targets))
 }
 
 // get returns a copy of the kept refresh for r, when it still answers.
@@ -75,14 +105,34 @@ func (c *quietCache) get(r *refreshRun, at commit) (*Report, bool) {
 	c.mu.Lock()
 	q, ok := c.last[keyOf(r)]
 	c.mu.Unlock()
-	if !ok || q.at != at || !sameTargets(q.targets, r.targets) {
+	if !ok || q.at != at {
 		return nil, false
+	}
+	if !sameSlice(q.given, r.targets) {
+		c.walked.Add(int64(len(r.targets)))
+		if !sameTargets(q.targets, r.targets) {
+			return nil, false
+		}
+		c.regive(r, q)
 	}
 	c.hits.Add(1)
 	// The states are shared (see Report.own), and so is their Split.
 	rep := q.rep
 	rep.Coverage.Reasons = slices.Clone(q.rep.Coverage.Reasons)
 	return &rep, true
+}
+
+// regive makes r's slice of targets, found the same as q's, the one q was
+// given: a listing whose first slice was not the one it settled on (a
+// watch set up after the first call) is then not compared call after call.
+func (c *quietCache) regive(r *refreshRun, q quietRefresh) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := keyOf(r)
+	if cur, ok := c.last[k]; ok && cur.at == q.at && sameSlice(cur.given, q.given) {
+		cur.given = r.targets
+		c.last[k] = cur
+	}
 }
 
 // put keeps a refresh that found nothing to do.
@@ -101,5 +151,5 @@ func (c *quietCache) put(r *refreshRun, at commit) {
 	}
 	rep := *r.rep
 	rep.Coverage.Reasons = slices.Clone(r.rep.Coverage.Reasons)
-	c.last[keyOf(r)] = quietRefresh{at: at, targets: slices.Clone(r.targets), rep: rep}
+	c.last[keyOf(r)] = quietRefresh{at: at, targets: slices.Clone(r.targets), given: r.targets, rep: rep}
 }

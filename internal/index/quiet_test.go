@@ -2,6 +2,7 @@ package index
 
 import (
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -100,4 +101,44 @@ func (ix *Index) decodedSourceHash(t *testing.T, path string) string {
 	require.NoError(t, err)
 	require.NotNil(t, got.stored[path])
 	return got.stored[path].SourceHash
+}
+
+// A refresh given the very slice of targets of the kept refresh (a
+// watched listing that did not change) is answered without looking at its
+// targets one by one; a slice of the same targets that is another one is
+// compared, and a changed slice refreshed in full.
+func TestQuietRefreshOfTheSameSliceWalksNoTarget(t *testing.T) {
+	for _, n := range []int{3, 30, 300} {
+		f := newFixture(t, n)
+		ix := f.index()
+		var listed []Target
+		for _, p := range f.paths {
+			st, regular, err := statForTest(p)
+			require.NoError(t, err)
+			require.True(t, regular)
+			listed = append(listed, Target{Path: p, Stat: &st})
+		}
+		refresh := func(targets []Target) *Report {
+			rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Archive: true})
+			require.NoError(t, err)
+			return rep
+		}
+		refresh(listed) // builds
+		refresh(listed) // nothing to do: kept
+		hits, walked := ix.quiet.hits.Load(), ix.quiet.walked.Load()
+		for range 5 {
+			refresh(listed)
+		}
+		assert.Equal(t, hits+5, ix.quiet.hits.Load(), "%d sessions: answered from the kept refresh", n)
+		assert.Equal(t, walked, ix.quiet.walked.Load(), "%d sessions: targets looked at", n)
+
+		// Another slice of the same targets is compared once, then is
+		// the one the kept refresh was given.
+		copied := slices.Clone(listed)
+		for range 3 {
+			refresh(copied)
+		}
+		assert.Equal(t, hits+8, ix.quiet.hits.Load())
+		assert.Equal(t, walked+2*int64(n), ix.quiet.walked.Load(), "another slice is compared once")
+	}
 }

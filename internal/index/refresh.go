@@ -171,6 +171,12 @@ func (ix *Index) Preload(ctx context.Context, mode lineage.Mode) *Preloaded {
 	return p
 }
 
+// LongLived tells the Index that its host asks again and again (a
+// server): Preload decodes the full records from the first call on, which
+// the record cache keeps, instead of the manifest's partial records first,
+// which would be garbage at the second call and double the host's peak.
+func (ix *Index) LongLived() { ix.gated.Store(true) }
+
 // records returns the stored records of mode: preloaded, or read now.
 func (ix *Index) records(ctx context.Context, mode lineage.Mode, pre *Preloaded) (loaded, error) {
 	if pre == nil || pre.mode != mode {

@@ -119,6 +119,13 @@ func (s *Store) View(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	return s.read(s.opt.LockTimeout, fn)
 }
 
+// DropPages drops the pages of tx's file from this process's map (they
+// stay in the page cache; a later read faults them in again). A read that
+// walks a whole bucket calls it when done, so that a long-lived host's
+// kept map counts only the pages its calls touch again. Nothing read
+// before becomes invalid: the map stays.
+func DropPages(tx *bolt.Tx) { dropMapped(tx.DB(), tx.Size()) }
+
 // Update runs fn in a read-write transaction, creating the directory and
 // the file when needed. A file that is not memidx's is never opened for
 // writing: Update returns ErrForeign.

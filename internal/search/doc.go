@@ -50,8 +50,13 @@
 // names is ruled out without being looked at, and the ones it settles
 // become items only as far as a page needs them. Only the candidates whose
 // entries a filter must count have their digests opened (by Open), with
-// the terms the lexicon found in them. A search that finds a source's data
-// damaged marks it (Broken, LexDamaged); Recall reports it to the view.
+// the terms the lexicon found in them. A common term (one naming a
+// sixteenth of the cold sessions or more) is marked by session in a table
+// of term bits the next query reuses, so that a server's call allocates
+// nothing by session. A settled session's record is completed (a one-shot
+// call reads partial ones) only when it is a hit on the page. A search
+// that finds a source's data damaged marks it (Broken, LexDamaged); Recall
+// reports it to the view.
 //
 // # Bounds
 //

@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -49,13 +50,14 @@ func (s *Searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	// Every cold record counts in the statistics through unopened but
 	// the ones opened, which count as sources.
 	s.unopened = unopened{entries: entries, df: held}
-	bulk := &settled{colds: colds, named: named, idx: make([]int32, 0, len(look))}
+	bulk := &settled{colds: colds, named: named, idx: named.idx[:0], masks: named.idxMasks[:0]}
 	for _, i := range look {
-		bits, keys := named.of(i)
+		m, keys := named.maskOf(i) // of at most 64 terms
 		switch {
-		case keys != len(s.filt.Keys) || !s.termsMayMatch(bits):
+		case keys != len(s.filt.Keys) || !s.namedMayMatch(named, i, m):
 			// Ruled out.
 		case filtered || !rd.Current(colds[i]):
+			bits := named.has(i, m)
 			// Only its digest can count the entries that pass a filter;
 			// and a candidate another process rewrote since the refresh
 			// is opened too, so that its stamp sends it to be read from
@@ -70,12 +72,15 @@ func (s *Searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 			s.openHas[colds[i]] = bits
 		case named.nt > 64:
 			// Too many terms for a settled group's mask (see settled).
+			bits := named.has(i, m)
 			s.unopened.remove(colds[i], bits)
 			s.Cold = append(s.Cold, ColdSource{Rec: colds[i], Has: bits})
 		default:
 			bulk.idx = append(bulk.idx, int32(i))
+			bulk.masks = append(bulk.masks, m)
 		}
 	}
+	named.idx, named.idxMasks = bulk.idx, bulk.masks // for the pool
 	s.settled = bulk
 	s.LexiconAnswered = true
 	return open, true
@@ -86,7 +91,6 @@ func (s *Searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 // holds, and how many hold each term. ok is false when the lexicon turned
 // out damaged.
 func (s *Searcher) nameColds(lex *index.Lexicon, at docIndex, n int, terms []string) (named *namedColds, held []float64, ok bool) {
-	named = newNamedColds(n, len(terms))
 	// holders calls fn with the index of every cold record that holds
 	// key, or the plan's term t when key is "" (those lists are kept for
 	// the search; a key's is read into a buffer of its own).
@@ -122,8 +126,26 @@ func (s *Searcher) nameColds(lex *index.Lexicon, at docIndex, n int, terms []str
 		}
 		most = max(most, len(docs))
 	}
-	named.grow(min(most, n))
+	// A term that names a good part of the records is set in place, by
+	// record (namedColds.masks); a rare one takes a place in named.
+	dense := len(terms) <= 64 && len(s.filt.Keys) == 0 && most >= n/denseShare
+	named = newNamedColds(n, len(terms), dense)
 	held = make([]float64, len(terms))
+	if named.masks != nil {
+		for t := range terms {
+			bit := uint64(1) << t
+			if !holders("", t, func(i int) {
+				if m := &named.masks[i]; *m&bit == 0 {
+					*m |= bit
+					held[t]++
+				}
+			}) {
+				return nil, nil, false
+			}
+		}
+		return named, held, true
+	}
+	named.grow(min(most, n))
 	for t := range terms {
 		if !holders("", t, func(i int) {
 			if k := named.touch(i)*named.nt + t; !named.bits[k] {
@@ -294,6 +316,7 @@ type settled struct {
 	colds []*index.Record
 	named *namedColds
 	idx   []int32
+	masks []uint64 // the terms each holds (bit t), by idx
 }
 
 // release gives the slots back (see namedColds.release).
@@ -318,9 +341,8 @@ func (b *settled) top(s *Searcher, need int) ([]Item, int) {
 	}
 	var groups []group
 	at := -1
-	for _, i := range b.idx {
-		bits, _ := b.named.of(int(i))
-		m := maskOf(bits)
+	for j, i := range b.idx {
+		m := b.masks[j]
 		if at < 0 || groups[at].mask != m {
 			at = slices.IndexFunc(groups, func(g group) bool { return g.mask == m })
 			if at < 0 {
@@ -336,7 +358,7 @@ func (b *settled) top(s *Searcher, need int) ([]Item, int) {
 	for _, g := range groups {
 		for _, i := range g.first {
 			rec := b.colds[i]
-			bits, _ := b.named.of(int(i))
+			bits := b.named.has(int(i), g.mask)
 			it := coldItem(rec, len(s.Cold))
 			s.Cold = append(s.Cold, ColdSource{Rec: rec, Has: bits})
 			s.scoreHeld(&it, bits) // browsing looks up no terms: bits is empty
@@ -365,6 +387,16 @@ type namedColds struct {
 	keys    []int
 	nt      int
 	nothing []bool // the bits of a record no posting named
+	// masks, when not nil, stand for all of the above: the terms each
+	// record holds (bit t), by record, for a query of at most 64 terms
+	// and no filter key. A common term names most records: a bit set in
+	// place costs far less than a place in named and its own bits.
+	// maskBuf keeps their array for the next query, cleared.
+	masks, maskBuf []uint64
+	// idx and idxMasks are the settled candidates' buffers, kept for the
+	// next query (see settled).
+	idx      []int32
+	idxMasks []uint64
 }
 
 // namedPool keeps namedColds between queries: for a common term they are
@@ -372,17 +404,24 @@ type namedColds struct {
 // record named), and most of its garbage.
 var namedPool sync.Pool
 
-func newNamedColds(n, nt int) *namedColds {
+func newNamedColds(n, nt int, dense bool) *namedColds {
 	c, _ := namedPool.Get().(*namedColds)
 	if c == nil {
 		c = &namedColds{}
+	}
+	c.named, c.bits, c.keys, c.nt, c.nothing, c.masks = c.named[:0], c.bits[:0], c.keys[:0], nt, nil, nil
+	if dense {
+		if cap(c.maskBuf) < n {
+			c.maskBuf = make([]uint64, n)
+		}
+		c.masks = c.maskBuf[:n] // zero: release cleared it
+		return c
 	}
 	if cap(c.slot) >= n {
 		c.slot = c.slot[:n] // zero: release cleared what it set
 	} else {
 		c.slot = make([]int32, n)
 	}
-	c.named, c.bits, c.keys, c.nt, c.nothing = c.named[:0], c.bits[:0], c.keys[:0], nt, nil
 	return c
 }
 
@@ -391,11 +430,20 @@ func newNamedColds(n, nt int) *namedColds {
 // sources (top reads their bits through the slots, and the sources it
 // makes share them). A failed lexicon pass just drops n.
 func (n *namedColds) release() {
-	for _, i := range n.named {
-		n.slot[i] = 0
+	if n.masks != nil {
+		clear(n.masks)
+		n.masks = nil
+	} else {
+		for _, i := range n.named {
+			n.slot[i] = 0
+		}
 	}
 	namedPool.Put(n)
 }
+
+// denseShare: the query's most common term names at least 1/denseShare of
+// the records for them to be named by record (namedColds.masks).
+const denseShare = 16
 
 func (n *namedColds) grow(k int) {
 	n.named = slices.Grow(n.named, k)
@@ -413,6 +461,29 @@ func (n *namedColds) touch(i int) int {
 	return int(n.slot[i]) - 1
 }
 
+// maskOf is of as a mask (bit t): record i's terms, and its filter keys.
+func (n *namedColds) maskOf(i int) (mask uint64, keys int) {
+	if n.masks != nil {
+		return n.masks[i], 0
+	}
+	bits, keys := n.of(i)
+	return maskOf(bits), keys
+}
+
+// has is the terms of record i, whose mask is m, as a source keeps them:
+// of's, or a copy of their own.
+func (n *namedColds) has(i int, m uint64) []bool {
+	if n.masks == nil {
+		bits, _ := n.of(i)
+		return bits
+	}
+	bits := make([]bool, n.nt)
+	for t := range bits {
+		bits[t] = m&(1<<t) != 0
+	}
+	return bits
+}
+
 func (n *namedColds) of(i int) (bits []bool, keys int) {
 	k := int(n.slot[i]) - 1
 	if k < 0 {
@@ -428,6 +499,15 @@ func (n *namedColds) of(i int) (bits []bool, keys int) {
 // one when a record no posting named may match, else the named ones.
 func (n *namedColds) order(all int, unnamedMatch bool) []int {
 	switch {
+	case n.masks != nil && !unnamedMatch:
+		look := n.named[:0]
+		for i, m := range n.masks {
+			if m != 0 {
+				look = append(look, i)
+			}
+		}
+		n.named = look
+		return look
 	case unnamedMatch:
 		look := make([]int, all)
 		for i := range look {
@@ -521,6 +601,26 @@ func indexByDoc(colds []*index.Record) (docIndex, bool) {
 
 // termsMayMatch reports whether a session holding the terms marked in has
 // can be a candidate of the plan.
+// namedMayMatch is termsMayMatch of named record i, whose mask is m.
+func (s *Searcher) namedMayMatch(named *namedColds, i int, m uint64) bool {
+	if named.nt > 64 {
+		return s.termsMayMatch(named.has(i, m))
+	}
+	return s.termsMayMatchMask(m, named.nt)
+}
+
+// termsMayMatchMask is termsMayMatch of the nt terms marked in mask.
+func (s *Searcher) termsMayMatchMask(mask uint64, nt int) bool {
+	if s.plan.Kind == PlanBrowse {
+		return true
+	}
+	n := bits.OnesCount64(mask)
+	if s.plan.All || s.plan.Kind == PlanPhrase {
+		return n == nt
+	}
+	return n > 0
+}
+
 func (s *Searcher) termsMayMatch(has []bool) bool {
 	if s.plan.Kind == PlanBrowse {
 		return true

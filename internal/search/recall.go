@@ -164,7 +164,7 @@ func (r *recall) rank(v *index.View) error {
 	}
 	items, total := s.Run(q.Offset + q.PageSize)
 	p.Total = total
-	r.readHits(s, items, p)
+	r.readHits(v.Reader(), s, items, p)
 	s.CheckSources()
 	if s.LexiconAnswered {
 		r.lexiconRuns++
@@ -187,7 +187,7 @@ func (r *recall) report(v *index.View, s *Searcher) {
 // readHits reads the page's items (from Offset, at most PageSize) into
 // p's hits. An entry whose shard data turns out damaged is left out, and
 // its session failed, so that the next refresh rebuilds it.
-func (r *recall) readHits(s *Searcher, items []Item, p *Page) {
+func (r *recall) readHits(rd *index.Reader, s *Searcher, items []Item, p *Page) {
 	q := r.q
 	if q.Offset > p.Total {
 		return
@@ -200,6 +200,9 @@ func (r *recall) readHits(s *Searcher, items []Item, p *Page) {
 	for i := q.Offset; i < end; i++ {
 		it := &items[i]
 		if !it.Entry {
+			// A session the lexicon settled has a partial record in a
+			// one-shot call: only a hit needs the rest.
+			rd.Complete(s.Cold[it.Src].Rec)
 			p.Hits = append(p.Hits, sessionHit(s, it, qc, measured))
 			continue
 		}
