@@ -80,11 +80,10 @@ func (a *recordArena) decodeGate(mode lineage.Mode, key, sealed []byte) (*Record
 	if f := d.bytes(1); f == nil || f[0] != manifestFormat {
 		return nil, errRecordShape
 	}
-	slot := a.slot()
-	r := &slot.Record
+	r := a.gate()
 	r.CacheVersion = indexfile.CacheVersion
 	r.Branches = string(mode)
-	r.Path = a.str(d.field())
+	r.Path = a.path(d.field())
 	r.LiveSignature = a.str(d.field())
 	if v := d.bytes(8); v != nil {
 		r.Policy = a.policyByID(binary.LittleEndian.Uint64(v))
@@ -220,6 +219,21 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 		return loaded{stored: map[string]*Record{}, partial: true}, nil
 	}
 	return got, err
+}
+
+// sharePaths points each partial record that a target matched, and the
+// key it is stored under, at the target's path: the listing's string,
+// with the same bytes. A one-shot call then holds each path once, and
+// the manifest's copies of them are garbage (recordArena.paths).
+func sharePaths(k *knownSessions) {
+	for i, rec := range k.recs {
+		if rec == nil {
+			continue
+		}
+		p := k.targets[i].Path
+		rec.Path = p
+		k.stored[p] = rec // a map assignment takes the new key's bytes
+	}
 }
 
 // completeMu serialises the completion of partial records: a search may

@@ -3,8 +3,10 @@ package index
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -143,4 +145,60 @@ func TestManifestEntryThatCannotVouchIsRebuilt(t *testing.T) {
 			assert.False(t, v.State(2).Rebuilt)
 		})
 	}
+}
+
+// A one-shot call holds each path once: the partial records, and the
+// keys they are stored under, take the listing's string instead of the
+// manifest's copy, which is then garbage.
+func TestOneShotRecordsShareTheListingsPaths(t *testing.T) {
+	for _, n := range []int{4, 40} {
+		t.Run(fmt.Sprint(n, " sessions"), func(t *testing.T) {
+			f := newAcquireFixture(t, n)
+			f.indexAll()
+			ix, need := f.oneShot()
+			// The listing's strings: copies, so none is the manifest's
+			// or the fixture's.
+			for i := range need.Targets {
+				need.Targets[i].Path = strings.Clone(need.Targets[i].Path)
+			}
+			v, _, err := ix.Acquire(context.Background(), need, nil)
+			require.NoError(t, err)
+			for i, target := range need.Targets {
+				rec := v.Record(i)
+				require.NotNil(t, rec, target.Path)
+				assert.Same(t, unsafe.StringData(target.Path), unsafe.StringData(rec.Path), "record of %s", target.Path)
+			}
+		})
+	}
+}
+
+// sharePaths re-keys the stored map by the targets' strings, so that the
+// map holds no path of the manifest either.
+func TestSharePathsRekeysTheStoredRecords(t *testing.T) {
+	var arena recordArena
+	stored := map[string]*Record{}
+	var targets []Target
+	for i := range 3 {
+		p := fmt.Sprintf("/s/%d.jsonl", i)
+		rec := arena.gate()
+		rec.Path = arena.path([]byte(p))
+		stored[rec.Path] = rec
+		targets = append(targets, Target{Path: strings.Clone(p)})
+	}
+	gone := &Record{Path: "/s/gone.jsonl"} // no target: keeps its own path
+	stored[gone.Path] = gone
+	known, _, _ := matchTargets(stored, targets, nil)
+	sharePaths(known)
+	own := map[*byte]bool{}
+	for _, tg := range targets {
+		own[unsafe.StringData(tg.Path)] = true
+	}
+	for key, rec := range stored {
+		if rec == gone {
+			continue
+		}
+		assert.True(t, own[unsafe.StringData(key)], "key %s", key)
+		assert.True(t, own[unsafe.StringData(rec.Path)], "path %s", rec.Path)
+	}
+	assert.Len(t, stored, 4)
 }

@@ -167,6 +167,12 @@ func decodeRecord(key, sealed []byte) (*Record, error) {
 type recordArena struct {
 	text  []byte
 	slots []recordSlot
+	// paths and gates hold the manifest's partial records and their paths
+	// apart from the rest: a refresh points those records at the
+	// listing's paths (sharePaths), and the chunks of paths that only
+	// they held are then garbage.
+	paths []byte
+	gates []Record
 	// policies, when set, holds the one instance of each policy string
 	// the records share (Index.policies); policyIDs maps their
 	// fingerprints to them (manifest.go).
@@ -205,12 +211,40 @@ func (a *recordArena) str(b []byte) string {
 	if a == nil || len(b) == 0 {
 		return string(b)
 	}
-	if len(b) > cap(a.text)-len(a.text) {
-		a.text = make([]byte, 0, max(arenaTextChunk, len(b)))
+	return chunkString(&a.text, b)
+}
+
+// path is str for a partial record's path, which has chunks of its own.
+func (a *recordArena) path(b []byte) string {
+	if a == nil || len(b) == 0 {
+		return string(b)
 	}
-	start := len(a.text)
-	a.text = append(a.text, b...)
-	return unsafe.String(&a.text[start], len(b))
+	return chunkString(&a.paths, b)
+}
+
+// chunkString copies b into the chunk *text, starting a new chunk when
+// it does not fit, and returns the copy as a string.
+func chunkString(text *[]byte, b []byte) string {
+	if len(b) > cap(*text)-len(*text) {
+		*text = make([]byte, 0, max(arenaTextChunk, len(b)))
+	}
+	start := len(*text)
+	*text = append(*text, b...)
+	return unsafe.String(&(*text)[start], len(b))
+}
+
+// gate returns a zero record for a manifest entry: a partial record has
+// no timestamps, so it needs no slot's room for them.
+func (a *recordArena) gate() *Record {
+	if a == nil {
+		return new(Record)
+	}
+	if len(a.gates) == 0 {
+		a.gates = make([]Record, arenaSlab)
+	}
+	r := &a.gates[0]
+	a.gates = a.gates[1:]
+	return r
 }
 
 func (a *recordArena) decode(key, sealed []byte) (*Record, error) {

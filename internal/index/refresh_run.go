@@ -140,6 +140,9 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 			r.fresh[i] = rec.Tier
 		}
 	})
+	if r.partial {
+		sharePaths(r.known)
+	}
 	roster := r.roster
 	if r.opt.Archive {
 		roster = nil // the targets are the archive
