@@ -187,7 +187,7 @@ func TestSharePathsRekeysTheStoredRecords(t *testing.T) {
 	}
 	gone := &Record{Path: "/s/gone.jsonl"} // no target: keeps its own path
 	stored[gone.Path] = gone
-	known, _, _ := matchTargets(stored, targets, nil)
+	known, _ := matchTargets(stored, targets, nil)
 	sharePaths(known)
 	own := map[*byte]bool{}
 	for _, tg := range targets {
