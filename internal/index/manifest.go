@@ -198,7 +198,7 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 			return nil
 		}
 		prefix := []byte(string(mode) + "\x00")
-		arena := recordArena{policies: ix.policies, policyIDs: ix.policyIDs}
+		arena := recordArena{policies: ix.policies, policyIDs: ix.policyIDs, hold: ix.holdRecords}
 		var recs []*Record
 		c := mb.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
@@ -213,6 +213,7 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 		for _, r := range recs {
 			got.stored[r.Path] = r
 		}
+		ix.holdRecords(arena.held)
 		return nil
 	})
 	if errors.Is(err, indexfile.ErrMissing) {
@@ -233,6 +234,20 @@ func sharePaths(k *knownSessions) {
 		p := k.targets[i].Path
 		rec.Path = p
 		k.stored[p] = rec // a map assignment takes the new key's bytes
+	}
+}
+
+// mapEntryBytes is about what an entry of the records' map takes (a
+// string key, a pointer, the table's control byte and free room).
+const mapEntryBytes = 48
+
+// holdRecords tells RecordsHeld what a one-shot call's partial records
+// take: a soft heap limit under what the call must hold anyway only
+// makes the collector run back to back (at 100k sessions it was half
+// the call's time).
+func (ix *Index) holdRecords(held int64) {
+	if hook := ix.RecordsHeld; hook != nil {
+		hook(held)
 	}
 }
 

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,4 +202,28 @@ func TestSharePathsRekeysTheStoredRecords(t *testing.T) {
 		assert.True(t, own[unsafe.StringData(rec.Path)], "path %s", rec.Path)
 	}
 	assert.Len(t, stored, 4)
+}
+
+// A one-shot call tells RecordsHeld what its partial records take, so
+// that a batch program's heap limit does not sit under them.
+func TestOneShotRecordsAreHeldAgainstTheHeapLimit(t *testing.T) {
+	for _, n := range []int{4, 400} {
+		t.Run(fmt.Sprint(n, " sessions"), func(t *testing.T) {
+			f := newAcquireFixture(t, n)
+			f.indexAll()
+			ix := Open(f.ix.Config(), time.Second)
+			ix.RacyWindow = f.ix.RacyWindow
+			t.Cleanup(func() { ix.Close() })
+			var told []int64
+			ix.RecordsHeld = func(held int64) { told = append(told, held) }
+			need := f.need()
+			need.Refresh.Preloaded = ix.Preload(context.Background(), lineage.Active)
+			_, _, err := ix.Acquire(context.Background(), need, nil)
+			require.NoError(t, err)
+			require.NotEmpty(t, told)
+			held := told[len(told)-1]
+			assert.GreaterOrEqual(t, held, int64(n)*int64(unsafe.Sizeof(Record{})))
+			assert.True(t, slices.IsSorted(told), "told %v", told)
+		})
+	}
 }

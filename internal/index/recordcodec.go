@@ -173,6 +173,11 @@ type recordArena struct {
 	// they held are then garbage.
 	paths []byte
 	gates []Record
+	// held counts the bytes of the slabs and chunks allocated for
+	// partial records; hold, when set, is told each time it grows by
+	// holdStep (Index.holdRecords), and told is what it was told last.
+	held, told int64
+	hold       func(held int64)
 	// policies, when set, holds the one instance of each policy string
 	// the records share (Index.policies); policyIDs maps their
 	// fingerprints to them (manifest.go).
@@ -211,7 +216,7 @@ func (a *recordArena) str(b []byte) string {
 	if a == nil || len(b) == 0 {
 		return string(b)
 	}
-	return chunkString(&a.text, b)
+	return a.chunkString(&a.text, b)
 }
 
 // path is str for a partial record's path, which has chunks of its own.
@@ -219,18 +224,31 @@ func (a *recordArena) path(b []byte) string {
 	if a == nil || len(b) == 0 {
 		return string(b)
 	}
-	return chunkString(&a.paths, b)
+	return a.chunkString(&a.paths, b)
 }
 
 // chunkString copies b into the chunk *text, starting a new chunk when
 // it does not fit, and returns the copy as a string.
-func chunkString(text *[]byte, b []byte) string {
+func (a *recordArena) chunkString(text *[]byte, b []byte) string {
 	if len(b) > cap(*text)-len(*text) {
 		*text = make([]byte, 0, max(arenaTextChunk, len(b)))
+		a.grow(int64(cap(*text)))
 	}
 	start := len(*text)
 	*text = append(*text, b...)
 	return unsafe.String(&(*text)[start], len(b))
+}
+
+// holdStep is how much the partial records' bytes grow between two
+// reports of them: the heap limit follows them while they are read.
+const holdStep = 1 << 20
+
+func (a *recordArena) grow(n int64) {
+	a.held += n
+	if a.hold != nil && a.held-a.told >= holdStep {
+		a.told = a.held
+		a.hold(a.held)
+	}
 }
 
 // gate returns a zero record for a manifest entry: a partial record has
@@ -241,6 +259,7 @@ func (a *recordArena) gate() *Record {
 	}
 	if len(a.gates) == 0 {
 		a.gates = make([]Record, arenaSlab)
+		a.grow(arenaSlab * int64(unsafe.Sizeof(Record{})+mapEntryBytes))
 	}
 	r := &a.gates[0]
 	a.gates = a.gates[1:]
