@@ -200,8 +200,11 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 		prefix := []byte(string(mode) + "\x00")
 		arena := recordArena{policies: ix.policies, policyIDs: ix.policyIDs, hold: ix.holdRecords}
 		var recs []*Record
+		var pages mappedPages
+		defer pages.drop()
 		c := mb.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			pages.addDropping(v)
 			r, err := arena.decodeGate(mode, k, v)
 			if err != nil {
 				got.bad = append(got.bad, append([]byte(nil), k...))
