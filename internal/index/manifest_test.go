@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -226,4 +227,38 @@ func TestOneShotRecordsAreHeldAgainstTheHeapLimit(t *testing.T) {
 			assert.True(t, slices.IsSorted(told), "told %v", told)
 		})
 	}
+}
+
+// Completing a partial record allocates about the strings it adds (a
+// session id, a cwd, a lineage fingerprint): not a whole record decoded
+// and copied, nor a key or a bucket of its own.
+func TestCompletingARecordAllocatesAboutItsStrings(t *testing.T) {
+	const n = 300
+	f := newAcquireFixture(t, n)
+	f.indexAll()
+	ix := Open(f.ix.Config(), time.Second)
+	t.Cleanup(func() { ix.Close() })
+	got, err := ix.loadGateAt(context.Background(), lineage.Active)
+	require.NoError(t, err)
+	recs := make([]*Record, 0, n)
+	for _, r := range got.stored {
+		recs = append(recs, r)
+	}
+	var strs int
+	var allocated uint64
+	require.NoError(t, ix.store.View(context.Background(), func(tx *bolt.Tx) error {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for _, r := range recs {
+			complete(tx, lineage.Active, r)
+		}
+		runtime.ReadMemStats(&after)
+		allocated = after.TotalAlloc - before.TotalAlloc
+		return nil
+	}))
+	for _, r := range recs {
+		require.False(t, r.partial, r.Path)
+		strs += len(r.SessionID) + len(r.Cwd) + len(r.LineageFingerprint)
+	}
+	assert.LessOrEqual(t, allocated, uint64(strs+n*16+64<<10), "%d records: %d bytes (their strings %d)", n, allocated, strs)
 }

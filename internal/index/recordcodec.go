@@ -178,6 +178,11 @@ type recordArena struct {
 	// holdStep (Index.holdRecords), and told is what it was told last.
 	held, told int64
 	hold       func(held int64)
+	// scratch, when set, is the one slot decode fills, and its strings
+	// are cut from the value itself, not copied: a record valid only
+	// while the value is (inside its transaction), which complete reads
+	// a few fields of.
+	scratch *recordSlot
 	// policies, when set, holds the one instance of each policy string
 	// the records share (Index.policies); policyIDs maps their
 	// fingerprints to them (manifest.go).
@@ -202,6 +207,10 @@ func (a *recordArena) slot() *recordSlot {
 	if a == nil {
 		return new(recordSlot)
 	}
+	if a.scratch != nil {
+		*a.scratch = recordSlot{}
+		return a.scratch
+	}
 	if len(a.slots) == 0 {
 		a.slots = make([]recordSlot, arenaSlab)
 	}
@@ -215,6 +224,9 @@ func (a *recordArena) slot() *recordSlot {
 func (a *recordArena) str(b []byte) string {
 	if a == nil || len(b) == 0 {
 		return string(b)
+	}
+	if a.scratch != nil {
+		return unsafe.String(&b[0], len(b))
 	}
 	return a.chunkString(&a.text, b)
 }
