@@ -203,9 +203,12 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 		var recs []*Record
 		var pages mappedPages
 		defer pages.drop()
+		inMap := valuesInMap(tx, mb)
 		c := mb.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			pages.addDropping(v)
+			if inMap {
+				pages.addDropping(v)
+			}
 			r, err := arena.decodeGate(mode, k, v)
 			if err != nil {
 				got.bad = append(got.bad, append([]byte(nil), k...))
@@ -239,6 +242,15 @@ func sharePaths(k *knownSessions) {
 		rec.Path = p
 		k.stored[p] = rec // a map assignment takes the new key's bytes
 	}
+}
+
+// valuesInMap reports whether the values of b, a top-level bucket, lie
+// in the index file's map, whose pages can be given back (mappedPages):
+// a read transaction hands out its pages in place, but a small bucket
+// stored inline in its parent's value is copied to the Go heap when that
+// value is not aligned, and a writable transaction's may be on the heap.
+func valuesInMap(tx *bolt.Tx, b *bolt.Bucket) bool {
+	return !tx.Writable() && b.Root() != 0
 }
 
 // mapEntryBytes is about what an entry of the records' map takes (a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/internal/lineage"
 )
@@ -54,5 +55,29 @@ func TestManifestPagesAreGivenBack(t *testing.T) {
 		require.Len(t, got.stored, n)
 		rss := mappedRSS(t, ix.store.Path())
 		assert.LessOrEqual(t, rss, 6*faultAround>>10, "%d sessions: %d kB of the map resident", n, rss)
+	}
+}
+
+// Only a bucket whose values lie in the map has pages to give back: a
+// small manifest is stored inline in its parent (and copied to the Go
+// heap when unaligned), and a writable transaction's values may be on
+// the heap; giving those pages back would zero the heap's memory.
+func TestOnlyValuesInTheMapAreGivenBack(t *testing.T) {
+	for _, c := range []struct {
+		sessions int
+		inMap    bool
+	}{{2, false}, {400, true}} {
+		f := newAcquireFixture(t, c.sessions)
+		f.indexAll()
+		require.NoError(t, f.ix.store.View(context.Background(), func(tx *bolt.Tx) error {
+			mb := tx.Bucket(manifestBucket)
+			require.NotNil(t, mb)
+			assert.Equal(t, c.inMap, valuesInMap(tx, mb), "%d sessions", c.sessions)
+			return nil
+		}))
+		require.NoError(t, f.ix.store.Update(context.Background(), func(tx *bolt.Tx) error {
+			assert.False(t, valuesInMap(tx, tx.Bucket(manifestBucket)), "%d sessions, writable", c.sessions)
+			return nil
+		}))
 	}
 }
