@@ -24,7 +24,7 @@ func (e *NotDerivableError) Error() string { return "engine: cannot derive: " + 
 // one-shot question with the shell's settings. opt must resolve to e's
 // directories and effective configuration (index directory included);
 // otherwise Derive answers a *NotDerivableError naming what differs.
-// opt.Watch, Workers, LockTimeout and BuildCharged are e's. Closing the
+// opt.Watch, Workers, LockTimeout, BuildCharged and RecordsHeld are e's. Closing the
 // derived Engine releases nothing of e's; closing e ends the derived
 // Engine's calls as its own.
 func (e *Engine) Derive(opt Options) (*Engine, error) {

@@ -104,6 +104,10 @@ type Options struct {
 	// a lock: it must be quick. A batch program steers the Go heap's soft
 	// limit with it (memidx rebuild does).
 	BuildCharged func(inUse int64)
+	// RecordsHeld, when set, is told what the records a one-shot call
+	// read take, as they are read (index.Index.RecordsHeld); a batch
+	// program adds it to the heap's soft limit (index.HeapSteeringHeld).
+	RecordsHeld func(held int64)
 }
 
 // Engine answers recall, expand, sessions and walk over one agent
@@ -202,7 +206,7 @@ func Open(opt Options) (*Engine, error) {
 		e.notices = append(e.notices, Notice{File: e.cfg.IndexDir, Key: "indexDir", Message: w})
 	}
 	e.ix = index.Open(e.cfg, opt.LockTimeout)
-	e.ix.Workers, e.ix.BuildCharged = opt.Workers, opt.BuildCharged
+	e.ix.Workers, e.ix.BuildCharged, e.ix.RecordsHeld = opt.Workers, opt.BuildCharged, opt.RecordsHeld
 	e.resolver = &scopes.Resolver{Dirs: dirs, Env: env, Cwd: env.Cwd}
 	e.openWatch()
 	return e, nil

@@ -440,7 +440,7 @@ func openEngineWith(g globals, catalogFile string, live engine.LiveSession, set 
 		opt.Catalog = c
 	}
 	if g.shortHeap {
-		opt.BuildCharged = batchHeap()
+		opt.BuildCharged, opt.RecordsHeld = batchHeap()
 	}
 	for _, f := range set {
 		f(&opt)
@@ -482,9 +482,12 @@ func engineOptions(g globals, live engine.LiveSession) engine.Options {
 // runtime's defaults (their memory is bounded per entry); a long-lived
 // host (serve, mcp) sets its own (hostHeap). The settings are the process's, and
 // runCommand puts them back when the command ends (restoreHeap).
-// It returns the engine's Options.BuildCharged hook that steers the soft
-// limit, or nil.
-func batchHeap() (charged func(inUse int64)) {
+// The records a call reads are added to the limit as they are read
+// (index.HeapSteeringHeld): at 100k sessions they alone were over the
+// floor, and the collector ran back to back, half the call's time.
+// It returns the engine's Options.BuildCharged and RecordsHeld hooks
+// that steer the soft limit, or nils.
+func batchHeap() (charged, held func(n int64)) {
 	var undo []func()
 	limited := os.Getenv("GOMEMLIMIT") == ""
 	if os.Getenv("GOGC") == "" {
@@ -497,13 +500,13 @@ func batchHeap() (charged func(inUse int64)) {
 	}
 	if limited {
 		var restore func()
-		charged, restore = index.HeapSteering(0, shortHeapFloor)
+		charged, held, restore = index.HeapSteeringHeld(0, shortHeapFloor)
 		undo = append(undo, restore)
 	}
 	heapUndo.Lock()
 	heapUndo.fns = append(heapUndo.fns, undo...)
 	heapUndo.Unlock()
-	return charged
+	return charged, held
 }
 
 // heapUndo puts back what batchHeap changed, newest first.

@@ -183,7 +183,7 @@ func (sv *served) open(opt engine.Options) (*engine.Engine, error) {
 func (sv *served) derive(opt engine.Options) (*engine.Engine, error) {
 	env := sv.env.engineEnv()
 	opt.Env = &env
-	opt.BuildCharged = nil // the process's heap is the server's
+	opt.BuildCharged, opt.RecordsHeld = nil, nil // the process's heap is the server's
 	return sv.base.Derive(opt)
 }
 

@@ -45,7 +45,8 @@
 // manifest, not the records: partial records holding what the stat gate
 // and a search over the scope need. A Reader completes a partial record
 // from its full one when it reads the session's tier data, so only the
-// candidates and hits are decoded whole; a single session's record is
+// candidates and hits are decoded whole (in place, copying only the
+// fields a partial record lacks); a single session's record is
 // completed before anything else. Partial records are never kept for
 // another call (record cache, quiet refresh). A long-lived Index (a
 // server's, LongLived) decodes the full records from its first Preload on.
@@ -53,7 +54,14 @@
 // record: a common term asks it of nearly every cold session. The walks of
 // the manifest and of the records drop the pages they faulted in from the
 // kept map (indexfile.DropPages): a server's resident size counts only the
-// pages its calls read again.
+// pages its calls read again. What a one-shot call holds
+// per session it does not touch: the stat gate points the partial
+// records at the listing's path strings (the manifest's copies are
+// garbage), keeps no copy of the listing's stats, and the manifest's
+// pages of the file's map are given back every 4 MiB as they are read
+// (Linux, mapped.go). RecordsHeld is told what the partial records take
+// as they are read, so that a batch program's soft heap limit, meant to
+// bound garbage, does not sit under them (HeapSteeringHeld).
 //
 // Tiers: the hotSessions most recently modified sessions (by the freshest
 // mtime known: the scope's files are stat'ed, others keep their recorded

@@ -2,7 +2,7 @@ package index
 
 import (
 	"runtime/debug"
-	"sync/atomic"
+	"sync"
 )
 
 // SteerHeap is for a batch program that builds much (memidx rebuild): it
@@ -32,15 +32,40 @@ func (ix *Index) SteerHeap(base, floor int64) (restore func()) {
 // base+floor and returns the BuildCharged hook that steers it, and restore,
 // which puts back the previous limit and makes the hook do nothing.
 func HeapSteering(base, floor int64) (charged func(inUse int64), restore func()) {
+	charged, _, restore = HeapSteeringHeld(base, floor)
+	return charged, restore
+}
+
+// HeapSteeringHeld is HeapSteering with a second hook, held (an index's
+// RecordsHeld): what the records a call read hold, added to base. The
+// limit is to bound garbage; one under what the call must hold anyway
+// only makes the collector run back to back.
+func HeapSteeringHeld(base, floor int64) (charged, held func(n int64), restore func()) {
 	prev := debug.SetMemoryLimit(base + floor)
-	var done atomic.Bool
-	charged = func(inUse int64) {
-		if !done.Load() {
-			debug.SetMemoryLimit(base + max(floor, inUse+floor/8))
+	var mu sync.Mutex
+	var inUse, holds int64
+	done := false
+	set := func() {
+		if !done {
+			debug.SetMemoryLimit(base + holds + max(floor, inUse+floor/8))
 		}
 	}
-	return charged, func() {
-		done.Store(true)
+	charged = func(n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		inUse = n
+		set()
+	}
+	held = func(n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		holds = n
+		set()
+	}
+	return charged, held, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		done = true
 		debug.SetMemoryLimit(prev)
 	}
 }

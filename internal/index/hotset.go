@@ -43,14 +43,14 @@ func (k *knownSessions) isTarget(path string) bool {
 // of the whole archive (archive) ranks its targets alone: a stored record
 // that is not one is a session gone since (deleted, or renamed: its file
 // is a target under its new path), and must not hold a hot place.
-func (ix *Index) hotSet(known *knownSessions, ids []Identity, statErr []error, roster []recentSession, archive bool) (hot []bool, best []recentSession) {
+func (ix *Index) hotSet(known *knownSessions, ids *targetIDs, roster []recentSession, archive bool) (hot []bool, best []recentSession) {
 	top := newestSessions{k: max(0, ix.cfg.HotSessions)}
 	// rank is the mtime target i is ranked by: its fresh stat's, else its
 	// record's; ok is false for neither.
 	rank := func(i int) (mtime int64, ok bool) {
 		switch {
-		case statErr[i] == nil:
-			return ids[i].MtimeNs, true
+		case ids.err(i) == nil:
+			return ids.at(i).MtimeNs, true
 		case known.recs[i] != nil:
 			return known.recs[i].Identity.MtimeNs, true
 		}

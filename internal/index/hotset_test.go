@@ -3,7 +3,9 @@ package index
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -61,8 +63,8 @@ func TestHotSetIsTheNewestKnownSessions(t *testing.T) {
 			expect[s.path] = true
 		}
 		ix := &Index{cfg: Config{HotSessions: k}}
-		known, _, _ := matchTargets(stored, targets, nil)
-		hot, best := ix.hotSet(known, ids, statErr, nil, archive)
+		known, _ := matchTargets(stored, targets, nil)
+		hot, best := ix.hotSet(known, givenIDs(targets, ids, statErr), nil, archive)
 		got := map[string]bool{}
 		for _, s := range best {
 			got[s.path] = true
@@ -94,7 +96,7 @@ func TestMatchTargetsInParts(t *testing.T) {
 		stored["/s/not-a-target.jsonl"] = &Record{Path: "/s/not-a-target.jsonl"}
 		checked := make([]*Record, n)
 		calls := make([]int, n)
-		known, ids, statErr := matchTargets(stored, targets, func(i int, rec *Record, id Identity, err error) {
+		known, ids := matchTargets(stored, targets, func(i int, rec *Record, id Identity, err error) {
 			assert.Equal(t, targets[i].Stat.Inode, id.Inode)
 			assert.NoError(t, err)
 			checked[i] = rec // each index belongs to one part
@@ -108,8 +110,8 @@ func TestMatchTargetsInParts(t *testing.T) {
 		assert.False(t, known.allTargets(), "n %d", n)
 		for i, tg := range targets {
 			assert.Same(t, stored[tg.Path], known.recs[i], "n %d target %d", n, i)
-			assert.Equal(t, Identity{Size: int64(i), MtimeNs: int64(2 * i), Inode: uint64(i + 1)}, ids[i], "n %d target %d", n, i)
-			assert.NoError(t, statErr[i])
+			assert.Equal(t, Identity{Size: int64(i), MtimeNs: int64(2 * i), Inode: uint64(i + 1)}, ids.at(i), "n %d target %d", n, i)
+			assert.NoError(t, ids.err(i))
 		}
 	}
 }
@@ -136,9 +138,60 @@ func TestHotSetCopiesOfAPathShareItsPlace(t *testing.T) {
 			targets[i] = Target{Path: p}
 			ids[i] = Identity{MtimeNs: c.mtimes[i]}
 		}
-		known, _, _ := matchTargets(nil, targets, nil)
+		known, _ := matchTargets(nil, targets, nil)
 		ix := &Index{cfg: Config{HotSessions: c.k}}
-		hot, _ := ix.hotSet(known, ids, make([]error, len(targets)), nil, true)
+		hot, _ := ix.hotSet(known, givenIDs(targets, ids, nil), nil, true)
 		assert.Equal(t, c.want, hot, c.name)
+	}
+}
+
+// givenIDs are targetIDs with the given identities and stat errors (nil:
+// none) in place of stats.
+func givenIDs(targets []Target, ids []Identity, errs []error) *targetIDs {
+	t := &targetIDs{targets: targets}
+	for i, id := range ids {
+		var err error
+		if errs != nil {
+			err = errs[i]
+		}
+		t.put(i, id, err)
+	}
+	return t
+}
+
+// bytesAllocated is the fewest bytes f allocated over a few runs (other
+// goroutines of the test process may allocate meanwhile).
+func bytesAllocated(f func()) uint64 {
+	least := uint64(math.MaxUint64)
+	for range 5 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	return least
+}
+
+// The stat gate keeps no copy of what the listing stat-ed: per listed
+// target it allocates the slot of its record (8 bytes), and a split of
+// the states the slot of its entry, not the stats again (40 bytes), an
+// error (16) or a list grown by appends.
+func TestStatGateAllocatesASlotPerTarget(t *testing.T) {
+	for _, n := range []int{1024, 8192} {
+		stored := map[string]*Record{}
+		targets := make([]Target, n)
+		states := make([]State, n)
+		for i := range targets {
+			p := fmt.Sprintf("/s/%05d.jsonl", i)
+			targets[i] = Target{Path: p, Stat: &listing.FileStat{Size: int64(i), MtimeNs: int64(i)}}
+			rec := &Record{Path: p, Tier: Cold}
+			stored[p] = rec
+			states[i] = State{Path: p, Record: rec}
+		}
+		gate := bytesAllocated(func() { matchTargets(stored, targets, nil) })
+		assert.LessOrEqual(t, gate, uint64(8*n+4096), "n %d: matchTargets", n)
+		split := bytesAllocated(func() { splitStates(states) })
+		assert.LessOrEqual(t, split, uint64(8*n+4096), "n %d: splitStates", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -80,11 +81,10 @@ func (a *recordArena) decodeGate(mode lineage.Mode, key, sealed []byte) (*Record
 	if f := d.bytes(1); f == nil || f[0] != manifestFormat {
 		return nil, errRecordShape
 	}
-	slot := a.slot()
-	r := &slot.Record
+	r := a.gate()
 	r.CacheVersion = indexfile.CacheVersion
 	r.Branches = string(mode)
-	r.Path = a.str(d.field())
+	r.Path = a.path(d.field())
 	r.LiveSignature = a.str(d.field())
 	if v := d.bytes(8); v != nil {
 		r.Policy = a.policyByID(binary.LittleEndian.Uint64(v))
@@ -199,10 +199,16 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 			return nil
 		}
 		prefix := []byte(string(mode) + "\x00")
-		arena := recordArena{policies: ix.policies, policyIDs: ix.policyIDs}
+		arena := recordArena{policies: ix.policies, policyIDs: ix.policyIDs, hold: ix.holdRecords}
 		var recs []*Record
+		var pages mappedPages
+		defer pages.drop()
+		inMap := valuesInMap(tx, mb)
 		c := mb.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			if inMap {
+				pages.addDropping(v)
+			}
 			r, err := arena.decodeGate(mode, k, v)
 			if err != nil {
 				got.bad = append(got.bad, append([]byte(nil), k...))
@@ -214,6 +220,7 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 		for _, r := range recs {
 			got.stored[r.Path] = r
 		}
+		ix.holdRecords(arena.held)
 		indexfile.DropPages(tx) // the records are copies
 		return nil
 	})
@@ -223,9 +230,81 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 	return got, err
 }
 
+// sharePaths points each partial record that a target matched, and the
+// key it is stored under, at the target's path: the listing's string,
+// with the same bytes. A one-shot call then holds each path once, and
+// the manifest's copies of them are garbage (recordArena.paths).
+func sharePaths(k *knownSessions) {
+	for i, rec := range k.recs {
+		if rec == nil {
+			continue
+		}
+		p := k.targets[i].Path
+		rec.Path = p
+		k.stored[p] = rec // a map assignment takes the new key's bytes
+	}
+}
+
+// valuesInMap reports whether the values of b, a top-level bucket, lie
+// in the index file's map, whose pages can be given back (mappedPages):
+// a read transaction hands out its pages in place, but a small bucket
+// stored inline in its parent's value is copied to the Go heap when that
+// value is not aligned, and a writable transaction's may be on the heap.
+func valuesInMap(tx *bolt.Tx, b *bolt.Bucket) bool {
+	return !tx.Writable() && b.Root() != 0
+}
+
+// mapEntryBytes is about what an entry of the records' map takes (a
+// string key, a pointer, the table's control byte and free room).
+const mapEntryBytes = 48
+
+// holdRecords tells RecordsHeld what a one-shot call's partial records
+// take: a soft heap limit under what the call must hold anyway only
+// makes the collector run back to back (at 100k sessions it was half
+// the call's time).
+func (ix *Index) holdRecords(held int64) {
+	if hook := ix.RecordsHeld; hook != nil {
+		hook(held)
+	}
+}
+
 // completeMu serialises the completion of partial records: a search may
-// read tier data on more than one goroutine.
+// read tier data on more than one goroutine. It guards completions too.
 var completeMu sync.Mutex
+
+// completions holds what complete copies into partial records: their
+// strings cut from shared chunks, their timestamps from slabs. A search
+// over two common words completes most of an archive's records, and a
+// whole record decoded and copied for each was 80 MB at 100k sessions.
+// What a chunk or slab holds stays as long as a record refers to it.
+var completions completionArena
+
+type completionArena struct {
+	arena recordArena
+	times []float64
+	// tx and records are a cursor over the records bucket of the last
+	// transaction completed in: bbolt allocates a bucket each time a read
+	// transaction opens one, and a cursor for each Get. key and scratch
+	// are reused too.
+	tx      *bolt.Tx
+	records *bolt.Cursor
+	key     []byte
+	scratch recordSlot
+}
+
+// time returns a copy of *t from the slab (nil for nil).
+func (c *completionArena) time(t *float64) *float64 {
+	if t == nil {
+		return nil
+	}
+	if len(c.times) == 0 {
+		c.times = make([]float64, arenaSlab)
+	}
+	p := &c.times[0]
+	c.times = c.times[1:]
+	*p = *t
+	return p
+}
 
 // complete fills a partial record's remaining fields from its full record
 // in tx. A record stored since under the key that is not the same build
@@ -237,16 +316,31 @@ func complete(tx *bolt.Tx, mode lineage.Mode, rec *Record) {
 	if !rec.partial || tx == nil {
 		return
 	}
-	b := tx.Bucket(recordsBucket)
-	if b == nil {
+	c := &completions
+	if c.tx != tx {
+		c.tx, c.records = tx, nil
+		if b := tx.Bucket(recordsBucket); b != nil {
+			c.records = b.Cursor()
+		}
+	}
+	if c.records == nil {
 		return
 	}
-	key := recordKey(mode, rec.Path)
-	full, err := decodeRecord(key, b.Get(key))
+	c.key = appendRecordKey(c.key[:0], mode, rec.Path)
+	k, v := c.records.Seek(c.key)
+	if !bytes.Equal(k, c.key) {
+		return
+	}
+	full, err := (&recordArena{scratch: &c.scratch}).decode(c.key, v)
 	if err != nil || full.DataStamp != rec.DataStamp || full.Doc != rec.Doc || full.SourceHash != rec.SourceHash {
 		return
 	}
-	rec.SessionID, rec.Cwd, rec.LineageFingerprint = full.SessionID, full.Cwd, full.LineageFingerprint
-	rec.CacheBytes, rec.FirstTs, rec.LastTs = full.CacheBytes, full.FirstTs, full.LastTs
+	rec.SessionID, rec.Cwd = c.arena.str(bytesOf(full.SessionID)), c.arena.str(bytesOf(full.Cwd))
+	rec.LineageFingerprint = c.arena.str(bytesOf(full.LineageFingerprint))
+	rec.CacheBytes = full.CacheBytes
+	rec.FirstTs, rec.LastTs = c.time(full.FirstTs), c.time(full.LastTs)
 	rec.partial = false
 }
+
+// bytesOf is s as bytes, without a copy: only to be read.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

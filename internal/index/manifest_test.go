@@ -3,8 +3,12 @@ package index
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -143,4 +147,118 @@ func TestManifestEntryThatCannotVouchIsRebuilt(t *testing.T) {
 			assert.False(t, v.State(2).Rebuilt)
 		})
 	}
+}
+
+// A one-shot call holds each path once: the partial records, and the
+// keys they are stored under, take the listing's string instead of the
+// manifest's copy, which is then garbage.
+func TestOneShotRecordsShareTheListingsPaths(t *testing.T) {
+	for _, n := range []int{4, 40} {
+		t.Run(fmt.Sprint(n, " sessions"), func(t *testing.T) {
+			f := newAcquireFixture(t, n)
+			f.indexAll()
+			ix, need := f.oneShot()
+			// The listing's strings: copies, so none is the manifest's
+			// or the fixture's.
+			for i := range need.Targets {
+				need.Targets[i].Path = strings.Clone(need.Targets[i].Path)
+			}
+			v, _, err := ix.Acquire(context.Background(), need, nil)
+			require.NoError(t, err)
+			for i, target := range need.Targets {
+				rec := v.Record(i)
+				require.NotNil(t, rec, target.Path)
+				assert.Same(t, unsafe.StringData(target.Path), unsafe.StringData(rec.Path), "record of %s", target.Path)
+			}
+		})
+	}
+}
+
+// sharePaths re-keys the stored map by the targets' strings, so that the
+// map holds no path of the manifest either.
+func TestSharePathsRekeysTheStoredRecords(t *testing.T) {
+	var arena recordArena
+	stored := map[string]*Record{}
+	var targets []Target
+	for i := range 3 {
+		p := fmt.Sprintf("/s/%d.jsonl", i)
+		rec := arena.gate()
+		rec.Path = arena.path([]byte(p))
+		stored[rec.Path] = rec
+		targets = append(targets, Target{Path: strings.Clone(p)})
+	}
+	gone := &Record{Path: "/s/gone.jsonl"} // no target: keeps its own path
+	stored[gone.Path] = gone
+	known, _ := matchTargets(stored, targets, nil)
+	sharePaths(known)
+	own := map[*byte]bool{}
+	for _, tg := range targets {
+		own[unsafe.StringData(tg.Path)] = true
+	}
+	for key, rec := range stored {
+		if rec == gone {
+			continue
+		}
+		assert.True(t, own[unsafe.StringData(key)], "key %s", key)
+		assert.True(t, own[unsafe.StringData(rec.Path)], "path %s", rec.Path)
+	}
+	assert.Len(t, stored, 4)
+}
+
+// A one-shot call tells RecordsHeld what its partial records take, so
+// that a batch program's heap limit does not sit under them.
+func TestOneShotRecordsAreHeldAgainstTheHeapLimit(t *testing.T) {
+	for _, n := range []int{4, 400} {
+		t.Run(fmt.Sprint(n, " sessions"), func(t *testing.T) {
+			f := newAcquireFixture(t, n)
+			f.indexAll()
+			ix := Open(f.ix.Config(), time.Second)
+			ix.RacyWindow = f.ix.RacyWindow
+			t.Cleanup(func() { ix.Close() })
+			var told []int64
+			ix.RecordsHeld = func(held int64) { told = append(told, held) }
+			need := f.need()
+			need.Refresh.Preloaded = ix.Preload(context.Background(), lineage.Active)
+			_, _, err := ix.Acquire(context.Background(), need, nil)
+			require.NoError(t, err)
+			require.NotEmpty(t, told)
+			held := told[len(told)-1]
+			assert.GreaterOrEqual(t, held, int64(n)*int64(unsafe.Sizeof(Record{})))
+			assert.True(t, slices.IsSorted(told), "told %v", told)
+		})
+	}
+}
+
+// Completing a partial record allocates about the strings it adds (a
+// session id, a cwd, a lineage fingerprint): not a whole record decoded
+// and copied, nor a key or a bucket of its own.
+func TestCompletingARecordAllocatesAboutItsStrings(t *testing.T) {
+	const n = 300
+	f := newAcquireFixture(t, n)
+	f.indexAll()
+	ix := Open(f.ix.Config(), time.Second)
+	t.Cleanup(func() { ix.Close() })
+	got, err := ix.loadGateAt(context.Background(), lineage.Active)
+	require.NoError(t, err)
+	recs := make([]*Record, 0, n)
+	for _, r := range got.stored {
+		recs = append(recs, r)
+	}
+	var strs int
+	var allocated uint64
+	require.NoError(t, ix.store.View(context.Background(), func(tx *bolt.Tx) error {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for _, r := range recs {
+			complete(tx, lineage.Active, r)
+		}
+		runtime.ReadMemStats(&after)
+		allocated = after.TotalAlloc - before.TotalAlloc
+		return nil
+	}))
+	for _, r := range recs {
+		require.False(t, r.partial, r.Path)
+		strs += len(r.SessionID) + len(r.Cwd) + len(r.LineageFingerprint)
+	}
+	assert.LessOrEqual(t, allocated, uint64(strs+n*16+64<<10), "%d records: %d bytes (their strings %d)", n, allocated, strs)
 }

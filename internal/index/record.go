@@ -165,8 +165,12 @@ func (r *Record) MtimeMs() float64 { return float64(r.Identity.MtimeNs) / 1e6 }
 // keep bbolt's pages full and its comparisons cheap, and the record stores
 // the path, which decodeRecord checks against the key.
 func recordKey(mode lineage.Mode, path string) []byte {
+	return appendRecordKey(make([]byte, 0, len(mode)+1+16), mode, path)
+}
+
+// appendRecordKey appends the key of recordKey to k.
+func appendRecordKey(k []byte, mode lineage.Mode, path string) []byte {
 	sum := sha256.Sum256([]byte(path))
-	k := make([]byte, 0, len(mode)+1+16)
 	k = append(k, mode...)
 	k = append(k, 0)
 	return append(k, sum[:16]...)

@@ -167,6 +167,22 @@ func decodeRecord(key, sealed []byte) (*Record, error) {
 type recordArena struct {
 	text  []byte
 	slots []recordSlot
+	// paths and gates hold the manifest's partial records and their paths
+	// apart from the rest: a refresh points those records at the
+	// listing's paths (sharePaths), and the chunks of paths that only
+	// they held are then garbage.
+	paths []byte
+	gates []Record
+	// held counts the bytes of the slabs and chunks allocated for
+	// partial records; hold, when set, is told each time it grows by
+	// holdStep (Index.holdRecords), and told is what it was told last.
+	held, told int64
+	hold       func(held int64)
+	// scratch, when set, is the one slot decode fills, and its strings
+	// are cut from the value itself, not copied: a record valid only
+	// while the value is (inside its transaction), which complete reads
+	// a few fields of.
+	scratch *recordSlot
 	// policies, when set, holds the one instance of each policy string
 	// the records share (Index.policies); policyIDs maps their
 	// fingerprints to them (manifest.go).
@@ -191,6 +207,10 @@ func (a *recordArena) slot() *recordSlot {
 	if a == nil {
 		return new(recordSlot)
 	}
+	if a.scratch != nil {
+		*a.scratch = recordSlot{}
+		return a.scratch
+	}
 	if len(a.slots) == 0 {
 		a.slots = make([]recordSlot, arenaSlab)
 	}
@@ -205,12 +225,57 @@ func (a *recordArena) str(b []byte) string {
 	if a == nil || len(b) == 0 {
 		return string(b)
 	}
-	if len(b) > cap(a.text)-len(a.text) {
-		a.text = make([]byte, 0, max(arenaTextChunk, len(b)))
+	if a.scratch != nil {
+		return unsafe.String(&b[0], len(b))
 	}
-	start := len(a.text)
-	a.text = append(a.text, b...)
-	return unsafe.String(&a.text[start], len(b))
+	return a.chunkString(&a.text, b)
+}
+
+// path is str for a partial record's path, which has chunks of its own.
+func (a *recordArena) path(b []byte) string {
+	if a == nil || len(b) == 0 {
+		return string(b)
+	}
+	return a.chunkString(&a.paths, b)
+}
+
+// chunkString copies b into the chunk *text, starting a new chunk when
+// it does not fit, and returns the copy as a string.
+func (a *recordArena) chunkString(text *[]byte, b []byte) string {
+	if len(b) > cap(*text)-len(*text) {
+		*text = make([]byte, 0, max(arenaTextChunk, len(b)))
+		a.grow(int64(cap(*text)))
+	}
+	start := len(*text)
+	*text = append(*text, b...)
+	return unsafe.String(&(*text)[start], len(b))
+}
+
+// holdStep is how much the partial records' bytes grow between two
+// reports of them: the heap limit follows them while they are read.
+const holdStep = 1 << 20
+
+func (a *recordArena) grow(n int64) {
+	a.held += n
+	if a.hold != nil && a.held-a.told >= holdStep {
+		a.told = a.held
+		a.hold(a.held)
+	}
+}
+
+// gate returns a zero record for a manifest entry: a partial record has
+// no timestamps, so it needs no slot's room for them.
+func (a *recordArena) gate() *Record {
+	if a == nil {
+		return new(Record)
+	}
+	if len(a.gates) == 0 {
+		a.gates = make([]Record, arenaSlab)
+		a.grow(arenaSlab * int64(unsafe.Sizeof(Record{})+mapEntryBytes))
+	}
+	r := &a.gates[0]
+	a.gates = a.gates[1:]
+	return r
 }
 
 func (a *recordArena) decode(key, sealed []byte) (*Record, error) {

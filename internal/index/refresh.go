@@ -56,6 +56,10 @@ type Index struct {
 	// it changes, in order, under the bound's lock: it must be quick. A
 	// batch program steers the Go heap limit with it (memidx rebuild).
 	BuildCharged func(inUse int64)
+	// RecordsHeld, when set, is told what the records a one-shot call
+	// read from the manifest take, as they are read (holdRecords): a
+	// batch program's heap limit adds it (HeapSteeringHeld).
+	RecordsHeld func(held int64)
 	// decoded are the records last decoded, per mode.
 	decoded recordCache
 	// seen is which blocks of tier data reads verified at the last commit.

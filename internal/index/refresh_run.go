@@ -32,14 +32,13 @@ type refreshRun struct {
 	rep     *Report
 	reasons coverage.Set
 
-	known   *knownSessions
-	ids     []Identity // fresh identities of the targets
-	statErr []error
-	hot     []bool // by target
+	known *knownSessions
+	ids   *targetIDs // fresh identities of the targets
+	hot   []bool     // by target
 	// fresh[i] is the tier the stored record of target i is current for
 	// (its source unchanged and not racy, its policy and live view the
-	// run's), "" when there is none.
-	fresh []string
+	// run's): a tierCode, byte-sized since there is one a target.
+	fresh []byte
 	// roster is the stored hot roster; newRoster, when set, replaces it
 	// with the next write (an Archive refresh that ranked another one).
 	roster    []recentSession
@@ -133,19 +132,22 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 	// shares its own.
 	r.rep.States = make([]State, len(r.targets))
 	window := r.ix.racyWindow()
-	r.fresh = make([]string, len(r.targets))
-	r.known, r.ids, r.statErr = matchTargets(stored, r.targets, func(i int, rec *Record, id Identity, statErr error) {
+	r.fresh = make([]byte, len(r.targets))
+	r.known, r.ids = matchTargets(stored, r.targets, func(i int, rec *Record, id Identity, statErr error) {
 		r.rep.States[i].Path = r.targets[i].Path
 		if rec != nil && statErr == nil && r.current(rec, id, rec.Tier, r.targets[i]) && !rec.racy(window) {
-			r.fresh[i] = rec.Tier
+			r.fresh[i] = tierCode(rec.Tier)
 		}
 	})
+	if r.partial {
+		sharePaths(r.known)
+	}
 	roster := r.roster
 	if r.opt.Archive {
 		roster = nil // the targets are the archive
 	}
 	var best []recentSession
-	r.hot, best = r.ix.hotSet(r.known, r.ids, r.statErr, roster, r.opt.Archive)
+	r.hot, best = r.ix.hotSet(r.known, r.ids, roster, r.opt.Archive)
 	if r.opt.Archive && (!r.hasRoster || !sameRoster(best, r.roster)) {
 		r.newRoster = rosterOf(best)
 	}
@@ -157,19 +159,22 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 // error, on the goroutine that matched it. It is the whole freshness gate's
 // cost on an unchanged archive, one lookup a target and every one a cache
 // miss, so a large archive is split between the cores.
-func matchTargets(stored map[string]*Record, targets []Target, check func(i int, rec *Record, id Identity, statErr error)) (*knownSessions, []Identity, []error) {
+func matchTargets(stored map[string]*Record, targets []Target, check func(i int, rec *Record, id Identity, statErr error)) (*knownSessions, *targetIDs) {
 	k := &knownSessions{stored: stored, targets: targets, recs: make([]*Record, len(targets))}
-	ids := make([]Identity, len(targets))
-	statErr := make([]error, len(targets))
+	ids := &targetIDs{targets: targets}
 	var mu sync.Mutex
 	inParts(len(targets), func(lo, hi int) {
 		listed := 0
+		var taken targetIDs // the stats of this part's unlisted targets
 		for i := lo; i < hi; i++ {
 			t := &targets[i]
+			var id Identity
+			var statErr error
 			if t.Stat != nil {
-				ids[i] = identityFrom(*t.Stat)
+				id = identityFrom(*t.Stat)
 			} else {
-				ids[i], statErr[i] = StatIdentity(t.Path)
+				id, statErr = StatIdentity(t.Path)
+				taken.put(i, id, statErr)
 			}
 			rec := stored[t.Path]
 			if rec != nil {
@@ -177,14 +182,69 @@ func matchTargets(stored map[string]*Record, targets []Target, check func(i int,
 				listed++
 			}
 			if check != nil {
-				check(i, rec, ids[i], statErr[i])
+				check(i, rec, id, statErr)
 			}
 		}
 		mu.Lock()
 		k.listed += listed
+		ids.merge(&taken)
 		mu.Unlock()
 	})
-	return k, ids, statErr
+	return k, ids
+}
+
+// tierCode is a tier as one byte (0 for none).
+func tierCode(tier string) byte {
+	switch tier {
+	case Hot:
+		return 1
+	case Cold:
+		return 2
+	}
+	return 0
+}
+
+// targetIDs are the targets' fresh identities: the listing's stat of a
+// target it stat-ed, else the stat matchTargets took, which alone are
+// kept here: a listed archive keeps no second copy of its stats.
+type targetIDs struct {
+	targets []Target
+	taken   map[int]Identity
+	errs    map[int]error
+}
+
+// at is target i's identity (zero when its stat failed: see err).
+func (t *targetIDs) at(i int) Identity {
+	if s := t.targets[i].Stat; s != nil {
+		return identityFrom(*s)
+	}
+	return t.taken[i]
+}
+
+// err is the error of target i's stat, nil when it has an identity.
+func (t *targetIDs) err(i int) error { return t.errs[i] }
+
+func (t *targetIDs) put(i int, id Identity, err error) {
+	if err != nil {
+		if t.errs == nil {
+			t.errs = map[int]error{}
+		}
+		t.errs[i] = err
+		return
+	}
+	if t.taken == nil {
+		t.taken = map[int]Identity{}
+	}
+	t.taken[i] = id
+}
+
+func (t *targetIDs) merge(o *targetIDs) {
+	for i, id := range o.taken {
+		t.put(i, id, nil)
+	}
+	for i, err := range o.errs {
+		t.put(i, Identity{}, err)
+	}
 }
 
 // minPart is the fewest items inParts gives a goroutine of its own: below
@@ -228,7 +288,7 @@ func (r *refreshRun) decide() []job {
 	var jobs []job
 	for i := range r.targets {
 		st := &r.rep.States[i]
-		if r.statErr[i] != nil {
+		if r.ids.err(i) != nil {
 			st.Reason = coverage.SourceUnavailable
 			continue
 		}
@@ -236,14 +296,14 @@ func (r *refreshRun) decide() []job {
 		if r.hot[i] {
 			tier = Hot
 		}
-		if r.fresh[i] == tier && !r.opt.Force {
+		if r.fresh[i] == tierCode(tier) && !r.opt.Force {
 			st.Record = r.known.recs[i]
 			r.rep.Unchanged++
 			continue
 		}
 		jobs = append(jobs, job{i, tier})
 	}
-	sort.SliceStable(jobs, func(a, b int) bool { return r.ids[jobs[a].i].MtimeNs > r.ids[jobs[b].i].MtimeNs })
+	sort.SliceStable(jobs, func(a, b int) bool { return r.ids.at(jobs[a].i).MtimeNs > r.ids.at(jobs[b].i).MtimeNs })
 	return jobs
 }
 
@@ -266,7 +326,7 @@ func (r *refreshRun) budget(jobs []job) []job {
 		switch {
 		case n >= cfg.MaxSyncSessions:
 			skip = coverage.MaxSyncSessions
-		case bytes+r.ids[j.i].Size > int64(cfg.MaxSyncSourceBytes):
+		case bytes+r.ids.at(j.i).Size > int64(cfg.MaxSyncSourceBytes):
 			skip = coverage.MaxSyncSourceBytes
 		}
 		if skip != "" {
@@ -277,7 +337,7 @@ func (r *refreshRun) budget(jobs []job) []job {
 			continue
 		}
 		n++
-		bytes += r.ids[j.i].Size
+		bytes += r.ids.at(j.i).Size
 		kept = append(kept, j)
 	}
 	return kept

@@ -103,8 +103,8 @@ func (ix *Index) HasRoster(ctx context.Context, mode lineage.Mode, pre *Preloade
 // SeedRoster ranks archive, every session file of the archive, and stores
 // the newest hotSessions as the roster.
 func (ix *Index) SeedRoster(ctx context.Context, archive []Target) error {
-	known, ids, statErr := matchTargets(nil, archive, nil)
-	_, best := ix.hotSet(known, ids, statErr, nil, true)
+	known, ids := matchTargets(nil, archive, nil)
+	_, best := ix.hotSet(known, ids, nil, true)
 	roster := rosterOf(best)
 	return ix.store.Update(ctx, func(tx *bolt.Tx) error { return writeRoster(tx, roster) })
 }

@@ -34,7 +34,25 @@ func (rep *Report) Split() *Split {
 }
 
 func splitStates(states []State) Split {
+	// Sized first: an archive's cold list grown by appends left twice
+	// its size behind as garbage.
+	each, cold := 0, 0
+	for i := range states {
+		switch rec := states[i].Record; {
+		case rec == nil:
+		case rec.Tier == Hot || states[i].Built != nil:
+			each++
+		default:
+			cold++
+		}
+	}
 	var sp Split
+	if each > 0 {
+		sp.Each = make([]int, 0, each)
+	}
+	if cold > 0 {
+		sp.Cold = make([]*Record, 0, cold)
+	}
 	for i := range states {
 		st := &states[i]
 		switch rec := st.Record; {

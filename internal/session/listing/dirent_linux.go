@@ -15,20 +15,21 @@ import (
 // direntBuffers hold what getdents64 writes, one directory at a time.
 var direntBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
-// entries reads the entries of d with getdents64 into a pooled buffer,
-// and copies their names into one allocation: os.File.ReadDir allocated
-// an entry and a name for each, which in a fresh process is a page fault
-// every few dozen entries.
+// entries reads the entries of d with getdents64, a pooled buffer at a
+// time, and copies their names into one allocation a buffer:
+// os.File.ReadDir allocated an entry and a name for each, which in a
+// fresh process is a page fault every few dozen entries. Parsing each
+// buffer as it comes keeps the buffer small: one grown to hold a whole
+// directory of thousands of sessions was megabytes of garbage each time
+// a collection emptied the pool.
 func (d *dirHandle) entries() ([]dirEntry, error) {
 	fd := d.descriptor()
 	buf := direntBuffers.Get().(*[]byte)
 	defer direntBuffers.Put(buf)
-	raw := (*buf)[:0]
+	raw := (*buf)[:cap(*buf)]
+	var ents []dirEntry
 	for {
-		if cap(raw)-len(raw) < 4<<10 {
-			raw = slices.Grow(raw, cap(raw))
-		}
-		n, err := unix.Getdents(fd, raw[len(raw):cap(raw)])
+		n, err := unix.Getdents(fd, raw)
 		if err == unix.EINTR {
 			continue
 		}
@@ -38,12 +39,9 @@ func (d *dirHandle) entries() ([]dirEntry, error) {
 		if n <= 0 {
 			break
 		}
-		raw = raw[:len(raw)+n]
-	}
-	*buf = raw
-	ents, err := parseDirents(raw, d.lstatType)
-	if err != nil {
-		return nil, &fs.PathError{Op: "lstat", Path: d.path, Err: err}
+		if ents, err = appendDirents(ents, raw[:n], d.lstatType); err != nil {
+			return nil, &fs.PathError{Op: "lstat", Path: d.path, Err: err}
+		}
 	}
 	return ents, nil
 }
@@ -58,20 +56,30 @@ func (d *dirHandle) readAgain(err error) ([]dirEntry, error) {
 }
 
 // parseDirents returns the entries of raw, a run of linux_dirent64
-// records, without "." and "..", deleted entries (inode 0) or entries
-// that vanished before an unknown type could be asked (typeOf says
-// fs.ErrNotExist); any other failure to ask is the directory's, as
-// os.File.ReadDir has it. Their names share one new allocation.
+// records (see appendDirents).
 func parseDirents(raw []byte, typeOf func(name string) (fs.FileMode, error)) ([]dirEntry, error) {
+	return appendDirents(nil, raw, typeOf)
+}
+
+// appendDirents appends to ents the entries of raw, a run of
+// linux_dirent64 records, without "." and "..", deleted entries (inode 0)
+// or entries that vanished before an unknown type could be asked (typeOf
+// says fs.ErrNotExist); any other failure to ask is the directory's, as
+// os.File.ReadDir has it. Their names share one new allocation.
+func appendDirents(ents []dirEntry, raw []byte, typeOf func(name string) (fs.FileMode, error)) ([]dirEntry, error) {
 	n, size := 0, 0
 	eachDirent(raw, func(ino uint64, typ byte, name []byte) {
 		n++
 		size += len(name)
 	})
 	if n == 0 {
-		return nil, nil
+		return ents, nil
 	}
-	ents := make([]dirEntry, 0, n)
+	// Doubled, not by append's quarter for large slices: a directory of
+	// thousands comes a buffer of a few hundred at a time.
+	if cap(ents)-len(ents) < n {
+		ents = slices.Grow(ents, max(n, len(ents)))
+	}
 	names := make([]byte, 0, size)
 	var err error
 	eachDirent(raw, func(ino uint64, t byte, nameb []byte) {

@@ -2,13 +2,17 @@ package listing
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -126,4 +130,36 @@ func TestDirentTypeIsTheModesType(t *testing.T) {
 	}
 	_, ok := direntType(unix.DT_UNKNOWN)
 	assert.False(t, ok)
+}
+
+// Reading a large directory holds a buffer's worth of raw entries at a
+// time, not the whole directory's: what it allocates is about its
+// entries and names, even when a collection has emptied the buffer pool
+// (as a one-shot listing of a large archive does, again and again).
+func TestEntriesOfALargeDirectoryAllocateAboutTheirNames(t *testing.T) {
+	for _, n := range []int{500, 3000} {
+		dir := t.TempDir()
+		names := 0
+		for i := range n {
+			name := fmt.Sprintf("2026-04-10T18-36-12-327Z_019d78ae-26a7-7f4c-8e01-%012d.jsonl", i)
+			names += len(name)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
+		}
+		least := uint64(math.MaxUint64)
+		for range 3 {
+			runtime.GC()
+			runtime.GC() // the pool's buffers are gone
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			d, ents, err := openDir(dir)
+			runtime.ReadMemStats(&after)
+			require.NoError(t, err)
+			d.close()
+			require.NoError(t, err)
+			require.Len(t, ents, n)
+			least = min(least, after.TotalAlloc-before.TotalAlloc)
+		}
+		entries := uint64(n) * uint64(unsafe.Sizeof(dirEntry{}))
+		assert.LessOrEqual(t, least, uint64(names)+3*entries+96<<10, "%d files", n)
+	}
 }

@@ -8,7 +8,11 @@
 // files and anything that is not a regular file, and names what it left
 // out on purpose (SkipError, ListReasons). A Ref's Path is canonical, so a
 // file has one key however it was reached. Directories are opened
-// confined to the roots (package confine).
+// confined to the roots (package confine). On Linux a directory's
+// entries are read a 32 KiB getdents buffer at a time, and each file is
+// stat-ed relative to its directory with its name passed from the stack
+// (amd64, arm64): a listing of 100k files allocates about its refs and
+// paths.
 //
 // # Watching
 //

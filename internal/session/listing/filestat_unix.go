@@ -32,7 +32,7 @@ func (d *dirHandle) stat(name string) (FileStat, bool, error) {
 // signal interrupts it.
 func (d *dirHandle) fstatat(name string, st *unix.Stat_t, flags int) error {
 	for {
-		if err := unix.Fstatat(d.descriptor(), name, st, flags); err != unix.EINTR {
+		if err := statAt(d.descriptor(), name, st, flags); err != unix.EINTR {
 			return err
 		}
 	}
