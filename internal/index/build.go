@@ -461,10 +461,12 @@ var ErrNotSession = errors.New("not an OMP session file")
 
 // built is a record with its tier data, ready to write.
 type built struct {
-	rec   *Record
-	hot   *hotbm25.Built
-	cold  []byte
-	bytes int64 // source bytes read
+	rec *Record
+	hot *hotbm25.Built
+	// cold is the whole digest (what the lexicon and an answer from
+	// memory read), stored its form in the file (coldvocab.Stored).
+	cold, stored []byte
+	bytes        int64 // source bytes read
 }
 
 // liveSignature identifies a live branch.
@@ -616,10 +618,13 @@ func (s *entrySink) finish(problems coverage.Set) (*built, error) {
 		if err != nil {
 			return nil, err
 		}
+		if b.stored, err = coldvocab.Stored(blob); err != nil {
+			return nil, err
+		}
 		b.cold = blob
 		problems = coverage.Of(d.IndexCoverage.Reasons...)
 		rec.CacheBytes = int64(len(blob))
-		rec.DataStamp, _ = blocksum.Stamp(blob)
+		rec.DataStamp, _ = blocksum.Stamp(b.stored)
 	}
 	rec.Reasons = problems.Reasons()
 	return b, nil

@@ -62,7 +62,9 @@ func TestSmallColdDigestsArePacked(t *testing.T) {
 				for i := 1; i < v.Len(); i++ {
 					_, d, err := v.Reader().Digest(v.Record(i))
 					require.NoError(t, err)
-					assert.True(t, d.HasTerm(fmt.Sprintf("word%d", i)), i)
+					has, err := v.Reader().Holds(v.Record(i), d, fmt.Sprintf("word%d", i))
+					require.NoError(t, err)
+					assert.True(t, has, i)
 				}
 				return nil
 			})
@@ -151,4 +153,47 @@ func TestDamagedRecordLeavesItsPack(t *testing.T) {
 			return nil
 		})
 	}))
+}
+
+// A stored digest holds no vocabulary: the lexicon holds its terms, so
+// the cold values are a fraction of the digests' own size (their
+// cacheBytes, which still counts the vocabulary), and every session's
+// words are still found, through the lexicon.
+func TestStoredDigestsLeaveTheirTermsToTheLexicon(t *testing.T) {
+	for _, words := range []int{400, 3000} {
+		t.Run(fmt.Sprint(words, " words a session"), func(t *testing.T) {
+			f := newAcquireFixture(t, 12)
+			wordySessions(t, f, words)
+			f.indexAll()
+			_, values := coldPages(t, f.ix)
+			var digests int64
+			recs, _, err := f.ix.loadRecords(context.Background(), lineage.Active)
+			require.NoError(t, err)
+			for _, rec := range recs {
+				if rec.Tier == Cold {
+					digests += rec.CacheBytes
+				}
+			}
+			t.Logf("stored %d B of %d B of digests (%.2f)", values, digests, float64(values)/float64(digests))
+			assert.Less(t, float64(values), 0.6*float64(digests))
+			_, _, err = f.ix.Acquire(context.Background(), f.need(), func(v *View) error {
+				for i := 1; i < v.Len(); i++ {
+					rec := v.Record(i)
+					_, d, err := v.Reader().Digest(rec)
+					require.NoError(t, err)
+					require.True(t, d.Vocabulary.InLexicon())
+					for _, w := range []string{fmt.Sprintf("word%d", i), fmt.Sprintf("s%dw%dq%x", i, words-1, (words-1)*7919)} {
+						has, err := v.Reader().Holds(rec, d, w)
+						require.NoError(t, err)
+						assert.True(t, has, w)
+					}
+					has, err := v.Reader().Holds(rec, d, fmt.Sprintf("s%dw0q0", i+1))
+					require.NoError(t, err)
+					assert.False(t, has, "another session's word")
+				}
+				return nil
+			})
+			require.NoError(t, err)
+		})
+	}
 }
