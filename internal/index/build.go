@@ -553,7 +553,17 @@ func (ix *Index) newSink(rec *Record, tier string, full bool, n int) *entrySink 
 		s.hot = hotbm25.NewBuilder(n)
 		return s
 	}
-	s.cold = coldvocab.NewBuilder(coldvocab.Digest{
+	s.cold = coldvocab.NewBuilder(digestIdentity(rec), coldvocab.Limits{
+		MaxVocabularyBytes: s.ix.policy.MaxColdVocabularyBytes,
+		MaxCacheBytes:      s.ix.policy.MaxColdCacheBytes,
+	})
+	return s
+}
+
+// digestIdentity is the identity of rec's digest: the fields a stored
+// digest leaves to its record (coldvocab.Stored), and its stamps.
+func digestIdentity(rec *Record) coldvocab.Digest {
+	return coldvocab.Digest{
 		SessionID:          rec.SessionID,
 		File:               rec.Path,
 		Cwd:                rec.Cwd,
@@ -563,11 +573,7 @@ func (ix *Index) newSink(rec *Record, tier string, full bool, n int) *entrySink 
 		Branches:           rec.Branches,
 		LineageFingerprint: rec.LineageFingerprint,
 		Policy:             rec.Policy,
-	}, coldvocab.Limits{
-		MaxVocabularyBytes: s.ix.policy.MaxColdVocabularyBytes,
-		MaxCacheBytes:      s.ix.policy.MaxColdCacheBytes,
-	})
-	return s
+	}
 }
 
 // add takes the next entry; the sink keeps no reference to it. A hot
