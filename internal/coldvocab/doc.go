@@ -21,6 +21,11 @@
 //     a structural filter is exact for the session while no lexical term
 //     is tied to an entry.
 //
+// The stored form ([Stored]) also leaves out what the session's record
+// holds (sessionId, file, cwd, the two hashes, branches, policy; Decode
+// returns them empty and [Digest.Identify] puts them back) and the other
+// fields' names: a map of the vocabulary, the addresses and an array.
+//
 // The blob is stored sealed ([blocksum]): a lookup verifies the blocks it
 // reads, [View.Err] reports damage, and [Decode] verifies the whole blob.
 // The checksums count in cacheBytes and in the cap. cacheBytes and the
