@@ -721,18 +721,49 @@ func (l *Lexicon) Vocabularies(docs []uint32) (map[uint32][]string, error) {
 	return out, nil
 }
 
+// KeyCounts returns how many keys (terms and structural keys) the
+// lexicon holds for each of docs that a segment's census names: a bound
+// on a doc's terms, read without its postings. A doc of a segment without
+// a readable census is left out.
+func (l *Lexicon) KeyCounts(docs []uint32) map[uint32]int {
+	want := make(map[uint32]bool, len(docs))
+	for _, d := range docs {
+		want[d] = true
+	}
+	out := make(map[uint32]int, len(docs))
+	for i := range l.keys {
+		for _, dk := range l.census(i) {
+			if want[dk.Doc] {
+				out[dk.Doc] += int(dk.Keys)
+			}
+		}
+	}
+	return out
+}
+
+// census is segment i's census; nil when it has none that reads.
+func (l *Lexicon) census(i int) lexicon.Census {
+	if i >= len(l.keys) || l.lb == nil {
+		return nil
+	}
+	b := l.lb.Bucket(l.keys[i])
+	if b == nil {
+		return nil
+	}
+	c, err := lexicon.DecodeCensus(b.Get(censusValue))
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
 // docRange is the range of the docs of want that segment i holds, by its
 // census (all of want's when it has none that reads); ok is false when it
 // holds none.
 func (l *Lexicon) docRange(i int, want map[uint32][]string) (lo, hi uint32, ok bool) {
 	lo = math.MaxUint32
 	add := func(d uint32) { lo, hi, ok = min(lo, d), max(hi, d), true }
-	var census lexicon.Census
-	if i < len(l.keys) && l.lb != nil {
-		if b := l.lb.Bucket(l.keys[i]); b != nil {
-			census, _ = lexicon.DecodeCensus(b.Get(censusValue))
-		}
-	}
+	census := l.census(i)
 	if census == nil {
 		for d := range want {
 			add(d)

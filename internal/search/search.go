@@ -222,8 +222,9 @@ type Searcher struct {
 	// openHas are the terms that the lexicon found in each cold record
 	// whose digest it left to be opened.
 	openHas map[*index.Record][]bool
-	// termsBatch is how many sources' terms lexTerms read last.
-	termsBatch int
+	// termsBatch is how many sources' terms lexTerms read last;
+	// mostTermsHeld the most terms one of its passes read.
+	termsBatch, mostTermsHeld int
 	// coldHas[i*len(terms)+t] records that cold source i holds term t.
 	coldHas []bool
 	// unopened are the cold sessions the archive lexicon ruled out or

@@ -83,6 +83,33 @@ func (s *Searcher) termHolders(lex *index.Lexicon, at map[uint32]int) bool {
 // on generated archives.
 const firstTermsBatch = 128
 
+// maxBatchTerms bounds the terms one pass of lexTerms holds (by the
+// lexicon's census, which counts a doc's keys): a few MB, and three times
+// a regex run's default budget of 20,000 terms, so that sessions of huge
+// vocabularies are read a few at a time. The first source of a pass is
+// always read.
+var maxBatchTerms = 1 << 16
+
+// termsBatchFrom picks the sources of the next pass from ci on: those
+// whose digests hold no terms and that have none read yet, at most
+// termsBatch of them and, past the first, maxBatchTerms terms.
+func (s *Searcher) termsBatchFrom(ci int) (docs []uint32, at []int) {
+	for i := ci; i < len(s.Cold) && len(docs) < s.termsBatch; i++ {
+		if c := &s.Cold[i]; c.terms == nil && c.View.Vocabulary.InLexicon() {
+			docs = append(docs, c.Rec.Doc)
+			at = append(at, i)
+		}
+	}
+	counts := s.lex.lex.KeyCounts(docs)
+	sum := 0
+	for k, d := range docs {
+		if sum += counts[d]; k > 0 && sum > maxBatchTerms {
+			return docs[:k], at[:k]
+		}
+	}
+	return docs, at
+}
+
 // prefetchTerms reads the first pass of the cold sources' terms before
 // the regex run starts, so that its time limit counts matching, not the
 // lexicon's read (as a digest's own list was decoded in its open).
@@ -106,25 +133,21 @@ func (s *Searcher) lexTerms(ci int) (terms []string, ok bool) {
 		return nil, false // fromLexicon left no such source without one
 	}
 	s.termsBatch = max(2*s.termsBatch, firstTermsBatch)
-	var docs []uint32
-	var at []int
-	for i := ci; i < len(s.Cold) && len(docs) < s.termsBatch; i++ {
-		if c := &s.Cold[i]; c.terms == nil && c.View.Vocabulary.InLexicon() {
-			docs = append(docs, c.Rec.Doc)
-			at = append(at, i)
-		}
-	}
+	docs, at := s.termsBatchFrom(ci)
 	vocs, err := s.lex.lex.Vocabularies(docs)
 	if err != nil {
 		s.lexiconFailed(err)
 		return nil, false
 	}
+	held := 0
 	for k, i := range at {
 		t := vocs[docs[k]]
+		held += len(t)
 		if t == nil {
 			t = []string{}
 		}
 		s.Cold[i].terms = t
 	}
+	s.mostTermsHeld = max(s.mostTermsHeld, held)
 	return s.Cold[ci].terms, true
 }

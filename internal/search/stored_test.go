@@ -97,3 +97,40 @@ func TestStoredDigestsAnswerAsWholeOnes(t *testing.T) {
 		})
 	}
 }
+
+// A regex reads the terms of stored digests in passes that hold at most
+// maxBatchTerms terms (past a pass's first session), whatever the number
+// of sessions the pass may take, and answers as with one pass.
+func TestRegexTermPassesAreBounded(t *testing.T) {
+	w := newLexWorld(t, 40, 3)
+	plan, cerr := search.PlanOf(`(deploy|timeout|solo)\w*`, search.Planning{Mode: "regex", Regex: regexiso.DefaultLimits()})
+	require.Nil(t, cerr)
+	want, _ := w.search(t, plan, search.Filters{}, 50, false)
+	for _, bound := range []int{1, 8, 30} {
+		restore := search.SetMaxBatchTerms(bound)
+		var most, largest int
+		ctx := context.Background()
+		need := index.Need{Targets: w.targets, Refresh: index.RefreshOptions{Mode: lineage.Active, Searched: []string{w.dir}}}
+		_, _, err := w.ix.Acquire(ctx, need, func(v *index.View) error {
+			s := search.New(ctx, plan, search.Filters{}, &w.docs)
+			defer s.Release()
+			s.Open(v)
+			search.SortByState(v, s.Cold)
+			s.Run(50)
+			most = s.MostTermsHeld()
+			rd := v.Reader()
+			lex, err := rd.Lexicon()
+			require.NoError(t, err)
+			for _, c := range s.Cold {
+				largest = max(largest, lex.KeyCounts([]uint32{c.Rec.Doc})[c.Rec.Doc])
+			}
+			return nil
+		})
+		restore()
+		require.NoError(t, err)
+		assert.LessOrEqual(t, most, max(bound, largest), "bound %d", bound)
+		assert.Positive(t, most)
+		got, _ := w.search(t, plan, search.Filters{}, 50, false)
+		assert.Equal(t, want, got, "bound %d", bound)
+	}
+}
