@@ -7,11 +7,13 @@
 //   - vocabulary: the sorted unique canonical terms of the full,
 //     untruncated normalized text (tool-call arguments whole, past their
 //     display cut), with no postings, as a [frontcode] list (front-coded
-//     and deflated: a quarter of a table's size, the index's largest
-//     part). The archive lexicon answers for cold terms on the query
-//     path, so the list is decoded only when read: by a regex query, by
-//     the lexicon's build, and when the lexicon cannot answer. A digest
-//     written before holds a [termtab] table, still read in place.
+//     and deflated: a quarter of a table's size). The index stores a
+//     digest without it ([Stored]: an empty value): the archive lexicon
+//     holds the same terms under the session's doc, so a stored
+//     digest's terms are asked of the lexicon, and [Vocabulary.InLexicon]
+//     says so. A digest built in memory (answered without the index)
+//     keeps its list. A digest written before the lists holds a
+//     [termtab] table, still read in place.
 //   - addresses: a [termtab] table of structural postings: for every
 //     role, tool, ref, provider, action and outcome value (the same keys
 //     as the hot dictionary) the entry numbers that carry it, each
@@ -19,9 +21,17 @@
 //     a structural filter is exact for the session while no lexical term
 //     is tied to an entry.
 //
+// The stored form ([Stored]) also leaves out what the session's record
+// holds (sessionId, file, cwd, the two hashes, branches, policy; Decode
+// returns them empty and [Digest.Identify] puts them back) and the other
+// fields' names: a map of the vocabulary, the addresses and an array.
+//
 // The blob is stored sealed ([blocksum]): a lookup verifies the blocks it
 // reads, [View.Err] reports damage, and [Decode] verifies the whole blob.
-// The checksums count in cacheBytes and in the cap.
+// The checksums count in cacheBytes and in the cap. cacheBytes and the
+// cap count the whole digest, its vocabulary included, as if stored
+// whole: what is cut, and the coverage reasons, do not depend on where
+// the terms are kept.
 //
 // Bounds, as the spec sets them: vocabulary construction stops at
 // maxColdVocabularyBytes (estimated as the JSON array's UTF-8 size, terms in

@@ -70,21 +70,31 @@ func (v View) Err() error {
 	return nil
 }
 
-// Decode verifies and decodes a whole sealed digest.
+// Decode verifies and decodes a whole sealed digest, whole or stored (see
+// Stored: a stored one comes back without its identity).
 func Decode(blob []byte) (*Digest, error) {
 	data, err := blocksum.Unseal(blob)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	var d Digest
-	if err := msgpack.Unmarshal(data, &d); err != nil {
+	d := new(Digest)
+	if h := (head{b: blocksum.Trusted(data), ok: true}); h.mapLen() == storedFields && h.ok {
+		d, err = decodeStored(data)
+	} else {
+		err = msgpack.Unmarshal(data, d)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if d.CacheVersion != indexfile.CacheVersion || d.Kind != "digest" {
 		return nil, fmt.Errorf("%w: version %d kind %q", ErrCorrupt, d.CacheVersion, d.Kind)
 	}
-	return &d, nil
+	return d, nil
 }
+
+// storedFields is the length of a stored digest's map (see Stored); a
+// whole digest's has every field of Digest.
+const storedFields = 3
 
 // HasTerm reports whether the vocabulary holds term, or for a stem's
 // natural.Key, one of the stem's forms.

@@ -21,16 +21,22 @@ import (
 //
 // A Vocabulary may be used from several goroutines.
 type Vocabulary struct {
-	tab    termtab.Table // the older layout, when packed is empty
-	packed blocksum.Bytes
-	once   sync.Once
-	used   atomic.Bool // a read asked for the list
-	list   *frontcode.List
-	err    error
+	// inLexicon: a stored digest, whose terms only the archive lexicon
+	// holds (see Stored); the list is empty.
+	inLexicon bool
+	tab       termtab.Table // the older layout, when packed is empty
+	packed    blocksum.Bytes
+	once      sync.Once
+	used      atomic.Bool // a read asked for the list
+	list      *frontcode.List
+	err       error
 }
 
 // openVocabulary reads the vocabulary value of a digest.
 func openVocabulary(b blocksum.Bytes) (*Vocabulary, error) {
+	if b.Len() == 0 {
+		return &Vocabulary{inLexicon: true}, nil
+	}
 	head, ok := b.Slice(0, min(4, b.Len()))
 	if ok && frontcode.IsList(head) {
 		return &Vocabulary{packed: b}, nil
@@ -63,7 +69,7 @@ var noTerms = &frontcode.List{}
 // terms returns the vocabulary's terms: the older layout's table, or the
 // list, decoded at the first read (none when damaged: then err says why).
 func (v *Vocabulary) terms() termList {
-	if v == nil {
+	if v == nil || v.inLexicon {
 		return noTerms
 	}
 	if v.packed.Len() == 0 {
@@ -88,6 +94,12 @@ func (v *Vocabulary) terms() termList {
 	}
 	return v.list
 }
+
+// InLexicon reports that the digest's terms are not in it but in the
+// archive lexicon, under its record's doc (a stored digest: see Stored),
+// and that there is at least one. Len is then 0 and Has false for every
+// term: the caller asks the lexicon.
+func (v *Vocabulary) InLexicon() bool { return v != nil && v.inLexicon }
 
 // Len returns the number of terms (0 for a damaged list: see Err).
 func (v *Vocabulary) Len() int { return v.terms().Len() }
@@ -124,7 +136,7 @@ func (v *Vocabulary) HasStem(stem string) bool {
 // Err reports damage met by a read so far: what was read after it may be
 // wrong.
 func (v *Vocabulary) Err() error {
-	if v == nil {
+	if v == nil || v.inLexicon {
 		return nil
 	}
 	if v.packed.Len() == 0 {

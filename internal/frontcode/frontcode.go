@@ -19,6 +19,17 @@ var ErrCorrupt = errors.New("frontcode: corrupt list")
 // IsList reports whether b starts as a list does (its magic).
 func IsList(b []byte) bool { return bytes.HasPrefix(b, magic) }
 
+// Count reads the number of strings from a list's head (its magic and
+// count, at most 14 bytes), without decoding the list; ok is false when b
+// does not start as a list does.
+func Count(b []byte) (n uint64, ok bool) {
+	if !IsList(b) {
+		return 0, false
+	}
+	n, k := binary.Uvarint(b[len(magic):])
+	return n, k > 0
+}
+
 // maxShared is the longest shared prefix the head byte can say; a longer
 // one is cut to it, which costs only its rest's bytes.
 const maxShared = 15

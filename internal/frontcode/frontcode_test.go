@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -167,4 +169,22 @@ func swapFirstTwo(stream []byte) []byte {
 	b := []byte{0x05}
 	b = append(b, "alpha"...)
 	return append(a, b...)
+}
+
+// Count reads a list's length from its head alone.
+func TestCount(t *testing.T) {
+	for _, terms := range [][]string{nil, {"a"}, {"a", "b", "c"}, make([]string, 0, 300)} {
+		if cap(terms) == 300 {
+			for i := range 300 {
+				terms = append(terms, fmt.Sprintf("t%04d", i))
+			}
+		}
+		b, err := Encode(terms)
+		require.NoError(t, err)
+		n, ok := Count(b[:min(14, len(b))])
+		assert.True(t, ok)
+		assert.Equal(t, uint64(len(terms)), n)
+	}
+	_, ok := Count([]byte("not a list"))
+	assert.False(t, ok)
 }

@@ -104,7 +104,7 @@ func find(t *testing.T, v *View, term string) (paths []string, hot, cold int) {
 			}
 		} else {
 			cold++
-			if l.Digest.HasTerm(term) {
+			if has, err := v.Reader().Holds(l.Record, l.Digest, term); err == nil && has {
 				paths = append(paths, l.Record.Path)
 			}
 		}

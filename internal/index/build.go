@@ -461,10 +461,12 @@ var ErrNotSession = errors.New("not an OMP session file")
 
 // built is a record with its tier data, ready to write.
 type built struct {
-	rec   *Record
-	hot   *hotbm25.Built
-	cold  []byte
-	bytes int64 // source bytes read
+	rec *Record
+	hot *hotbm25.Built
+	// cold is the whole digest (what the lexicon and an answer from
+	// memory read), stored its form in the file (coldvocab.Stored).
+	cold, stored []byte
+	bytes        int64 // source bytes read
 }
 
 // liveSignature identifies a live branch.
@@ -551,7 +553,17 @@ func (ix *Index) newSink(rec *Record, tier string, full bool, n int) *entrySink 
 		s.hot = hotbm25.NewBuilder(n)
 		return s
 	}
-	s.cold = coldvocab.NewBuilder(coldvocab.Digest{
+	s.cold = coldvocab.NewBuilder(digestIdentity(rec), coldvocab.Limits{
+		MaxVocabularyBytes: s.ix.policy.MaxColdVocabularyBytes,
+		MaxCacheBytes:      s.ix.policy.MaxColdCacheBytes,
+	})
+	return s
+}
+
+// digestIdentity is the identity of rec's digest: the fields a stored
+// digest leaves to its record (coldvocab.Stored), and its stamps.
+func digestIdentity(rec *Record) coldvocab.Digest {
+	return coldvocab.Digest{
 		SessionID:          rec.SessionID,
 		File:               rec.Path,
 		Cwd:                rec.Cwd,
@@ -561,11 +573,7 @@ func (ix *Index) newSink(rec *Record, tier string, full bool, n int) *entrySink 
 		Branches:           rec.Branches,
 		LineageFingerprint: rec.LineageFingerprint,
 		Policy:             rec.Policy,
-	}, coldvocab.Limits{
-		MaxVocabularyBytes: s.ix.policy.MaxColdVocabularyBytes,
-		MaxCacheBytes:      s.ix.policy.MaxColdCacheBytes,
-	})
-	return s
+	}
 }
 
 // add takes the next entry; the sink keeps no reference to it. A hot
@@ -616,10 +624,13 @@ func (s *entrySink) finish(problems coverage.Set) (*built, error) {
 		if err != nil {
 			return nil, err
 		}
+		if b.stored, err = coldvocab.Stored(blob); err != nil {
+			return nil, err
+		}
 		b.cold = blob
 		problems = coverage.Of(d.IndexCoverage.Reasons...)
 		rec.CacheBytes = int64(len(blob))
-		rec.DataStamp, _ = blocksum.Stamp(blob)
+		rec.DataStamp, _ = blocksum.Stamp(b.stored)
 	}
 	rec.Reasons = problems.Reasons()
 	return b, nil

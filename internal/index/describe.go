@@ -47,7 +47,10 @@ func (d *Description) Describe(v *View) error {
 	} else {
 		var blob []byte
 		if blob, _, err = v.Reader().Digest(rec); err == nil {
-			err = d.describe(nil, blob)
+			if err = d.describe(nil, blob); err == nil {
+				// Stored: the record holds its identity.
+				d.Digest.Identify(digestIdentity(rec))
+			}
 		}
 	}
 	if errors.Is(err, ErrDamaged) || errors.Is(err, hotbm25.ErrCorrupt) || errors.Is(err, coldvocab.ErrCorrupt) {

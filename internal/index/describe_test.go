@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/memidx/memidx/internal/coldvocab"
 	"github.com/memidx/memidx/internal/session/locate"
 	"github.com/memidx/memidx/internal/session/scopes"
 )
@@ -57,6 +58,14 @@ func TestDescribeCold(t *testing.T) {
 	require.NotNil(t, d.Digest)
 	assert.Equal(t, last.Record(0).EntryCount, d.Digest.EntryCount)
 	assert.Nil(t, d.Shard)
+	// A stored digest leaves its identity to its record: the description
+	// has it back.
+	rec := last.Record(0)
+	t.Logf("built in memory: %v", last.State(0).Built != nil)
+	assert.Equal(t, digestIdentity(rec), coldvocab.Digest{SessionID: d.Digest.SessionID, File: d.Digest.File, Cwd: d.Digest.Cwd,
+		MtimeMs: d.Digest.MtimeMs, Size: d.Digest.Size, SourceHash: d.Digest.SourceHash, Branches: d.Digest.Branches,
+		LineageFingerprint: d.Digest.LineageFingerprint, Policy: d.Digest.Policy})
+	assert.NotEmpty(t, d.Digest.File)
 }
 
 // A narrow call on an index without a hot roster seeds one from the whole

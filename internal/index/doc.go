@@ -8,7 +8,7 @@
 //	         sourceHash, lineageFingerprint, policy, tier, counts, reasons
 //	manifest <branches>\x00<path> -> the record's stat-gate part (manifest.go)
 //	hot      <branches>\x00<path> -> bucket {d: dict, c: cols, e: entries}
-//	cold     <branches>\x00<path> -> digest (msgpack), when not packed
+//	cold     <branches>\x00<path> -> digest (msgpack, stored form: coldvocab.Stored), when not packed
 //	coldpacks <branches>\x00<seq> -> a write batch's small digests (pack.go)
 //	lexicon  <branches>\x00s<seq> -> bucket {v: segment}; <branches>\x00epoch
 //
@@ -16,7 +16,14 @@
 // structural key of the cold digests to the docs of the records that hold
 // it: each write batch adds a segment, merges are log-structured, a record
 // names its doc, and a doc no record names is dead until a merge drops it.
-// A reader trusts the lexicon only at the epoch its records were read at.
+// A reader trusts the lexicon only at the epoch its records were read at
+// to rule sessions out; a stored digest keeps no vocabulary of its own,
+// nor the identity its record holds (coldvocab.Stored; describe.go puts
+// it back), so what terms a current record's session holds is
+// always asked of the lexicon of the same read (Reader.Holds,
+// Lexicon.Vocabularies): a merge keeps every doc a record names. A
+// damaged lexicon is dropped with every cold record, whose sessions are
+// rebuilt from source.
 //
 // Active and all never share a record. A record whose key does not match
 // its path and mode, of another cache version, or that does not decode is

@@ -264,8 +264,8 @@ func writeTierData(tx *bolt.Tx, mode lineage.Mode, key []byte, b *built, packed 
 			}
 		}
 	}
-	if b.cold != nil && !packed {
-		return cold.Put(key, b.cold)
+	if b.stored != nil && !packed {
+		return cold.Put(key, b.stored)
 	}
 	return cold.Delete(key)
 }

@@ -554,6 +554,9 @@ type Lexicon struct {
 	// or be another file's.
 	Epoch LexiconEpoch
 	segs  []lexicon.Segment
+	// lb and keys find the segments' censuses (Vocabularies).
+	lb   *bolt.Bucket
+	keys [][]byte
 	// StemScanCut reports that a stem lookup met the scan budget
 	// (maxStemScan) and found only the stem itself: the lexicon's answer
 	// for that stem is not complete.
@@ -574,7 +577,7 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode)}
+	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode), lb: lb, keys: keys}
 	for _, k := range keys {
 		s, err := lexicon.OpenSeen(segmentAt(lb, k), r.segSeen(k))
 		if err != nil {
@@ -685,4 +688,115 @@ func (r *Reader) LexiconBytes() int64 {
 		n += int64(len(segmentAt(lb, k)))
 	}
 	return n
+}
+
+// Vocabularies returns the terms the lexicon holds for each of docs (cold
+// docs: the vocabularies of their stored digests, coldvocab.Stored), each
+// list in increasing order, without the structural keys. A doc is in one
+// segment only: a segment whose census names none of docs is skipped, and
+// the others are read once, their postings only as far as the docs they
+// hold need.
+func (l *Lexicon) Vocabularies(docs []uint32) (map[uint32][]string, error) {
+	out := make(map[uint32][]string, len(docs))
+	for _, d := range docs {
+		out[d] = nil
+	}
+	for i, s := range l.segs {
+		lo, hi, ok := l.docRange(i, out)
+		if !ok {
+			continue
+		}
+		err := s.EachPostingIn(lo, hi, func(key []byte, held []uint32) error {
+			if key[0] == 0 {
+				return nil // a structural key
+			}
+			var term string
+			for _, d := range held {
+				if list, ok := out[d]; ok {
+					if term == "" {
+						term = string(key)
+					}
+					out[d] = append(list, term)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
+		}
+	}
+	return out, nil
+}
+
+// KeyCounts returns how many keys (terms and structural keys) the
+// lexicon holds for each of docs that a segment's census names: a bound
+// on a doc's terms, read without its postings. A doc of a segment without
+// a readable census is left out.
+func (l *Lexicon) KeyCounts(docs []uint32) map[uint32]int {
+	want := make(map[uint32]bool, len(docs))
+	for _, d := range docs {
+		want[d] = true
+	}
+	out := make(map[uint32]int, len(docs))
+	for i := range l.keys {
+		for _, dk := range l.census(i) {
+			if want[dk.Doc] {
+				out[dk.Doc] += int(dk.Keys)
+			}
+		}
+	}
+	return out
+}
+
+// census is segment i's census; nil when it has none that reads.
+func (l *Lexicon) census(i int) lexicon.Census {
+	if i >= len(l.keys) || l.lb == nil {
+		return nil
+	}
+	b := l.lb.Bucket(l.keys[i])
+	if b == nil {
+		return nil
+	}
+	c, err := lexicon.DecodeCensus(b.Get(censusValue))
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// docRange is the range of the docs of want that segment i holds, by its
+// census (all of want's when it has none that reads); ok is false when it
+// holds none.
+func (l *Lexicon) docRange(i int, want map[uint32][]string) (lo, hi uint32, ok bool) {
+	lo = math.MaxUint32
+	add := func(d uint32) { lo, hi, ok = min(lo, d), max(hi, d), true }
+	census := l.census(i)
+	if census == nil {
+		for d := range want {
+			add(d)
+		}
+		return lo, hi, ok
+	}
+	for _, dk := range census {
+		if _, in := want[dk.Doc]; in {
+			add(dk.Doc)
+		}
+	}
+	return lo, hi, ok
+}
+
+// Holds reports whether the cold session of rec, whose digest v is,
+// holds term: by the digest's own vocabulary when it has one (a digest
+// built in memory), else by the archive lexicon under rec's doc (a stored
+// digest, coldvocab.Stored).
+func (r *Reader) Holds(rec *Record, v coldvocab.View, term string) (bool, error) {
+	if !v.Vocabulary.InLexicon() {
+		return v.HasTerm(term), v.Err()
+	}
+	lex, err := r.Lexicon()
+	if err != nil || lex == nil {
+		return false, errors.Join(ErrNoData, err)
+	}
+	docs, err := lex.Docs(nil, term)
+	return slices.Contains(docs, rec.Doc), err
 }

@@ -50,7 +50,9 @@ func TestOneShotRecallDecodesOnlyTheRecordsItReads(t *testing.T) {
 				require.Equal(t, Cold, st.Record.Tier)
 				_, d, err := v.Reader().Digest(st.Record)
 				require.NoError(t, err)
-				assert.True(t, d.HasTerm("word2"))
+				has, err := v.Reader().Holds(st.Record, d, "word2")
+				require.NoError(t, err)
+				assert.True(t, has)
 				opened = st.Record
 				return nil
 			})

@@ -138,7 +138,7 @@ func unpack(tx *bolt.Tx, mode lineage.Mode, id uint64, key []byte) error {
 func packBatch(tx *bolt.Tx, mode lineage.Mode, batch []*built) (map[*built]bool, error) {
 	var small []*built
 	for _, b := range batch {
-		if b.cold != nil && len(b.cold) <= maxPackedDigest {
+		if b.stored != nil && len(b.stored) <= maxPackedDigest {
 			small = append(small, b)
 		}
 	}
@@ -157,8 +157,8 @@ func packBatch(tx *bolt.Tx, mode lineage.Mode, batch []*built) (map[*built]bool,
 			size += len(m.blob)
 		}
 		n := 0
-		for n < len(small) && (size == 0 || size+len(small[n].cold) <= maxPackBytes) {
-			size += len(small[n].cold)
+		for n < len(small) && (size == 0 || size+len(small[n].stored) <= maxPackBytes) {
+			size += len(small[n].stored)
 			n++
 		}
 		if n == 0 { // the last pack is full
@@ -174,7 +174,7 @@ func packBatch(tx *bolt.Tx, mode lineage.Mode, batch []*built) (map[*built]bool,
 			}
 		}
 		for _, b := range small[:n] {
-			members = append(members, packMember{key: recordKey(mode, b.rec.Path), blob: b.cold})
+			members = append(members, packMember{key: recordKey(mode, b.rec.Path), blob: b.stored})
 			b.rec.Pack = id
 			packed[b] = true
 		}

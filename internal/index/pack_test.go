@@ -31,30 +31,31 @@ func wordySessions(t *testing.T, f *acquireFixture, words int) {
 	}
 }
 
-// coldPages is the pages and the value bytes of the cold digests, packed
-// or not.
+// coldPages is the pages and the bytes of the cold digests, packed or
+// not, with their keys (a pack names its members).
 func coldPages(t *testing.T, ix *Index) (pages, values int64) {
 	u, err := ix.Usage(context.Background())
 	require.NoError(t, err)
 	for _, b := range u.Buckets {
 		if b.Name == string(coldBucket) || b.Name == string(packBucket) {
 			pages += b.PageBytes
-			values += b.ValueBytes
+			values += b.ValueBytes + b.KeyBytes
 		}
 	}
 	return pages, values
 }
 
 // Small cold digests share their pages: the pages that hold them are
-// not much more than their bytes.
+// not much more than their bytes. (A stored digest of these sessions is
+// about 200 bytes: its words are the lexicon's.)
 func TestSmallColdDigestsArePacked(t *testing.T) {
-	for _, words := range []int{200, 400, 800} {
-		t.Run(fmt.Sprint(words, " words a session"), func(t *testing.T) {
-			f := newAcquireFixture(t, 60)
-			wordySessions(t, f, words)
+	for _, sessions := range []int{300, 600} {
+		t.Run(fmt.Sprint(sessions, " sessions"), func(t *testing.T) {
+			f := newAcquireFixture(t, sessions)
+			wordySessions(t, f, 20)
 			f.indexAll()
 			pages, values := coldPages(t, f.ix)
-			per := values / 59
+			per := values / int64(sessions-1)
 			t.Logf("digest %d B, pages %d B for %d B of values (%.2f)", per, pages, values, float64(pages)/float64(values))
 			assert.LessOrEqual(t, float64(pages), 1.12*float64(values))
 			// Every digest still reads, and finds its session's words.
@@ -62,7 +63,9 @@ func TestSmallColdDigestsArePacked(t *testing.T) {
 				for i := 1; i < v.Len(); i++ {
 					_, d, err := v.Reader().Digest(v.Record(i))
 					require.NoError(t, err)
-					assert.True(t, d.HasTerm(fmt.Sprintf("word%d", i)), i)
+					has, err := v.Reader().Holds(v.Record(i), d, fmt.Sprintf("word%d", i))
+					require.NoError(t, err)
+					assert.True(t, has, i)
 				}
 				return nil
 			})
@@ -151,4 +154,47 @@ func TestDamagedRecordLeavesItsPack(t *testing.T) {
 			return nil
 		})
 	}))
+}
+
+// A stored digest holds no vocabulary: the lexicon holds its terms, so
+// the cold values are a fraction of the digests' own size (their
+// cacheBytes, which still counts the vocabulary), and every session's
+// words are still found, through the lexicon.
+func TestStoredDigestsLeaveTheirTermsToTheLexicon(t *testing.T) {
+	for _, words := range []int{400, 3000} {
+		t.Run(fmt.Sprint(words, " words a session"), func(t *testing.T) {
+			f := newAcquireFixture(t, 12)
+			wordySessions(t, f, words)
+			f.indexAll()
+			_, values := coldPages(t, f.ix)
+			var digests int64
+			recs, _, err := f.ix.loadRecords(context.Background(), lineage.Active)
+			require.NoError(t, err)
+			for _, rec := range recs {
+				if rec.Tier == Cold {
+					digests += rec.CacheBytes
+				}
+			}
+			t.Logf("stored %d B of %d B of digests (%.2f)", values, digests, float64(values)/float64(digests))
+			assert.Less(t, float64(values), 0.6*float64(digests))
+			_, _, err = f.ix.Acquire(context.Background(), f.need(), func(v *View) error {
+				for i := 1; i < v.Len(); i++ {
+					rec := v.Record(i)
+					_, d, err := v.Reader().Digest(rec)
+					require.NoError(t, err)
+					require.True(t, d.Vocabulary.InLexicon())
+					for _, w := range []string{fmt.Sprintf("word%d", i), fmt.Sprintf("s%dw%dq%x", i, words-1, (words-1)*7919)} {
+						has, err := v.Reader().Holds(rec, d, w)
+						require.NoError(t, err)
+						assert.True(t, has, w)
+					}
+					has, err := v.Reader().Holds(rec, d, fmt.Sprintf("s%dw0q0", i+1))
+					require.NoError(t, err)
+					assert.False(t, has, "another session's word")
+				}
+				return nil
+			})
+			require.NoError(t, err)
+		})
+	}
 }

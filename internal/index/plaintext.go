@@ -14,8 +14,8 @@ import (
 
 // Plaintext returns what the index file in dir holds, as text a grep can
 // search: the file's bytes, then every word stored packed (the terms of
-// each digest's vocabulary, deflated; the keys of each lexicon segment,
-// front-coded), one a line. A check that a word is not persisted (a
+// a digest's vocabulary, deflated, where a digest holds one; the keys of
+// each lexicon segment, front-coded), one a line. A check that a word is not persisted (a
 // thinking term, a file that is not a session) greps this, not the raw
 // file: packed values would hide the word from it.
 func Plaintext(dir string) ([]byte, error) {

@@ -117,7 +117,9 @@ func TestRefresh_BuildThenUnchanged(t *testing.T) {
 			} else {
 				_, v, err := r.Digest(rec)
 				require.NoError(t, err)
-				assert.True(t, v.HasTerm("alpha0"))
+				has, err := r.Holds(rec, v, "alpha0")
+				require.NoError(t, err)
+				assert.True(t, has)
 			}
 		}
 		return nil

@@ -31,7 +31,9 @@ const CacheVersion = 6
 //	4: hot shard dictionaries hold the stemmed field (natural.Key).
 //	5: the manifest bucket beside the records (what the stat gate reads);
 //	   small cold digests packed many to a value (coldpacks).
-const LayoutVersion = 5
+//	6: a stored cold digest's vocabulary is empty: the archive lexicon
+//	   holds its terms (coldvocab.Stored).
+const LayoutVersion = 6
 
 // FileName is the index file inside the index directory.
 const FileName = "index.db"

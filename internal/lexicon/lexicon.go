@@ -272,6 +272,14 @@ func (w *walker) key() []byte {
 	return w.s.t.Term(w.pos)
 }
 
+// payload is the current key's postings (nil: damaged).
+func (w *walker) payload() []byte {
+	if w.it != nil {
+		return w.it.pay
+	}
+	return w.s.t.Payload(w.pos)
+}
+
 // appendDocs appends the current key's docs to dst.
 func (w *walker) appendDocs(dst []uint32) ([]uint32, error) {
 	if w.it != nil {
@@ -462,4 +470,55 @@ func (s Segment) each(fn func(w *walker) error) error {
 			return err
 		}
 	}
+}
+
+// EachPostingIn calls fn with every key of the segment that holds a doc
+// in [lo, hi], and those of its docs, in key order; both are valid only
+// during the call. A key's postings are decoded only up to hi: a caller
+// that wants a few docs of close numbers reads little more than the keys.
+// It stops at the first error fn returns, or at damage.
+func (s Segment) EachPostingIn(lo, hi uint32, fn func(key []byte, docs []uint32) error) error {
+	var docs []uint32
+	return s.each(func(w *walker) error {
+		p := w.payload()
+		if p == nil {
+			return s.damaged()
+		}
+		var err error
+		if docs, err = postingsIn(docs[:0], p, lo, hi); err != nil {
+			return err
+		}
+		if len(docs) == 0 {
+			return nil
+		}
+		return fn(w.key(), docs)
+	})
+}
+
+// postingsIn appends the docs of postings p that are in [lo, hi].
+func postingsIn(dst []uint32, p []byte, lo, hi uint32) ([]uint32, error) {
+	n, k := binary.Uvarint(p)
+	if k <= 0 || n > uint64(len(p)) {
+		return dst, ErrCorrupt
+	}
+	p = p[k:]
+	cur := uint64(0)
+	for j := uint64(0); j < n; j++ {
+		d, k := binary.Uvarint(p)
+		if k <= 0 {
+			return dst, ErrCorrupt
+		}
+		p = p[k:]
+		cur += d
+		if cur > 1<<32-1 || (j > 0 && d == 0) {
+			return dst, ErrCorrupt
+		}
+		if cur > uint64(hi) {
+			break
+		}
+		if cur >= uint64(lo) {
+			dst = append(dst, uint32(cur))
+		}
+	}
+	return dst, nil
 }

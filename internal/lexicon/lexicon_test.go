@@ -172,3 +172,37 @@ func sealedOf(data []byte) []byte {
 	}
 	return b
 }
+
+// EachPostingIn gives every key that holds a doc of the range, with those
+// docs only, in key order, whatever the range.
+func TestEachPostingIn(t *testing.T) {
+	sessions := map[uint32][]string{
+		2: {"alpha", "beta"}, 5: {"beta", "gamma"}, 9: {"alpha", "delta"}, 300: {"beta", "omega"},
+	}
+	s := build(t, sessions)
+	for _, c := range []struct {
+		lo, hi uint32
+		want   map[string][]uint32
+	}{
+		{0, 1, map[string][]uint32{}},
+		{2, 2, map[string][]uint32{"alpha": {2}, "beta": {2}}},
+		{3, 9, map[string][]uint32{"alpha": {9}, "beta": {5}, "gamma": {5}, "delta": {9}}},
+		{6, 299, map[string][]uint32{"alpha": {9}, "delta": {9}}},
+		{0, 1 << 31, map[string][]uint32{"alpha": {2, 9}, "beta": {2, 5, 300}, "gamma": {5}, "delta": {9}, "omega": {300}}},
+	} {
+		got := map[string][]uint32{}
+		var order []string
+		require.NoError(t, s.EachPostingIn(c.lo, c.hi, func(key []byte, docs []uint32) error {
+			got[string(key)] = slices.Clone(docs)
+			order = append(order, string(key))
+			return nil
+		}))
+		assert.Equal(t, c.want, got, "[%d, %d]", c.lo, c.hi)
+		assert.True(t, slices.IsSorted(order))
+	}
+	stop := errors.New("stop")
+	n := 0
+	err := s.EachPostingIn(0, 1000, func([]byte, []uint32) error { n++; return stop })
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, 1, n)
+}

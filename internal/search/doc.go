@@ -50,7 +50,13 @@
 // names is ruled out without being looked at, and the ones it settles
 // become items only as far as a page needs them. Only the candidates whose
 // entries a filter must count have their digests opened (by Open), with
-// the terms the lexicon found in them. A common term (one naming a
+// the terms the lexicon found in them. A stored digest holds no
+// vocabulary (coldvocab.Stored): when the lexicon does not settle the
+// sessions (a regex, NoLexicon, a lexicon merged since the records were
+// read), a current record's terms are still read from the lexicon of the
+// same read (stored.go), for a regex in batches of the sources it reaches;
+// a session whose record is not current, or every one when the lexicon is
+// damaged, is read from source instead. A common term (one naming a
 // sixteenth of the cold sessions or more) is marked by session in a table
 // of term bits the next query reuses, so that a server's call allocates
 // nothing by session. A settled session's record is completed (a one-shot

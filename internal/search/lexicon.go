@@ -167,10 +167,20 @@ func (s *Searcher) nameColds(lex *index.Lexicon, at docIndex, n int, terms []str
 // lexicon opens the archive lexicon once per search; nil when it cannot
 // answer for records of epoch (none, damaged, merged since).
 func (s *Searcher) lexicon(rd *index.Reader, epoch index.LexiconEpoch) *index.Lexicon {
+	lex := s.anyLexicon(rd)
+	if lex == nil || lex.Epoch != epoch {
+		return nil
+	}
+	return lex
+}
+
+// anyLexicon opens the archive lexicon once per search, whatever its
+// epoch; nil when there is none or it is damaged.
+func (s *Searcher) anyLexicon(rd *index.Reader) *index.Lexicon {
 	if !s.lex.opened {
 		s.lex.opened = true
 		lex, err := rd.Lexicon()
-		if err != nil || lex == nil || lex.Epoch != epoch {
+		if err != nil || lex == nil {
 			s.lexiconFailed(err)
 			return nil
 		}

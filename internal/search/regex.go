@@ -63,19 +63,33 @@ func (s *Searcher) regexHot(si int, src *HotSource, pass func(int) bool) []Item 
 // spans tokens, whether the vocabulary leaves the session possible: it
 // holds every string the pattern needs inside a token. ok is false when
 // the run stopped before the vocabulary's end without a match.
-func (s *Searcher) regexCold(c *ColdSource) (n int, may, ok bool) {
+func (s *Searcher) regexCold(ci int) (n int, may, ok bool) {
 	run := s.regexRun()
 	span := s.regexSpan()
 	var held []bool
 	if !span.local {
 		held = make([]bool, len(span.needs))
 	}
-	voc := c.View.Vocabulary
-	for i := 0; i < voc.Len(); i++ {
+	voc := s.Cold[ci].View.Vocabulary
+	size, termAt := voc.Len(), func(i int) string { return string(voc.Term(i)) }
+	if voc.InLexicon() {
+		// It holds a term at least: a stopped run ends at the first,
+		// and the lexicon need not be read for it.
+		if run.Stopped() {
+			return 0, false, false
+		}
+		terms, ok := s.lexTerms(ci)
+		if !ok {
+			s.Fail(s.Cold[ci].Rec)
+			return 0, false, false
+		}
+		size, termAt = len(terms), func(i int) string { return terms[i] }
+	}
+	for i := 0; i < size; i++ {
 		if run.Stopped() {
 			return n, false, n > 0
 		}
-		term := string(voc.Term(i))
+		term := termAt(i)
 		matched, ok := run.Add(term)
 		if !ok {
 			return n, false, n > 0

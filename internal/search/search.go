@@ -151,6 +151,9 @@ type ColdSource struct {
 	// Has, when set, says which of the plan's terms the session holds,
 	// from the archive lexicon: View is then not opened.
 	Has []bool
+	// terms are the vocabulary of a stored digest, from the lexicon,
+	// once a regex read them (lexTerms).
+	terms []string
 }
 
 // Item is one ranked candidate: an entry of a hot source or a cold session.
@@ -219,6 +222,9 @@ type Searcher struct {
 	// openHas are the terms that the lexicon found in each cold record
 	// whose digest it left to be opened.
 	openHas map[*index.Record][]bool
+	// termsBatch is how many sources' terms lexTerms read last;
+	// mostTermsHeld the most terms one of its passes read.
+	termsBatch, mostTermsHeld int
 	// coldHas[i*len(terms)+t] records that cold source i holds term t.
 	coldHas []bool
 	// unopened are the cold sessions the archive lexicon ruled out or
@@ -591,7 +597,7 @@ func (s *Searcher) searchCold(need int) ([]Item, int) {
 				continue
 			}
 		case PlanRegex:
-			m, may, ok := s.regexCold(c)
+			m, may, ok := s.regexCold(ci)
 			if !ok || (m == 0 && !may) {
 				continue
 			}
@@ -637,6 +643,9 @@ func (s *Searcher) searchCold(need int) ([]Item, int) {
 func (s *Searcher) Run(need int) ([]Item, int) {
 	if s.plan.Kind == PlanTerms || s.plan.Kind == PlanPhrase {
 		s.stats(s.plan.Terms)
+	}
+	if s.plan.Kind == PlanRegex {
+		s.prefetchTerms()
 	}
 	var items []Item
 	hotCount := 0

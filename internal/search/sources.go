@@ -123,6 +123,7 @@ func (s *Searcher) add(l index.Loaded) {
 // records whose digests another process rewrote since the refresh: their
 // sessions are to be read from source.
 func (s *Searcher) openCold(rd *index.Reader, colds []*index.Record) (raced []*index.Record) {
+	first := len(s.Cold)
 	rd.Digests(colds, func(rec *index.Record, _ []byte, v coldvocab.View, err error) {
 		if errors.Is(err, index.ErrNoData) {
 			raced = append(raced, rec)
@@ -134,7 +135,7 @@ func (s *Searcher) openCold(rd *index.Reader, colds []*index.Record) (raced []*i
 		}
 		s.Cold = append(s.Cold, ColdSource{Rec: rec, View: v, Has: s.openHas[rec]})
 	})
-	return raced
+	return append(raced, s.fromLexicon(rd, first)...)
 }
 
 // Open makes every state of v a source: hot shards (or the sessions in
