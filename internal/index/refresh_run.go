@@ -480,9 +480,27 @@ func (w *writer) take(res result) {
 		w.batch = append(w.batch, res.b)
 		w.batchBytes += res.b.rec.CacheBytes
 	}
-	if len(w.batch) >= 64 || w.batchBytes >= w.maxBatchBytes() {
+	if len(w.batch) >= w.maxBatchSessions() || w.batchBytes >= w.maxBatchBytes() {
 		w.flush()
 	}
+}
+
+// batchSessions and rebuildBatchSessions bound the sessions of one write.
+// A refresh writes small batches, so that what it built soon answers
+// another process; a rebuild writes large ones, since each write costs a
+// transaction, a sync and a lexicon segment that merges rewrite later:
+// at a few KB a session those, not the sessions, were a rebuild's time.
+// Either is bounded by maxBatchBytes too.
+const (
+	batchSessions        = 64
+	rebuildBatchSessions = 1024
+)
+
+func (w *writer) maxBatchSessions() int {
+	if w.queue != nil {
+		return rebuildBatchSessions
+	}
+	return batchSessions
 }
 
 // maxBatchBytes bounds the tier data one write holds: 64 MiB, or 32 MiB

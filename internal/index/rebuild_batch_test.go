@@ -1,0 +1,29 @@
+package index
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/internal/lineage"
+)
+
+// A rebuild writes a few large batches, not one transaction per 64
+// sessions: each write costs a transaction, a sync and a lexicon segment.
+func TestRebuild_WritesLargeBatches(t *testing.T) {
+	const sessions = 700
+	f := newFixture(t, sessions)
+	ix := f.index()
+	var targets []Target
+	for _, p := range f.paths {
+		targets = append(targets, Target{Path: p})
+	}
+	rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, NoBudgets: true})
+	require.NoError(t, err)
+	require.Equal(t, sessions, rep.Rebuilt)
+	var txid int
+	require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error { txid = tx.ID(); return nil }))
+	// The file's creation and stamp, then the writes.
+	require.LessOrEqual(t, txid, 2+(sessions+rebuildBatchSessions-1)/rebuildBatchSessions)
+}
