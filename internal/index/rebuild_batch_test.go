@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
 )
 
@@ -26,4 +27,18 @@ func TestRebuild_WritesLargeBatches(t *testing.T) {
 	require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error { txid = tx.ID(); return nil }))
 	// The file's creation and stamp, then the writes.
 	require.LessOrEqual(t, txid, 2+(sessions+rebuildBatchSessions-1)/rebuildBatchSessions)
+}
+
+// A merge lets go of the file pages it read (every record for the live
+// docs, then its input segments) before the transaction goes on, so that
+// they do not add up in the process's RSS.
+func TestMerge_DropsWhatItMapped(t *testing.T) {
+	f := newFixture(t, (mergeFanIn+1)*batchSessions)
+	ix := f.index()
+	var drops int
+	dropMapped = func(tx *bolt.Tx) { drops++; indexfile.DropMapped(tx) }
+	defer func() { dropMapped = indexfile.DropMapped }()
+	rep := f.refresh(ix, lineage.Active)
+	require.Equal(t, len(f.paths), rep.Rebuilt)
+	require.GreaterOrEqual(t, drops, 2, "after reading the live docs and after the merge")
 }

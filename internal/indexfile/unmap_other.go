@@ -6,3 +6,6 @@ import bolt "go.etcd.io/bbolt"
 
 // dropMapped does nothing here (see unmap_linux.go).
 func dropMapped(*bolt.DB, int64) {}
+
+// DropMapped does nothing here (see unmap_linux.go).
+func DropMapped(*bolt.Tx) {}
