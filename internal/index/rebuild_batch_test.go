@@ -42,3 +42,36 @@ func TestMerge_DropsWhatItMapped(t *testing.T) {
 	require.Equal(t, len(f.paths), rep.Rebuilt)
 	require.GreaterOrEqual(t, drops, 2, "after reading the live docs and after the merge")
 }
+
+// A rebuild's batch grows past batchSessions only while its sessions are
+// small: its segment, and the merges it takes part in, stay the size a
+// batch of 64 sessions of 100 KB makes.
+func TestWriter_BatchFull(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		rebuild  bool
+		sessions int
+		source   int64
+		tierData int64
+		want     bool
+	}{
+		{"refresh, under 64", false, 63, 1 << 10, 0, false},
+		{"refresh, 64 small", false, 64, 64 << 10, 0, true},
+		{"rebuild, 64 small", true, 64, 64 << 10, 0, false},
+		{"rebuild, 1000 small", true, 1000, rebuildBatchSource - 1, 0, false},
+		{"rebuild, source bound", true, 300, rebuildBatchSource, 0, true},
+		{"rebuild, 64 large", true, 64, 64 * 100 << 10, 0, true},
+		{"rebuild, 63 large", true, 63, 63 * 100 << 10, 0, false},
+		{"rebuild, session bound", true, rebuildBatchSessions, 1 << 20, 0, true},
+		{"rebuild, tier data bound", true, 10, 1 << 20, 32 << 20, true},
+		{"refresh, tier data bound", false, 10, 1 << 20, 64 << 20, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &writer{batch: make([]*built, tc.sessions), batchSource: tc.source, batchBytes: tc.tierData}
+			if tc.rebuild {
+				w.queue = make(chan pendingWrite)
+			}
+			require.Equal(t, tc.want, w.batchFull())
+		})
+	}
+}
