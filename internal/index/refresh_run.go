@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
@@ -370,7 +371,9 @@ type writer struct {
 	batchBytes int64
 	// batchSource is the source bytes the batch was built from.
 	batchSource int64
-	deletes     [][]byte
+	// queued counts the batches handed to the write goroutine.
+	queued  int
+	deletes [][]byte
 	// scrub: the next write removes what must leave the file.
 	scrub    bool
 	writeErr error
@@ -513,7 +516,15 @@ func (w *writer) batchFull() bool {
 	case w.queue == nil: // a refresh
 		return n >= batchSessions
 	}
-	return n >= rebuildBatchSessions || (n >= batchSessions && w.batchSource >= rebuildBatchSource)
+	return n >= w.rebuildBatchCap() || (n >= batchSessions && w.batchSource >= rebuildBatchSource)
+}
+
+// rebuildBatchCap is the most sessions the next rebuild batch holds: the
+// first holds batchSessions, each next one twice the one before, up to
+// rebuildBatchSessions, so that a rebuild writes what it built as soon as
+// a refresh does (an index that fills its disk keeps its first batches).
+func (w *writer) rebuildBatchCap() int {
+	return batchSessions << min(w.queued, bits.Len(rebuildBatchSessions/batchSessions)-1)
 }
 
 // maxBatchBytes bounds the tier data one write holds: 64 MiB, or 32 MiB
@@ -553,6 +564,7 @@ func (w *writer) flush() {
 	p := pendingWrite{batch: w.batch, deletes: w.deletes, scrub: w.scrub, roster: w.r.newRoster}
 	if w.queue != nil {
 		w.queue <- p
+		w.queued++
 		// The goroutine owns the batch now: fill a new one.
 		w.batch, w.batchBytes, w.batchSource, w.deletes, w.scrub, w.r.newRoster = nil, 0, 0, nil, false, nil
 		return
