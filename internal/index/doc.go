@@ -69,8 +69,9 @@
 //
 // Many processes: reads and writes each open the file for one transaction;
 // sessions are read and built outside any lock, in parallel, and written in
-// batches: 64 sessions for a refresh; for a rebuild, up to 1024 small
-// sessions, until they were built from 4 MiB (refresh_run.go). A batch's
+// batches: 64 sessions for a refresh; for a rebuild, 64 at first, each
+// batch up to twice the one before, to 1024 small sessions or 4 MiB of
+// source (refresh_run.go). A batch's
 // lexicon segment is built by gathering its keys in a map up to 512Ki keys,
 // else by a heap merge. A write that reads much of the file (a merge's
 // live docs and inputs, a batch's lookups among cold digests) lets go of
