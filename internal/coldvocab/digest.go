@@ -130,6 +130,9 @@ type addrEntry struct {
 	ts   float64
 }
 
+// initialTerms is the vocabulary a Builder makes room for at first.
+const initialTerms = 256
+
 // NewBuilder starts a digest with the identity fields of id.
 func NewBuilder(id Digest, lim Limits) *Builder {
 	d := &id
@@ -138,7 +141,10 @@ func NewBuilder(id Digest, lim Limits) *Builder {
 	d.ToolHistogram = map[string]int{}
 	d.IndexCoverage.FilesTouchedComplete = true
 	return &Builder{
-		d: d, lim: lim, seen: make(map[string]struct{}, 4096), vocab: make([]string, 0, 4096),
+		// Sized for a short session: most archive sessions are a few KB,
+		// and presizing for thousands of terms cost each of them 260 KB
+		// of garbage; a long one grows these as it goes.
+		d: d, lim: lim, seen: make(map[string]struct{}, initialTerms), vocab: make([]string, 0, initialTerms),
 		estimate: 2, files: make([]string, 0, 8), intern: map[string]string{},
 		// Every address carries an 8-byte timestamp: more than
 		// MaxCacheBytes/8 of them can never fit.

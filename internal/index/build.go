@@ -521,7 +521,7 @@ func (ix *Index) newRecord(src *Source, h *session.Header, hash string, sel *lin
 		SourceHash:         hash,
 		LineageFingerprint: sel.Fingerprint,
 		LiveSignature:      liveSignature(liveFor(mode, live)),
-		Policy:             ix.policy.String(tier, mode),
+		Policy:             ix.policyOf(tier, mode), // one shared string, not one a record
 		Tier:               tier,
 		IndexedAtNs:        time.Now().UnixNano(),
 	}

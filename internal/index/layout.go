@@ -184,7 +184,12 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	if err != nil {
 		return err
 	}
-	for _, b := range batch {
+	for i, b := range batch {
+		if i%dropEvery == dropEvery-1 {
+			// A lookup in the cold bucket reads across leaves of
+			// digests: some 64 KB of the file a session.
+			dropMapped(tx)
+		}
 		key := recordKey(mode, b.rec.Path)
 		if b.hot == nil && b.cold == nil {
 			if err := reverify(tx, recs, key, b.rec); err != nil {
@@ -209,6 +214,10 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	}
 	return nil
 }
+
+// dropEvery is how many sessions' writes map the file before a write lets
+// go of it (dropMapped).
+const dropEvery = 128
 
 // reverify stores a re-verified (racy) record, which carries no data: it
 // may only refresh a record that still describes the same source and

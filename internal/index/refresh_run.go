@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
@@ -428,7 +429,11 @@ type writer struct {
 	r          *refreshRun
 	batch      []*built
 	batchBytes int64
-	deletes    [][]byte
+	// batchSource is the source bytes the batch was built from.
+	batchSource int64
+	// queued counts the batches handed to the write goroutine.
+	queued  int
+	deletes [][]byte
 	// scrub: the next write removes what must leave the file.
 	scrub    bool
 	writeErr error
@@ -539,10 +544,47 @@ func (w *writer) take(res result) {
 		rep.BytesRead += res.b.bytes
 		w.batch = append(w.batch, res.b)
 		w.batchBytes += res.b.rec.CacheBytes
+		w.batchSource += res.b.bytes
 	}
-	if len(w.batch) >= 64 || w.batchBytes >= w.maxBatchBytes() {
+	if w.batchFull() {
 		w.flush()
 	}
+}
+
+// A refresh writes batches of batchSessions, so that what it built soon
+// answers another process. A rebuild writes larger ones when its sessions
+// are small, since each write costs a transaction, a sync and a lexicon
+// segment that merges rewrite later (at a few KB a session those, not the
+// sessions, were a rebuild's time): batchSessions or more, until they were
+// built from rebuildBatchSource bytes, and at most rebuildBatchSessions.
+// The source bound keeps a batch's segment, and so the merges it takes
+// part in, the size of a batch of 64 sessions of 100 KB: a merge holds
+// several times its output, and larger ones raised the 10k archive's
+// rebuild from 190 to 270 MiB. Every batch is bounded by maxBatchBytes too.
+const (
+	batchSessions        = 64
+	rebuildBatchSessions = 1024
+	rebuildBatchSource   = 4 << 20
+)
+
+// batchFull reports whether the batch is to be written now.
+func (w *writer) batchFull() bool {
+	n := len(w.batch)
+	switch {
+	case w.batchBytes >= w.maxBatchBytes():
+		return true
+	case w.queue == nil: // a refresh
+		return n >= batchSessions
+	}
+	return n >= w.rebuildBatchCap() || (n >= batchSessions && w.batchSource >= rebuildBatchSource)
+}
+
+// rebuildBatchCap is the most sessions the next rebuild batch holds: the
+// first holds batchSessions, each next one twice the one before, up to
+// rebuildBatchSessions, so that a rebuild writes what it built as soon as
+// a refresh does (an index that fills its disk keeps its first batches).
+func (w *writer) rebuildBatchCap() int {
+	return batchSessions << min(w.queued, bits.Len(rebuildBatchSessions/batchSessions)-1)
 }
 
 // maxBatchBytes bounds the tier data one write holds: 64 MiB, or 32 MiB
@@ -574,7 +616,7 @@ func buildReason(err error) string {
 func (w *writer) flush() {
 	if w.writeErr != nil && !w.keepUnwritten {
 		w.unwritten = appendBuilt(w.unwritten, w.batch)
-		w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
+		w.batch, w.batchBytes, w.batchSource, w.deletes = w.batch[:0], 0, 0, nil
 	}
 	if (len(w.batch) == 0 && len(w.deletes) == 0 && w.r.newRoster == nil) || w.writeErr != nil {
 		return
@@ -582,8 +624,9 @@ func (w *writer) flush() {
 	p := pendingWrite{batch: w.batch, deletes: w.deletes, scrub: w.scrub, roster: w.r.newRoster}
 	if w.queue != nil {
 		w.queue <- p
+		w.queued++
 		// The goroutine owns the batch now: fill a new one.
-		w.batch, w.batchBytes, w.deletes, w.scrub, w.r.newRoster = nil, 0, nil, false, nil
+		w.batch, w.batchBytes, w.batchSource, w.deletes, w.scrub, w.r.newRoster = nil, 0, 0, nil, false, nil
 		return
 	}
 	err := w.commit(p)
@@ -600,7 +643,7 @@ func (w *writer) flush() {
 		w.writeErr = err
 		w.unwritten = appendBuilt(w.unwritten, w.batch)
 	}
-	w.batch, w.batchBytes, w.deletes = w.batch[:0], 0, nil
+	w.batch, w.batchBytes, w.batchSource, w.deletes = w.batch[:0], 0, 0, nil
 }
 
 // appendBuilt appends the records of the sessions the batch built (not

@@ -1,0 +1,77 @@
+package lexicon
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// randomSources are n sessions of up to words keys each, drawn from a
+// vocabulary of vocab (structural keys, which start with a NUL byte,
+// among them), in strictly increasing order as digests list them.
+func randomSources(seed uint64, n, words, vocab int) []Source {
+	r := rand.New(rand.NewPCG(seed, 7))
+	srcs := make([]Source, 0, n)
+	for s := range n {
+		keys := make([]string, 0, words)
+		for range r.IntN(words + 1) {
+			k := fmt.Sprintf("w%x", r.IntN(vocab))
+			if r.IntN(10) == 0 {
+				k = "\x00" + k
+			}
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		views := make([][]byte, len(keys))
+		for i, k := range keys {
+			views[i] = []byte(k)
+		}
+		srcs = append(srcs, Source{Doc: uint32(3*s + 1), Len: len(views), Key: func(i int) []byte { return views[i] }})
+	}
+	return srcs
+}
+
+func TestBuildGathered_SameBytesAsBuildSorted(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		sessions, words, voc int
+	}{
+		{"none", 0, 0, 1},
+		{"one empty", 1, 0, 1},
+		{"one", 1, 50, 100},
+		{"a refresh batch", 64, 300, 5000},
+		{"a rebuild batch", 1024, 120, 20000},
+		{"shared words", 200, 40, 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srcs := randomSources(uint64(tc.sessions), tc.sessions, tc.words, tc.voc)
+			want, err := BuildSorted(srcs)
+			require.NoError(t, err)
+			got, err := BuildGathered(srcs)
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+		})
+	}
+}
+
+// BenchmarkBuildBatch: a rebuild's write batch, 1,024 sessions of a few
+// hundred keys from a vocabulary of 20,000, by a heap merge and gathered.
+func BenchmarkBuildBatch(b *testing.B) {
+	srcs := randomSources(9, 1024, 600, 20000)
+	for _, build := range []struct {
+		name string
+		fn   func([]Source) ([]byte, error)
+	}{{"sorted", BuildSorted}, {"gathered", BuildGathered}} {
+		b.Run(build.name, func(b *testing.B) {
+			for range b.N {
+				if _, err := build.fn(srcs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
