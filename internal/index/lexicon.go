@@ -415,7 +415,8 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 		}
 	}
 	isLive := func(d uint32) bool { _, ok := live[d]; return ok }
-	merged, err := lexicon.Merge(segs, isLive)
+	tx := lb.Tx()
+	merged, err := lexicon.MergeEvery(segs, isLive, mergeDropKeys, func() { dropMapped(tx) })
 	if err != nil {
 		return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 	}
@@ -502,13 +503,27 @@ func (ix *Index) ResetLexicon(ctx context.Context, mode lineage.Mode) bool {
 // liveDocs are the docs of mode's records.
 func liveDocs(tx *bolt.Tx, mode lineage.Mode) map[uint32]struct{} {
 	live := map[uint32]struct{}{}
+	n := 0
 	eachRecord(tx, mode, func(_ []byte, r *Record, err error) {
 		if err == nil && r.Doc != 0 {
 			live[r.Doc] = struct{}{}
 		}
+		if n++; n%liveDropRecords == 0 {
+			dropMapped(tx) // the records bucket is 50 MB at 100k sessions
+		}
 	})
 	return live
 }
+
+// liveDropRecords is how many records liveDocs reads (some 2 MB of the
+// file) before it lets go of their pages, and mergeDropKeys how many keys
+// a merge walks (a few MB of its inputs) before it does: a write
+// transaction that reads the whole records bucket, then 8 segments of up
+// to 8 MB, kept 100-150 MB of the file mapped at 100k sessions.
+const (
+	liveDropRecords = 4096
+	mergeDropKeys   = 1 << 16
+)
 
 // LexiconEpoch says which lexicon a caller's records belong to: the
 // lexicon bucket's random id (a new index file, after a reset or an rm -r,

@@ -686,6 +686,9 @@ func (w *writer) commit(p pendingWrite) error {
 			return err
 		}
 		w.sawCommit(tx, before)
+		// The commit copies every changed page, faulting each in again:
+		// let go of the rest first.
+		dropMapped(tx)
 		return nil
 	})
 }

@@ -291,7 +291,15 @@ func (w *walker) appendDocs(dst []uint32) ([]uint32, error) {
 // Merge folds segments into one, keeping only the docs live reports true
 // for; a key left with no doc is dropped. The result is sealed.
 func Merge(segs []Segment, live func(doc uint32) bool) ([]byte, error) {
-	w := segmentWriter{live: live}
+	return MergeEvery(segs, live, 0, nil)
+}
+
+// MergeEvery is Merge that calls every after each n keys it walked: a
+// caller whose segments are mapped from a file lets go of the pages read
+// so far (a merge of 8 inputs of 8 MB otherwise keeps them all mapped
+// until it ends: some 100 MB of a rebuild's peak RSS at 100k sessions).
+func MergeEvery(segs []Segment, live func(doc uint32) bool, n int, every func()) ([]byte, error) {
+	w := segmentWriter{live: live, every: every, n: n}
 	walks := make([]*walker, len(segs))
 	for i, s := range segs {
 		walks[i] = s.walk()
@@ -331,10 +339,19 @@ type segmentWriter struct {
 	docs []uint32
 	pay  []byte
 	live func(doc uint32) bool // nil: every doc
+	// every is called after each n keys (MergeEvery); seen counts them.
+	every func()
+	n     int
+	seen  int
 }
 
 // flush writes key with the docs gathered for it, if any is live.
 func (w *segmentWriter) flush(key []byte) error {
+	if w.every != nil {
+		if w.seen++; w.seen%w.n == 0 {
+			w.every()
+		}
+	}
 	docs := w.docs
 	w.docs = w.docs[:0]
 	if w.live != nil {

@@ -100,6 +100,25 @@ func TestMergeEqualsOneBuild(t *testing.T) {
 	}
 }
 
+// MergeEvery writes what Merge writes and calls back after each n keys
+// it walked (dead keys too: their input pages were read all the same).
+func TestMergeEvery(t *testing.T) {
+	a := build(t, map[uint32][]string{1: {"a", "b", "c"}, 2: {"c", "d"}})
+	b := build(t, map[uint32][]string{3: {"b", "e", "f", "g"}, 4: {"h"}})
+	live := func(d uint32) bool { return d != 4 } // "h" is dropped
+	want, err := Merge([]Segment{a, b}, live)
+	require.NoError(t, err)
+	for _, tc := range []struct{ n, calls int }{{1, 8}, {3, 2}, {8, 1}, {9, 0}} {
+		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
+			calls := 0
+			got, err := MergeEvery([]Segment{a, b}, live, tc.n, func() { calls++ })
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			assert.Equal(t, tc.calls, calls)
+		})
+	}
+}
+
 // Every flipped byte of a sealed segment is either caught or harmless:
 // a lookup never returns docs that differ from the truth without an error.
 func TestDamageIsCaught(t *testing.T) {
