@@ -1,0 +1,392 @@
+package coldvocab
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"strings"
+
+	"github.com/memidx/memidx/internal/blocksum"
+	"github.com/memidx/memidx/internal/termtab"
+)
+
+// The compact address form, which a stored digest keeps (see Stored); a
+// whole digest keeps the termtab form that cacheBytes and the cap count.
+// At 100k sessions of ~20 entries the termtab form was ~670 B a session:
+// 8 B of offsets for every key, and a key (and a posting list) for every
+// entry id and operation address, which are mostly unique per entry. The
+// compact form is read by one linear scan, cheaper than a termtab's setup
+// for the tens of keys a session has:
+//
+//	magic "AC1\x00"
+//	uvarint entries, keys, keyBytes, idBytes, opBytes
+//	keys:  per structural key, in byte order: uvarint shared prefix
+//	       length, uvarint suffix length, suffix, uvarint payload length,
+//	       payload (the termtab form's posting list, unchanged)
+//	ids:   per entry: uvarint length, the entry id (0: none)
+//	ops:   per entry: uvarint length, the operation address (0: none)
+//	times: tsRaw then 8 bytes an entry (float64 bits), or tsDelta then
+//	       per entry uvarint 0 for none, else zigzag(ms − previous ms)+1
+//	       (taken only when every timestamp is an integral number of ms
+//	       that round-trips exactly)
+var compactMagic = []byte("AC1\x00")
+
+const (
+	tsRaw   = 0
+	tsDelta = 1
+)
+
+// Addresses reads a digest's address table in either form, in place.
+type Addresses struct {
+	tt      termtab.Table
+	b       blocksum.Bytes
+	compact bool
+	bad     bool // a compact table whose header does not read
+	entries int
+	nkeys   int
+	keys    int // start of each section
+	ids     int
+	ops     int
+	times   int
+}
+
+// openAddresses opens either form; only the compact form's header is read.
+func openAddresses(b blocksum.Bytes) (Addresses, error) {
+	if m, ok := b.Slice(0, len(compactMagic)); !ok || !bytes.Equal(m, compactMagic) {
+		t, err := termtab.Open(b)
+		return Addresses{tt: t}, err
+	}
+	a := Addresses{b: b, compact: true}
+	r := reader{b: b, pos: len(compactMagic), ok: true}
+	a.entries, a.nkeys = r.int(), r.int()
+	kb, ib, ob := r.int(), r.int(), r.int()
+	a.keys = r.pos
+	a.ids = a.keys + kb
+	a.ops = a.ids + ib
+	a.times = a.ops + ob
+	if !r.ok || kb < 0 || ib < 0 || ob < 0 || a.times < a.keys || a.times >= b.Len() || a.entries > b.Len() {
+		return Addresses{}, ErrCorrupt
+	}
+	return a, nil
+}
+
+// Err reports damage that a read met.
+func (a Addresses) Err() error {
+	if a.compact {
+		return a.b.Err()
+	}
+	return a.tt.Err()
+}
+
+// eachKey calls f with each structural key and its payload in order
+// until f returns false; the slices alias the table only for the call's
+// duration (the key is rebuilt in a buffer).
+func (a Addresses) eachKey(f func(key, payload []byte) bool) {
+	sec, ok := a.b.Slice(a.keys, a.ids)
+	if !ok {
+		return
+	}
+	r := reader{b: blocksum.Trusted(sec), ok: true}
+	var key []byte
+	for i := 0; i < a.nkeys && r.ok; i++ {
+		shared, n := r.int(), r.int()
+		suffix := r.next(n)
+		p := r.next(r.int())
+		if !r.ok || shared > len(key) {
+			return
+		}
+		key = append(key[:shared], suffix...)
+		if !f(key, p) {
+			return
+		}
+	}
+}
+
+// payload returns the posting list of a structural key.
+func (a Addresses) payload(key string) []byte {
+	if !a.compact {
+		if i, ok := a.tt.Find(key); ok {
+			return a.tt.Payload(i)
+		}
+		return nil
+	}
+	var out []byte
+	a.eachKey(func(k, p []byte) bool {
+		switch c := strings.Compare(string(k), key); {
+		case c == 0:
+			out = p
+		case c < 0:
+			return true
+		}
+		return false // keys are in order: none after this one matches
+	})
+	return out
+}
+
+// StructuralKeys returns the structural keys (those that start with a NUL
+// byte), in order, as the lexicon lists them.
+func (a Addresses) StructuralKeys() [][]byte {
+	var out [][]byte
+	if !a.compact {
+		lo, hi := a.tt.Prefix("\x00")
+		for i := lo; i < hi; i++ {
+			out = append(out, a.tt.Term(i))
+		}
+		return out
+	}
+	a.eachKey(func(k, _ []byte) bool {
+		if len(k) > 0 && k[0] == 0 {
+			out = append(out, bytes.Clone(k))
+		}
+		return true
+	})
+	return out
+}
+
+// hasColumn reports whether an entry's value in the column at [lo, hi)
+// is v.
+func (a Addresses) hasColumn(lo, hi int, v string) bool {
+	sec, ok := a.b.Slice(lo, hi)
+	if !ok || v == "" {
+		return false
+	}
+	r := reader{b: blocksum.Trusted(sec), ok: true}
+	for i := 0; i < a.entries && r.ok; i++ {
+		if s := r.next(r.int()); r.ok && string(s) == v {
+			return true
+		}
+	}
+	return false
+}
+
+// HasEntryID reports whether an entry has this id.
+func (a Addresses) HasEntryID(id string) bool {
+	if !a.compact {
+		return a.tt.Has(keyEntryID + id)
+	}
+	return a.hasColumn(a.ids, a.ops, id)
+}
+
+// timestamps returns the entries' timestamps (NaN for none), and the
+// number of entries.
+func (a Addresses) timestamps() (raw blocksum.Bytes, dec []float64, n int) {
+	if !a.compact {
+		if i, ok := a.tt.Find(keyTimestamps); ok {
+			if raw, ok = a.tt.PayloadView(i); ok {
+				return raw, nil, raw.Len() / 8
+			}
+		}
+		return blocksum.Bytes{}, nil, 0
+	}
+	form, ok := a.b.Slice(a.times, a.times+1)
+	if !ok {
+		return blocksum.Bytes{}, nil, 0
+	}
+	switch form[0] {
+	case tsRaw:
+		if raw, ok = a.b.Sub(a.times+1, a.b.Len()); ok && raw.Len() == 8*a.entries {
+			return raw, nil, a.entries
+		}
+	case tsDelta:
+		sec, ok := a.b.Slice(a.times+1, a.b.Len())
+		if !ok {
+			break
+		}
+		r := reader{b: blocksum.Trusted(sec), ok: true}
+		dec = make([]float64, a.entries)
+		prev := int64(0)
+		for i := range dec {
+			u := r.uvarint()
+			if u == 0 {
+				dec[i] = math.NaN()
+				continue
+			}
+			prev += unzigzag(u - 1)
+			dec[i] = float64(prev)
+		}
+		if r.ok {
+			return blocksum.Bytes{}, dec, a.entries
+		}
+	}
+	return blocksum.Bytes{}, nil, 0
+}
+
+// compactAddresses rewrites a termtab address table in the compact form;
+// ok is false for a table it cannot express (a key of another kind, an
+// entry with two ids), which then stays as it is.
+func compactAddresses(tt []byte) (out []byte, ok bool) {
+	t, err := termtab.Open(blocksum.Trusted(tt))
+	if err != nil || t.Verify() != nil {
+		return nil, false
+	}
+	i, found := t.Find(keyTimestamps)
+	if !found {
+		return nil, false
+	}
+	ts := t.Payload(i)
+	n := len(ts) / 8
+	if len(ts) != 8*n {
+		return nil, false
+	}
+	ids, ops := make([]string, n), make([]string, n)
+	var keys []byte
+	nkeys, prev := 0, []byte(nil)
+	for i := 0; i < t.Len(); i++ {
+		k, p := t.Term(i), t.Payload(i)
+		var col []string
+		switch {
+		case len(k) > 0 && k[0] == 0:
+			shared := commonPrefix(prev, k)
+			keys = binary.AppendUvarint(keys, uint64(shared))
+			keys = binary.AppendUvarint(keys, uint64(len(k)-shared))
+			keys = append(keys, k[shared:]...)
+			keys = binary.AppendUvarint(keys, uint64(len(p)))
+			keys = append(keys, p...)
+			nkeys, prev = nkeys+1, k
+			continue
+		case string(k) == keyTimestamps:
+			continue
+		case bytes.HasPrefix(k, []byte(keyEntryID)):
+			col = ids
+		case bytes.HasPrefix(k, []byte(keyOperation)):
+			col = ops
+		default:
+			return nil, false
+		}
+		v := string(k[1:])
+		entries, ok := postings(p, n)
+		if !ok || v == "" {
+			return nil, false
+		}
+		for _, e := range entries {
+			if col[e] != "" {
+				return nil, false
+			}
+			col[e] = v
+		}
+	}
+	out = append(out, compactMagic...)
+	idb, opb := appendColumn(nil, ids), appendColumn(nil, ops)
+	for _, v := range []int{n, nkeys, len(keys), len(idb), len(opb)} {
+		out = binary.AppendUvarint(out, uint64(v))
+	}
+	out = append(append(append(out, keys...), idb...), opb...)
+	return appendTimes(out, ts), true
+}
+
+// postings decodes a posting list of entries below n.
+func postings(p []byte, n int) ([]uint32, bool) {
+	c, k := binary.Uvarint(p)
+	if k <= 0 || c > uint64(n) {
+		return nil, false
+	}
+	p = p[k:]
+	out := make([]uint32, 0, c)
+	cur := uint64(0)
+	for j := uint64(0); j < c; j++ {
+		d, k := binary.Uvarint(p)
+		if k <= 0 {
+			return nil, false
+		}
+		p, cur = p[k:], cur+d
+		if cur >= uint64(n) {
+			return nil, false
+		}
+		out = append(out, uint32(cur))
+	}
+	return out, len(p) == 0
+}
+
+func appendColumn(b []byte, col []string) []byte {
+	for _, v := range col {
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	return b
+}
+
+// maxExactMs bounds the timestamps the delta form takes: every integer up
+// to 2^53 is exact in a float64, and differences stay within int64.
+const maxExactMs = 1 << 53
+
+// appendTimes appends the timestamps (8 raw bytes each) in the delta form
+// when each one round-trips through it exactly, else raw.
+func appendTimes(b, raw []byte) []byte {
+	start := len(b)
+	b = append(b, tsDelta)
+	prev := int64(0)
+	for i := 0; i+8 <= len(raw); i += 8 {
+		bits := binary.LittleEndian.Uint64(raw[i:])
+		f := math.Float64frombits(bits)
+		if math.IsNaN(f) {
+			b = append(b, 0)
+			continue
+		}
+		ms := int64(f)
+		if f < -maxExactMs || f > maxExactMs || math.Float64bits(float64(ms)) != bits {
+			return append(append(b[:start], tsRaw), raw...)
+		}
+		b = binary.AppendUvarint(b, zigzag(ms-prev)+1)
+		prev = ms
+	}
+	return b
+}
+
+func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// reader reads uvarints and byte runs; ok turns false at the first that
+// is not there.
+type reader struct {
+	b   blocksum.Bytes
+	pos int
+	ok  bool
+}
+
+func (r *reader) uvarint() uint64 {
+	var x uint64
+	for s := 0; s < 64; s += 7 {
+		c := r.next(1)
+		if !r.ok {
+			return 0
+		}
+		x |= uint64(c[0]&0x7f) << s
+		if c[0] < 0x80 {
+			return x
+		}
+	}
+	r.ok = false
+	return 0
+}
+
+// int reads a uvarint that must fit the table.
+func (r *reader) int() int {
+	u := r.uvarint()
+	if u > uint64(r.b.Len()) {
+		r.ok = false
+		return 0
+	}
+	return int(u)
+}
+
+func (r *reader) next(n int) []byte {
+	if !r.ok || n < 0 {
+		r.ok = false
+		return nil
+	}
+	s, ok := r.b.Slice(r.pos, r.pos+n)
+	if !ok {
+		r.ok = false
+		return nil
+	}
+	r.pos += n
+	return s
+}
