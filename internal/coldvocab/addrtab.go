@@ -228,12 +228,15 @@ func compactAddresses(tt []byte) (out []byte, ok bool) {
 	if len(ts) != 8*n {
 		return nil, false
 	}
-	ids, ops := make([]string, n), make([]string, n)
+	// The columns alias tt: a rebuild compacts every cold digest, and
+	// copies would be garbage.
+	ids, ops := make([][]byte, n), make([][]byte, n)
 	var keys []byte
 	nkeys, prev := 0, []byte(nil)
+	var ents []uint32
 	for i := 0; i < t.Len(); i++ {
 		k, p := t.Term(i), t.Payload(i)
-		var col []string
+		var col [][]byte
 		switch {
 		case len(k) > 0 && k[0] == 0:
 			shared := commonPrefix(prev, k)
@@ -253,18 +256,19 @@ func compactAddresses(tt []byte) (out []byte, ok bool) {
 		default:
 			return nil, false
 		}
-		v := string(k[1:])
-		entries, ok := postings(p, n)
-		if !ok || v == "" {
+		v := k[1:]
+		var ok bool
+		if ents, ok = postings(ents[:0], p, n); !ok || len(v) == 0 {
 			return nil, false
 		}
-		for _, e := range entries {
-			if col[e] != "" {
+		for _, e := range ents {
+			if col[e] != nil {
 				return nil, false
 			}
 			col[e] = v
 		}
 	}
+	out = make([]byte, 0, len(tt)/2)
 	out = append(out, compactMagic...)
 	idb, opb := appendColumn(nil, ids), appendColumn(nil, ops)
 	for _, v := range []int{n, nkeys, len(keys), len(idb), len(opb)} {
@@ -274,14 +278,13 @@ func compactAddresses(tt []byte) (out []byte, ok bool) {
 	return appendTimes(out, ts), true
 }
 
-// postings decodes a posting list of entries below n.
-func postings(p []byte, n int) ([]uint32, bool) {
+// postings appends to out a posting list of entries below n.
+func postings(out []uint32, p []byte, n int) ([]uint32, bool) {
 	c, k := binary.Uvarint(p)
 	if k <= 0 || c > uint64(n) {
 		return nil, false
 	}
 	p = p[k:]
-	out := make([]uint32, 0, c)
 	cur := uint64(0)
 	for j := uint64(0); j < c; j++ {
 		d, k := binary.Uvarint(p)
@@ -297,7 +300,7 @@ func postings(p []byte, n int) ([]uint32, bool) {
 	return out, len(p) == 0
 }
 
-func appendColumn(b []byte, col []string) []byte {
+func appendColumn(b []byte, col [][]byte) []byte {
 	for _, v := range col {
 		b = binary.AppendUvarint(b, uint64(len(v)))
 		b = append(b, v...)
