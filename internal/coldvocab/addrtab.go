@@ -23,8 +23,9 @@ import (
 //	keys:  per structural key, in byte order: uvarint shared prefix
 //	       length, uvarint suffix length, suffix, uvarint payload length,
 //	       payload (the termtab form's posting list, unchanged)
-//	ids:   per entry: uvarint length, the entry id (0: none)
-//	ops:   per entry: uvarint length, the operation address (0: none)
+//	ids:   per entry: the entry id as a column value (see appendColumn;
+//	       empty: none)
+//	ops:   per entry: the operation address, likewise
 //	times: tsRaw then 8 bytes an entry (float64 bits), or tsDelta then
 //	       per entry uvarint 0 for none, else zigzag(ms − previous ms)+1
 //	       (taken only when every timestamp is an integral number of ms
@@ -150,13 +151,44 @@ func (a Addresses) hasColumn(lo, hi int, v string) bool {
 	if !ok || v == "" {
 		return false
 	}
+	packed, isHex := packHex(nil, v)
 	r := reader{b: blocksum.Trusted(sec), ok: true}
 	for i := 0; i < a.entries && r.ok; i++ {
-		if s := r.next(r.int()); r.ok && string(s) == v {
+		h := r.uvarint()
+		s := r.next(int(min(h>>1, uint64(len(sec)+1))))
+		if r.ok && (h&1 == 1 && isHex && string(s) == string(packed) || h&1 == 0 && string(s) == v) {
 			return true
 		}
 	}
 	return false
+}
+
+// packHex appends the bytes that v, an even-length lowercase hex string,
+// spells; false for any other v (kept as it is: only the canonical
+// spelling round-trips). OMP's entry ids are 8 hex digits: 4 bytes.
+func packHex[T string | []byte](b []byte, v T) ([]byte, bool) {
+	if len(v)%2 != 0 {
+		return b, false
+	}
+	for i := 0; i < len(v); i += 2 {
+		hi, ok1 := hexDigit(v[i])
+		lo, ok2 := hexDigit(v[i+1])
+		if !ok1 || !ok2 {
+			return b, false
+		}
+		b = append(b, hi<<4|lo)
+	}
+	return b, true
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
 // HasEntryID reports whether an entry has this id.
@@ -300,9 +332,17 @@ func postings(out []uint32, p []byte, n int) ([]uint32, bool) {
 	return out, len(p) == 0
 }
 
+// appendColumn appends each entry's value: uvarint n<<1|1 and the n
+// bytes of a value packHex takes, else uvarint len<<1 and the value.
 func appendColumn(b []byte, col [][]byte) []byte {
+	var tmp []byte
 	for _, v := range col {
-		b = binary.AppendUvarint(b, uint64(len(v)))
+		if p, ok := packHex(tmp[:0], v); ok && len(v) > 0 {
+			b = binary.AppendUvarint(b, uint64(len(p))<<1|1)
+			b, tmp = append(b, p...), p
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(len(v))<<1)
 		b = append(b, v...)
 	}
 	return b

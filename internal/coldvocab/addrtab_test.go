@@ -35,7 +35,7 @@ func addrReads(v View) string {
 		ts, ok := st.Timestamp(i)
 		fmt.Fprintf(&b, "%v/%v ", math.Float64bits(ts)*boolBit(ok), ok)
 	}
-	for _, id := range []string{"", "e0", "e1", "e3", "e39", "op/1", "nope"} {
+	for _, id := range []string{"", "e0", "e1", "e3", "e39", "op/1", "nope", "ee5e1fd0", "ee5e1fd1", "EE5E1FD1", "ee5e1fd", "0ee5e1fd1"} {
 		fmt.Fprintf(&b, "id %q=%v ", id, v.HasEntryID(id))
 	}
 	fmt.Fprintf(&b, "keys=%q", v.Addresses.StructuralKeys())
@@ -59,7 +59,13 @@ func randomEntries(r *rand.Rand, n int) []normalize.Entry {
 	out := make([]normalize.Entry, n)
 	for i := range out {
 		e := normalize.Entry{Index: i, Type: "message", Role: sp(roles[r.Intn(3)]), Text: "w"}
-		if r.Intn(5) > 0 {
+		switch r.Intn(5) {
+		case 0:
+		case 1:
+			e.EntryID = sp(fmt.Sprintf("%08x", r.Intn(n+1)+0xee5e1fd0))
+		case 2:
+			e.EntryID = sp(fmt.Sprintf("%08X", r.Intn(n+1)+0xee5e1fd0))
+		default:
 			e.EntryID = sp(fmt.Sprintf("e%d", r.Intn(n+1)))
 		}
 		if r.Intn(3) == 0 {
