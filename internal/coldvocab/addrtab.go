@@ -3,6 +3,7 @@ package coldvocab
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"strings"
 
@@ -432,4 +433,24 @@ func (r *reader) next(n int) []byte {
 	}
 	r.pos += n
 	return s
+}
+
+// EachPacked calls fn with every id and operation address that the
+// compact form keeps packed (as hex), spelled out: what a grep of the
+// file's bytes would not find (index.Plaintext).
+func (a Addresses) EachPacked(fn func(v string)) {
+	if !a.compact {
+		return
+	}
+	sec, ok := a.b.Slice(a.ids, a.times)
+	if !ok {
+		return
+	}
+	r := reader{b: blocksum.Trusted(sec), ok: true}
+	for i := 0; i < 2*a.entries && r.ok; i++ {
+		h := r.uvarint()
+		if s := r.next(int(min(h>>1, uint64(len(sec)+1)))); r.ok && h&1 == 1 {
+			fn(hex.EncodeToString(s))
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,6 +15,8 @@ import (
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/normalize"
 )
+
+var evenHex = regexp.MustCompile(`^([0-9a-f]{2})+$`)
 
 // probeKeys are the structural keys addrReads asks for.
 var probeKeys = []string{
@@ -39,6 +42,13 @@ func addrReads(v View) string {
 		fmt.Fprintf(&b, "id %q=%v ", id, v.HasEntryID(id))
 	}
 	fmt.Fprintf(&b, "keys=%q", v.Addresses.StructuralKeys())
+	return b.String()
+}
+
+// packedReads lists what EachPacked spells out.
+func packedReads(v View) string {
+	var b strings.Builder
+	v.Addresses.EachPacked(func(s string) { b.WriteString(s + " ") })
 	return b.String()
 }
 
@@ -112,6 +122,13 @@ func TestCompactAddressesReadAsTermtab(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, addrReads(fv), addrReads(sv), "iteration %d", iter)
 		require.NoError(t, sv.Err())
+		var want strings.Builder
+		for _, e := range ents {
+			if id := normalize.Get(e.EntryID); evenHex.MatchString(id) {
+				want.WriteString(id + " ")
+			}
+		}
+		require.Equal(t, want.String(), packedReads(sv), "iteration %d", iter)
 		if sv.Addresses.compact {
 			compacted++
 			d, err := Decode(full)
@@ -211,5 +228,6 @@ func FuzzCompactAddresses(f *testing.F) {
 		}
 		v := View{Addresses: a}
 		_ = addrReads(v)
+		_ = packedReads(v)
 	})
 }
