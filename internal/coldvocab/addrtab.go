@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math"
-	"strings"
 
 	"github.com/memidx/memidx/internal/blocksum"
 	"github.com/memidx/memidx/internal/termtab"
@@ -59,9 +58,22 @@ func openAddresses(b blocksum.Bytes) (Addresses, error) {
 		return Addresses{tt: t}, err
 	}
 	a := Addresses{b: b, compact: true}
-	r := reader{b: b, pos: len(compactMagic), ok: true}
-	a.entries, a.nkeys = r.int(), r.int()
-	kb, ib, ob := r.int(), r.int(), r.int()
+	// The header is the magic and five uvarints: 54 bytes at most.
+	hdr, ok := b.Slice(0, min(b.Len(), len(compactMagic)+5*binary.MaxVarintLen64))
+	if !ok {
+		return Addresses{}, ErrCorrupt
+	}
+	r := reader{b: hdr, pos: len(compactMagic), ok: true}
+	var v [5]int
+	for i := range v {
+		u := r.uvarint()
+		if u > uint64(b.Len()) {
+			return Addresses{}, ErrCorrupt
+		}
+		v[i] = int(u)
+	}
+	a.entries, a.nkeys = v[0], v[1]
+	kb, ib, ob := v[2], v[3], v[4]
 	a.keys = r.pos
 	a.ids = a.keys + kb
 	a.ops = a.ids + ib
@@ -88,7 +100,7 @@ func (a Addresses) eachKey(f func(key, payload []byte) bool) {
 	if !ok {
 		return
 	}
-	r := reader{b: blocksum.Trusted(sec), ok: true}
+	r := reader{b: sec, ok: true}
 	var key []byte
 	for i := 0; i < a.nkeys && r.ok; i++ {
 		shared, n := r.int(), r.int()
@@ -112,17 +124,32 @@ func (a Addresses) payload(key string) []byte {
 		}
 		return nil
 	}
-	var out []byte
-	a.eachKey(func(k, p []byte) bool {
-		switch c := strings.Compare(string(k), key); {
-		case c == 0:
-			out = p
-		case c < 0:
-			return true
+	// One pass, no callback: a filter query asks this of every cold
+	// digest, and the key is rebuilt in a buffer that stays on the stack.
+	sec, ok := a.b.Slice(a.keys, a.ids)
+	if !ok {
+		return nil
+	}
+	r := reader{b: sec, ok: true}
+	var buf [96]byte
+	k := buf[:0]
+	for i := 0; i < a.nkeys && r.ok; i++ {
+		shared, n := r.int(), r.int()
+		suffix := r.next(n)
+		p := r.next(r.int())
+		if !r.ok || shared > len(k) {
+			return nil
 		}
-		return false // keys are in order: none after this one matches
-	})
-	return out
+		k = append(k[:shared], suffix...)
+		// Compared in place (strings.Compare would copy k).
+		if string(k) == key {
+			return p
+		}
+		if string(k) > key {
+			return nil // keys are in order: none after this one matches
+		}
+	}
+	return nil
 }
 
 // StructuralKeys returns the structural keys (those that start with a NUL
@@ -153,7 +180,7 @@ func (a Addresses) hasColumn(lo, hi int, v string) bool {
 		return false
 	}
 	packed, isHex := packHex(nil, v)
-	r := reader{b: blocksum.Trusted(sec), ok: true}
+	r := reader{b: sec, ok: true}
 	for i := 0; i < a.entries && r.ok; i++ {
 		h := r.uvarint()
 		s := r.next(int(min(h>>1, uint64(len(sec)+1))))
@@ -225,7 +252,7 @@ func (a Addresses) timestamps() (raw blocksum.Bytes, dec []float64, n int) {
 		if !ok {
 			break
 		}
-		r := reader{b: blocksum.Trusted(sec), ok: true}
+		r := reader{b: sec, ok: true}
 		dec = make([]float64, a.entries)
 		prev := int64(0)
 		for i := range dec {
@@ -387,34 +414,31 @@ func commonPrefix(a, b []byte) int {
 	return n
 }
 
-// reader reads uvarints and byte runs; ok turns false at the first that
-// is not there.
+// reader reads uvarints and byte runs of bytes already verified; ok
+// turns false at the first that is not there.
 type reader struct {
-	b   blocksum.Bytes
+	b   []byte
 	pos int
 	ok  bool
 }
 
 func (r *reader) uvarint() uint64 {
-	var x uint64
-	for s := 0; s < 64; s += 7 {
-		c := r.next(1)
-		if !r.ok {
-			return 0
-		}
-		x |= uint64(c[0]&0x7f) << s
-		if c[0] < 0x80 {
-			return x
-		}
+	if !r.ok {
+		return 0
 	}
-	r.ok = false
-	return 0
+	x, n := binary.Uvarint(r.b[r.pos:])
+	if n <= 0 {
+		r.ok = false
+		return 0
+	}
+	r.pos += n
+	return x
 }
 
 // int reads a uvarint that must fit the table.
 func (r *reader) int() int {
 	u := r.uvarint()
-	if u > uint64(r.b.Len()) {
+	if u > uint64(len(r.b)) {
 		r.ok = false
 		return 0
 	}
@@ -422,15 +446,11 @@ func (r *reader) int() int {
 }
 
 func (r *reader) next(n int) []byte {
-	if !r.ok || n < 0 {
+	if !r.ok || n < 0 || n > len(r.b)-r.pos {
 		r.ok = false
 		return nil
 	}
-	s, ok := r.b.Slice(r.pos, r.pos+n)
-	if !ok {
-		r.ok = false
-		return nil
-	}
+	s := r.b[r.pos : r.pos+n]
 	r.pos += n
 	return s
 }
@@ -446,7 +466,7 @@ func (a Addresses) EachPacked(fn func(v string)) {
 	if !ok {
 		return
 	}
-	r := reader{b: blocksum.Trusted(sec), ok: true}
+	r := reader{b: sec, ok: true}
 	for i := 0; i < 2*a.entries && r.ok; i++ {
 		h := r.uvarint()
 		if s := r.next(int(min(h>>1, uint64(len(sec)+1)))); r.ok && h&1 == 1 {
