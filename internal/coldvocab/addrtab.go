@@ -227,6 +227,15 @@ func (a Addresses) HasEntryID(id string) bool {
 	return a.hasColumn(a.ids, a.ops, id)
 }
 
+// deltaTimes reports whether the table is compact with delta timestamps.
+func (a Addresses) deltaTimes() bool {
+	if !a.compact {
+		return false
+	}
+	form, ok := a.b.Slice(a.times, a.times+1)
+	return ok && form[0] == tsDelta
+}
+
 // timestamps returns the entries' timestamps (NaN for none), and the
 // number of entries.
 func (a Addresses) timestamps() (raw blocksum.Bytes, dec []float64, n int) {

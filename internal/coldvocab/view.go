@@ -111,6 +111,14 @@ type Structural struct {
 	entries    int
 	timestamps blocksum.Bytes // 8 bytes an entry, verified as read
 	decoded    []float64      // or the compact form's, decoded
+	// lazy, for the compact form's deltas, decodes them at the first
+	// Timestamp: most digests a filter reads match no entry.
+	lazy *lazyTimes
+}
+
+type lazyTimes struct {
+	done bool
+	dec  []float64
 }
 
 // Structural finds the digest's timestamps (one lookup, or one decode of
@@ -118,6 +126,10 @@ type Structural struct {
 // plain term lookup never pays it.
 func (v View) Structural() Structural {
 	s := Structural{addr: v.Addresses}
+	if a := v.Addresses; a.deltaTimes() {
+		s.entries, s.lazy = a.entries, &lazyTimes{}
+		return s
+	}
 	s.timestamps, s.decoded, s.entries = v.Addresses.timestamps()
 	return s
 }
@@ -155,6 +167,17 @@ func (s Structural) Entries(key string) []uint32 {
 func (s Structural) Timestamp(i int) (float64, bool) {
 	if i < 0 || i >= s.entries {
 		return 0, false
+	}
+	if s.lazy != nil && !s.lazy.done {
+		_, s.lazy.dec, _ = s.addr.timestamps()
+		s.lazy.done = true
+	}
+	if s.lazy != nil {
+		if i >= len(s.lazy.dec) {
+			return 0, false // damaged: Err says so
+		}
+		f := s.lazy.dec[i]
+		return f, !math.IsNaN(f)
 	}
 	if s.decoded != nil {
 		f := s.decoded[i]
