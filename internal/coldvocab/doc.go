@@ -21,10 +21,17 @@
 //     a structural filter is exact for the session while no lexical term
 //     is tied to an entry.
 //
-// The stored form ([Stored]) also leaves out what the session's record
-// holds (sessionId, file, cwd, the two hashes, branches, policy; Decode
-// returns them empty and [Digest.Identify] puts them back) and the other
-// fields' names: a map of the vocabulary, the addresses and an array.
+// The stored form ([Stored]) keeps the addresses in a compact form
+// (addrtab.go): the structural keys front-coded with their posting lists,
+// scanned linearly, the entry ids and operation addresses as columns in
+// entry order, and the timestamps as varint ms deltas when they round-trip
+// exactly (else raw); a third of the termtab's bytes for a short session.
+// [View] reads both forms.
+//
+// The stored form also leaves out what the session's record holds
+// (sessionId, file, cwd, the two hashes, branches, policy; Decode returns
+// them empty and [Digest.Identify] puts them back) and the other fields'
+// names: a map of the vocabulary, the addresses and an array.
 //
 // The blob is stored sealed ([blocksum]): a lookup verifies the blocks it
 // reads, [View.Err] reports damage, and [Decode] verifies the whole blob.

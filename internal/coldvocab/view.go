@@ -11,7 +11,6 @@ import (
 	"github.com/memidx/memidx/internal/analyzer/natural"
 	"github.com/memidx/memidx/internal/blocksum"
 	"github.com/memidx/memidx/internal/indexfile"
-	"github.com/memidx/memidx/internal/termtab"
 )
 
 // View reads the two tables of a digest blob in place, without decoding the
@@ -19,7 +18,7 @@ import (
 // first. It is valid as long as the blob.
 type View struct {
 	Vocabulary *Vocabulary
-	Addresses  termtab.Table
+	Addresses  Addresses
 }
 
 // Open finds the vocabulary and address tables at the head of a sealed
@@ -46,7 +45,7 @@ func Open(blob []byte) (View, error) {
 	if v.Vocabulary, err = openVocabulary(vals[0]); err != nil {
 		return View{}, fmt.Errorf("%w: vocabulary: %v", ErrCorrupt, err)
 	}
-	if v.Addresses, err = termtab.Open(vals[1]); err != nil {
+	if v.Addresses, err = openAddresses(vals[1]); err != nil {
 		return View{}, fmt.Errorf("%w: addresses: %v", ErrCorrupt, err)
 	}
 	if err := v.Err(); err != nil {
@@ -108,20 +107,30 @@ func (v View) HasTerm(term string) bool {
 // Structural is a digest's structural postings and timestamps, for
 // filters.
 type Structural struct {
-	addr       termtab.Table
+	addr       Addresses
 	entries    int
 	timestamps blocksum.Bytes // 8 bytes an entry, verified as read
+	decoded    []float64      // or the compact form's, decoded
+	// lazy, for the compact form's deltas, decodes them at the first
+	// Timestamp: most digests a filter reads match no entry.
+	lazy *lazyTimes
 }
 
-// Structural finds the digest's timestamps (one lookup): a query with
-// filters calls it once per digest; a plain term lookup never pays it.
+type lazyTimes struct {
+	done bool
+	dec  []float64
+}
+
+// Structural finds the digest's timestamps (one lookup, or one decode of
+// the compact form's): a query with filters calls it once per digest; a
+// plain term lookup never pays it.
 func (v View) Structural() Structural {
 	s := Structural{addr: v.Addresses}
-	if i, ok := v.Addresses.Find(keyTimestamps); ok {
-		if s.timestamps, ok = v.Addresses.PayloadView(i); ok {
-			s.entries = s.timestamps.Len() / 8
-		}
+	if a := v.Addresses; a.deltaTimes() {
+		s.entries, s.lazy = a.entries, &lazyTimes{}
+		return s
 	}
+	s.timestamps, s.decoded, s.entries = v.Addresses.timestamps()
 	return s
 }
 
@@ -131,11 +140,7 @@ func (s Structural) Count() int { return s.entries }
 // Entries returns the entry numbers that carry a structural key (one of
 // the Key* prefixes plus a value), in increasing order.
 func (s Structural) Entries(key string) []uint32 {
-	i, ok := s.addr.Find(key)
-	if !ok {
-		return nil
-	}
-	p := s.addr.Payload(i)
+	p := s.addr.payload(key)
 	n, k := binary.Uvarint(p)
 	if k <= 0 || n > uint64(s.entries) {
 		return nil
@@ -163,13 +168,28 @@ func (s Structural) Timestamp(i int) (float64, bool) {
 	if i < 0 || i >= s.entries {
 		return 0, false
 	}
+	if s.lazy != nil && !s.lazy.done {
+		_, s.lazy.dec, _ = s.addr.timestamps()
+		s.lazy.done = true
+	}
+	if s.lazy != nil {
+		if i >= len(s.lazy.dec) {
+			return 0, false // damaged: Err says so
+		}
+		f := s.lazy.dec[i]
+		return f, !math.IsNaN(f)
+	}
+	if s.decoded != nil {
+		f := s.decoded[i]
+		return f, !math.IsNaN(f)
+	}
 	u, ok := s.timestamps.Uint64(8 * i)
 	f := math.Float64frombits(u)
 	return f, ok && !math.IsNaN(f)
 }
 
 // HasEntryID reports whether an entry of the session has this id.
-func (v View) HasEntryID(id string) bool { return v.Addresses.Has(keyEntryID + id) }
+func (v View) HasEntryID(id string) bool { return v.Addresses.HasEntryID(id) }
 
 // head reads the few msgpack forms a digest's head uses, verifying each
 // byte it reads; ok turns false at the first one that is not there.

@@ -186,12 +186,12 @@ func digestSource(doc uint32, blob []byte) (lexicon.Source, error) {
 	if err != nil {
 		return lexicon.Source{}, err
 	}
-	lo, hi := v.Addresses.Prefix("\x00")
-	nAddr := hi - lo
+	addr := v.Addresses.StructuralKeys()
+	nAddr := len(addr)
 	nVocab := v.Vocabulary.Len() // decodes it: v.Err then covers that too
 	key := func(i int) []byte {
 		if i < nAddr {
-			return v.Addresses.Term(lo + i)
+			return addr[i]
 		}
 		return v.Vocabulary.Term(i - nAddr)
 	}

@@ -14,7 +14,8 @@ import (
 
 // Plaintext returns what the index file in dir holds, as text a grep can
 // search: the file's bytes, then every word stored packed (the terms of
-// a digest's vocabulary, deflated, where a digest holds one; the keys of
+// a digest's vocabulary, deflated, where a digest holds one; the entry ids
+// its addresses keep packed, as hex; the keys of
 // each lexicon segment, front-coded), one a line. A check that a word is not persisted (a
 // thinking term, a file that is not a session) greps this, not the raw
 // file: packed values would hide the word from it.
@@ -40,6 +41,7 @@ func Plaintext(dir string) ([]byte, error) {
 				for i := 0; i < vw.Vocabulary.Len(); i++ {
 					line(vw.Vocabulary.Term(i))
 				}
+				vw.Addresses.EachPacked(func(v string) { line([]byte(v)) })
 			}
 		}
 		if cb := tx.Bucket(coldBucket); cb != nil {

@@ -33,7 +33,9 @@ const CacheVersion = 6
 //	   small cold digests packed many to a value (coldpacks).
 //	6: a stored cold digest's vocabulary is empty: the archive lexicon
 //	   holds its terms (coldvocab.Stored).
-const LayoutVersion = 6
+//	7: a stored cold digest's addresses are in the compact form
+//	   (coldvocab.Stored): ids, operations and timestamps as columns.
+const LayoutVersion = 7
 
 // FileName is the index file inside the index directory.
 const FileName = "index.db"

@@ -75,7 +75,8 @@ func TestStore_OtherVersionIsCorrupt(t *testing.T) {
 		{"layout 3 (no stemmed field)", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{3}) }},
 		{"layout 4 (no manifest)", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{4}) }},
 		{"layout 5 (vocabularies in the digests)", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{5}) }},
-		{"layout 7", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{7}) }},
+		{"layout 6 (termtab addresses)", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{6}) }},
+		{"layout 8", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{8}) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := New(t.TempDir(), Options{})
