@@ -72,9 +72,9 @@ func randomEntries(r *rand.Rand, n int) []normalize.Entry {
 		switch r.Intn(5) {
 		case 0:
 		case 1:
-			e.EntryID = sp(fmt.Sprintf("%08x", r.Intn(n+1)+0xee5e1fd0))
+			e.EntryID = sp(fmt.Sprintf("%08x", uint32(r.Intn(n+1))+0xee5e1fd0))
 		case 2:
-			e.EntryID = sp(fmt.Sprintf("%08X", r.Intn(n+1)+0xee5e1fd0))
+			e.EntryID = sp(fmt.Sprintf("%08X", uint32(r.Intn(n+1))+0xee5e1fd0))
 		default:
 			e.EntryID = sp(fmt.Sprintf("e%d", r.Intn(n+1)))
 		}
