@@ -169,12 +169,10 @@ func TestCompactTimestamps(t *testing.T) {
 			b := appendTimes(nil, raw)
 			assert.Equal(t, c.delta, b[0] == tsDelta)
 			a := Addresses{b: blocksum.Trusted(b), compact: true, entries: len(c.ts), times: 0}
-			_, dec, n := a.timestamps()
+			_, _, n := a.timestamps()
 			require.Equal(t, len(c.ts), n)
-			st := Structural{addr: a, entries: n, decoded: dec}
-			if !c.delta {
-				st.timestamps, _ = blocksum.Trusted(b).Sub(1, len(b))
-			}
+			st := View{Addresses: a}.Structural() // raw read in place, deltas decoded lazily
+			require.Equal(t, n, st.Count())
 			for i, f := range c.ts {
 				got, ok := st.Timestamp(i)
 				if math.IsNaN(f) {

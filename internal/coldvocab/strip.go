@@ -14,7 +14,8 @@ import (
 // the session's record its identity (sessionId, file, cwd, the hashes,
 // branches, policy), so the stored form keeps neither: a map of three
 // values, the vocabulary (empty, unless it holds no terms), the addresses
-// (in their compact form), and the other fields as an array without their names (storedRest).
+// (in their compact form), and the other fields as an array without
+// their names (storedRest).
 // CacheBytes and the coverage still describe the whole digest, as the
 // reference would write it: the cap and the reasons do not change.
 // Decode reads both forms; Identify puts the identity back.

@@ -110,7 +110,6 @@ type Structural struct {
 	addr       Addresses
 	entries    int
 	timestamps blocksum.Bytes // 8 bytes an entry, verified as read
-	decoded    []float64      // or the compact form's, decoded
 	// lazy, for the compact form's deltas, decodes them at the first
 	// Timestamp: most digests a filter reads match no entry.
 	lazy *lazyTimes
@@ -130,7 +129,7 @@ func (v View) Structural() Structural {
 		s.entries, s.lazy = a.entries, &lazyTimes{}
 		return s
 	}
-	s.timestamps, s.decoded, s.entries = v.Addresses.timestamps()
+	s.timestamps, _, s.entries = v.Addresses.timestamps() // raw: no decode
 	return s
 }
 
@@ -177,10 +176,6 @@ func (s Structural) Timestamp(i int) (float64, bool) {
 			return 0, false // damaged: Err says so
 		}
 		f := s.lazy.dec[i]
-		return f, !math.IsNaN(f)
-	}
-	if s.decoded != nil {
-		f := s.decoded[i]
 		return f, !math.IsNaN(f)
 	}
 	u, ok := s.timestamps.Uint64(8 * i)

@@ -92,12 +92,12 @@
 // sessions are read and built outside any lock, in parallel, and written in
 // batches: 64 sessions for a refresh; for a rebuild, 64 at first, each
 // batch up to twice the one before, to 1024 small sessions or 4 MiB of
-// source (refresh_run.go). A batch's
-// lexicon segment is built by gathering its keys in a map up to 512Ki keys,
-// else by a heap merge. A write that reads much of the file (a merge's
-// live docs and inputs, a batch's lookups among cold digests) lets go of
-// the pages it read as it goes, so that they do not add up in the
-// process's RSS (indexfile.DropPages). A process that cannot get the lock in time reports index_busy
+// source (refresh_run.go). A batch's lexicon segment is built by
+// gathering its keys in a map up to 512Ki keys, else by a heap merge. A
+// write that reads much of the file (a merge's live docs and inputs, a
+// batch's lookups among cold digests) lets go of the pages it read as it
+// goes, so that they do not add up in the process's RSS
+// (indexfile.DropPages). A process that cannot get the lock in time reports index_busy
 // and answers from what it has: what it built is kept in the report's
 // states (State.Built) when the index cannot take it (busy, unwritable,
 // unreadable); a rebuild keeps no builds, so a session whose write failed
