@@ -46,6 +46,12 @@ func (w *lexWorld) openBytes(t *testing.T, plan search.Plan, need, tries int) ui
 // lexicon's segments, a few per write batch: well under an int32 a
 // record.)
 func TestCommonTermAllocatesNothingPerColdRecord(t *testing.T) {
+	if search.RaceDetector {
+		// The tables by record are pooled, and the race detector's
+		// sync.Pool drops a quarter of its puts: 8 tries of three pools
+		// all missing at least once failed CI once (+10 KB at 1,600).
+		t.Skip("the race detector's sync.Pool drops what is put back at random")
+	}
 	plans := map[string]search.Plan{
 		"one common term":         search.LiteralPlan("deploy", false),
 		"a rare and a common one": search.LiteralPlan("solo deploy", false),
