@@ -31,8 +31,16 @@ type sockHost struct {
 	ln     *sockserve.Listener
 	slots  chan struct{}
 	wg     sync.WaitGroup
-	// answered counts the commands answered to the end (tests).
+	// answered counts the commands answered to the end, and declined
+	// keeps the last reason one was declined (tests).
 	answered atomic.Int64
+	declined atomic.Pointer[string]
+}
+
+// decline tells a client the server will not answer it, and why.
+func (h *sockHost) decline(c io.Writer, why string) {
+	h.declined.Store(&why)
+	sockserve.WriteFrame(c, frameDecline, []byte(why))
 }
 
 // listenSocket starts answering on the socket of e's index directory.
@@ -89,7 +97,7 @@ func (h *sockHost) acceptLoop() {
 			go func() {
 				defer h.wg.Done()
 				defer c.Close()
-				sockserve.WriteFrame(c, frameDecline, []byte("busy"))
+				h.decline(c, "busy")
 			}()
 		}
 	}
@@ -107,12 +115,12 @@ func (h *sockHost) serveConn(c *sockserve.Conn) {
 	c.SetReadDeadline(time.Time{})
 	var req sockRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		sockserve.WriteFrame(c, frameDecline, []byte("not a request: "+err.Error()))
+		h.decline(c, "not a request: "+err.Error())
 		return
 	}
 	sv, why := h.admit(&req)
 	if why != "" {
-		sockserve.WriteFrame(c, frameDecline, []byte(why))
+		h.decline(c, why)
 		return
 	}
 	if sockserve.WriteFrame(c, frameAccept, nil) != nil {

@@ -79,7 +79,11 @@ func startCaseServer(t *testing.T, c cliCase, args []string) func() {
 			want = 0
 		}
 		if n != want {
-			t.Errorf("the server answered %d commands, want %d %s", n, want, why)
+			declined := "declined none (the client did not connect in time, or did not ask)"
+			if d := h.declined.Load(); d != nil {
+				declined = "last declined: " + *d
+			}
+			t.Errorf("the server answered %d commands, want %d %s; %s", n, want, why, declined)
 		}
 	}
 }
