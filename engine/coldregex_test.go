@@ -65,6 +65,7 @@ func TestColdRegexAcrossTokens(t *testing.T) {
 			// The same session hot finds the same entry, completely.
 			w.cfg.HotSessions = 2
 			hot := recall(t, w.engine(), req)
+			require.Nil(t, hot.Error)
 			require.Equal(t, 1, hot.Total)
 			require.NotNil(t, hot.Hits[0].Entry)
 			assert.Equal(t, r.Recall.Hits[0].Entry.Snippet, hot.Hits[0].Entry.Snippet)

@@ -52,6 +52,10 @@ func newWorld(t *testing.T) *world {
 	os.MkdirAll(w.bucket, 0o755)
 	w.cfg = engine.DefaultConfig()
 	w.cfg.IndexDir = filepath.Join(root, "index")
+	// The worlds' tests are not of the regex budget: on a loaded machine
+	// (the race detector, load 10) the default 250 ms ran out and a
+	// regex recall answered regex_timeout with no hit.
+	w.cfg.RegexTimeoutMs = 30000
 	return w
 }
 
