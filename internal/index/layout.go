@@ -222,8 +222,8 @@ const dropEvery = 16
 // tier. Another process may have moved or rebuilt the session meanwhile;
 // its record and data stand. Its lexicon doc must match too: the same
 // bytes rebuilt elsewhere got a new doc, and a merge since may have
-// dropped this one. The stored record is written, not rec: that may be a
-// partial one.
+// dropped this one. The stored manifest entry is written again with the
+// new verification time, not rec: that may be a partial one.
 func reverify(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
 	mb := tx.Bucket(manifestBucket)
 	if mb == nil {
@@ -234,8 +234,8 @@ func reverify(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
 		cur.DataStamp != rec.DataStamp || cur.Doc != rec.Doc || cur.Pack != rec.Pack {
 		return nil
 	}
-	// The verification time is the manifest entry's: the stored record
-	// stays as it is.
+	// The verification time is in the manifest entry only: the stored
+	// record stays as it is.
 	cur.VerifiedAtNs = rec.VerifiedAtNs
 	cur.Policy = rec.Policy
 	return putGate(tx, key, cur)
