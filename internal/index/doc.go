@@ -4,9 +4,11 @@
 //
 // Storage (one bbolt file, see package indexfile):
 //
-//	records  <branches>\x00<path> -> Record (binary, see recordcodec.go): source identity,
-//	         sourceHash, lineageFingerprint, policy, tier, counts, reasons
-//	manifest <branches>\x00<path> -> the record's stat-gate part (manifest.go)
+//	records  <branches>\x00<path> -> the record's own part (binary, see recordcodec.go):
+//	         session id, cwd, lineageFingerprint, cache bytes, timestamps
+//	manifest <branches>\x00<path> -> the record's stat-gate part (manifest.go): source
+//	         identity, sourceHash, policy, tier, counts, reasons
+//	         (a whole record is the two joined: decodeFull)
 //	hot      <branches>\x00<path> -> bucket {d: dict, c: cols, e: entries}
 //	cold     <branches>\x00<path> -> digest (msgpack, stored form: coldvocab.Stored), when not packed
 //	coldpacks <branches>\x00<seq> -> a write batch's small digests (pack.go)
@@ -26,7 +28,8 @@
 // rebuilt from source.
 //
 // Active and all never share a record. A record whose key does not match
-// its path and mode, of another cache version, or that does not decode is
+// the key it was written under, of another cache version, that does not
+// decode, or whose manifest entry names another build of the session, is
 // removed and rebuilt from source.
 //
 // Freshness: a stat gate on (size, mtime ns, ctime ns, inode, device)

@@ -55,7 +55,7 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 		// The records are kept in a list first and the map made at its
 		// final size: growing it was a tenth of the walk.
 		var recs []*Record
-		eachRecordShared(tx, mode, ix.policies, func(k []byte, r *Record, err error) {
+		eachRecordShared(tx, mode, ix.policyIDs, func(k []byte, r *Record, err error) {
 			if err != nil {
 				got.bad = append(got.bad, append([]byte(nil), k...))
 				return
@@ -198,11 +198,7 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 			continue
 		}
 		stored := recs.Get(key)
-		var oldPack uint64
-		if old, err := decodeRecord(key, stored); err == nil {
-			oldPack = old.Pack
-		}
-		if err := writeTierData(tx, mode, key, b, packed[b], oldPack); err != nil {
+		if err := writeTierData(tx, mode, key, b, packed[b], storedPack(tx, mode, key)); err != nil {
 			return err
 		}
 		if err := noteDead(tx, key, stored, b.rec.Doc); err != nil {
@@ -226,16 +222,43 @@ const dropEvery = 16
 // tier. Another process may have moved or rebuilt the session meanwhile;
 // its record and data stand. Its lexicon doc must match too: the same
 // bytes rebuilt elsewhere got a new doc, and a merge since may have
-// dropped this one. The stored record is written, not rec: that may be a
-// partial one.
+// dropped this one. The stored manifest entry is written again with the
+// new verification time, not rec: that may be a partial one.
 func reverify(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
-	cur, err := decodeRecord(key, recs.Get(key))
-	if err != nil || cur.Tier != rec.Tier || cur.SourceHash != rec.SourceHash || cur.Policy != rec.Policy ||
+	mb := tx.Bucket(manifestBucket)
+	if mb == nil {
+		return nil
+	}
+	cur, err := (*recordArena)(nil).decodeFull(lineage.Mode(rec.Branches), key, mb.Get(key), recs.Get(key))
+	if err != nil || cur.Tier != rec.Tier || cur.SourceHash != rec.SourceHash || !samePolicy(cur.Policy, rec.Policy) ||
 		cur.DataStamp != rec.DataStamp || cur.Doc != rec.Doc || cur.Pack != rec.Pack {
 		return nil
 	}
+	// The verification time is in the manifest entry only: the stored
+	// record stays as it is.
 	cur.VerifiedAtNs = rec.VerifiedAtNs
-	return putRecord(tx, recs, key, cur)
+	cur.Policy = rec.Policy
+	return putGate(tx, key, cur)
+}
+
+// samePolicy reports whether a record decoded without the index's policy
+// strings, which names each by its fingerprint (policyByID), has the
+// policy want. A want that is itself such a name (the policy of none of
+// this configuration's strings) is no policy a record can be written
+// with.
+func samePolicy(decoded, want string) bool {
+	return decoded == (*recordArena)(nil).policyByID(policyID(want))
+}
+
+// storedPack is the cold pack of the session stored under key, by its
+// manifest entry (0: none, or an entry that does not decode).
+func storedPack(tx *bolt.Tx, mode lineage.Mode, key []byte) uint64 {
+	if mb := tx.Bucket(manifestBucket); mb != nil {
+		if old, err := (*recordArena)(nil).decodeGate(mode, key, mb.Get(key)); err == nil {
+			return old.Pack
+		}
+	}
+	return 0
 }
 
 // writeTierData stores b's hot shard or cold digest under key (the
@@ -294,22 +317,15 @@ func putRecord(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
 }
 
 // unpackStored takes the session's digest out of its pack, named by its
-// record or, when that does not decode (damage), by its manifest entry.
+// manifest entry (the stored record does not hold the pack).
 func unpackStored(tx *bolt.Tx, key []byte) error {
 	i := bytes.IndexByte(key, 0)
 	if i <= 0 {
 		return nil
 	}
 	mode := lineage.Mode(key[:i])
-	if b := tx.Bucket(recordsBucket); b != nil {
-		if old, err := decodeRecord(key, b.Get(key)); err == nil {
-			return unpack(tx, mode, old.Pack, key)
-		}
-	}
-	if mb := tx.Bucket(manifestBucket); mb != nil {
-		if old, err := (*recordArena)(nil).decodeGate(mode, key, mb.Get(key)); err == nil {
-			return unpack(tx, mode, old.Pack, key)
-		}
+	if pack := storedPack(tx, mode, key); pack != 0 {
+		return unpack(tx, mode, pack, key)
 	}
 	return nil
 }

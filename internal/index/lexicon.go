@@ -504,7 +504,7 @@ func (ix *Index) ResetLexicon(ctx context.Context, mode lineage.Mode) bool {
 func liveDocs(tx *bolt.Tx, mode lineage.Mode) map[uint32]struct{} {
 	live := map[uint32]struct{}{}
 	n := 0
-	eachRecord(tx, mode, func(_ []byte, r *Record, err error) {
+	eachStored(tx, mode, func(_ []byte, r *Record, err error) {
 		if err == nil && r.Doc != 0 {
 			live[r.Doc] = struct{}{}
 		}

@@ -198,7 +198,11 @@ func (r *Reader) Records() ([]*Record, error) {
 		return nil, nil
 	}
 	var out []*Record
-	eachRecord(r.tx, r.mode, func(_ []byte, rec *Record, err error) {
+	var policyIDs map[uint64]string
+	if r.ix != nil {
+		policyIDs = r.ix.policyIDs
+	}
+	eachRecordShared(r.tx, r.mode, policyIDs, func(_ []byte, rec *Record, err error) {
 		if err == nil {
 			out = append(out, rec)
 		}

@@ -162,8 +162,8 @@ func (r *Record) MtimeMs() float64 { return float64(r.Identity.MtimeNs) / 1e6 }
 
 // recordKey is the bbolt key of a session in a branch mode: active and all
 // never share a record. The path is hashed (SHA-256, 16 bytes): short keys
-// keep bbolt's pages full and its comparisons cheap, and the record stores
-// the path, which decodeRecord checks against the key.
+// keep bbolt's pages full and its comparisons cheap; the manifest entry
+// stores the path, and the record a checksum of its key (keySum).
 func recordKey(mode lineage.Mode, path string) []byte {
 	return appendRecordKey(make([]byte, 0, len(mode)+1+16), mode, path)
 }

@@ -3,8 +3,10 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"unsafe"
 
@@ -26,7 +28,12 @@ import (
 //	4: VerifiedAtNs after IndexedAtNs (a source dated in the future
 //	   settles).
 //	5: Pack after Doc (cold digests packed many to a value).
-const recordFormat = 5
+//	6: only what the manifest entry under the same key does not hold
+//	   (the path, policy, identity, counts, stamps and reasons were
+//	   stored twice: 340 of a record's 508 bytes at 100k sessions); the
+//	   hashes and a UUID session id as raw bytes; a checksum of the key
+//	   instead of the key.
+const recordFormat = 6
 
 // A record is stored sealed ([blocksum]), so that a damaged one (a reason
 // or a count changed by bit rot) is dropped and rebuilt, never trusted; and
@@ -34,28 +41,32 @@ const recordFormat = 5
 // refresh decodes every record of its scope (2.3 µs a record with msgpack,
 // which was a third of a no-change refresh over 2,000 sessions).
 //
-// Layout: the format byte; uvarint CacheVersion; Path, Branches,
-// SessionID, Cwd, SourceHash, LineageFingerprint, LiveSignature, Policy,
-// Tier as uvarint-length-prefixed strings; varint Size, MtimeNs, CtimeNs,
-// EntryCount, SumLen, CacheBytes, IndexedAtNs, VerifiedAtNs; uvarint Inode, Dev; uint32
-// DataStamp; uvarint Doc; uvarint Pack; uvarint count of Reasons and each as a string; FirstTs and
+// The stored record is the session's own part: the fields its manifest
+// entry (manifest.go) does not hold. A whole record is the two joined
+// (decodeFull), and they must agree on the doc, the data stamp and the
+// source hash, which every write of a session changes together.
+//
+// Layout: the format byte; uvarint CacheVersion; SessionID packed; Cwd as
+// a uvarint-length-prefixed string; SourceHash and LineageFingerprint
+// packed; varint CacheBytes; uint32 DataStamp; uvarint Doc; FirstTs and
 // LastTs each as a presence byte and, when present, float64 bits; the
-// record's bbolt key, uvarint-length-prefixed.
+// CRC-32C of the record's bbolt key (uint32). A packed string is a
+// uvarint head and its bytes: head 2n+2 for n bytes as they are, 1 for a
+// 64-digit lowercase hex string as its 32 bytes, 3 for a lowercase UUID
+// as its 16 bytes (packedForm).
 
 func encodeRecord(r *Record) ([]byte, error) {
 	key := recordKey(lineage.Mode(r.Branches), r.Path)
-	b := make([]byte, 0, 128+len(r.Path)+len(r.Cwd)+len(r.Policy)+16*len(r.Reasons))
+	b := make([]byte, 0, 96+len(r.SessionID)+len(r.Cwd)+len(r.SourceHash)+len(r.LineageFingerprint))
 	b = append(b, recordFormat)
 	b = binary.AppendUvarint(b, uint64(r.CacheVersion))
-	for _, s := range []string{r.Path, r.Branches, r.SessionID, r.Cwd, r.SourceHash,
-		r.LineageFingerprint, r.LiveSignature, r.Policy, r.Tier} {
-		b = appendString(b, s)
-	}
-	for _, v := range []int64{r.Identity.Size, r.Identity.MtimeNs, r.Identity.CtimeNs,
-		int64(r.EntryCount), r.SumLen, r.CacheBytes, r.IndexedAtNs, r.VerifiedAtNs} {
-		b = binary.AppendVarint(b, v)
-	}
-	b = appendPlacement(b, r)
+	b = appendPacked(b, r.SessionID)
+	b = appendString(b, r.Cwd)
+	b = appendPacked(b, r.SourceHash)
+	b = appendPacked(b, r.LineageFingerprint)
+	b = binary.AppendVarint(b, r.CacheBytes)
+	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
+	b = binary.AppendUvarint(b, uint64(r.Doc))
 	for _, f := range []*float64{r.FirstTs, r.LastTs} {
 		if f == nil {
 			b = append(b, 0)
@@ -63,8 +74,14 @@ func encodeRecord(r *Record) ([]byte, error) {
 		}
 		b = binary.LittleEndian.AppendUint64(append(b, 1), math.Float64bits(*f))
 	}
-	b = append(binary.AppendUvarint(b, uint64(len(key))), key...)
+	b = binary.LittleEndian.AppendUint32(b, keySum(key))
 	return blocksum.Seal(b)
+}
+
+// keySum is what a record keeps of its key: a value under another key is
+// not this session's record (the key itself is 24 bytes a record).
+func keySum(key []byte) uint32 {
+	return crc32.Checksum(key, crc32.MakeTable(crc32.Castagnoli))
 }
 
 // appendPlacement writes the fields a record and its manifest entry both
@@ -153,6 +170,9 @@ func (d *recordReader) bytes(n uint64) []byte {
 // field returns the next length-prefixed field, in place.
 func (d *recordReader) field() []byte { return d.bytes(d.uvarint()) }
 
+// decodeRecord decodes the stored record under key alone: the session's
+// own part (decode), which names the build it belongs to (doc, data
+// stamp, source hash).
 func decodeRecord(key, sealed []byte) (*Record, error) {
 	return (*recordArena)(nil).decode(key, sealed)
 }
@@ -188,12 +208,16 @@ type recordArena struct {
 	// fingerprints to them (manifest.go).
 	policies  map[string]string
 	policyIDs map[uint64]string
+	// times is the slab of the timestamps of whole records (decodeFull).
+	times []float64
 }
 
-// recordSlot is a record with room for the values its pointers point to.
+// recordSlot is a record with room for the values its pointers point to,
+// and, for a scratch slot, for the strings its packed fields expand to.
 type recordSlot struct {
 	Record
 	firstTs, lastTs float64
+	text            [3 * packedMax]byte
 }
 
 const (
@@ -278,92 +302,154 @@ func (a *recordArena) gate() *Record {
 	return r
 }
 
+// decode decodes a stored record (the session's own part, see
+// encodeRecord): a Record with the fields of the stored record only, its
+// branch mode taken from the key. Its tier, path, policy, identity,
+// counts, placement and reasons are in the manifest entry (decodeFull
+// joins the two); its doc, data stamp and source hash say which build of
+// the session it belongs to.
 func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
-	recordBytesDecoded.Add(int64(len(sealed)))
-	b, err := blocksum.Unseal(sealed)
-	if err != nil {
+	var t tail
+	if err := t.read(key, sealed); err != nil {
 		return nil, err
-	}
-	d := recordReader{b: b, ok: true}
-	if f := d.bytes(1); f == nil || f[0] != recordFormat {
-		return nil, errRecordShape
 	}
 	slot := a.slot()
 	r := &slot.Record
-	r.CacheVersion = int(d.uvarint())
-	// Only the strings a record keeps are copied: the policy, tier and
-	// branches are the shared instances, the key is only compared.
-	r.Path = a.str(d.field())
-	branches := d.field()
-	r.SessionID = a.str(d.field())
-	r.Cwd = a.str(d.field())
-	r.SourceHash = a.str(d.field())
-	r.LineageFingerprint = a.str(d.field())
-	r.LiveSignature = a.str(d.field())
-	r.Policy = a.policy(d.field())
-	tier := d.field()
-	r.Identity.Size = d.varint()
-	r.Identity.MtimeNs = d.varint()
-	r.Identity.CtimeNs = d.varint()
-	r.EntryCount = int(d.varint())
-	r.SumLen = d.varint()
-	r.CacheBytes = d.varint()
-	r.IndexedAtNs = d.varint()
-	r.VerifiedAtNs = d.varint()
-	a.readPlacement(&d, r)
-	readTimes(&d, slot)
-	own := d.bytes(d.uvarint())
-	if !d.ok || d.pos != len(d.b) {
-		return nil, errRecordShape
+	r.CacheVersion = indexfile.CacheVersion
+	r.Branches = t.mode
+	r.SessionID = a.packedString(t.sessionID, slot.text[:0:packedMax])
+	r.Cwd = a.str(t.cwd)
+	r.SourceHash = a.packedString(t.sourceHash, slot.text[packedMax:packedMax:2*packedMax])
+	r.LineageFingerprint = a.packedString(t.lineage, slot.text[2*packedMax:2*packedMax:3*packedMax])
+	r.CacheBytes, r.DataStamp, r.Doc = t.cacheBytes, t.stamp, t.doc
+	if t.hasFirst {
+		slot.firstTs, r.FirstTs = t.first, &slot.firstTs
 	}
-	if err := r.checkDecoded(key, own, branches, tier); err != nil {
-		return nil, err
+	if t.hasLast {
+		slot.lastTs, r.LastTs = t.last, &slot.lastTs
 	}
 	return r, nil
 }
 
-// readTimes reads a record's first and last timestamps (a presence
-// byte, then eight bytes each) into its slot.
-func readTimes(d *recordReader, slot *recordSlot) {
-	r := &slot.Record
-	for _, f := range [...]struct {
-		p   **float64
-		val *float64
-	}{{&r.FirstTs, &slot.firstTs}, {&r.LastTs, &slot.lastTs}} {
-		if p := d.bytes(1); p != nil && p[0] == 1 {
-			if v := d.bytes(8); v != nil {
-				*f.val = math.Float64frombits(binary.LittleEndian.Uint64(v))
-				*f.p = f.val
-			}
-		} else if p != nil && p[0] != 0 {
-			d.ok = false
-		}
-	}
+// tail is a stored record read in place: its fields are valid only while
+// the sealed value is.
+type tail struct {
+	mode                           string
+	sessionID, sourceHash, lineage packedField
+	cwd                            []byte
+	cacheBytes                     int64
+	stamp                          uint32
+	doc                            uint32
+	// first and last are the timestamps, present when hasFirst and
+	// hasLast.
+	first, last       float64
+	hasFirst, hasLast bool
 }
 
-// checkDecoded checks what a decoded record says of itself against the key
-// it was read under, and sets its branch mode and tier to the shared
-// constants.
-func (r *Record) checkDecoded(key, own, branches, tier []byte) error {
-	if r.CacheVersion != indexfile.CacheVersion {
-		return fmt.Errorf("record of cache version %d", r.CacheVersion)
+// read checks and reads the stored record under key.
+func (t *tail) read(key, sealed []byte) error {
+	recordBytesDecoded.Add(int64(len(sealed)))
+	b, err := blocksum.Unseal(sealed)
+	if err != nil {
+		return err
 	}
-	// The value names the key it was written under (computed from its path
-	// when it was encoded, and sealed with it): a value under another key
-	// is not this session's record.
-	if !bytes.Equal(key, own) || !bytes.HasPrefix(key, branches) || len(key) == len(branches) || key[len(branches)] != 0 {
-		return fmt.Errorf("record key %q does not match its source %q (%s)", key, r.Path, branches)
+	d := recordReader{b: b, ok: true}
+	if f := d.bytes(1); f == nil || f[0] != recordFormat {
+		return errRecordShape
 	}
-	r.Branches = branchesOf(branches)
-	switch string(tier) { // the constants themselves: compared by pointer
-	case Hot:
-		r.Tier = Hot
-	case Cold:
-		r.Tier = Cold
-	default:
-		return fmt.Errorf("record tier %q", tier)
+	version := d.uvarint()
+	t.sessionID = d.packed()
+	t.cwd = d.field()
+	t.sourceHash = d.packed()
+	t.lineage = d.packed()
+	t.cacheBytes = d.varint()
+	if v := d.bytes(4); v != nil {
+		t.stamp = binary.LittleEndian.Uint32(v)
 	}
+	if doc := d.uvarint(); doc <= math.MaxUint32 {
+		t.doc = uint32(doc)
+	} else {
+		d.ok = false
+	}
+	t.first, t.hasFirst = readTime(&d)
+	t.last, t.hasLast = readTime(&d)
+	sum := d.bytes(4)
+	if !d.ok || d.pos != len(d.b) {
+		return errRecordShape
+	}
+	if version != indexfile.CacheVersion {
+		return fmt.Errorf("record of cache version %d", version)
+	}
+	// The value names the key it was written under (a checksum of it,
+	// sealed with the rest): a value under another key is not this
+	// session's record.
+	i := bytes.IndexByte(key, 0)
+	if binary.LittleEndian.Uint32(sum) != keySum(key) || i <= 0 {
+		return fmt.Errorf("record key %q does not match the key it was written under", key)
+	}
+	t.mode = branchesOf(key[:i])
 	return nil
+}
+
+// readTime reads a presence byte and, when it is 1, the eight bytes of
+// a float64.
+func readTime(d *recordReader) (float64, bool) {
+	p := d.bytes(1)
+	switch {
+	case p == nil:
+	case p[0] == 1:
+		if b := d.bytes(8); b != nil {
+			return math.Float64frombits(binary.LittleEndian.Uint64(b)), true
+		}
+	case p[0] != 0:
+		d.ok = false
+	}
+	return 0, false
+}
+
+// decodeFull decodes the whole record of a session: its manifest entry
+// (gate, decodeGate) joined with its stored record (sealed). The two are
+// written together; when they do not name the same build of the session
+// (doc, data stamp, source hash), the record does not decode and is
+// rebuilt.
+func (a *recordArena) decodeFull(mode lineage.Mode, key, gate, sealed []byte) (*Record, error) {
+	var t tail
+	if err := t.read(key, sealed); err != nil {
+		return nil, err
+	}
+	r, err := a.decodeGate(mode, key, gate)
+	if err != nil {
+		return nil, fmt.Errorf("manifest entry of record %q: %w", key, err)
+	}
+	if t.doc != r.Doc || t.stamp != r.DataStamp || !t.sourceHash.equal(r.SourceHash) {
+		return nil, fmt.Errorf("record %q does not match its manifest entry", key)
+	}
+	r.Branches = t.mode
+	r.SessionID = a.packedString(t.sessionID, nil)
+	r.Cwd = a.str(t.cwd)
+	r.LineageFingerprint = a.packedString(t.lineage, nil)
+	r.CacheBytes = t.cacheBytes
+	r.FirstTs, r.LastTs = a.time(t.first, t.hasFirst), a.time(t.last, t.hasLast)
+	r.partial = false
+	return r, nil
+}
+
+// time returns a pointer to a copy of t from the arena's slab (nil when
+// it is not there).
+func (a *recordArena) time(t float64, there bool) *float64 {
+	switch {
+	case !there:
+		return nil
+	case a == nil:
+		return &t
+	}
+	if len(a.times) == 0 {
+		a.times = make([]float64, arenaSlab)
+	}
+	p := &a.times[0]
+	a.times = a.times[1:]
+	*p = t
+	return p
 }
 
 // branchesOf is b as a string: a branch mode's own constant when it is
@@ -377,35 +463,183 @@ func branchesOf(b []byte) string {
 	return string(b)
 }
 
-// policy is b as a string: the shared instance when the arena has one.
-func (a *recordArena) policy(b []byte) string {
-	if a != nil {
-		if p, ok := a.policies[string(b)]; ok {
-			return p
-		}
-	}
-	return a.str(b)
-}
-
 // eachRecord calls fn with the key of every record of mode in tx, in key
-// order, and the record it decodes to, or why it does not. The key is
-// valid only inside the transaction.
+// order, and the whole record it decodes to (decodeFull), or why it does
+// not. The key is valid only inside the transaction.
 func eachRecord(tx *bolt.Tx, mode lineage.Mode, fn func(key []byte, r *Record, err error)) {
 	eachRecordShared(tx, mode, nil, fn)
 }
 
-// eachRecordShared is eachRecord, the records sharing the instances of
-// policies.
-func eachRecordShared(tx *bolt.Tx, mode lineage.Mode, policies map[string]string, fn func(key []byte, r *Record, err error)) {
+// eachRecordShared is eachRecord, the records sharing the policy strings
+// of policyIDs (Index.policyIDs). The records and the manifest hold the
+// same keys in the same order: one cursor over each walks both.
+func eachRecordShared(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, fn func(key []byte, r *Record, err error)) {
 	b := tx.Bucket(recordsBucket)
 	if b == nil {
 		return
 	}
 	prefix := []byte(string(mode) + "\x00")
-	arena := recordArena{policies: policies}
+	arena := recordArena{policyIDs: policyIDs}
+	var gates *bolt.Cursor
+	var gk, gv []byte
+	if mb := tx.Bucket(manifestBucket); mb != nil {
+		gates = mb.Cursor()
+		gk, gv = gates.Seek(prefix)
+	}
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		for gk != nil && bytes.Compare(gk, k) < 0 {
+			gk, gv = gates.Next()
+		}
+		var gate []byte
+		if bytes.Equal(gk, k) {
+			gate = gv
+		}
+		r, err := arena.decodeFull(mode, k, gate, v)
+		fn(k, r, err)
+	}
+}
+
+// eachStored calls fn with the key of every stored record of mode in tx
+// and its own part (decode: doc, data stamp, ...), or why it does not
+// decode; the record is valid only until fn returns.
+func eachStored(tx *bolt.Tx, mode lineage.Mode, fn func(key []byte, r *Record, err error)) {
+	b := tx.Bucket(recordsBucket)
+	if b == nil {
+		return
+	}
+	prefix := []byte(string(mode) + "\x00")
+	var slot recordSlot
+	arena := recordArena{scratch: &slot}
 	c := b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		r, err := arena.decode(k, v)
 		fn(k, r, err)
 	}
+}
+
+// Packed string heads (appendPacked); any even head 2n+2 is n bytes as
+// they are.
+const (
+	packedHex  = 1 // 64 lowercase hex digits (a SHA-256) as 32 bytes
+	packedUUID = 3 // a lowercase 8-4-4-4-12 UUID as 16 bytes
+	packedMax  = 64
+)
+
+// uuidDashes are where a UUID's dashes are.
+var uuidDashes = [...]int{8, 13, 18, 23}
+
+// packedForm is the head s packs under: packedHex, packedUUID, or 0 when
+// it is stored as it is. Only lowercase hex packs, so that it expands
+// to the same string.
+func packedForm(s string) byte {
+	switch {
+	case len(s) == 64 && lowerHex(s):
+		return packedHex
+	case len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' &&
+		lowerHex(s[:8]+s[9:13]+s[14:18]+s[19:23]+s[24:]):
+		return packedUUID
+	}
+	return 0
+}
+
+func lowerHex(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// appendPacked appends s packed: the session id, source hash and lineage
+// fingerprint are a UUID and two SHA-256s in hex (136 bytes a record),
+// which pack to 64.
+func appendPacked(b []byte, s string) []byte {
+	switch packedForm(s) {
+	case packedHex:
+		return appendUnhex(append(b, packedHex), s)
+	case packedUUID:
+		b = append(b, packedUUID)
+		from := 0
+		for _, dash := range uuidDashes {
+			b = appendUnhex(b, s[from:dash])
+			from = dash + 1
+		}
+		return appendUnhex(b, s[from:])
+	}
+	return append(binary.AppendUvarint(b, 2*uint64(len(s))+2), s...)
+}
+
+// appendUnhex appends the bytes of s, an even number of lowercase hex
+// digits (packedForm checked them).
+func appendUnhex(b []byte, s string) []byte {
+	b, _ = hex.AppendDecode(b, []byte(s))
+	return b
+}
+
+// packedField is a packed string read in place.
+type packedField struct {
+	head byte
+	raw  []byte
+}
+
+// packed reads a packed string.
+func (d *recordReader) packed() packedField {
+	head := d.uvarint()
+	switch {
+	case head == packedHex:
+		return packedField{packedHex, d.bytes(32)}
+	case head == packedUUID:
+		return packedField{packedUUID, d.bytes(16)}
+	case head >= 2 && head%2 == 0:
+		return packedField{0, d.bytes((head - 2) / 2)}
+	}
+	d.ok = false
+	return packedField{}
+}
+
+// expand writes the string f packs to buf (packedMax bytes) and returns
+// its length; only for a packed head.
+func (f packedField) expand(buf []byte) int {
+	if f.head == packedHex {
+		return hex.Encode(buf, f.raw)
+	}
+	n, from := 0, 0
+	for _, dash := range uuidDashes {
+		k := (dash - n) / 2 // the bytes of the digits before the dash
+		n += hex.Encode(buf[n:], f.raw[from:from+k])
+		from += k
+		buf[n] = '-'
+		n++
+	}
+	return n + hex.Encode(buf[n:], f.raw[from:])
+}
+
+// equal reports whether f packs s.
+func (f packedField) equal(s string) bool {
+	if f.head == 0 {
+		return string(f.raw) == s
+	}
+	var buf [packedMax]byte
+	return string(buf[:f.expand(buf[:])]) == s
+}
+
+// packedString is the string f packs: as str makes it, the expanded form
+// of a packed one in buf when the arena is scratch (buf has room for
+// packedMax bytes and outlives the record).
+func (a *recordArena) packedString(f packedField, buf []byte) string {
+	if f.head == 0 {
+		return a.str(f.raw)
+	}
+	var local [packedMax]byte
+	n := f.expand(local[:])
+	switch {
+	case a == nil || (a.scratch != nil && cap(buf) < n):
+		return string(local[:n])
+	case a.scratch != nil:
+		buf = append(buf[:0], local[:n]...)
+		return unsafe.String(&buf[0], n)
+	}
+	return a.chunkString(&a.text, local[:n])
 }

@@ -417,31 +417,91 @@ func TestRefresh_CorruptRecordIsRebuilt(t *testing.T) {
 	assert.True(t, rep.States[0].Rebuilt)
 }
 
+// encodeWhole is what putRecord stores of rec: its manifest entry and its
+// record.
+func encodeWhole(t testing.TB, rec *Record) (gate, stored []byte) {
+	gate, err := encodeGate(rec)
+	require.NoError(t, err)
+	stored, err = encodeRecord(rec)
+	require.NoError(t, err)
+	return gate, stored
+}
+
+const (
+	hexA = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	hexB = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+)
+
+// TestRecordRoundTrip: a record stored as its manifest entry and its own
+// part decodes whole to itself (decodeFull), and its own part alone to
+// the fields it holds (decodeRecord); strings that pack (hex hashes, a
+// UUID) and strings that only look like them come back the same.
 func TestRecordRoundTrip(t *testing.T) {
 	ts, te := 1.7e12, -0.5
-	for _, rec := range []*Record{
-		{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Cold},
-		{CacheVersion: indexfile.CacheVersion, Path: "/a/ü b.jsonl", Branches: "all", SessionID: "id", Cwd: "/w",
+	for _, c := range []struct {
+		name string
+		rec  *Record
+	}{
+		{"bare", &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Cold, SourceHash: hexA, Policy: "p"}},
+		{"every field", &Record{CacheVersion: indexfile.CacheVersion, Path: "/a/ü b.jsonl", Branches: "all", SessionID: "id", Cwd: "/w",
 			Identity:   Identity{Size: 1 << 40, MtimeNs: -5, CtimeNs: 1<<62 + 3, Inode: 1<<64 - 1, Dev: 7},
-			SourceHash: "h", LineageFingerprint: "l", LiveSignature: "live", Policy: "p", Tier: Hot,
+			SourceHash: hexA, LineageFingerprint: "l", LiveSignature: "live", Policy: "p", Tier: Hot,
 			EntryCount: 123456, SumLen: 99, Reasons: []string{"a", "", "max_entry_chars"}, CacheBytes: 1 << 33,
-			DataStamp: 0xdeadbeef, Doc: 1<<32 - 1, FirstTs: &ts, LastTs: &te, IndexedAtNs: 1<<63 - 1, VerifiedAtNs: -1 << 63},
+			DataStamp: 0xdeadbeef, Doc: 1<<32 - 1, Pack: 1 << 40, FirstTs: &ts, LastTs: &te, IndexedAtNs: 1<<63 - 1, VerifiedAtNs: -1 << 63}},
+		{"packed", &Record{CacheVersion: indexfile.CacheVersion, Path: "/p.jsonl", Branches: "active", Tier: Cold, Policy: "q",
+			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: hexB, LineageFingerprint: hexA, Doc: 3, DataStamp: 9, FirstTs: &ts}},
+		{"look-alikes", &Record{CacheVersion: indexfile.CacheVersion, Path: "/l.jsonl", Branches: "active", Tier: Cold, Policy: "q",
+			SessionID: "019D59F8-84C2-738A-A424-2E63FFC49C39", SourceHash: hexA, LineageFingerprint: strings.ToUpper(hexB),
+			Cwd: hexA[:36]}},
+		{"uuid-shaped, not hex", &Record{CacheVersion: indexfile.CacheVersion, Path: "/u.jsonl", Branches: "all", Tier: Hot, Policy: "p",
+			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c3g", SourceHash: hexA, LineageFingerprint: hexA[1:] + "g"}},
 	} {
-		enc, err := encodeRecord(rec)
-		require.NoError(t, err)
-		got, err := decodeRecord(recordKey(lineage.Mode(rec.Branches), rec.Path), enc)
-		require.NoError(t, err)
-		assert.Equal(t, rec, got)
+		t.Run(c.name, func(t *testing.T) {
+			rec := c.rec
+			gate, stored := encodeWhole(t, rec)
+			key := recordKey(lineage.Mode(rec.Branches), rec.Path)
+			arena := recordArena{policyIDs: policyIDs(map[string]string{"p": "p", "q": "q"})}
+			got, err := arena.decodeFull(lineage.Mode(rec.Branches), key, gate, stored)
+			require.NoError(t, err)
+			assert.Equal(t, rec, got)
+			own, err := decodeRecord(key, stored)
+			require.NoError(t, err)
+			assert.Equal(t, &Record{CacheVersion: rec.CacheVersion, Branches: rec.Branches, SessionID: rec.SessionID, Cwd: rec.Cwd,
+				SourceHash: rec.SourceHash, LineageFingerprint: rec.LineageFingerprint, CacheBytes: rec.CacheBytes,
+				DataStamp: rec.DataStamp, Doc: rec.Doc, FirstTs: rec.FirstTs, LastTs: rec.LastTs}, own)
+		})
+	}
+}
+
+// TestRecordHoldsOnlyItsOwnPart: the stored record repeats none of what
+// the manifest entry holds, and packs its hashes and session id; a record
+// of the 100k archive's shape (a 111-byte path, a ~95-byte policy) was
+// 508 bytes in format 5.
+func TestRecordHoldsOnlyItsOwnPart(t *testing.T) {
+	ts := 1.7e12
+	rec := &Record{CacheVersion: indexfile.CacheVersion, Branches: "active", Tier: Cold,
+		Path:      "/work/corpora/100k/sessions/--home-dev-src-webshop--/2026-04-04T19-29-12-386Z_019d59f8-84c2-738a-a424-2e63ffc49c39.jsonl",
+		SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", Cwd: "/home/dev/src/webshop",
+		SourceHash: hexA, LineageFingerprint: hexB,
+		Policy:     PolicyOf(Config{MaxColdVocabularyBytes: 1 << 20, MaxColdCacheBytes: 1 << 22}).String(Cold, lineage.Active),
+		Identity:   Identity{Size: 17000, MtimeNs: 1.7e18, CtimeNs: 1.7e18, Inode: 1 << 30, Dev: 2049},
+		EntryCount: 40, CacheBytes: 3000, DataStamp: 0xdeadbeef, Doc: 100000, Pack: 20000, FirstTs: &ts, LastTs: &ts,
+		IndexedAtNs: 1.7e18}
+	stored, err := encodeRecord(rec)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(stored), 150, "stored record bytes")
+	for _, s := range []string{rec.Path, rec.Policy, rec.SourceHash, rec.LineageFingerprint, rec.SessionID} {
+		assert.NotContains(t, string(stored), s)
 	}
 }
 
 // FuzzDecodeRecord: any bytes, sealed, decode without panic, and whatever
 // decodes encodes back to a record that decodes the same (under the key
-// its mode and path give).
+// of the path it was read for).
 func FuzzDecodeRecord(f *testing.F) {
 	ts := 3.0
 	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot,
-		Reasons: []string{"r"}, FirstTs: &ts, EntryCount: 4}
+		Reasons: []string{"r"}, FirstTs: &ts, EntryCount: 4, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: hexA}
 	enc, _ := encodeRecord(rec)
 	data, _ := blocksum.Unseal(enc)
 	f.Add(data)
@@ -455,26 +515,32 @@ func FuzzDecodeRecord(f *testing.F) {
 		if err != nil {
 			return
 		}
+		r.Path = rec.Path // the stored record does not hold it
 		again, err := encodeRecord(r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The encoder files a record under the key of its own mode and
-		// path (a crafted value may name another; its checksum holds).
-		r2, err := decodeRecord(recordKey(lineage.Mode(r.Branches), r.Path), again)
+		r2, err := decodeRecord(key, again)
+		if err == nil {
+			r2.Path = rec.Path
+		}
 		if err != nil || !assert.ObjectsAreEqual(r, r2) {
 			t.Fatalf("re-encoded record differs: %v\n%+v\n%+v", err, r, r2)
 		}
 	})
 }
 
+// TestDecodeRecordRefusesEveryDamagedByte: a flipped bit anywhere in the
+// stored record fails it alone and whole; so does a manifest entry of
+// another build of the session (another doc, stamp or source hash).
 func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
 	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot, EntryCount: 12,
-		Reasons: []string{"max_entry_chars"}, SourceHash: "abc"}
-	enc, err := encodeRecord(rec)
-	require.NoError(t, err)
+		Reasons: []string{"max_entry_chars"}, SourceHash: hexA, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39",
+		LineageFingerprint: hexB, Doc: 5, DataStamp: 7, Policy: "p"}
+	gate, enc := encodeWhole(t, rec)
 	key := recordKey(lineage.Active, rec.Path)
-	got, err := decodeRecord(key, enc)
+	arena := recordArena{policyIDs: policyIDs(map[string]string{"p": "p"})}
+	got, err := arena.decodeFull(lineage.Active, key, gate, enc)
 	require.NoError(t, err)
 	assert.Equal(t, rec, got)
 	for i := range enc {
@@ -482,7 +548,24 @@ func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
 		bad[i] ^= 0x01
 		_, err := decodeRecord(key, bad)
 		assert.Error(t, err, "byte %d", i)
+		_, err = arena.decodeFull(lineage.Active, key, gate, bad)
+		assert.Error(t, err, "byte %d, whole", i)
 	}
+	for name, other := range map[string]func(r *Record){
+		"doc":         func(r *Record) { r.Doc++ },
+		"data stamp":  func(r *Record) { r.DataStamp++ },
+		"source hash": func(r *Record) { r.SourceHash = hexB },
+	} {
+		r := *rec
+		other(&r)
+		otherGate, _ := encodeWhole(t, &r)
+		_, err := arena.decodeFull(lineage.Active, key, otherGate, enc)
+		assert.ErrorContains(t, err, "does not match its manifest entry", name)
+	}
+	_, err = arena.decodeFull(lineage.Active, key, nil, enc)
+	assert.Error(t, err, "no manifest entry")
+	_, err = decodeRecord(recordKey(lineage.All, rec.Path), enc)
+	assert.ErrorContains(t, err, "does not match", "the other mode's key")
 }
 
 // A damaged index file that is still recognisably memidx's (both meta
@@ -662,16 +745,18 @@ func TestReader_VerifiedOncePerCommit(t *testing.T) {
 // came from are overwritten, and no record shares a float with another.
 func TestRecordArenaDecodesAsAlone(t *testing.T) {
 	shared := strings.Clone("entry:4000;branches:active")
-	arena := recordArena{policies: map[string]string{shared: shared}}
+	ids := policyIDs(map[string]string{shared: shared, "another policy": "another policy"})
+	arena := recordArena{policyIDs: ids}
 	var got, want []*Record
 	n := arenaSlab*2 + 3
 	for i := range n {
 		first, last := float64(i), float64(i)+0.5
 		rec := &Record{CacheVersion: indexfile.CacheVersion, Path: fmt.Sprintf("/p/%d/%s.jsonl", i, strings.Repeat("x", i*97%600)),
-			Branches: "active", SessionID: fmt.Sprint("id", i), Tier: Hot, EntryCount: i, Doc: uint32(i)}
+			Branches: "active", SessionID: fmt.Sprint("id", i), Tier: Hot, EntryCount: i, Doc: uint32(i), SourceHash: hexA}
 		if i%3 == 0 {
 			rec.FirstTs, rec.LastTs = &first, &last
 			rec.Reasons = []string{"max_entry_chars"}
+			rec.SessionID, rec.LineageFingerprint = "019d59f8-84c2-738a-a424-2e63ffc49c39", hexB
 		}
 		if i == 7 {
 			rec.Cwd = strings.Repeat("c", arenaTextChunk) // larger than a chunk
@@ -680,15 +765,17 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 		if i%2 == 0 {
 			rec.Policy = "another policy"
 		}
-		enc, err := encodeRecord(rec)
-		require.NoError(t, err)
+		gate, enc := encodeWhole(t, rec)
 		key := recordKey(lineage.Active, rec.Path)
-		alone, err := decodeRecord(key, enc)
+		alone, err := (&recordArena{policyIDs: ids}).decodeFull(lineage.Active, key, gate, enc)
 		require.NoError(t, err)
-		r, err := arena.decode(key, enc)
+		r, err := arena.decodeFull(lineage.Active, key, gate, enc)
 		require.NoError(t, err)
 		for j := range enc {
 			enc[j] = 0xff // the decoded strings must not alias the value
+		}
+		for j := range gate {
+			gate[j] = 0xff
 		}
 		got, want = append(got, r), append(want, alone)
 	}

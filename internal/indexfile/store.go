@@ -35,7 +35,10 @@ const CacheVersion = 6
 //	   holds its terms (coldvocab.Stored).
 //	7: a stored cold digest's addresses are in the compact form
 //	   (coldvocab.Stored): ids, operations and timestamps as columns.
-const LayoutVersion = 7
+//	8: a record holds only what its manifest entry does not (record
+//	   format 6: session id, cwd, lineage fingerprint, cache bytes,
+//	   timestamps; the hashes as bytes).
+const LayoutVersion = 8
 
 // FileName is the index file inside the index directory.
 const FileName = "index.db"

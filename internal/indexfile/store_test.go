@@ -76,7 +76,8 @@ func TestStore_OtherVersionIsCorrupt(t *testing.T) {
 		{"layout 4 (no manifest)", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{4}) }},
 		{"layout 5 (vocabularies in the digests)", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{5}) }},
 		{"layout 6 (termtab addresses)", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{6}) }},
-		{"layout 8", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{8}) }},
+		{"layout 7 (records repeat the manifest)", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{7}) }},
+		{"layout 9", func(b *bolt.Bucket) error { return b.Put(layoutKey, []byte{9}) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := New(t.TempDir(), Options{})
