@@ -220,6 +220,7 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 		for _, r := range recs {
 			got.stored[r.Path] = r
 		}
+		got.held = arena.held
 		ix.holdRecords(arena.held)
 		indexfile.DropPages(tx) // the records are copies
 		return nil
@@ -233,16 +234,19 @@ func (ix *Index) loadGateAt(ctx context.Context, mode lineage.Mode) (loaded, err
 // sharePaths points each partial record that a target matched, and the
 // key it is stored under, at the target's path: the listing's string,
 // with the same bytes. A one-shot call then holds each path once, and
-// the manifest's copies of them are garbage (recordArena.paths).
-func sharePaths(k *knownSessions) {
+// the manifest's copies of them are garbage (recordArena.paths). It
+// returns how many bytes of those copies it let go of.
+func sharePaths(k *knownSessions) (freed int64) {
 	for i, rec := range k.recs {
 		if rec == nil {
 			continue
 		}
 		p := k.targets[i].Path
+		freed += int64(len(rec.Path))
 		rec.Path = p
 		k.stored[p] = rec // a map assignment takes the new key's bytes
 	}
+	return freed
 }
 
 // valuesInMap reports whether the values of b, a top-level bucket, lie
