@@ -108,6 +108,9 @@ type loaded struct {
 	// held is what the partial records took as they were read
 	// (Index.holdRecords).
 	held int64
+	// gate, when set, holds the partial records by key instead of stored
+	// (loadGateKeyed).
+	gate *gateTable
 }
 
 // recordCache keeps, per branch mode, the records last decoded and the
