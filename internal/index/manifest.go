@@ -258,6 +258,11 @@ func (ix *Index) loadGate(ctx context.Context, mode lineage.Mode, keyed bool) (l
 		if tab != nil {
 			tab.recs = recs
 			got.gate = tab
+			// The sums and their lookup map, charged beside what gate
+			// charged for a path map's entry, which is not made: the
+			// soft limit stays where the path map left it (without this
+			// charge, 100k: peak RSS -3 MB, but 4 collections, not 3,
+			// and +0.1-0.2 s of CPU).
 			arena.grow(int64(len(recs)) * (gateSumLen + mapEntryBytes/2))
 		} else {
 			got.stored = make(map[string]*Record, len(recs))
