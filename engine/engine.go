@@ -347,6 +347,16 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	return r, nil
 }
 
+// dropRefs lets go of the listing's refs once the targets are made, for
+// a call that reads no more of them (a recall): they are 96 bytes a
+// session (10 MB at 100k), and the targets keep their paths and stats.
+// A watched listing's refs are its cache's, kept anyway.
+func (r *resolved) dropRefs(e *Engine) {
+	if e.shared().watch == nil {
+		r.res.Refs = nil
+	}
+}
+
 // defaultScopeNotice says what the session scope searched without a live
 // session (the project's newest session, or nothing) and how to widen it:
 // a host that gives no live session otherwise searches one session, finds
@@ -362,20 +372,31 @@ func defaultScopeNotice(res scopes.Resolution) Notice {
 
 // targetsOf returns the targets of refs, without a live branch. A watched
 // listing that did not change is the same refs again (listing.ListCache),
-// and gets the same targets again: nobody changes either.
+// and gets the same targets again: nobody changes either. An unwatched
+// listing is new each call, so nothing is kept: keeping its refs (96
+// bytes a session, 10 MB at 100k) would hold them to the call's end.
 func (e *Engine) targetsOf(refs []listing.Ref) []index.Target {
-	lt := &e.shared().lastTargets
+	base := e.shared()
+	if base.watch == nil {
+		return targetsOfRefs(refs)
+	}
+	lt := &base.lastTargets
 	lt.Lock()
 	defer lt.Unlock()
 	if len(refs) > 0 && len(lt.refs) == len(refs) && &lt.refs[0] == &refs[0] {
 		return lt.targets
 	}
+	lt.refs, lt.targets = refs, targetsOfRefs(refs)
+	return lt.targets
+}
+
+// targetsOfRefs is a target for each ref, without a live branch.
+func targetsOfRefs(refs []listing.Ref) []index.Target {
 	targets := make([]index.Target, len(refs))
 	for i, ref := range refs {
 		targets[i] = index.Target{Path: ref.Path, Stat: ref.Stat}
 	}
-	lt.refs, lt.targets = refs, slices.Clip(targets)
-	return lt.targets
+	return slices.Clip(targets)
 }
 
 func canonical(p string) string {

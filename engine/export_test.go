@@ -70,3 +70,11 @@ func SetBeforeWalkPage(f func()) (restore func()) {
 	beforeWalkPage = f
 	return func() { beforeWalkPage = old }
 }
+
+// KeptRefs is how many listing refs e keeps between calls (targetsOf).
+func KeptRefs(e *Engine) int {
+	lt := &e.shared().lastTargets
+	lt.Lock()
+	defer lt.Unlock()
+	return len(lt.refs)
+}

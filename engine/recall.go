@@ -181,7 +181,7 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 		return e.withNotices(failurePage(eo)), nil
 	}
 	// The stored records are decoded while the files are listed.
-	pre := e.ix.Preload(ctx, q.mode)
+	pre := e.preload(ctx, q)
 	r, err := e.resolve(q.scope, q.mode)
 	if err != nil {
 		if eo := DomainError(err); eo != nil {
@@ -190,6 +190,7 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 		return nil, err
 	}
 	r.pre = pre
+	r.dropRefs(e)
 	single := (r.scope.Kind == scopes.ScopeSessionTarget || r.scope.Kind == scopes.ScopeSession) && len(r.targets) == 1
 	// An invalid or oversized pattern searches nothing.
 	sq := e.searchQuery(q, single, eo != nil)
@@ -204,6 +205,16 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 	markIncomplete(&page.Coverage.Reasons, &page.Coverage.Complete, reasons...)
 	page.Notices = append(page.Notices, r.notices...)
 	return e.withNotices(page), nil
+}
+
+// preload starts reading the stored records of q's branch mode (see
+// index.Preload): for a global scope, by key (index.PreloadArchive),
+// since nearly every record will be a target's.
+func (e *Engine) preload(ctx context.Context, q *recallQuery) *index.Preloaded {
+	if sc, err := scopes.ParseScope(q.scope); err == nil && sc.Kind == scopes.ScopeGlobal {
+		return e.ix.PreloadArchive(ctx, q.mode)
+	}
+	return e.ix.Preload(ctx, q.mode)
 }
 
 // searchQuery is q as search ranks it.

@@ -67,11 +67,15 @@
 // pages its calls read again. What a one-shot call holds
 // per session it does not touch: the stat gate points the partial
 // records at the listing's path strings (the manifest's copies are
-// garbage), keeps no copy of the listing's stats, and the manifest's
-// pages of the file's map are given back every 4 MiB as they are read
-// (Linux, mapped.go). RecordsHeld is told what the partial records take
-// as they are read, so that a batch program's soft heap limit, meant to
-// bound garbage, does not sit under them (HeapSteeringHeld).
+// garbage, and RecordsHeld stops counting them), keeps no copy of the
+// listing's stats, and the manifest's pages of the file's map are given
+// back every 4 MiB as they are read (Linux, mapped.go). A call over the
+// whole archive (PreloadArchive) copies no path at all: its partial
+// records are found by the SHA-256 prefix of the path that keys them
+// (gateTable), and only the few no target found read their paths after.
+// RecordsHeld is told what the partial records take as they are read, so
+// that a batch program's soft heap limit, meant to bound garbage, does
+// not sit under them (HeapSteeringHeld).
 //
 // Tiers: the hotSessions most recently modified sessions (by the freshest
 // mtime known: the scope's files are stat'ed, others keep their recorded

@@ -15,11 +15,12 @@ type knownSessions struct {
 	targets []Target
 	recs    []*Record // recs[i] is the stored record of targets[i], or nil
 	listed  int       // stored records that are targets
+	total   int       // stored records
 	paths   map[string]bool
 }
 
 // allTargets reports whether every stored record is a target.
-func (k *knownSessions) allTargets() bool { return k.listed == len(k.stored) }
+func (k *knownSessions) allTargets() bool { return k.listed == k.total }
 
 // isTarget reports whether path is a target.
 func (k *knownSessions) isTarget(path string) bool {

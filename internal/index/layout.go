@@ -105,6 +105,12 @@ type loaded struct {
 	hasRoster bool
 	// partial: the records are the manifest's (loadGateAt).
 	partial bool
+	// held is what the partial records took as they were read
+	// (Index.holdRecords).
+	held int64
+	// gate, when set, holds the partial records by key instead of stored
+	// (loadGateKeyed).
+	gate *gateTable
 }
 
 // recordCache keeps, per branch mode, the records last decoded and the

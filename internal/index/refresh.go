@@ -162,11 +162,26 @@ type Preloaded struct {
 // only. A later one decodes every record, for the record cache of a host
 // that asks again.
 func (ix *Index) Preload(ctx context.Context, mode lineage.Mode) *Preloaded {
+	return ix.preload(ctx, mode, false)
+}
+
+// PreloadArchive is Preload for a call whose targets are the whole
+// archive (a global scope): a manifest read first is held by key, not by
+// path (gateTable), since nearly every record will be a target's.
+func (ix *Index) PreloadArchive(ctx context.Context, mode lineage.Mode) *Preloaded {
+	return ix.preload(ctx, mode, true)
+}
+
+func (ix *Index) preload(ctx context.Context, mode lineage.Mode, archive bool) *Preloaded {
 	p := &Preloaded{mode: mode, done: make(chan struct{})}
 	gate := !ix.gated.Swap(true)
 	go func() {
 		defer close(p.done)
-		if gate {
+		switch {
+		case gate && archive:
+			p.got, p.err = ix.loadGateKeyed(ctx, mode)
+			return
+		case gate:
 			p.got, p.err = ix.loadGateAt(ctx, mode)
 			return
 		}

@@ -47,8 +47,13 @@ type refreshRun struct {
 	newRoster []recentSession
 	// The two policy strings, built once, not once a target.
 	hotPolicy, coldPolicy string
-	// partial: the stored records are the manifest's (see Preload).
+	// partial: the stored records are the manifest's (see Preload);
+	// held is what they took as they were read (loaded.held).
 	partial bool
+	held    int64
+	// gate, when set, holds the stored records by key (gateTable): stored
+	// is empty then.
+	gate *gateTable
 }
 
 // job is a target to read, for a tier.
@@ -84,7 +89,7 @@ func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 	ix := r.ix
 	got, err := ix.records(r.ctx, r.mode, r.opt.Preloaded)
 	stored, bad := got.stored, got.bad
-	r.partial = got.partial
+	r.partial, r.held, r.gate = got.partial, got.held, got.gate
 	r.roster, r.hasRoster = got.roster, got.hasRoster
 	r.rep.LexEpoch = got.epoch
 	if err == nil && got.atKnown {
@@ -134,14 +139,26 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 	r.rep.States = make([]State, len(r.targets))
 	window := r.ix.racyWindow()
 	r.fresh = make([]byte, len(r.targets))
-	r.known, r.ids = matchTargets(stored, r.targets, func(i int, rec *Record, id Identity, statErr error) {
+	find, total := func(p string) *Record { return stored[p] }, len(stored)
+	if r.gate != nil {
+		find, total = r.gate.find, len(r.gate.recs)
+	}
+	r.known, r.ids = matchTargetsBy(find, total, r.targets, func(i int, rec *Record, id Identity, statErr error) {
 		r.rep.States[i].Path = r.targets[i].Path
 		if rec != nil && statErr == nil && r.current(rec, id, rec.Tier, r.targets[i]) && !rec.racy(window) {
 			r.fresh[i] = tierCode(rec.Tier)
 		}
 	})
-	if r.partial {
-		sharePaths(r.known)
+	r.known.stored = stored
+	switch {
+	case r.gate != nil:
+		r.ix.gatePaths(r.ctx, r.mode, r.known, r.gate)
+	case r.partial:
+		// The manifest's copies of the paths are garbage now: the heap
+		// limit no longer counts them, so the collector takes them back
+		// before the search's allocations grow the heap past them
+		// (13 MB of a 100k archive's ~40 MB of partial records).
+		r.ix.holdRecords(r.held - sharePaths(r.known))
 	}
 	roster := r.roster
 	if r.opt.Archive {
@@ -161,7 +178,15 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 // cost on an unchanged archive, one lookup a target and every one a cache
 // miss, so a large archive is split between the cores.
 func matchTargets(stored map[string]*Record, targets []Target, check func(i int, rec *Record, id Identity, statErr error)) (*knownSessions, *targetIDs) {
-	k := &knownSessions{stored: stored, targets: targets, recs: make([]*Record, len(targets))}
+	k, ids := matchTargetsBy(func(p string) *Record { return stored[p] }, len(stored), targets, check)
+	k.stored = stored
+	return k, ids
+}
+
+// matchTargetsBy is matchTargets with the stored records found by find,
+// total of them (known.stored is left to the caller).
+func matchTargetsBy(find func(path string) *Record, total int, targets []Target, check func(i int, rec *Record, id Identity, statErr error)) (*knownSessions, *targetIDs) {
+	k := &knownSessions{total: total, targets: targets, recs: make([]*Record, len(targets))}
 	ids := &targetIDs{targets: targets}
 	var mu sync.Mutex
 	inParts(len(targets), func(lo, hi int) {
@@ -177,7 +202,7 @@ func matchTargets(stored map[string]*Record, targets []Target, check func(i int,
 				id, statErr = StatIdentity(t.Path)
 				taken.put(i, id, statErr)
 			}
-			rec := stored[t.Path]
+			rec := find(t.Path)
 			if rec != nil {
 				k.recs[i] = rec
 				listed++
