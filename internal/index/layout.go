@@ -257,11 +257,18 @@ func samePolicy(decoded, want string) bool {
 }
 
 // storedPack is the cold pack of the session stored under key, by its
-// manifest entry (0: none, or an entry that does not decode).
+// manifest entry or, when that does not decode (damage), by its stored
+// record (0: none, or neither decodes).
 func storedPack(tx *bolt.Tx, mode lineage.Mode, key []byte) uint64 {
 	if mb := tx.Bucket(manifestBucket); mb != nil {
 		if old, err := (*recordArena)(nil).decodeGate(mode, key, mb.Get(key)); err == nil {
 			return old.Pack
+		}
+	}
+	if b := tx.Bucket(recordsBucket); b != nil {
+		var t tail
+		if t.read(key, b.Get(key)) == nil {
+			return t.pack
 		}
 	}
 	return 0
@@ -322,8 +329,7 @@ func putRecord(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
 	return putGate(tx, key, rec)
 }
 
-// unpackStored takes the session's digest out of its pack, named by its
-// manifest entry (the stored record does not hold the pack).
+// unpackStored takes the session's digest out of its pack (storedPack).
 func unpackStored(tx *bolt.Tx, key []byte) error {
 	i := bytes.IndexByte(key, 0)
 	if i <= 0 {

@@ -45,8 +45,8 @@ func noteDead(tx *bolt.Tx, key, stored []byte, keep uint32) error {
 	if stored == nil {
 		return nil
 	}
-	r, err := decodeRecord(key, stored)
-	if err != nil || r.Doc == 0 || r.Doc == keep {
+	doc, _, ok := storedBuild(key, stored)
+	if !ok || doc == 0 || doc == keep {
 		return nil
 	}
 	lb := tx.Bucket(lexiconBucket)
@@ -62,11 +62,12 @@ func noteDead(tx *bolt.Tx, key, stored []byte, keep uint32) error {
 		if err := lb.Delete(name); err != nil {
 			return err
 		}
+		var err error
 		if db, err = lb.CreateBucket(name); err != nil {
 			return err
 		}
 	}
-	return db.Put(docKey(r.Doc), nil)
+	return db.Put(docKey(doc), nil)
 }
 
 // putCensus stores the census of the segment under key.

@@ -709,13 +709,15 @@ func (r *Reader) Current(rec *Record) bool {
 		return false
 	}
 	key := recordKey(r.mode, rec.Path)
-	cur, err := decodeRecord(key, b.Get(key))
-	return err == nil && cur.Doc == rec.Doc && cur.DataStamp == rec.DataStamp
+	doc, stamp, ok := storedBuild(key, b.Get(key))
+	return ok && doc == rec.Doc && stamp == rec.DataStamp
 }
 
 // Complete makes rec whole when it is a partial record (see Preload): a
 // cold session answered from the lexicon alone, whose digest was not read.
-func (r *Reader) Complete(rec *Record) { complete(r.tx, r.mode, rec) }
+// It answers ErrNoData when the stored record is missing, damaged or of
+// another build.
+func (r *Reader) Complete(rec *Record) error { return r.whole(rec) }
 
 // LexiconBytes is the size of the reader's mode's lexicon segments.
 func (r *Reader) LexiconBytes() int64 {

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -68,6 +69,44 @@ func encodeGate(r *Record) ([]byte, error) {
 		b = binary.AppendVarint(b, v)
 	}
 	return blocksum.Seal(appendPlacement(b, r))
+}
+
+// appendPlacement writes the fields a manifest entry ends with, in this
+// order: the file's inode and device, the data stamp,
+// the doc id, the cold pack, and the reasons (readPlacement reads them).
+func appendPlacement(b []byte, r *Record) []byte {
+	b = binary.AppendUvarint(b, r.Identity.Inode)
+	b = binary.AppendUvarint(b, r.Identity.Dev)
+	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
+	b = binary.AppendUvarint(b, uint64(r.Doc))
+	b = binary.AppendUvarint(b, r.Pack)
+	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
+	for _, s := range r.Reasons {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+// readPlacement reads what appendPlacement wrote into r.
+func (a *recordArena) readPlacement(d *recordReader, r *Record) {
+	r.Identity.Inode = d.uvarint()
+	r.Identity.Dev = d.uvarint()
+	if v := d.bytes(4); v != nil {
+		r.DataStamp = binary.LittleEndian.Uint32(v)
+	}
+	if doc := d.uvarint(); doc <= math.MaxUint32 {
+		r.Doc = uint32(doc)
+	} else {
+		d.ok = false
+	}
+	r.Pack = d.uvarint()
+	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
+		for range n {
+			r.Reasons = append(r.Reasons, a.str(d.field()))
+		}
+	} else {
+		d.ok = false
+	}
 }
 
 // decodeGate decodes the manifest entry under key of mode into a partial
@@ -157,7 +196,12 @@ func (a *recordArena) policyByID(id uint64) string {
 func (a *recordArena) hex(b []byte) string {
 	var buf [2 * sha256.Size]byte
 	n := hex.Encode(buf[:], b)
-	return a.str(buf[:n])
+	if a == nil || a.scratch != nil {
+		return string(buf[:n])
+	}
+	// Not a.str, whose scratch form would point into buf and move it to
+	// the heap on every call.
+	return a.chunkString(&a.text, buf[:n])
 }
 
 // gateNumbers reads a manifest entry's numbers after its tier byte, up to

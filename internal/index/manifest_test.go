@@ -360,3 +360,49 @@ func TestGateTableFindsByPathSum(t *testing.T) {
 		assert.Same(t, c.want, g.find(c.path), c.path)
 	}
 }
+
+// A one-shot call whose session's stored record is missing or damaged
+// (its manifest entry intact) is not answered from half a record: the
+// session's data answers ErrNoData, which has it rebuilt (Forget), and
+// the next call reads it whole.
+func TestPartialRecordWithoutItsStoredRecordIsNoData(t *testing.T) {
+	for name, edit := range map[string]func(rb *bolt.Bucket, key []byte) error{
+		"missing": func(rb *bolt.Bucket, key []byte) error { return rb.Delete(key) },
+		"damaged": func(rb *bolt.Bucket, key []byte) error {
+			v := append([]byte(nil), rb.Get(key)...)
+			v[len(v)/2] ^= 0xff
+			return rb.Put(key, v)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newAcquireFixture(t, 4)
+			f.indexAll()
+			key := recordKey(lineage.Active, f.paths[2])
+			require.NoError(t, f.ix.store.Update(context.Background(), func(tx *bolt.Tx) error {
+				return edit(tx.Bucket(recordsBucket), key)
+			}))
+			ix, need := f.oneShot()
+			var broken *Record
+			_, _, err := ix.Acquire(context.Background(), need, func(v *View) error {
+				st := v.State(2)
+				require.Equal(t, Cold, st.Record.Tier)
+				_, _, err := v.Reader().Digest(st.Record)
+				require.ErrorIs(t, err, ErrNoData)
+				require.ErrorIs(t, v.Reader().Complete(st.Record), ErrNoData)
+				broken = st.Record
+				return nil
+			})
+			require.NoError(t, err)
+			assert.True(t, ix.Forget(context.Background(), lineage.Active, []*Record{broken}))
+			again, need := f.oneShot()
+			_, _, err = again.Acquire(context.Background(), need, func(v *View) error {
+				st := v.State(2)
+				_, _, err := v.Reader().Digest(st.Record)
+				require.NoError(t, err)
+				assert.Equal(t, "s2", st.Record.SessionID)
+				return nil
+			})
+			require.NoError(t, err)
+		})
+	}
+}

@@ -128,32 +128,41 @@ func TestPackedDigestLeavesItsPack(t *testing.T) {
 	assert.NotContains(t, string(plain), "s4w1q")
 }
 
-// A session whose record is damaged leaves its pack when it is removed:
-// its manifest entry names the pack.
+// A session whose record or manifest entry is damaged leaves its pack
+// when it is removed: the other one names the pack.
 func TestDamagedRecordLeavesItsPack(t *testing.T) {
-	f := newAcquireFixture(t, 6)
-	wordySessions(t, f, 100)
-	f.indexAll()
-	key := recordKey(lineage.Active, f.paths[2])
-	require.NoError(t, f.ix.store.Update(context.Background(), func(tx *bolt.Tx) error {
-		rb := tx.Bucket(recordsBucket)
-		v := append([]byte(nil), rb.Get(key)...)
-		v[len(v)/2] ^= 0xff
-		return rb.Put(key, v)
-	}))
-	require.NoError(t, os.Remove(f.paths[2]))
-	_, _, err := f.ix.Acquire(context.Background(), f.need(append(f.paths[:2:2], f.paths[3:]...)...), nil)
-	require.NoError(t, err)
-	require.NoError(t, f.ix.store.View(context.Background(), func(tx *bolt.Tx) error {
-		return tx.Bucket(packBucket).ForEach(func(_, v []byte) error {
-			ms, err := decodePack(v)
+	// The record and the manifest entry both name the pack: either one
+	// damaged, the other says which pack to leave.
+	for _, damaged := range [][]byte{recordsBucket, manifestBucket} {
+		t.Run(string(damaged), func(t *testing.T) {
+			f := newAcquireFixture(t, 6)
+			wordySessions(t, f, 100)
+			f.indexAll()
+			key := recordKey(lineage.Active, f.paths[2])
+			require.NoError(t, f.ix.store.Update(context.Background(), func(tx *bolt.Tx) error {
+				b := tx.Bucket(damaged)
+				v := append([]byte(nil), b.Get(key)...)
+				v[len(v)/2] ^= 0xff
+				return b.Put(key, v)
+			}))
+			require.NoError(t, os.Remove(f.paths[2]))
+			_, _, err := f.ix.Acquire(context.Background(), f.need(append(f.paths[:2:2], f.paths[3:]...)...), nil)
 			require.NoError(t, err)
-			for _, m := range ms {
-				assert.NotEqual(t, string(key), string(m.key))
-			}
-			return nil
+			members := 0
+			require.NoError(t, f.ix.store.View(context.Background(), func(tx *bolt.Tx) error {
+				return tx.Bucket(packBucket).ForEach(func(_, v []byte) error {
+					ms, err := decodePack(v)
+					require.NoError(t, err)
+					for _, m := range ms {
+						members++
+						assert.NotEqual(t, string(key), string(m.key))
+					}
+					return nil
+				})
+			}))
+			require.Positive(t, members, "the other sessions are still packed")
 		})
-	}))
+	}
 }
 
 // A stored digest holds no vocabulary: the lexicon holds its terms, so

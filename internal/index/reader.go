@@ -36,7 +36,7 @@ func (r *Reader) sameData(rec *Record, values ...[]byte) error {
 	}
 	if b := r.tx.Bucket(recordsBucket); b != nil {
 		key := recordKey(r.mode, rec.Path)
-		if cur, err := decodeRecord(key, b.Get(key)); err == nil && cur.DataStamp == rec.DataStamp {
+		if _, stamp, ok := storedBuild(key, b.Get(key)); ok && stamp == rec.DataStamp {
 			return fmt.Errorf("%s: %w", rec.Path, ErrDamaged)
 		}
 	}
@@ -82,6 +82,18 @@ func (ix *Index) ViewAfter(ctx context.Context, mode lineage.Mode, rep *Report, 
 	return err
 }
 
+// whole completes rec when it is a partial record (see Preload), or
+// answers ErrNoData when its stored record is missing, damaged or of
+// another build: its tier data is not answered with half a record (an
+// empty session id), and the caller's Fail/Forget has it rebuilt.
+func (r *Reader) whole(rec *Record) error {
+	complete(r.tx, r.mode, rec)
+	if rec.partial {
+		return fmt.Errorf("%s: %w", rec.Path, ErrNoData)
+	}
+	return nil
+}
+
 // Shard opens the hot shard of rec.
 func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 	if r.tx == nil || rec.Tier != Hot {
@@ -91,7 +103,9 @@ func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 	if hb == nil {
 		return hotbm25.Shard{}, ErrNoData
 	}
-	complete(r.tx, r.mode, rec)
+	if err := r.whole(rec); err != nil {
+		return hotbm25.Shard{}, err
+	}
 	key := recordKey(r.mode, rec.Path)
 	b := hb.Bucket(key)
 	if b == nil {
@@ -113,7 +127,9 @@ func (r *Reader) Digest(rec *Record) ([]byte, coldvocab.View, error) {
 	if r.tx == nil || rec.Tier != Cold {
 		return nil, coldvocab.View{}, ErrNoData
 	}
-	complete(r.tx, r.mode, rec)
+	if err := r.whole(rec); err != nil {
+		return nil, coldvocab.View{}, err
+	}
 	blob := r.coldBlob(rec, recordKey(r.mode, rec.Path))
 	if blob == nil {
 		return nil, coldvocab.View{}, ErrNoData
@@ -157,8 +173,11 @@ func (r *Reader) Digests(recs []*Record, fn func(rec *Record, blob []byte, v col
 				continue
 			}
 			delete(want, string(k))
-			complete(r.tx, r.mode, rec)
-			if err := r.sameData(rec, blob); err != nil {
+			err := r.whole(rec)
+			if err == nil {
+				err = r.sameData(rec, blob)
+			}
+			if err != nil {
 				fn(rec, nil, coldvocab.View{}, err)
 				continue
 			}

@@ -43,12 +43,15 @@ const recordFormat = 6
 //
 // The stored record is the session's own part: the fields its manifest
 // entry (manifest.go) does not hold. A whole record is the two joined
-// (decodeFull), and they must agree on the doc, the data stamp and the
-// source hash, which every write of a session changes together.
+// (decodeFull), and they must agree on the doc, the data stamp, the
+// source hash and the cold pack, which every write of a session changes
+// together. The pack is in both so that a session whose manifest entry
+// is damaged still leaves its pack (unpackStored): a pack never holds a
+// dead digest.
 //
 // Layout: the format byte; uvarint CacheVersion; SessionID packed; Cwd as
 // a uvarint-length-prefixed string; SourceHash and LineageFingerprint
-// packed; varint CacheBytes; uint32 DataStamp; uvarint Doc; FirstTs and
+// packed; varint CacheBytes; uint32 DataStamp; uvarint Doc; uvarint Pack; FirstTs and
 // LastTs each as a presence byte and, when present, float64 bits; the
 // CRC-32C of the record's bbolt key (uint32). A packed string is a
 // uvarint head and its bytes: head 2n+2 for n bytes as they are, 1 for a
@@ -67,6 +70,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 	b = binary.AppendVarint(b, r.CacheBytes)
 	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
 	b = binary.AppendUvarint(b, uint64(r.Doc))
+	b = binary.AppendUvarint(b, r.Pack)
 	for _, f := range []*float64{r.FirstTs, r.LastTs} {
 		if f == nil {
 			b = append(b, 0)
@@ -82,44 +86,6 @@ func encodeRecord(r *Record) ([]byte, error) {
 // not this session's record (the key itself is 24 bytes a record).
 func keySum(key []byte) uint32 {
 	return crc32.Checksum(key, crc32.MakeTable(crc32.Castagnoli))
-}
-
-// appendPlacement writes the fields a record and its manifest entry both
-// end with, in this order: the file's inode and device, the data stamp,
-// the doc id, the cold pack, and the reasons (readPlacement reads them).
-func appendPlacement(b []byte, r *Record) []byte {
-	b = binary.AppendUvarint(b, r.Identity.Inode)
-	b = binary.AppendUvarint(b, r.Identity.Dev)
-	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
-	b = binary.AppendUvarint(b, uint64(r.Doc))
-	b = binary.AppendUvarint(b, r.Pack)
-	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
-	for _, s := range r.Reasons {
-		b = appendString(b, s)
-	}
-	return b
-}
-
-// readPlacement reads what appendPlacement wrote into r.
-func (a *recordArena) readPlacement(d *recordReader, r *Record) {
-	r.Identity.Inode = d.uvarint()
-	r.Identity.Dev = d.uvarint()
-	if v := d.bytes(4); v != nil {
-		r.DataStamp = binary.LittleEndian.Uint32(v)
-	}
-	if doc := d.uvarint(); doc <= math.MaxUint32 {
-		r.Doc = uint32(doc)
-	} else {
-		d.ok = false
-	}
-	r.Pack = d.uvarint()
-	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
-		for range n {
-			r.Reasons = append(r.Reasons, a.str(d.field()))
-		}
-	} else {
-		d.ok = false
-	}
 }
 
 func appendString(b []byte, s string) []byte {
@@ -175,6 +141,17 @@ func (d *recordReader) field() []byte { return d.bytes(d.uvarint()) }
 // stamp, source hash).
 func decodeRecord(key, sealed []byte) (*Record, error) {
 	return (*recordArena)(nil).decode(key, sealed)
+}
+
+// storedBuild is the build of its session the stored record under key
+// names (its doc and data stamp), read in place: what a check of a
+// session's build compares, without a record's allocations.
+func storedBuild(key, sealed []byte) (doc, stamp uint32, ok bool) {
+	var t tail
+	if t.read(key, sealed) != nil {
+		return 0, 0, false
+	}
+	return t.doc, t.stamp, true
 }
 
 // recordArena holds the records that one walk decodes: their strings
@@ -321,7 +298,7 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	r.Cwd = a.str(t.cwd)
 	r.SourceHash = a.packedString(t.sourceHash, slot.text[packedMax:packedMax:2*packedMax])
 	r.LineageFingerprint = a.packedString(t.lineage, slot.text[2*packedMax:2*packedMax:3*packedMax])
-	r.CacheBytes, r.DataStamp, r.Doc = t.cacheBytes, t.stamp, t.doc
+	r.CacheBytes, r.DataStamp, r.Doc, r.Pack = t.cacheBytes, t.stamp, t.doc, t.pack
 	if t.hasFirst {
 		slot.firstTs, r.FirstTs = t.first, &slot.firstTs
 	}
@@ -340,6 +317,7 @@ type tail struct {
 	cacheBytes                     int64
 	stamp                          uint32
 	doc                            uint32
+	pack                           uint64
 	// first and last are the timestamps, present when hasFirst and
 	// hasLast.
 	first, last       float64
@@ -371,6 +349,7 @@ func (t *tail) read(key, sealed []byte) error {
 	} else {
 		d.ok = false
 	}
+	t.pack = d.uvarint()
 	t.first, t.hasFirst = readTime(&d)
 	t.last, t.hasLast = readTime(&d)
 	sum := d.bytes(4)
@@ -421,7 +400,7 @@ func (a *recordArena) decodeFull(mode lineage.Mode, key, gate, sealed []byte) (*
 	if err != nil {
 		return nil, fmt.Errorf("manifest entry of record %q: %w", key, err)
 	}
-	if t.doc != r.Doc || t.stamp != r.DataStamp || !t.sourceHash.equal(r.SourceHash) {
+	if t.doc != r.Doc || t.stamp != r.DataStamp || t.pack != r.Pack || !t.sourceHash.equal(r.SourceHash) {
 		return nil, fmt.Errorf("record %q does not match its manifest entry", key)
 	}
 	r.Branches = t.mode
@@ -441,7 +420,8 @@ func (a *recordArena) time(t float64, there bool) *float64 {
 	case !there:
 		return nil
 	case a == nil:
-		return &t
+		v := t // t itself stays on the stack: the arena's path allocates nothing
+		return &v
 	}
 	if len(a.times) == 0 {
 		a.times = make([]float64, arenaSlab)

@@ -468,7 +468,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, &Record{CacheVersion: rec.CacheVersion, Branches: rec.Branches, SessionID: rec.SessionID, Cwd: rec.Cwd,
 				SourceHash: rec.SourceHash, LineageFingerprint: rec.LineageFingerprint, CacheBytes: rec.CacheBytes,
-				DataStamp: rec.DataStamp, Doc: rec.Doc, FirstTs: rec.FirstTs, LastTs: rec.LastTs}, own)
+				DataStamp: rec.DataStamp, Doc: rec.Doc, Pack: rec.Pack, FirstTs: rec.FirstTs, LastTs: rec.LastTs}, own)
 		})
 	}
 }
@@ -532,7 +532,8 @@ func FuzzDecodeRecord(f *testing.F) {
 
 // TestDecodeRecordRefusesEveryDamagedByte: a flipped bit anywhere in the
 // stored record fails it alone and whole; so does a manifest entry of
-// another build of the session (another doc, stamp or source hash).
+// another build of the session (another doc, stamp, source hash or
+// cold pack).
 func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
 	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot, EntryCount: 12,
 		Reasons: []string{"max_entry_chars"}, SourceHash: hexA, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39",
@@ -555,6 +556,7 @@ func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
 		"doc":         func(r *Record) { r.Doc++ },
 		"data stamp":  func(r *Record) { r.DataStamp++ },
 		"source hash": func(r *Record) { r.SourceHash = hexB },
+		"cold pack":   func(r *Record) { r.Pack++ },
 	} {
 		r := *rec
 		other(&r)

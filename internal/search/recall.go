@@ -202,7 +202,10 @@ func (r *recall) readHits(rd *index.Reader, s *Searcher, items []Item, p *Page) 
 		if !it.Entry {
 			// A session the lexicon settled has a partial record in a
 			// one-shot call: only a hit needs the rest.
-			rd.Complete(s.Cold[it.Src].Rec)
+			if err := rd.Complete(s.Cold[it.Src].Rec); err != nil {
+				s.Fail(s.Cold[it.Src].Rec)
+				continue
+			}
 			p.Hits = append(p.Hits, sessionHit(s, it, qc, measured))
 			continue
 		}
