@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -91,15 +90,7 @@ func appendPlacement(b []byte, r *Record) []byte {
 func (a *recordArena) readPlacement(d *recordReader, r *Record) {
 	r.Identity.Inode = d.uvarint()
 	r.Identity.Dev = d.uvarint()
-	if v := d.bytes(4); v != nil {
-		r.DataStamp = binary.LittleEndian.Uint32(v)
-	}
-	if doc := d.uvarint(); doc <= math.MaxUint32 {
-		r.Doc = uint32(doc)
-	} else {
-		d.ok = false
-	}
-	r.Pack = d.uvarint()
+	r.DataStamp, r.Doc, r.Pack = d.build()
 	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
 		for range n {
 			r.Reasons = append(r.Reasons, a.str(d.field()))
@@ -116,16 +107,26 @@ func (a *recordArena) decodeGate(mode lineage.Mode, key, sealed []byte) (*Record
 	return a.decodeGateAs(mode, key, sealed, true)
 }
 
-// decodeGateAs is decodeGate; without withPath the record's Path is
-// left empty (a keyed gate, gateTable, sets it).
-func (a *recordArena) decodeGateAs(mode lineage.Mode, key, sealed []byte, withPath bool) (*Record, error) {
+// openGate checks a manifest entry's seal and format, and returns a
+// reader at its first field.
+func openGate(sealed []byte) (recordReader, error) {
 	b, err := blocksum.Unseal(sealed)
 	if err != nil {
-		return nil, err
+		return recordReader{}, err
 	}
 	d := recordReader{b: b, ok: true}
 	if f := d.bytes(1); f == nil || f[0] != manifestFormat {
-		return nil, errRecordShape
+		return recordReader{}, errRecordShape
+	}
+	return d, nil
+}
+
+// decodeGateAs is decodeGate; without withPath the record's Path is
+// left empty (a keyed gate, gateTable, sets it).
+func (a *recordArena) decodeGateAs(mode lineage.Mode, key, sealed []byte, withPath bool) (*Record, error) {
+	d, err := openGate(sealed)
+	if err != nil {
+		return nil, err
 	}
 	r := a.gate()
 	r.CacheVersion = indexfile.CacheVersion
@@ -406,12 +407,8 @@ func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessi
 
 // gatePathOf is the path of a manifest entry.
 func gatePathOf(sealed []byte) ([]byte, bool) {
-	b, err := blocksum.Unseal(sealed)
+	d, err := openGate(sealed)
 	if err != nil {
-		return nil, false
-	}
-	d := recordReader{b: b, ok: true}
-	if f := d.bytes(1); f == nil || f[0] != manifestFormat {
 		return nil, false
 	}
 	p := d.field()

@@ -209,23 +209,31 @@ func TestSharePathsRekeysTheStoredRecords(t *testing.T) {
 	assert.Len(t, stored, 4)
 }
 
+// heldReports indexes f's sessions, then acquires them as a one-shot
+// call does and returns what it told RecordsHeld, in order.
+func heldReports(t *testing.T, f *acquireFixture) []int64 {
+	t.Helper()
+	f.indexAll()
+	ix := Open(f.ix.Config(), time.Second)
+	ix.RacyWindow = f.ix.RacyWindow
+	t.Cleanup(func() { ix.Close() })
+	var told []int64
+	ix.RecordsHeld = func(held int64) { told = append(told, held) }
+	need := f.need()
+	need.Refresh.Preloaded = ix.Preload(context.Background(), lineage.Active)
+	_, _, err := ix.Acquire(context.Background(), need, nil)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(told), 2)
+	return told
+}
+
 // A one-shot call tells RecordsHeld what its partial records take, so
 // that a batch program's heap limit does not sit under them.
 func TestOneShotRecordsAreHeldAgainstTheHeapLimit(t *testing.T) {
 	for _, n := range []int{4, 400} {
 		t.Run(fmt.Sprint(n, " sessions"), func(t *testing.T) {
 			f := newAcquireFixture(t, n)
-			f.indexAll()
-			ix := Open(f.ix.Config(), time.Second)
-			ix.RacyWindow = f.ix.RacyWindow
-			t.Cleanup(func() { ix.Close() })
-			var told []int64
-			ix.RecordsHeld = func(held int64) { told = append(told, held) }
-			need := f.need()
-			need.Refresh.Preloaded = ix.Preload(context.Background(), lineage.Active)
-			_, _, err := ix.Acquire(context.Background(), need, nil)
-			require.NoError(t, err)
-			require.GreaterOrEqual(t, len(told), 2)
+			told := heldReports(t, f)
 			// Grows as the manifest is read; the last report lets go of
 			// the paths (see the test below).
 			read := told[:len(told)-1]
@@ -242,17 +250,7 @@ func TestSharedPathsLeaveTheHeldRecords(t *testing.T) {
 	for _, n := range []int{4, 400} {
 		t.Run(fmt.Sprint(n, " sessions"), func(t *testing.T) {
 			f := newAcquireFixture(t, n)
-			f.indexAll()
-			ix := Open(f.ix.Config(), time.Second)
-			ix.RacyWindow = f.ix.RacyWindow
-			t.Cleanup(func() { ix.Close() })
-			var told []int64
-			ix.RecordsHeld = func(held int64) { told = append(told, held) }
-			need := f.need()
-			need.Refresh.Preloaded = ix.Preload(context.Background(), lineage.Active)
-			_, _, err := ix.Acquire(context.Background(), need, nil)
-			require.NoError(t, err)
-			require.GreaterOrEqual(t, len(told), 2)
+			told := heldReports(t, f)
 			var paths int64
 			for _, p := range f.paths {
 				paths += int64(len(p))

@@ -133,6 +133,21 @@ func (d *recordReader) bytes(n uint64) []byte {
 	return v
 }
 
+// build reads which build of a session a value names, as a record and
+// its manifest entry both store it: a uint32 data stamp, a uvarint doc
+// (a uint32) and a uvarint cold pack.
+func (d *recordReader) build() (stamp, doc uint32, pack uint64) {
+	if v := d.bytes(4); v != nil {
+		stamp = binary.LittleEndian.Uint32(v)
+	}
+	if n := d.uvarint(); n <= math.MaxUint32 {
+		doc = uint32(n)
+	} else {
+		d.ok = false
+	}
+	return stamp, doc, d.uvarint()
+}
+
 // field returns the next length-prefixed field, in place.
 func (d *recordReader) field() []byte { return d.bytes(d.uvarint()) }
 
@@ -341,15 +356,7 @@ func (t *tail) read(key, sealed []byte) error {
 	t.sourceHash = d.packed()
 	t.lineage = d.packed()
 	t.cacheBytes = d.varint()
-	if v := d.bytes(4); v != nil {
-		t.stamp = binary.LittleEndian.Uint32(v)
-	}
-	if doc := d.uvarint(); doc <= math.MaxUint32 {
-		t.doc = uint32(doc)
-	} else {
-		d.ok = false
-	}
-	t.pack = d.uvarint()
+	t.stamp, t.doc, t.pack = d.build()
 	t.first, t.hasFirst = readTime(&d)
 	t.last, t.hasLast = readTime(&d)
 	sum := d.bytes(4)
