@@ -279,7 +279,7 @@ func (ix *Index) loadGate(ctx context.Context, mode lineage.Mode, keyed bool) (l
 		if keyed {
 			tab = &gateTable{at: map[uint64]int32{}}
 		}
-		var pages mappedPages
+		pages := mappedPages{area: indexfile.Mapped(tx)}
 		defer pages.drop()
 		inMap := valuesInMap(tx, mb)
 		c := mb.Cursor()

@@ -1,6 +1,10 @@
 package index
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/memidx/memidx/internal/indexfile"
+)
 
 // mappedPages are the pages of the index file's map that a pass over a
 // bucket read (bbolt hands out its values in place), so that the pass can
@@ -12,6 +16,10 @@ import "unsafe"
 // back are cut to those between the lowest and highest read, inside the
 // map, since what lies beside the map may be the Go heap.
 type mappedPages struct {
+	// area is the file's map (indexfile.Mapped): a value outside it (a
+	// damaged page that points past the map) is not noted, and nothing
+	// is given back before it is set.
+	area   indexfile.MapArea
 	base   unsafe.Pointer
 	runs   []pageRun
 	n      int // bytes in runs
@@ -47,7 +55,7 @@ func (m *mappedPages) addDropping(b []byte) {
 
 // add notes the pages that b, a slice of the map, lies on.
 func (m *mappedPages) add(b []byte) {
-	if len(b) == 0 {
+	if len(b) == 0 || !m.area.Holds(b) {
 		return
 	}
 	p := unsafe.Pointer(unsafe.SliceData(b))

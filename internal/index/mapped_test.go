@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/memidx/memidx/internal/indexfile"
 )
 
 // The runs to give back cover the pages read, widened to fault-around
@@ -27,7 +29,7 @@ func TestMappedPagesRunsStayWithinThePagesRead(t *testing.T) {
 		{"next block joins", [][2]int{{100, 50}, {block + 100, 50}}, 1, []int{block + pageSize}},
 		{"far block apart", [][2]int{{100, 50}, {3 * block, 50}, {3*block + 200, 10}}, 2, []int{block, pageSize}},
 	} {
-		var m mappedPages
+		m := mappedPages{area: areaOf(buf)}
 		for _, r := range c.reads {
 			m.add(at(r[0], r[1]))
 		}
@@ -41,4 +43,37 @@ func TestMappedPagesRunsStayWithinThePagesRead(t *testing.T) {
 		}
 		assert.Equal(t, c.bytes, got, c.name)
 	}
+}
+
+// A value that does not lie within the map (a damaged page pointing past
+// it; the Go heap beside it) is never noted, so never given back; and
+// without the map's bounds nothing is.
+func TestMappedPagesNoteOnlyValuesInTheMap(t *testing.T) {
+	buf := make([]byte, 1<<20)
+	mapped := buf[4096 : 512<<10]
+	area := areaOf(mapped)
+	elsewhere := make([]byte, 64)
+	for name, c := range map[string]struct {
+		area indexfile.MapArea
+		b    []byte
+		in   bool
+	}{
+		"inside":              {area, mapped[100:200], true},
+		"the map's last byte": {area, mapped[len(mapped)-1:], true},
+		"before the map":      {area, buf[10:20], false},
+		"across its end":      {area, buf[len(mapped)+4000 : len(mapped)+4200], false},
+		"past its end":        {area, buf[600<<10 : 601<<10], false},
+		"heap elsewhere":      {area, elsewhere, false},
+		"no bounds":           {indexfile.MapArea{}, mapped[100:200], false},
+	} {
+		m := mappedPages{area: c.area}
+		m.add(c.b)
+		assert.Equal(t, c.in, len(m.runs) == 1, name)
+		assert.Equal(t, c.in, c.area.Holds(c.b), name)
+	}
+}
+
+// areaOf is b as a map's area.
+func areaOf(b []byte) indexfile.MapArea {
+	return indexfile.MapArea{Start: uintptr(unsafe.Pointer(unsafe.SliceData(b))), Len: uintptr(len(b))}
 }
