@@ -469,7 +469,7 @@ var completions completionArena
 
 type completionArena struct {
 	arena recordArena
-	times []float64
+	times timeSlab
 	// tx and records are a cursor over the records bucket of the last
 	// transaction completed in: bbolt allocates a bucket each time a read
 	// transaction opens one, and a cursor for each Get. key and scratch
@@ -485,13 +485,7 @@ func (c *completionArena) time(t *float64) *float64 {
 	if t == nil {
 		return nil
 	}
-	if len(c.times) == 0 {
-		c.times = make([]float64, arenaSlab)
-	}
-	p := &c.times[0]
-	c.times = c.times[1:]
-	*p = *t
-	return p
+	return c.times.put(*t)
 }
 
 // complete fills a partial record's remaining fields from its full record

@@ -201,7 +201,7 @@ type recordArena struct {
 	policies  map[string]string
 	policyIDs map[uint64]string
 	// times is the slab of the timestamps of whole records (decodeFull).
-	times []float64
+	times timeSlab
 }
 
 // recordSlot is a record with room for the values its pointers point to,
@@ -430,11 +430,20 @@ func (a *recordArena) time(t float64, there bool) *float64 {
 		v := t // t itself stays on the stack: the arena's path allocates nothing
 		return &v
 	}
-	if len(a.times) == 0 {
-		a.times = make([]float64, arenaSlab)
+	return a.times.put(t)
+}
+
+// timeSlab hands out the timestamps records point to, cut from shared
+// slabs of arenaSlab: a pointer a record, not an allocation.
+type timeSlab []float64
+
+// put returns a pointer to a copy of t.
+func (s *timeSlab) put(t float64) *float64 {
+	if len(*s) == 0 {
+		*s = make([]float64, arenaSlab)
 	}
-	p := &a.times[0]
-	a.times = a.times[1:]
+	p := &(*s)[0]
+	*s = (*s)[1:]
 	*p = t
 	return p
 }
