@@ -15,5 +15,6 @@
 //	6 search                               ranking: BM25, top-k, the lexicon walk
 //	7 engine                               public API: requests and responses
 //	8 internal/benchmark                   memidx bench
-//	9 cmd/memidx, internal/reliability     CLI; tests of the whole
+//	9 internal/cli, internal/reliability   CLI; tests of the whole
+//	10 cmd/memidx, cmd/memidx-mcp          the commands (mcp: with the MCP SDK)
 package deps

@@ -83,7 +83,7 @@ func connect(t *testing.T, e *engine.Engine, opts Options) *session {
 	cs, err := client.Connect(ctx, ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { cs.Close() })
-	opts.fill()
+	opts = opts.Filled()
 	s := &session{t: t, cs: cs, opts: opts, schemas: map[string]*jsonschema.Resolved{}}
 	tools, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)

@@ -12,76 +12,26 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/internal/mcpopts"
 )
 
-// Defaults of Options.
+// Options configure a server (see mcpopts, which the memidx command uses
+// without linking the SDK).
+type Options = mcpopts.Options
+
+// Bounds of Options.
 const (
-	// DefaultMaxResultBytes bounds a tool result, text and structured
-	// content together: well inside the TypeScript client's 10 MiB line
-	// buffer, and a page a host can hand a model.
-	DefaultMaxResultBytes = 1 << 20
-	// MinMaxResultBytes is the least bound a host may set: room for a
-	// recall page (30,000 characters) and its text twice over.
-	MinMaxResultBytes = 128 << 10
-	// DefaultMaxMessageBytes bounds one inbound message, as serve's.
-	DefaultMaxMessageBytes = 16 << 20
-	// Progress of a call that waits: a first notification after
-	// progressAfter, then one every progressEvery.
-	defaultProgressAfter = 250 * time.Millisecond
-	defaultProgressEvery = time.Second
-	// resultReserve is the part of the result bound kept for what is not
-	// a walk page's entries: the page's other fields and its text's
-	// headers.
-	resultReserve = 64 << 10
+	DefaultMaxResultBytes  = mcpopts.DefaultMaxResultBytes
+	MinMaxResultBytes      = mcpopts.MinMaxResultBytes
+	DefaultMaxMessageBytes = mcpopts.DefaultMaxMessageBytes
 	// codeRequestCancelled is the JSON-RPC error of a cancelled call, as
 	// LSP and serve answer it.
 	codeRequestCancelled = -32800
 )
 
-// Options configure a server.
-type Options struct {
-	// Version is the server's version in the initialize answer.
-	Version string
-	// MaxResultBytes bounds a result, text and structured content
-	// together; 0 is DefaultMaxResultBytes, at least MinMaxResultBytes.
-	MaxResultBytes int
-	// MaxMessageBytes bounds one inbound message; 0 is
-	// DefaultMaxMessageBytes.
-	MaxMessageBytes int
-	// ProgressAfter and ProgressEvery time the progress notifications of
-	// a call that waits; 0 is the default (250 ms, 1 s), negative sends
-	// none.
-	ProgressAfter, ProgressEvery time.Duration
-}
-
-func (o *Options) fill() {
-	if o.MaxResultBytes == 0 {
-		o.MaxResultBytes = DefaultMaxResultBytes
-	}
-	o.MaxResultBytes = max(o.MaxResultBytes, MinMaxResultBytes)
-	if o.MaxMessageBytes == 0 {
-		o.MaxMessageBytes = DefaultMaxMessageBytes
-	}
-	if o.ProgressAfter == 0 {
-		o.ProgressAfter = defaultProgressAfter
-	}
-	if o.ProgressEvery == 0 {
-		o.ProgressEvery = defaultProgressEvery
-	}
-	if o.Version == "" {
-		o.Version = "devel"
-	}
-}
-
-// WalkPageBytes is the bound of a walk page's entries that keeps its
-// result, whose text repeats the entries' text, within maxResultBytes; the
-// engine serving MCP is opened with it (engine.Options.WalkPageBytes), so
-// that memory_call's walks are bounded alike.
-func WalkPageBytes(maxResultBytes int) int {
-	o := Options{MaxResultBytes: maxResultBytes}
-	o.fill()
-	return (o.MaxResultBytes - resultReserve) / 2
-}
+// WalkPageBytes is mcpopts.WalkPageBytes: the bound of a walk page's
+// entries that keeps its result within maxResultBytes.
+func WalkPageBytes(maxResultBytes int) int { return mcpopts.WalkPageBytes(maxResultBytes) }
 
 // server answers the tools of one MCP server.
 type server struct {
@@ -91,7 +41,7 @@ type server struct {
 
 // New returns an MCP server with memidx's tools over e.
 func New(e *engine.Engine, opts Options) *mcp.Server {
-	opts.fill()
+	opts = opts.Filled()
 	s := &server{e: e, opts: opts}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "memidx", Title: "memidx session memory", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
@@ -104,7 +54,7 @@ func New(e *engine.Engine, opts Options) *mcp.Server {
 // Serve serves MCP on in and out (newline-delimited JSON-RPC, as on stdio)
 // until in ends, then returns nil; stdout carries only MCP messages.
 func Serve(ctx context.Context, e *engine.Engine, opts Options, in io.ReadCloser, out io.WriteCloser) error {
-	opts.fill()
+	opts = opts.Filled()
 	w := &lockedWriter{w: out, pending: newPending()}
 	// The SDK's own line limit would end the connection; limitedLines
 	// answers an overlong message and goes on.

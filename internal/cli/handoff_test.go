@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// memidx mcp, built as go install builds it: memidx hands the command to
+// the memidx-mcp beside it, which answers the host on the same stdin and
+// stdout; without one, memidx says how to install it and exits 1 with
+// nothing on stdout (the host's MCP stream).
+func TestMCPHandOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds memidx and memidx-mcp")
+	}
+	bin := buildMemidx(t)
+	w := newServeWorld(t)
+	w.write("planted", "the zorblax timeout", "done")
+	globals := []string{"--agent-dir", w.agent, "--index-dir", w.index, "--cwd", w.project}
+	session := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_recall","arguments":{"query":"zorblax","scope":"global"}}}
+`
+	mcpRun := func(bin string, env ...string) (stdout, stderr string, code int) {
+		cmd := exec.Command(bin, append(append([]string{}, globals...), "mcp", "--no-socket")...)
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Stdin = strings.NewReader(session)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return out.String(), errOut.String(), ee.ExitCode()
+		}
+		require.NoError(t, err)
+		return out.String(), errOut.String(), 0
+	}
+
+	t.Run("beside memidx", func(t *testing.T) {
+		out, errOut, code := mcpRun(bin, "PATH="+t.TempDir())
+		require.Equal(t, 0, code, "stderr: %s", errOut)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		require.Len(t, lines, 2, out)
+		var init struct {
+			Result struct {
+				ServerInfo struct{ Name string } `json:"serverInfo"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(lines[0]), &init))
+		assert.Equal(t, "memidx", init.Result.ServerInfo.Name)
+		assert.Contains(t, lines[1], "zorblax", "the recall answered through memidx-mcp")
+	})
+
+	t.Run("missing", func(t *testing.T) {
+		alone := filepath.Join(t.TempDir(), "memidx")
+		data, err := os.ReadFile(bin)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(alone, data, 0o755))
+		out, errOut, code := mcpRun(alone, "PATH="+t.TempDir())
+		assert.Equal(t, exitFailed, code)
+		assert.Empty(t, out, "stdout is the host's MCP stream")
+		assert.Contains(t, errOut, "mcp_unavailable")
+		assert.Contains(t, errOut, "go install github.com/memidx/memidx/cmd/memidx-mcp@latest")
+	})
+}
