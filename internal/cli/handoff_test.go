@@ -58,6 +58,17 @@ func TestMCPHandOff(t *testing.T) {
 		assert.Contains(t, lines[1], "zorblax", "the recall answered through memidx-mcp")
 	})
 
+	// A shell's memidx asks a server that memidx mcp started, which is
+	// memidx-mcp: the socket's version check passes only if the two
+	// builds name themselves alike.
+	t.Run("one version", func(t *testing.T) {
+		lean, err := exec.Command(bin, "--version").Output()
+		require.NoError(t, err)
+		full, err := exec.Command(filepath.Join(filepath.Dir(bin), mcpCommand), "--version").Output()
+		require.NoError(t, err)
+		assert.Equal(t, string(lean), string(full))
+	})
+
 	t.Run("missing", func(t *testing.T) {
 		alone := filepath.Join(t.TempDir(), "memidx")
 		data, err := os.ReadFile(bin)
