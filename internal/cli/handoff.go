@@ -13,13 +13,26 @@ import (
 // built with the MCP SDK (cmd/memidx-mcp).
 const mcpCommand = "memidx-mcp"
 
+// handedOffEnv marks a process that memidx started as memidx-mcp: one that
+// cannot serve MCP either says so instead of handing the command on again
+// (a copy of memidx under memidx-mcp's name would exec itself forever).
+const handedOffEnv = "MEMIDX_MCP_HANDED_OFF"
+
 // handOffMCP runs memidx-mcp with this process's command line in its
 // place: memidx mcp serves as before, while memidx links no MCP SDK. It
 // returns only when memidx-mcp cannot be found or started.
 func handOffMCP() error {
+	if os.Getenv(handedOffEnv) != "" {
+		self, _ := os.Executable()
+		return &silentFailure{msg: "mcp_unavailable: " + self + " was run as " + mcpCommand +
+			" but serves no MCP (a copy of memidx?); install it with: go install github.com/memidx/memidx/cmd/" + mcpCommand + "@latest"}
+	}
 	path, err := findMCPCommand()
 	if err != nil {
 		return &silentFailure{msg: "mcp_unavailable: " + err.Error()}
+	}
+	if err := os.Setenv(handedOffEnv, "1"); err != nil {
+		return err
 	}
 	if err := execCommand(path, os.Args[1:]); err != nil {
 		return &silentFailure{msg: "mcp_unavailable: " + path + ": " + err.Error()}

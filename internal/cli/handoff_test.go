@@ -69,15 +69,36 @@ func TestMCPHandOff(t *testing.T) {
 		assert.Equal(t, string(lean), string(full))
 	})
 
-	t.Run("missing", func(t *testing.T) {
-		alone := filepath.Join(t.TempDir(), "memidx")
+	// Without a memidx-mcp, or with a copy of memidx under its name (which
+	// must not hand the command on to itself forever), memidx says how to
+	// install it, exits 1 and leaves stdout, the host's stream, empty.
+	copyTo := func(t *testing.T, dir, name string) string {
 		data, err := os.ReadFile(bin)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(alone, data, 0o755))
-		out, errOut, code := mcpRun(alone, "PATH="+t.TempDir())
-		assert.Equal(t, exitFailed, code)
-		assert.Empty(t, out, "stdout is the host's MCP stream")
-		assert.Contains(t, errOut, "mcp_unavailable")
-		assert.Contains(t, errOut, "go install github.com/memidx/memidx/cmd/memidx-mcp@latest")
-	})
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, data, 0o755))
+		return p
+	}
+	for _, c := range []struct {
+		name      string
+		sibling   bool
+		wantInErr string
+	}{
+		{"missing", false, "found neither beside"},
+		{"a copy of memidx as memidx-mcp", true, "serves no MCP"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			alone := copyTo(t, dir, "memidx")
+			if c.sibling {
+				copyTo(t, dir, mcpCommand)
+			}
+			out, errOut, code := mcpRun(alone, "PATH="+t.TempDir())
+			assert.Equal(t, exitFailed, code, "stderr: %s", errOut)
+			assert.Empty(t, out, "stdout is the host's MCP stream")
+			assert.Contains(t, errOut, "mcp_unavailable")
+			assert.Contains(t, errOut, c.wantInErr)
+			assert.Contains(t, errOut, "go install github.com/memidx/memidx/cmd/memidx-mcp@latest")
+		})
+	}
 }
