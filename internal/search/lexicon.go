@@ -608,8 +608,9 @@ type DocMemo struct {
 	colds []*index.Record
 	at    docIndex
 	ok    bool
-	// terms are common terms' bitmaps read from the lexicon lexID
-	// (termbits.go).
+	// gen counts the cold records the memo has held; terms are common
+	// terms' bitmaps read from the lexicon lexID (termbits.go).
+	gen   uint64
 	lexID string
 	terms map[string]*termBits
 }
@@ -623,6 +624,7 @@ func (m *DocMemo) of(colds []*index.Record) (docIndex, bool) {
 	if !sameRecords(m.colds, colds) {
 		m.at, m.ok = indexByDoc(colds)
 		m.colds = colds
+		m.gen++ // the terms' cold bitmaps are of the records before
 	}
 	return m.at, m.ok
 }

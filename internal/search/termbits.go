@@ -26,13 +26,13 @@ import (
 // termBits is one common term as the memo keeps it.
 type termBits struct {
 	docs []uint64 // bit d: lexicon doc d holds the term (live or dead)
-	// cold has bit i set when record i of colds holds the term, held of
-	// them. colds is known by its array, as DocMemo knows it (a quiet
-	// archive's cold records are the same slice call after call); kept,
-	// so that no other slice can take its place in memory.
-	colds []*index.Record
-	cold  []uint64
-	held  int
+	// cold has bit i set when the memo's cold record i holds the term,
+	// held of them, while the memo's records are those of generation gen
+	// (DocMemo.gen; 0: none). Only the memo holds on to its records: a
+	// term keeps no slice of records of its own alive.
+	gen  uint64
+	cold []uint64
+	held int
 }
 
 // A term is kept in the memo when its postings name 1/denseShare of the
@@ -84,8 +84,9 @@ func (m *DocMemo) docBits(lexID, term string) []uint64 {
 
 // coldOf returns term's bitmap over colds and how many of them hold it,
 // as kept for the lexicon lexID; ok is false when the memo keeps nothing
-// of it. A term kept for other cold records has its bitmap made again
-// from its docs (a pass over the records, once).
+// of it. A term kept before the memo's cold records changed has its
+// bitmap made again from its docs (a pass over the records, once), and
+// kept when colds are the memo's records.
 func (m *DocMemo) coldOf(lexID, term string, colds []*index.Record) (cold []uint64, held int, ok bool) {
 	if m == nil || memoKey(term) == "" || len(colds) == 0 {
 		return nil, 0, false
@@ -96,20 +97,22 @@ func (m *DocMemo) coldOf(lexID, term string, colds []*index.Record) (cold []uint
 	if tb == nil || m.lexID != lexID {
 		return nil, 0, false
 	}
-	if !sameRecords(tb.colds, colds) {
-		cold := make([]uint64, words(len(colds)))
-		held := 0
-		for i, rec := range colds {
-			if hasBit(tb.docs, int(rec.Doc)) {
-				cold[i>>6] |= 1 << (i & 63)
-				held++
-			}
-		}
-		// A new value: a search still reading the old one keeps it.
-		m.terms[term] = &termBits{docs: tb.docs, colds: colds, cold: cold, held: held}
-		tb = m.terms[term]
+	current := sameRecords(m.colds, colds)
+	if current && tb.gen == m.gen && tb.gen != 0 {
+		return tb.cold, tb.held, true
 	}
-	return tb.cold, tb.held, true
+	cold = make([]uint64, words(len(colds)))
+	for i, rec := range colds {
+		if hasBit(tb.docs, int(rec.Doc)) {
+			cold[i>>6] |= 1 << (i & 63)
+			held++
+		}
+	}
+	if current {
+		// A new value: a search still reading the old one keeps it.
+		m.terms[term] = &termBits{docs: tb.docs, gen: m.gen, cold: cold, held: held}
+	}
+	return cold, held, true
 }
 
 // sameRecords reports whether a and b are one slice.
@@ -117,14 +120,19 @@ func sameRecords(a, b []*index.Record) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// keep stores tb as term's bitmaps for the lexicon lexID. A new lexicon
-// drops what was kept for the old one; a full memo drops one term.
-func (m *DocMemo) keep(lexID, term string, tb *termBits) {
+// keep stores term's bitmaps for the lexicon lexID: by doc, and cold over
+// colds. A new lexicon drops what was kept for the old one; a full memo
+// drops one term.
+func (m *DocMemo) keep(lexID, term string, colds []*index.Record, tb *termBits) {
 	if m == nil || memoKey(term) == "" {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	tb.gen = 0
+	if sameRecords(m.colds, colds) {
+		tb.gen = m.gen
+	}
 	if m.lexID != lexID || m.terms == nil {
 		m.lexID, m.terms = lexID, map[string]*termBits{}
 	}
@@ -173,7 +181,7 @@ func (s *Searcher) termCold(lex *index.Lexicon, at docIndex, colds []*index.Reco
 		for _, d := range docs {
 			byDoc[d>>6] |= 1 << (d & 63)
 		}
-		s.docs.keep(s.lex.id, term, &termBits{docs: byDoc, colds: colds, cold: cold, held: held})
+		s.docs.keep(s.lex.id, term, colds, &termBits{docs: byDoc, cold: cold, held: held})
 	}
 	return cold, held, nil
 }

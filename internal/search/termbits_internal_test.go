@@ -116,14 +116,17 @@ func TestColdBitsDense(t *testing.T) {
 	maxDense = 3
 }
 
-// The memo keeps a term's bitmaps for one lexicon, makes its bitmap over
-// other cold records again from its docs, never keeps a stem's (whose
-// lookup spends a budget), and keeps at most memoTerms terms.
+// The memo keeps a term's bitmaps for one lexicon and its current cold
+// records, makes the bitmap over other records again from the docs (and
+// keeps it only for its current ones), never keeps a stem's (whose lookup
+// spends a budget), and keeps at most memoTerms terms.
 func TestDocMemoTerms(t *testing.T) {
 	colds := []*index.Record{{Doc: 3}, {Doc: 1}, {Doc: 7}, {Doc: 2}}
 	docs := []uint64{1<<1 | 1<<7 | 1<<9}
 	var m DocMemo
-	m.keep("L1", "error", &termBits{docs: docs, colds: colds, cold: []uint64{0b110}, held: 2})
+	_, ok := m.of(colds)
+	require.True(t, ok)
+	m.keep("L1", "error", colds, &termBits{docs: docs, cold: []uint64{0b110}, held: 2})
 
 	assert.Equal(t, docs, m.docBits("L1", "error"))
 	assert.Nil(t, m.docBits("L2", "error"), "another lexicon")
@@ -131,34 +134,45 @@ func TestDocMemoTerms(t *testing.T) {
 
 	cold, held, ok := m.coldOf("L1", "error", colds)
 	require.True(t, ok)
-	assert.Equal(t, []uint64{0b110}, cold)
+	assert.Equal(t, []uint64{0b110}, cold, "kept")
 	assert.Equal(t, 2, held)
+	_, _, ok = m.coldOf("L2", "error", colds)
+	assert.False(t, ok, "another lexicon")
 
-	// Other cold records (another scope, or the archive changed): from
-	// the docs, records 0 (doc 7) and 2 (doc 1) of these.
+	// Records the memo does not hold (another search's): from the docs,
+	// records 0 (doc 7) and 2 (doc 1) of these, and not kept.
 	other := []*index.Record{{Doc: 7}, {Doc: 3}, {Doc: 1}}
 	cold, held, ok = m.coldOf("L1", "error", other)
 	require.True(t, ok)
 	assert.Equal(t, []uint64{0b101}, cold)
 	assert.Equal(t, 2, held)
-	// The same contents in another slice is another slice.
-	cold, _, _ = m.coldOf("L1", "error", slices.Clone(colds))
-	assert.Equal(t, []uint64{0b110}, cold)
+	assert.Equal(t, []uint64{0b110}, m.terms["error"].cold, "the current records' bitmap is kept")
 
-	_, _, ok = m.coldOf("L2", "error", colds)
-	assert.False(t, ok, "another lexicon")
+	// The memo's records change (the same contents in another slice is
+	// another slice): made again from the docs, and kept for them.
+	moved := slices.Clone(other)
+	_, ok = m.of(moved)
+	require.True(t, ok)
+	cold, _, _ = m.coldOf("L1", "error", moved)
+	assert.Equal(t, []uint64{0b101}, cold)
+	assert.Equal(t, m.gen, m.terms["error"].gen)
+	// A term kept for records the memo no longer holds keeps no bitmap.
+	m.keep("L1", "late", colds, &termBits{docs: docs, cold: []uint64{0b110}, held: 2})
+	assert.Zero(t, m.terms["late"].gen)
+	cold, _, _ = m.coldOf("L1", "late", moved)
+	assert.Equal(t, []uint64{0b101}, cold)
 
 	stem := natural.Key("err")
-	m.keep("L1", stem, &termBits{docs: docs})
+	m.keep("L1", stem, moved, &termBits{docs: docs})
 	assert.Nil(t, m.docBits("L1", stem), "a stem is never kept")
 
 	// A new lexicon drops the old one's terms.
-	m.keep("L2", "other", &termBits{docs: docs})
+	m.keep("L2", "other", moved, &termBits{docs: docs})
 	assert.Nil(t, m.docBits("L2", "error"))
 	assert.NotNil(t, m.docBits("L2", "other"))
 
 	for i := range memoTerms + 5 {
-		m.keep("L2", fmt.Sprintf("t%d", i), &termBits{docs: docs})
+		m.keep("L2", fmt.Sprintf("t%d", i), moved, &termBits{docs: docs})
 	}
 	assert.Len(t, m.terms, memoTerms)
 
