@@ -1,15 +1,19 @@
 package search_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/normalize"
 	"github.com/memidx/memidx/internal/search"
 )
@@ -104,4 +108,73 @@ func TestColdBitsFollowChanges(t *testing.T) {
 	check("another scope")
 	w.targets = all
 	check("the whole archive again")
+}
+
+// Searches of one Engine share its memo: run at once, over two scopes
+// whose cold records take turns in it, each answers as it does alone.
+func TestColdBitsConcurrentSearches(t *testing.T) {
+	w := newLexWorld(t, 60, 3)
+	all, part := w.targets, w.targets[5:55]
+	plans := []search.Plan{search.LiteralPlan("deploy", false), search.LiteralPlan("solo deploy server", false)}
+	type job struct {
+		targets []index.Target
+		plan    search.Plan
+	}
+	var jobs []job
+	for _, tg := range [][]index.Target{all, part} {
+		for _, p := range plans {
+			jobs = append(jobs, job{tg, p})
+		}
+	}
+	alone := make([]answer, len(jobs))
+	for i, j := range jobs {
+		w.targets = j.targets
+		alone[i], _ = w.search(t, j.plan, search.Filters{}, 5, true)
+	}
+	w.targets = all
+	got := make([][]answer, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				got[i] = append(got[i], w.searchOver(j.targets, j.plan, 5))
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range jobs {
+		for _, g := range got[i] {
+			assert.Equal(t, alone[i], g, "job %d", i)
+		}
+	}
+}
+
+// searchOver is search without the test's assertions (for goroutines):
+// plan over targets, through the lexicon and the world's memo.
+func (w *lexWorld) searchOver(targets []index.Target, plan search.Plan, need int) answer {
+	var got answer
+	ctx := context.Background()
+	want := index.Need{Targets: targets, Refresh: index.RefreshOptions{Mode: lineage.Active, Searched: []string{w.dir}}}
+	_, _, err := w.ix.Acquire(ctx, want, func(v *index.View) error {
+		s := search.New(ctx, plan, search.Filters{}, &w.docs)
+		defer s.Release()
+		s.Open(v)
+		search.SortByState(v, s.Cold)
+		items, total := s.Run(need)
+		for _, it := range items[:min(need, len(items))] {
+			if it.Entry {
+				got.Items = append(got.Items, fmt.Sprintf("%s#%d %.6f", filepath.Base(s.Hot[it.Src].Rec.Path), it.Index, it.Score))
+			} else {
+				got.Items = append(got.Items, fmt.Sprintf("%s %.6f m%d s%d", filepath.Base(s.Cold[it.Src].Rec.Path), it.Score, it.Matched, it.MatchedS))
+			}
+		}
+		got.Total, got.Reasons = total, s.Reasons.Reasons()
+		return nil
+	})
+	if err != nil {
+		got.Reasons = append(got.Reasons, err.Error())
+	}
+	return got
 }
