@@ -136,6 +136,8 @@ type Engine struct {
 		targets []index.Target
 	}
 	docs search.DocMemo // the cold records' doc index, kept between searches
+	// keptTitles are a watching Engine's session titles (titles.go).
+	keptTitles *titleCache
 	// base is the Engine this one was derived from (Derive): its index,
 	// caches and watches serve this one's calls.
 	base *Engine

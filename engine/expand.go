@@ -132,7 +132,7 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 	}
 	readAt := time.Now()
 	if snap := readSlimSnapshot(t.Path, mode, t.Live); snap != nil {
-		snap.title = sessionTitles{}.of(t.Path)
+		snap.title = e.titles().of(t.Path)
 		e.snaps.put(key, snap.id, readAt, snap)
 		return snap, nil, nil
 	}

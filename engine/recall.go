@@ -399,7 +399,7 @@ func (e *Engine) buildPage(q *recallQuery, res *search.Page, archive bool) *Reca
 		base.ExpectedSourceHash = rec.SourceHash
 		base.ExpectedLineageFingerprint = rec.LineageFingerprint
 	}
-	titles := sessionTitles{}
+	titles := e.titles()
 	for i := range res.Hits {
 		ph := &res.Hits[i]
 		if ph.Entry {

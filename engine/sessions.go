@@ -136,7 +136,7 @@ func (e *Engine) sessionsWindow(req sessionsArgs) (limit, offset int, eo *ErrorO
 // sessionRows describes the sessions of view v, whose refs are refs.
 func sessionRows(v *index.View, refs []scopes.Ref, mode lineage.Mode) []SessionRow {
 	rows := []SessionRow{}
-	titles := sessionTitles{}
+	titles := sessionTitles{read: map[string]string{}}
 	for i := range v.Len() {
 		row := sessionRow(v.State(i), refs[i], mode)
 		if v.State(i).Reason != coverage.InvalidHeader {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -344,4 +345,45 @@ func TestTitlesAndProjects(t *testing.T) {
 	b, err := json.Marshal(x)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), `"title"`)
+}
+
+// A watching Engine keeps the titles it read, and a title slot rewritten
+// in place (same size, mtime set back) is read again: its change time
+// moved.
+func TestWatchingTitleFollowsRewrite(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.HotSessions = 1
+	p := w.titled("s-hot", "Deploy timeouts", msgLine("u1", "", ts, user("deploy timeout again")))
+	w.titled("s-cold", "Cold deploy notes", msgLine("u1", "", ts, user("deploy notes kept cold")))
+	e := w.engine(func(o *engine.Options) { o.Watch = true })
+	defer e.Close()
+	titles := func() map[string]string {
+		t.Helper()
+		got := map[string]string{}
+		pg := recall(t, e, engine.RecallRequest{Query: "deploy", Scope: engine.ScopeGlobal, PageSize: 10})
+		require.Nil(t, pg.Error)
+		for _, h := range pg.Hits {
+			if h.Session != nil {
+				got[h.Session.SessionID] = h.Session.Title
+			} else {
+				got[h.Entry.SessionID] = h.Entry.Title
+			}
+		}
+		return got
+	}
+	want := map[string]string{"s-hot": "Deploy timeouts", "s-cold": "Cold deploy notes"}
+	for range 3 {
+		assert.Equal(t, want, titles())
+		time.Sleep(150 * time.Millisecond) // past the racy window: kept
+	}
+	st, err := os.Stat(p)
+	require.NoError(t, err)
+	body, err := os.ReadFile(p)
+	require.NoError(t, err)
+	renamed := strings.Replace(string(body), `"title":"Deploy timeouts"`, `"title":"Deploy timeoutz"`, 1)
+	require.NotEqual(t, string(body), renamed)
+	require.NoError(t, os.WriteFile(p, []byte(renamed), 0o600))
+	require.NoError(t, os.Chtimes(p, st.ModTime(), st.ModTime()))
+	want["s-hot"] = "Deploy timeoutz"
+	assert.Equal(t, want, titles())
 }

@@ -607,6 +607,19 @@ type Lexicon struct {
 	scanned     int
 }
 
+// Identity names what the lexicon holds: its epoch and its segments. A
+// segment is never rewritten under its key (a merge writes a new one and
+// bumps the epoch), so two reads with the same identity find the same
+// postings, and what a caller derived from them may be kept between reads.
+func (l *Lexicon) Identity() string {
+	b := append([]byte(nil), l.Epoch.ID...)
+	b = binary.AppendUvarint(b, l.Epoch.Merge)
+	for _, k := range l.keys {
+		b = append(b, k...)
+	}
+	return string(b)
+}
+
 // Lexicon opens the reader's mode's lexicon; nil when the index has none.
 func (r *Reader) Lexicon() (*Lexicon, error) {
 	if r.tx == nil {
@@ -688,6 +701,12 @@ func (l *Lexicon) stemDocs(dst []uint32, stem string) ([]uint32, error) {
 // maxStemScan bounds the keys the stem lookups of one lexicon read scan:
 // a question's stems scan a few hundred.
 var maxStemScan = 1 << 15
+
+// AllCurrent reports whether every record the refresh read is current
+// (Current answers true for each without a look): the file is still at
+// the refresh's commit, which wrote nothing. A search that would ask
+// Current of nearly every cold session can then skip the asking.
+func (r *Reader) AllCurrent() bool { return r.tx != nil && r.unchanged }
 
 // Current reports whether rec is still the record stored for its session:
 // a session that the lexicon says can match is checked before it is

@@ -56,10 +56,17 @@
 // read), a current record's terms are still read from the lexicon of the
 // same read (stored.go), for a regex in batches of the sources it reaches;
 // a session whose record is not current, or every one when the lexicon is
-// damaged, is read from source instead. A common term (one naming a
-// sixteenth of the cold sessions or more) is marked by session in a table
-// of term bits the next query reuses, so that a server's call allocates
-// nothing by session. A settled session's record is completed (a one-shot
+// damaged, is read from source instead. A term or phrase query without
+// filters whose records are all current takes its terms as bitmaps over
+// the cold sessions (termbits.go): the candidates are counted, grouped by
+// the terms they hold and the first of each group taken word by word, and
+// a common term's bitmaps (one naming a sixteenth of the cold sessions or
+// more) are kept in the Engine's DocMemo while the lexicon and the cold
+// records are the same, so that a server's call neither decodes its
+// postings nor looks at its sessions one by one. Other queries mark a
+// common term by session in a table of term bits the next query reuses,
+// so that a server's call allocates nothing by session. A settled
+// session's record is completed (a one-shot
 // call reads partial ones) only when it is a hit on the page. A search
 // that finds a source's data damaged marks it (Broken, LexDamaged); Recall
 // reports it to the view.

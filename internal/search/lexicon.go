@@ -37,6 +37,9 @@ func (s *Searcher) lexiconCold(rd *index.Reader, epoch index.LexiconEpoch, colds
 	if !ok {
 		return colds, false
 	}
+	if s.bitsApply(rd) {
+		return nil, s.bitsCold(lex, at, colds, entries)
+	}
 	terms := s.plan.Terms
 	if s.plan.Kind == PlanBrowse {
 		terms = nil
@@ -185,6 +188,7 @@ func (s *Searcher) anyLexicon(rd *index.Reader) *index.Lexicon {
 			return nil
 		}
 		s.lex.lex = lex
+		s.lex.id = lex.Identity()
 		s.lex.docs = make([][]uint32, len(s.plan.Terms))
 	}
 	return s.lex.lex
@@ -195,6 +199,7 @@ func (s *Searcher) anyLexicon(rd *index.Reader) *index.Lexicon {
 type lexLookup struct {
 	opened bool
 	lex    *index.Lexicon
+	id     string     // lex.Identity(): what the memo keeps is of it
 	docs   [][]uint32 // per plan term, nil until read
 }
 
@@ -264,7 +269,17 @@ func (s *Searcher) hotTerms(rd *index.Reader, epoch index.LexiconEpoch, hots []*
 	if lex == nil {
 		return nil
 	}
-	for t := range s.plan.Terms {
+	for t, term := range s.plan.Terms {
+		if byDoc := s.docs.docBits(s.lex.id, term); byDoc != nil {
+			// A common term: look up the few hot docs in its bitmap
+			// rather than walk its postings.
+			for d, m := range held {
+				if hasBit(byDoc, int(d)) {
+					held[d] = m | 1<<t
+				}
+			}
+			continue
+		}
 		docs, err := s.termDocs(lex, t)
 		if err != nil {
 			s.lexiconFailed(err)
@@ -327,11 +342,18 @@ type settled struct {
 	named *namedColds
 	idx   []int32
 	masks []uint64 // the terms each holds (bit t), by idx
+	// bits, when set, stand for named, idx and masks: the candidates as
+	// the terms' bitmaps (termbits.go).
+	bits *coldBits
 }
 
 // release gives the slots back (see namedColds.release).
 func (b *settled) release() {
-	if b != nil {
+	switch {
+	case b == nil:
+	case b.bits != nil:
+		b.bits.release()
+	default:
 		b.named.release()
 	}
 }
@@ -345,18 +367,35 @@ func (b *settled) top(s *Searcher, need int) ([]Item, int) {
 	if b == nil {
 		return nil, 0
 	}
-	type group struct {
-		mask  uint64
-		first []int32
+	groups, count := b.groups(need)
+	var items []Item
+	for _, g := range groups {
+		for _, i := range g.first {
+			rec := b.colds[i]
+			bits := b.has(int(i), g.mask)
+			it := coldItem(rec, len(s.Cold))
+			s.Cold = append(s.Cold, ColdSource{Rec: rec, Has: bits})
+			s.scoreHeld(&it, bits) // browsing looks up no terms: bits is empty
+			items = append(items, it)
+		}
 	}
-	var groups []group
+	return items, count
+}
+
+// groups returns the first need candidates of each group of candidates
+// holding the same terms, in scope order, and how many there are.
+func (b *settled) groups(need int) ([]bitGroup, int) {
+	if b.bits != nil {
+		return b.bits.top(need)
+	}
+	var groups []bitGroup
 	at := -1
 	for j, i := range b.idx {
 		m := b.masks[j]
 		if at < 0 || groups[at].mask != m {
-			at = slices.IndexFunc(groups, func(g group) bool { return g.mask == m })
+			at = slices.IndexFunc(groups, func(g bitGroup) bool { return g.mask == m })
 			if at < 0 {
-				groups = append(groups, group{mask: m})
+				groups = append(groups, bitGroup{mask: m})
 				at = len(groups) - 1
 			}
 		}
@@ -364,18 +403,19 @@ func (b *settled) top(s *Searcher, need int) ([]Item, int) {
 			g.first = append(g.first, i)
 		}
 	}
-	var items []Item
-	for _, g := range groups {
-		for _, i := range g.first {
-			rec := b.colds[i]
-			bits := b.named.has(int(i), g.mask)
-			it := coldItem(rec, len(s.Cold))
-			s.Cold = append(s.Cold, ColdSource{Rec: rec, Has: bits})
-			s.scoreHeld(&it, bits) // browsing looks up no terms: bits is empty
-			items = append(items, it)
+	return groups, len(b.idx)
+}
+
+// has is the terms of candidate i, whose mask is m, as a source keeps them.
+func (b *settled) has(i int, m uint64) []bool {
+	if b.bits != nil {
+		has := make([]bool, len(b.bits.terms))
+		for t := range has {
+			has[t] = m&(1<<t) != 0
 		}
+		return has
 	}
-	return items, len(b.idx)
+	return b.named.has(i, m)
 }
 
 func maskOf(bits []bool) uint64 {
@@ -568,6 +608,11 @@ type DocMemo struct {
 	colds []*index.Record
 	at    docIndex
 	ok    bool
+	// gen counts the cold records the memo has held; terms are common
+	// terms' bitmaps read from the lexicon lexID (termbits.go).
+	gen   uint64
+	lexID string
+	terms map[string]*termBits
 }
 
 func (m *DocMemo) of(colds []*index.Record) (docIndex, bool) {
@@ -576,9 +621,10 @@ func (m *DocMemo) of(colds []*index.Record) (docIndex, bool) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.colds) != len(colds) || &m.colds[0] != &colds[0] {
+	if !sameRecords(m.colds, colds) {
 		m.at, m.ok = indexByDoc(colds)
 		m.colds = colds
+		m.gen++ // the terms' cold bitmaps are of the records before
 	}
 	return m.at, m.ok
 }

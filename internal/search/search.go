@@ -294,6 +294,7 @@ func (s *Searcher) stats(terms []string) {
 	// Which cold session holds which term is looked up once, here, and
 	// reused by searchCold.
 	s.coldHas = make([]bool, len(s.Cold)*len(terms))
+	s.hotLists = slices.Grow(s.hotLists, len(terms)*len(s.Hot))
 	for ti, t := range terms {
 		var df float64
 		for i := range s.Hot {

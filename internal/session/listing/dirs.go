@@ -170,8 +170,21 @@ func newLister(dirs locate.Dirs, opts ListOptions) *lister {
 		opts:    opts,
 		suffix:  ".jsonl",
 		roots:   roots,
-		allowed: dirs.AllowedRoots(),
+		allowed: allowedOf(roots),
 	}
+}
+
+// allowedOf is dirs.AllowedRoots() of the roots mapRoots found: the
+// canonical sessions root and session dir, resolved once (a walk of every
+// element of each path, which a watched recall paid twice a call).
+func allowedOf(roots []mappedRoot) []string {
+	var allowed []string
+	for _, r := range roots {
+		if !r.archive {
+			allowed = append(allowed, r.canon)
+		}
+	}
+	return allowed
 }
 
 func mapRoots(dirs locate.Dirs) []mappedRoot {

@@ -396,3 +396,30 @@ func TestBucketDirsKeepsARealDirectoryItCannotStat(t *testing.T) {
 	}
 	assert.Equal(t, []string{"real", "gone"}, names)
 }
+
+// A lister's allowed roots are the directories' AllowedRoots, taken from
+// the roots it resolved once: symlinked, missing, the same twice, with and
+// without an archive.
+func TestListerAllowedRootsAreAllowedRoots(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real", "sessions")
+	require.NoError(t, os.MkdirAll(real, 0o700))
+	require.NoError(t, os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "link")))
+	archive := filepath.Join(base, "archive", "sessions")
+	require.NoError(t, os.MkdirAll(archive, 0o700))
+	linked := filepath.Join(base, "link", "sessions")
+	missing := filepath.Join(base, "missing")
+	cases := []locate.Dirs{
+		{SessionsRoot: real},
+		{SessionsRoot: linked, ArchiveRoot: archive},
+		{SessionsRoot: real, SessionDir: linked},
+		{SessionsRoot: missing, SessionDir: real, ArchiveRoot: archive},
+		{SessionsRoot: real + "/./", SessionDir: missing},
+		{ArchiveRoot: archive},
+	}
+	for _, d := range cases {
+		l := newLister(d, ListOptions{})
+		assert.Equal(t, d.AllowedRoots(), l.allowed, "%+v", d)
+	}
+	assert.Equal(t, []string{real, real}, newLister(cases[2], ListOptions{}).allowed, "the link resolved")
+}
