@@ -78,3 +78,15 @@ func KeptRefs(e *Engine) int {
 	defer lt.Unlock()
 	return len(lt.refs)
 }
+
+// KeptTitle reports whether a watching e keeps a title for path.
+func (e *Engine) KeptTitle(path string) bool {
+	c := e.shared().keptTitles
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[path]
+	return ok
+}

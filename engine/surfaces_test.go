@@ -376,6 +376,7 @@ func TestWatchingTitleFollowsRewrite(t *testing.T) {
 		assert.Equal(t, want, titles())
 		time.Sleep(150 * time.Millisecond) // past the racy window: kept
 	}
+	require.True(t, e.KeptTitle(p), "a watching engine keeps the title it read")
 	st, err := os.Stat(p)
 	require.NoError(t, err)
 	body, err := os.ReadFile(p)

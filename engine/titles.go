@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -16,7 +17,8 @@ const maxTitleChars = 512
 // title) from the session files' headers, once per file and call: OMP
 // rewrites the slot in place, so the index does not keep a title that
 // would go stale. Only files a scope resolved (and so checked) are read.
-// A watching Engine's titles also go through its kept ones (titleCache).
+// A watching Engine's recall and expand titles also go through its kept
+// ones (titleCache); a sessions listing reads its own.
 type sessionTitles struct {
 	read map[string]string
 	kept *titleCache
@@ -40,19 +42,30 @@ func (t sessionTitles) of(path string) string {
 	return title
 }
 
-func readTitle(path string) string {
-	if h, err := session.ReadHeader(path); err == nil {
-		return boundString(h.Title, maxTitleChars)
+// readTitle reads path's title; settled says whether the answer holds for
+// as long as the file's identity does: a title, or a file that has no
+// session header or is not a regular file, but not a read that failed
+// for the moment (too many open files in a busy server, an I/O error).
+func readTitle(path string) (title string, settled bool) {
+	h, err := session.ReadHeader(path)
+	switch {
+	case err == nil:
+		return boundString(h.Title, maxTitleChars), true
+	case errors.Is(err, session.ErrNoHeader), errors.Is(err, session.ErrNotRegular):
+		return "", true
 	}
-	return ""
+	return "", false
 }
 
 // titleCache keeps the titles a watching Engine read, by file, while the
 // file's stat identity is the one they were read under and was not racy
 // then (a write within the clock tick of the read could leave it
-// unchanged): a rewrite of the slot changes the identity. A hit then costs
-// a stat instead of an open and a read of its header, which were most of
-// a page's cost in a server at 100k sessions (10 hits: 0.3 ms of 0.9).
+// unchanged): a rewrite of the slot changes the identity. The identity is
+// taken from the file opened as its header would be (confined to the
+// session roots: a directory swapped for a symlink out of them answers no
+// title, kept or not). A hit costs that open instead of an open and a read
+// of its header, which were most of a page's cost in a server at 100k
+// sessions (10 hits: 0.3 ms of 0.9).
 type titleCache struct {
 	mu sync.Mutex
 	m  map[string]keptTitle
@@ -63,20 +76,22 @@ type keptTitle struct {
 	title string
 }
 
-// titleCacheSize bounds the titles kept (a few hundred KB); past it the
-// cache starts again.
+// titleCacheSize bounds the titles kept (typically a few hundred KB, at
+// most ~7 MB of 512-character titles); past it the cache starts again.
 const titleCacheSize = 4096
 
 // of returns path's title, from read unless it is kept for the file's
 // identity now. A nil cache just reads.
-func (c *titleCache) of(path string, read func(string) string) string {
+func (c *titleCache) of(path string, read func(string) (string, bool)) string {
 	if c == nil {
-		return read(path)
+		title, _ := read(path)
+		return title
 	}
 	at := time.Now()
-	id, err := index.StatIdentity(path)
+	id, err := confinedIdentity(path)
 	if err != nil {
-		return read(path)
+		title, _ := read(path)
+		return title
 	}
 	c.mu.Lock()
 	k, ok := c.m[path]
@@ -84,8 +99,8 @@ func (c *titleCache) of(path string, read func(string) string) string {
 	if ok && k.id == id {
 		return k.title
 	}
-	title := read(path)
-	if id.RacyAt(at.UnixNano(), 0) {
+	title, settled := read(path)
+	if !settled || id.RacyAt(at.UnixNano(), 0) {
 		return title
 	}
 	c.mu.Lock()
@@ -95,4 +110,15 @@ func (c *titleCache) of(path string, read func(string) string) string {
 	}
 	c.m[path] = keptTitle{id: id, title: title}
 	return title
+}
+
+// confinedIdentity is the stat identity of path opened as a session file
+// is (session.OpenRegular: confined to the session roots).
+func confinedIdentity(path string) (index.Identity, error) {
+	f, st, err := session.OpenRegular(path)
+	if err != nil {
+		return index.Identity{}, err
+	}
+	f.Close()
+	return index.IdentityOf(st)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/session/confine"
 )
 
 // titledFile writes a session file whose title slot holds title, padded to
@@ -35,13 +36,19 @@ func settle(t *testing.T, path string) {
 
 // A kept title is used while its file's identity is the one it was read
 // under and was not racy: a rewrite of the slot is read again, a racy file
-// is read every time, a file that cannot be stat-ed is not kept, and no
-// cache just reads.
+// is read every time, a read that failed for the moment is not kept, a
+// file that cannot be stat-ed is not kept, and no cache just reads.
 func TestTitleCache(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
-	reads := 0
-	read := func(p string) string { reads++; return readTitle(p) }
+	reads, failing := 0, false
+	read := func(p string) (string, bool) {
+		reads++
+		if failing {
+			return "", false // EMFILE, EIO: nothing said about the file
+		}
+		return readTitle(p)
+	}
 
 	steps := []struct {
 		name      string
@@ -50,16 +57,17 @@ func TestTitleCache(t *testing.T) {
 		want      string
 		wantReads int
 	}{
-		{"first read", func() { titledFile(t, path, "alpha"); settle(t, path) }, true, "alpha", 1},
-		{"kept", nil, true, "alpha", 1},
-		{"kept again", nil, true, "alpha", 1},
-		{"the slot rewritten, racy", func() { titledFile(t, path, "beta") }, true, "beta", 2},
-		{"racy: not kept", nil, true, "beta", 3},
-		{"settled: read and kept", func() { settle(t, path) }, true, "beta", 4},
-		{"kept after the rewrite", nil, true, "beta", 4},
-		{"no cache reads", nil, false, "beta", 5},
-		{"gone", func() { require.NoError(t, os.Remove(path)) }, true, "", 6},
-		{"gone, not kept", nil, true, "", 7},
+		{"a failed read", func() { titledFile(t, path, "alpha"); settle(t, path); failing = true }, true, "", 1},
+		{"is not kept", func() { failing = false }, true, "alpha", 2},
+		{"kept", nil, true, "alpha", 2},
+		{"kept again", nil, true, "alpha", 2},
+		{"the slot rewritten, racy", func() { titledFile(t, path, "beta") }, true, "beta", 3},
+		{"racy: not kept", nil, true, "beta", 4},
+		{"settled: read and kept", func() { settle(t, path) }, true, "beta", 5},
+		{"kept after the rewrite", nil, true, "beta", 5},
+		{"no cache reads", nil, false, "beta", 6},
+		{"gone", func() { require.NoError(t, os.Remove(path)) }, true, "", 7},
+		{"gone, not kept", nil, true, "", 8},
 	}
 	c := &titleCache{}
 	for _, s := range steps {
@@ -91,6 +99,32 @@ func TestTitleCacheBound(t *testing.T) {
 	for _, p := range paths {
 		assert.Equal(t, "alpha", c.of(p, readTitle))
 	}
+	assert.Equal(t, "", c.of(filepath.Join(dir, "missing.jsonl"), readTitle))
 	assert.LessOrEqual(t, len(c.m), titleCacheSize)
 	assert.Positive(t, len(c.m))
+}
+
+// A kept title answers only for a file that still opens under the session
+// roots: a bucket directory moved out of them and replaced by a symlink
+// keeps the file's identity, but the file is no longer a session memidx
+// may read, kept title or not.
+func TestTitleCacheStaysConfined(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	root, out := filepath.Join(base, "root"), filepath.Join(base, "outside")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "b"), 0o700))
+	require.NoError(t, os.MkdirAll(out, 0o700))
+	confine.AddRoot(root, root)
+	path := filepath.Join(root, "b", "s.jsonl")
+	titledFile(t, path, "alpha")
+	settle(t, path)
+	c := &titleCache{}
+	require.Equal(t, "alpha", c.of(path, readTitle))
+	require.Contains(t, c.m, path, "the title is kept")
+
+	require.NoError(t, os.Rename(filepath.Join(root, "b"), filepath.Join(out, "b")))
+	require.NoError(t, os.Symlink(filepath.Join(out, "b"), filepath.Join(root, "b")))
+	title, _ := readTitle(path)
+	require.Equal(t, "", title, "the confined read refuses the file")
+	assert.Equal(t, "", c.of(path, readTitle), "and so does the kept title")
 }

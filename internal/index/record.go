@@ -38,6 +38,10 @@ func StatIdentity(path string) (Identity, error) {
 	return identityOf(st)
 }
 
+// IdentityOf is the stat identity of a file already opened (and so
+// checked) by its caller.
+func IdentityOf(st fs.FileInfo) (Identity, error) { return identityOf(st) }
+
 func identityOf(st fs.FileInfo) (Identity, error) {
 	if !st.Mode().IsRegular() {
 		return Identity{}, fmt.Errorf("%s: not a regular file", st.Name())

@@ -608,8 +608,8 @@ type DocMemo struct {
 	colds []*index.Record
 	at    docIndex
 	ok    bool
-	// gen counts the cold records the memo has held; terms are common
-	// terms' bitmaps read from the lexicon lexID (termbits.go).
+	// gen counts the changes of the memo's cold-record slice; terms are
+	// common terms' bitmaps read from the lexicon lexID (termbits.go).
 	gen   uint64
 	lexID string
 	terms map[string]*termBits
@@ -629,6 +629,11 @@ func (m *DocMemo) of(colds []*index.Record) (docIndex, bool) {
 	return m.at, m.ok
 }
 
+// docsDense reports whether a table over doc numbers up to top is worth
+// having for n sessions: doc numbers only grow, and an old index's
+// highest can be many times its sessions.
+func docsDense(top uint32, n int) bool { return int64(top) <= 4*int64(n)+4096 }
+
 // indexByDoc indexes colds by doc; ok is false when one has none.
 func indexByDoc(colds []*index.Record) (docIndex, bool) {
 	var top uint32
@@ -638,7 +643,7 @@ func indexByDoc(colds []*index.Record) (docIndex, bool) {
 		}
 		top = max(top, rec.Doc)
 	}
-	if int64(top) > 4*int64(len(colds))+4096 {
+	if !docsDense(top, len(colds)) {
 		m := make(map[uint32]int, len(colds))
 		for i, rec := range colds {
 			m[rec.Doc] = i

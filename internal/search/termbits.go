@@ -25,11 +25,14 @@ import (
 
 // termBits is one common term as the memo keeps it.
 type termBits struct {
-	docs []uint64 // bit d: lexicon doc d holds the term (live or dead)
-	// cold has bit i set when the memo's cold record i holds the term,
-	// held of them, while the memo's records are those of generation gen
-	// (DocMemo.gen; 0: none). Only the memo holds on to its records: a
-	// term keeps no slice of records of its own alive.
+	// docs has bit d set when lexicon doc d holds the term (live or
+	// dead); nil when the docs run far past the sessions (docsDense).
+	docs []uint64
+	// cold has bit i set when the memo's cold record i holds the term;
+	// held is how many bits are set. Both hold while the memo's records
+	// are those of generation gen (DocMemo.gen; 0: none). Only the memo
+	// holds on to its records: a term keeps no slice of records of its
+	// own alive.
 	gen  uint64
 	cold []uint64
 	held int
@@ -100,6 +103,9 @@ func (m *DocMemo) coldOf(lexID, term string, colds []*index.Record) (cold []uint
 	current := sameRecords(m.colds, colds)
 	if current && tb.gen == m.gen && tb.gen != 0 {
 		return tb.cold, tb.held, true
+	}
+	if tb.docs == nil {
+		return nil, 0, false // kept without its bitmap by doc: decode again
 	}
 	cold = make([]uint64, words(len(colds)))
 	for i, rec := range colds {
@@ -177,9 +183,16 @@ func (s *Searcher) termCold(lex *index.Lexicon, at docIndex, colds []*index.Reco
 		}
 	}
 	if keep {
-		byDoc := make([]uint64, words(int(top)+1))
-		for _, d := range docs {
-			byDoc[d>>6] |= 1 << (d & 63)
+		// Doc numbers only grow (every hot rebuild takes a new one): on an
+		// old index a bitmap by doc would cost the highest doc's bits, not
+		// the sessions', so past docsDense the term keeps its cold bitmap
+		// only.
+		var byDoc []uint64
+		if docsDense(top, len(colds)) {
+			byDoc = make([]uint64, words(int(top)+1))
+			for _, d := range docs {
+				byDoc[d>>6] |= 1 << (d & 63)
+			}
 		}
 		s.docs.keep(s.lex.id, term, colds, &termBits{docs: byDoc, cold: cold, held: held})
 	}

@@ -70,7 +70,7 @@ func TestColdBitsTopMatchesRecords(t *testing.T) {
 				want, wantCount := topByRecord(c, need)
 				for dense := range 4 {
 					what := fmt.Sprintf("case %d, all %v, need %d, dense %d", ci, all, need, dense)
-					maxDense = dense
+					setMaxDense(t, dense)
 					groups, count := c.top(need)
 					got := map[uint64][]int32{}
 					for _, g := range groups {
@@ -90,7 +90,6 @@ func TestColdBitsTopMatchesRecords(t *testing.T) {
 			}
 		}
 	}
-	maxDense = 3
 }
 
 // The dense terms are the commonest, at most maxDense, each naming
@@ -109,11 +108,10 @@ func TestColdBitsDense(t *testing.T) {
 		{[]int{500, 600, 700, 800}, 3, []int{3, 2, 1}},
 	}
 	for _, tc := range cases {
-		maxDense = tc.max
+		setMaxDense(t, tc.max)
 		c := &coldBits{n: 1000, held: tc.held}
 		assert.Equal(t, tc.want, c.dense(), "%v", tc.held)
 	}
-	maxDense = 3
 }
 
 // The memo keeps a term's bitmaps for one lexicon and its current cold
@@ -180,4 +178,40 @@ func TestDocMemoTerms(t *testing.T) {
 	assert.Nil(t, none.docBits("L1", "error"))
 	_, _, ok = none.coldOf("L1", "error", colds)
 	assert.False(t, ok)
+}
+
+// setMaxDense sets maxDense until the test ends, however it ends.
+func setMaxDense(t *testing.T, n int) {
+	old := maxDense
+	maxDense = n
+	t.Cleanup(func() { maxDense = old })
+}
+
+// A term whose doc numbers run far past the sessions (an old index: every
+// hot rebuild takes a new doc) is kept without its bitmap by doc: the
+// memo answers its cold bitmap for the records it was made over, and for
+// any others says it keeps nothing, so that the postings are decoded.
+func TestDocMemoSparseDocs(t *testing.T) {
+	for _, c := range []struct {
+		top   uint32
+		n     int
+		dense bool
+	}{
+		{0, 0, true}, {4096, 0, true}, {4097, 0, false},
+		{4*100 + 4096, 100, true}, {4*100 + 4097, 100, false}, {1 << 31, 100_000, false},
+	} {
+		assert.Equal(t, c.dense, docsDense(c.top, c.n), "docsDense(%d, %d)", c.top, c.n)
+	}
+	colds := []*index.Record{{Doc: 3}, {Doc: 1}}
+	var m DocMemo
+	_, ok := m.of(colds)
+	require.True(t, ok)
+	m.keep("L1", "error", colds, &termBits{cold: []uint64{0b11}, held: 2})
+	cold, held, ok := m.coldOf("L1", "error", colds)
+	require.True(t, ok)
+	assert.Equal(t, []uint64{0b11}, cold)
+	assert.Equal(t, 2, held)
+	assert.Nil(t, m.docBits("L1", "error"), "no bitmap by doc: the hot side decodes")
+	_, _, ok = m.coldOf("L1", "error", []*index.Record{{Doc: 1}})
+	assert.False(t, ok, "other records: nothing to make their bitmap from")
 }

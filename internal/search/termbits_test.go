@@ -132,6 +132,7 @@ func TestColdBitsConcurrentSearches(t *testing.T) {
 		alone[i], _ = w.search(t, j.plan, search.Filters{}, 5, true)
 	}
 	w.targets = all
+	runs := search.BitsRuns()
 	got := make([][]answer, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
@@ -149,6 +150,7 @@ func TestColdBitsConcurrentSearches(t *testing.T) {
 			assert.Equal(t, alone[i], g, "job %d", i)
 		}
 	}
+	assert.GreaterOrEqual(t, search.BitsRuns()-runs, int64(len(jobs)*20), "every search took the bitmaps")
 }
 
 // searchOver is search without the test's assertions (for goroutines):
