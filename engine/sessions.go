@@ -85,7 +85,11 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	total := len(r.targets)
 	if offset > total {
 		n := total
-		return fail(&ErrorObject{Code: coverage.IndexOutOfBounds, Message: fmt.Sprintf("offset %d is past the %d sessions.", offset, total), EntryCount: &n}), nil
+		out := fail(&ErrorObject{Code: coverage.IndexOutOfBounds, Message: fmt.Sprintf("offset %d is past the %d sessions.", offset, total), EntryCount: &n})
+		// The scope resolved: its answer names it, its branches and its
+		// sessions, as a page within it would.
+		out.Scope, out.Branches, out.Total = r.scope.String(), string(mode), total
+		return out, nil
 	}
 	end := min(offset+limit, total)
 	// Refresh only the page: listing must not index a whole archive.

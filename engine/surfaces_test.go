@@ -44,6 +44,30 @@ func TestOffsetPastTheEnd(t *testing.T) {
 	}
 }
 
+// A sessions offset past the last session is index_out_of_bounds (as a
+// walk's entryOffset), in an answer that still names the resolved scope,
+// its branches and how many sessions it holds; an offset at the end is an
+// empty last page.
+func TestSessionsOffsetPastTheEnd(t *testing.T) {
+	w := newWorld(t)
+	basicSession(w)
+	e := w.engine()
+	past, err := e.Sessions(ctx, engine.SessionsRequest{Scope: engine.ScopeGlobal, Offset: 5})
+	require.NoError(t, err)
+	require.NotNil(t, past.Error)
+	assert.Equal(t, "index_out_of_bounds", past.Error.Code)
+	assert.Equal(t, "global", past.Scope)
+	assert.Equal(t, "active", past.Branches)
+	assert.Equal(t, 1, past.Total)
+	assert.Empty(t, past.Sessions)
+
+	end, err := e.Sessions(ctx, engine.SessionsRequest{Scope: engine.ScopeGlobal, Offset: 1})
+	require.NoError(t, err)
+	require.Nil(t, end.Error)
+	assert.Equal(t, 1, end.Total)
+	assert.Empty(t, end.Sessions)
+}
+
 // A stale pointer keeps the reference's message and adds a hint that says
 // what to do: run the call that produced the pointer again.
 func TestStalePointerHint(t *testing.T) {
