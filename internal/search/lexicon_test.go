@@ -124,21 +124,30 @@ func (w *lexWorld) search(t *testing.T, plan search.Plan, filt search.Filters, n
 		s.NoLexicon = noLexicon
 		require.Empty(t, s.Open(v), "nothing rewritten meanwhile")
 		search.SortByState(v, s.Cold)
-		items, total := s.Run(need)
-		for _, it := range items[:min(need, len(items))] {
-			if it.Entry {
-				got.Items = append(got.Items, fmt.Sprintf("%s#%d %.6f", filepath.Base(s.Hot[it.Src].Rec.Path), it.Index, it.Score))
-			} else {
-				got.Items = append(got.Items, fmt.Sprintf("%s %.6f m%d s%d", filepath.Base(s.Cold[it.Src].Rec.Path), it.Score, it.Matched, it.MatchedS))
-			}
-		}
-		got.Total, got.Reasons = total, s.Reasons.Reasons()
+		got = answerOf(s, need)
 		answered = s.LexiconAnswered
 		assert.Empty(t, s.Broken)
 		return nil
 	})
 	require.NoError(t, err)
 	return got, answered
+}
+
+// answerOf runs s for need hits and names them: a hot hit by its file
+// and entry, a cold one by its file and matched counts, each with its
+// score; with the total and the reasons.
+func answerOf(s *search.Searcher, need int) answer {
+	var got answer
+	items, total := s.Run(need)
+	for _, it := range items[:min(need, len(items))] {
+		if it.Entry {
+			got.Items = append(got.Items, fmt.Sprintf("%s#%d %.6f", filepath.Base(s.Hot[it.Src].Rec.Path), it.Index, it.Score))
+		} else {
+			got.Items = append(got.Items, fmt.Sprintf("%s %.6f m%d s%d", filepath.Base(s.Cold[it.Src].Rec.Path), it.Score, it.Matched, it.MatchedS))
+		}
+	}
+	got.Total, got.Reasons = total, s.Reasons.Reasons()
+	return got
 }
 
 // TestLexiconMatchesDigests compares every answer through the archive

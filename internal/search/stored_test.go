@@ -2,7 +2,6 @@ package search_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -45,15 +44,8 @@ func (w *lexWorld) inMemory(t *testing.T, plan search.Plan, need int) answer {
 		defer s.Release()
 		s.Open(v)
 		search.SortByState(v, s.Cold)
-		items, total := s.Run(need)
-		for _, it := range items[:min(need, len(items))] {
-			if it.Entry {
-				got.Items = append(got.Items, fmt.Sprintf("%s#%d %.6f", filepath.Base(s.Hot[it.Src].Rec.Path), it.Index, it.Score))
-			} else {
-				got.Items = append(got.Items, fmt.Sprintf("%s %.6f m%d s%d", filepath.Base(s.Cold[it.Src].Rec.Path), it.Score, it.Matched, it.MatchedS))
-			}
-		}
-		got.Total = total
+		got = answerOf(s, need)
+		got.Reasons = nil // compared by hits and total only
 		return nil
 	})
 	require.NoError(t, err)

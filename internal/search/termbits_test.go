@@ -164,15 +164,7 @@ func (w *lexWorld) searchOver(targets []index.Target, plan search.Plan, need int
 		defer s.Release()
 		s.Open(v)
 		search.SortByState(v, s.Cold)
-		items, total := s.Run(need)
-		for _, it := range items[:min(need, len(items))] {
-			if it.Entry {
-				got.Items = append(got.Items, fmt.Sprintf("%s#%d %.6f", filepath.Base(s.Hot[it.Src].Rec.Path), it.Index, it.Score))
-			} else {
-				got.Items = append(got.Items, fmt.Sprintf("%s %.6f m%d s%d", filepath.Base(s.Cold[it.Src].Rec.Path), it.Score, it.Matched, it.MatchedS))
-			}
-		}
-		got.Total, got.Reasons = total, s.Reasons.Reasons()
+		got = answerOf(s, need)
 		return nil
 	})
 	if err != nil {
