@@ -124,7 +124,10 @@ delimited JSON-RPC; stdout carries only MCP messages): memory_recall,
 memory_expand, memory_sessions, memory_walk and memory_call. Every follow
 or next token a result hands out passes unchanged to memory_call. The live
 session is the host's (--live-* flags), never a tool argument's. The
-server exits 0 when stdin closes. See "From an MCP host" in README.md.
+server exits 0 when stdin closes. memidx runs memidx-mcp (beside it, else
+on PATH) for this command, so that no other command loads the MCP SDK;
+install both with go install github.com/memidx/memidx/cmd/...@latest.
+See "From an MCP host" in README.md.
 
 Limits: a tool result, text and structured content together, stays within
 --max-result-bytes (default 1 MiB, at least 128 KiB): a walk page holds
