@@ -388,22 +388,11 @@ func (b *settled) groups(need int) ([]bitGroup, int) {
 	if b.bits != nil {
 		return b.bits.top(need)
 	}
-	var groups []bitGroup
-	at := -1
+	gs := bitGroups{need: need}
 	for j, i := range b.idx {
-		m := b.masks[j]
-		if at < 0 || groups[at].mask != m {
-			at = slices.IndexFunc(groups, func(g bitGroup) bool { return g.mask == m })
-			if at < 0 {
-				groups = append(groups, bitGroup{mask: m})
-				at = len(groups) - 1
-			}
-		}
-		if g := &groups[at]; len(g.first) < need {
-			g.first = append(g.first, i)
-		}
+		gs.add(b.masks[j], int(i))
 	}
-	return groups, len(b.idx)
+	return gs.g, len(b.idx)
 }
 
 // has is the terms of candidate i, whose mask is m, as a source keeps them.

@@ -2,6 +2,7 @@ package search
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -318,26 +319,26 @@ type bitGroup struct {
 	first []int32
 }
 
+// bitGroups gathers candidates into their groups, the first need of
+// each; last is the group the previous candidate went to (neighbours
+// mostly share one).
 type bitGroups struct {
 	g    []bitGroup
 	need int
+	last int
 }
 
 // add offers record i, holding the terms of mask, to its group; it
 // reports whether the group is full after.
 func (gs *bitGroups) add(mask uint64, i int) bool {
-	at := -1
-	for k := range gs.g {
-		if gs.g[k].mask == mask {
-			at = k
-			break
+	if gs.last >= len(gs.g) || gs.g[gs.last].mask != mask {
+		gs.last = slices.IndexFunc(gs.g, func(g bitGroup) bool { return g.mask == mask })
+		if gs.last < 0 {
+			gs.g = append(gs.g, bitGroup{mask: mask})
+			gs.last = len(gs.g) - 1
 		}
 	}
-	if at < 0 {
-		gs.g = append(gs.g, bitGroup{mask: mask})
-		at = len(gs.g) - 1
-	}
-	g := &gs.g[at]
+	g := &gs.g[gs.last]
 	if len(g.first) < gs.need {
 		g.first = append(g.first, int32(i))
 	}
