@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"os"
 	"sync"
 	"time"
 
@@ -35,23 +36,24 @@ func (t sessionTitles) of(path string) string {
 	if title, ok := t.read[path]; ok {
 		return title
 	}
-	title := t.kept.of(path, readTitle)
+	title := t.kept.of(path, titleOf)
 	if t.read != nil {
 		t.read[path] = title
 	}
 	return title
 }
 
-// readTitle reads path's title; settled says whether the answer holds for
-// as long as the file's identity does: a title, or a file that has no
-// session header or is not a regular file, but not a read that failed
-// for the moment (too many open files in a busy server, an I/O error).
-func readTitle(path string) (title string, settled bool) {
-	h, err := session.ReadHeader(path)
+// titleOf reads the title of the session file f at path (opened with
+// session.OpenRegular; st is its stat); settled says whether the answer
+// holds for as long as the file's identity does: a title, or a file that
+// has no session header, but not a read that failed for the moment (too
+// many open files in a busy server, an I/O error).
+func titleOf(f *os.File, st os.FileInfo, path string) (title string, settled bool) {
+	h, err := session.HeaderOf(f, st, path)
 	switch {
 	case err == nil:
 		return boundString(h.Title, maxTitleChars), true
-	case errors.Is(err, session.ErrNoHeader), errors.Is(err, session.ErrNotRegular):
+	case errors.Is(err, session.ErrNoHeader):
 		return "", true
 	}
 	return "", false
@@ -61,10 +63,10 @@ func readTitle(path string) (title string, settled bool) {
 // file's stat identity is the one they were read under and was not racy
 // then (a write within the clock tick of the read could leave it
 // unchanged): a rewrite of the slot changes the identity. The identity is
-// taken from the file opened as its header would be (confined to the
-// session roots: a directory swapped for a symlink out of them answers no
-// title, kept or not). A hit costs that open instead of an open and a read
-// of its header, which were most of a page's cost in a server at 100k
+// the open file's, opened as its header is read (confined to the session
+// roots: a directory swapped for a symlink out of them answers no title,
+// kept or not). A hit costs that open instead of an open and a read of
+// its header, which were most of a page's cost in a server at 100k
 // sessions (10 hits: 0.3 ms of 0.9).
 type titleCache struct {
 	mu sync.Mutex
@@ -80,17 +82,19 @@ type keptTitle struct {
 // most ~7 MB of 512-character titles); past it the cache starts again.
 const titleCacheSize = 4096
 
-// of returns path's title, from read unless it is kept for the file's
-// identity now. A nil cache just reads.
-func (c *titleCache) of(path string, read func(string) (string, bool)) string {
-	if c == nil {
-		title, _ := read(path)
-		return title
-	}
+// of returns path's title: "" when the file does not open as a session
+// file, else kept for the file's identity now, or read (titleOf). A nil
+// cache just reads.
+func (c *titleCache) of(path string, read func(*os.File, os.FileInfo, string) (string, bool)) string {
 	at := time.Now()
-	id, err := confinedIdentity(path)
+	f, st, err := session.OpenRegular(path)
 	if err != nil {
-		title, _ := read(path)
+		return ""
+	}
+	defer f.Close()
+	id, err := index.IdentityOf(st)
+	if c == nil || err != nil {
+		title, _ := read(f, st, path)
 		return title
 	}
 	c.mu.Lock()
@@ -99,7 +103,7 @@ func (c *titleCache) of(path string, read func(string) (string, bool)) string {
 	if ok && k.id == id {
 		return k.title
 	}
-	title, settled := read(path)
+	title, settled := read(f, st, path)
 	if !settled || id.RacyAt(at.UnixNano(), 0) {
 		return title
 	}
@@ -110,15 +114,4 @@ func (c *titleCache) of(path string, read func(string) (string, bool)) string {
 	}
 	c.m[path] = keptTitle{id: id, title: title}
 	return title
-}
-
-// confinedIdentity is the stat identity of path opened as a session file
-// is (session.OpenRegular: confined to the session roots).
-func confinedIdentity(path string) (index.Identity, error) {
-	f, st, err := session.OpenRegular(path)
-	if err != nil {
-		return index.Identity{}, err
-	}
-	f.Close()
-	return index.IdentityOf(st)
 }

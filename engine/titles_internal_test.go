@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/session"
 	"github.com/memidx/memidx/internal/session/confine"
 )
 
@@ -42,12 +43,12 @@ func TestTitleCache(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
 	reads, failing := 0, false
-	read := func(p string) (string, bool) {
+	read := func(f *os.File, st os.FileInfo, p string) (string, bool) {
 		reads++
 		if failing {
 			return "", false // EMFILE, EIO: nothing said about the file
 		}
-		return readTitle(p)
+		return titleOf(f, st, p)
 	}
 
 	steps := []struct {
@@ -66,8 +67,8 @@ func TestTitleCache(t *testing.T) {
 		{"settled: read and kept", func() { settle(t, path) }, true, "beta", 5},
 		{"kept after the rewrite", nil, true, "beta", 5},
 		{"no cache reads", nil, false, "beta", 6},
-		{"gone", func() { require.NoError(t, os.Remove(path)) }, true, "", 7},
-		{"gone, not kept", nil, true, "", 8},
+		{"gone: nothing to read", func() { require.NoError(t, os.Remove(path)) }, true, "", 6},
+		{"gone, not kept", nil, true, "", 6},
 	}
 	c := &titleCache{}
 	for _, s := range steps {
@@ -97,9 +98,9 @@ func TestTitleCacheBound(t *testing.T) {
 	}
 	settle(t, paths[len(paths)-1])
 	for _, p := range paths {
-		assert.Equal(t, "alpha", c.of(p, readTitle))
+		assert.Equal(t, "alpha", c.of(p, titleOf))
 	}
-	assert.Equal(t, "", c.of(filepath.Join(dir, "missing.jsonl"), readTitle))
+	assert.Equal(t, "", c.of(filepath.Join(dir, "missing.jsonl"), titleOf))
 	assert.LessOrEqual(t, len(c.m), titleCacheSize)
 	assert.Positive(t, len(c.m))
 }
@@ -119,12 +120,12 @@ func TestTitleCacheStaysConfined(t *testing.T) {
 	titledFile(t, path, "alpha")
 	settle(t, path)
 	c := &titleCache{}
-	require.Equal(t, "alpha", c.of(path, readTitle))
+	require.Equal(t, "alpha", c.of(path, titleOf))
 	require.Contains(t, c.m, path, "the title is kept")
 
 	require.NoError(t, os.Rename(filepath.Join(root, "b"), filepath.Join(out, "b")))
 	require.NoError(t, os.Symlink(filepath.Join(out, "b"), filepath.Join(root, "b")))
-	title, _ := readTitle(path)
-	require.Equal(t, "", title, "the confined read refuses the file")
-	assert.Equal(t, "", c.of(path, readTitle), "and so does the kept title")
+	_, err = session.ReadHeader(path)
+	require.ErrorIs(t, err, confine.ErrOutsideRoots, "the confined read refuses the file")
+	assert.Equal(t, "", c.of(path, titleOf), "and so does the kept title")
 }

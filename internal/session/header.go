@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/memidx/memidx/internal/jsjson"
 )
@@ -22,6 +23,12 @@ func ReadHeader(path string) (*Header, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return HeaderOf(f, st, path)
+}
+
+// HeaderOf is ReadHeader of a file its caller opened with OpenRegular (st
+// is its stat), read from its start; path names it in errors.
+func HeaderOf(f *os.File, st os.FileInfo, path string) (*Header, error) {
 	// Nearly every header fits in 4 KiB; a longer one is read in growing
 	// steps.
 	size := int64(4 << 10)
