@@ -398,13 +398,18 @@ func (b *settled) groups(need int) ([]bitGroup, int) {
 // has is the terms of candidate i, whose mask is m, as a source keeps them.
 func (b *settled) has(i int, m uint64) []bool {
 	if b.bits != nil {
-		has := make([]bool, len(b.bits.terms))
-		for t := range has {
-			has[t] = m&(1<<t) != 0
-		}
-		return has
+		return bitsOf(m, len(b.bits.terms))
 	}
 	return b.named.has(i, m)
+}
+
+// bitsOf is the n terms of mask m as bools (maskOf's inverse).
+func bitsOf(m uint64, n int) []bool {
+	bits := make([]bool, n)
+	for t := range bits {
+		bits[t] = m&(1<<t) != 0
+	}
+	return bits
 }
 
 func maskOf(bits []bool) uint64 {
@@ -516,11 +521,7 @@ func (n *namedColds) has(i int, m uint64) []bool {
 		bits, _ := n.of(i)
 		return bits
 	}
-	bits := make([]bool, n.nt)
-	for t := range bits {
-		bits[t] = m&(1<<t) != 0
-	}
-	return bits
+	return bitsOf(m, n.nt)
 }
 
 func (n *namedColds) of(i int) (bits []bool, keys int) {

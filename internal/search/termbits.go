@@ -291,7 +291,7 @@ func (c *coldBits) dense() []int {
 	for len(d) < maxDense {
 		best := -1
 		for t, h := range c.held {
-			if h*denseShare >= c.n && h > 0 && !containsInt(d, t) && (best < 0 || h > c.held[best]) {
+			if h*denseShare >= c.n && h > 0 && !slices.Contains(d, t) && (best < 0 || h > c.held[best]) {
 				best = t
 			}
 		}
@@ -301,15 +301,6 @@ func (c *coldBits) dense() []int {
 		d = append(d, best)
 	}
 	return d
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // bitGroup is the first need candidates (in record order) of the records
@@ -355,7 +346,7 @@ func (c *coldBits) top(need int) ([]bitGroup, int) {
 	dense := c.dense()
 	var sparse []int
 	for t := range c.terms {
-		if !containsInt(dense, t) {
+		if !slices.Contains(dense, t) {
 			sparse = append(sparse, t)
 		}
 	}
