@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/internal/mcpopts"
 )
 
 var ctx = context.Background()
@@ -57,7 +58,7 @@ func (w *world) write(id string, texts ...string) string {
 
 func (w *world) engine(opts Options) *engine.Engine {
 	e, err := engine.Open(engine.Options{AgentDir: w.agent, IndexDir: w.index, SessionDir: w.sessions, Cwd: w.proj,
-		LockTimeout: time.Second, WalkPageBytes: WalkPageBytes(opts.MaxResultBytes)})
+		LockTimeout: time.Second, WalkPageBytes: mcpopts.WalkPageBytes(opts.MaxResultBytes)})
 	require.NoError(w.t, err)
 	w.t.Cleanup(func() { e.Close() })
 	return e
@@ -214,7 +215,7 @@ func TestWalkToTheEnd(t *testing.T) {
 	big := strings.Repeat("a line of a very long tool output <b>&amp; \"quoted\" é 😀\n", 30000) // ~1.8 MB
 	texts := []string{"first", big, "middle", big + "tail", "last"}
 	w.write("huge", texts...)
-	opts := Options{MaxResultBytes: MinMaxResultBytes}
+	opts := Options{MaxResultBytes: mcpopts.MinMaxResultBytes}
 	s := connect(t, w.engine(opts), opts)
 
 	var got []string
@@ -247,20 +248,20 @@ func TestWalkToTheEnd(t *testing.T) {
 	for i := range texts {
 		require.Equal(t, texts[i], got[i], "entry %d reassembled", i)
 	}
-	assert.Greater(t, pages, 2*len(big)/MinMaxResultBytes, "megabyte entries take many bounded pages")
+	assert.Greater(t, pages, 2*len(big)/mcpopts.MinMaxResultBytes, "megabyte entries take many bounded pages")
 }
 
 // The result bound is an error result, never a dead server: a bound the
 // structured content alone cannot meet is result_too_large.
 func TestResultBound(t *testing.T) {
-	s := &server{opts: Options{MaxResultBytes: MinMaxResultBytes}}
-	body, _ := json.Marshal(map[string]any{"session": "s", "entries": []any{}, "next": nil, "pad": strings.Repeat("x", MinMaxResultBytes)})
+	s := &server{opts: Options{MaxResultBytes: mcpopts.MinMaxResultBytes}}
+	body, _ := json.Marshal(map[string]any{"session": "s", "entries": []any{}, "next": nil, "pad": strings.Repeat("x", mcpopts.MinMaxResultBytes)})
 	r := s.bounded("memory.walk", &mcp.CallToolResult{StructuredContent: json.RawMessage(body)}, body, "text")
 	require.True(t, r.IsError)
 	assert.Contains(t, text(r), codeTooLarge)
 
 	small, _ := json.Marshal(map[string]any{"session": "s", "entries": []any{}, "next": nil})
-	long := strings.Repeat("y", MinMaxResultBytes)
+	long := strings.Repeat("y", mcpopts.MinMaxResultBytes)
 	r = s.bounded("memory.walk", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: long}}, StructuredContent: json.RawMessage(small)}, small, long)
 	require.False(t, r.IsError)
 	assert.Less(t, len(text(r)), 1000, "a text past the bound becomes a summary")

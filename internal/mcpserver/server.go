@@ -19,19 +19,9 @@ import (
 // without linking the SDK).
 type Options = mcpopts.Options
 
-// Bounds of Options.
-const (
-	DefaultMaxResultBytes  = mcpopts.DefaultMaxResultBytes
-	MinMaxResultBytes      = mcpopts.MinMaxResultBytes
-	DefaultMaxMessageBytes = mcpopts.DefaultMaxMessageBytes
-	// codeRequestCancelled is the JSON-RPC error of a cancelled call, as
-	// LSP and serve answer it.
-	codeRequestCancelled = -32800
-)
-
-// WalkPageBytes is mcpopts.WalkPageBytes: the bound of a walk page's
-// entries that keeps its result within maxResultBytes.
-func WalkPageBytes(maxResultBytes int) int { return mcpopts.WalkPageBytes(maxResultBytes) }
+// codeRequestCancelled is the JSON-RPC error of a cancelled call, as LSP
+// and serve answer it.
+const codeRequestCancelled = -32800
 
 // server answers the tools of one MCP server.
 type server struct {
