@@ -22,3 +22,6 @@ func (v *View) Fresh() bool { return v.fresh }
 
 // DisabledCache is an inert cache.
 func DisabledCache() *ListCache { return &ListCache{disabled: true} }
+
+// DirChecks is how many kept listings' directories were stat-ed so far.
+func DirChecks() int64 { return dirChecks.Load() }

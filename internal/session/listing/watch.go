@@ -135,6 +135,13 @@ type part struct {
 	// directory, so a kept listing is used only while its path still
 	// names the same directory.
 	id FileStat
+	// seenUnder is the root's kept part under which the path of this
+	// bucket's part was last seen to name it (sameDir). While that root
+	// part is kept, no entry of the root was created, removed or renamed
+	// (each raises an event that drops it), so the bucket's path names
+	// the same directory still and need not be stat-ed again: a quiet
+	// global recall stats the root alone, not every bucket.
+	seenUnder atomic.Pointer[part]
 }
 
 // watchSupported reports whether the platform's watcher sees writes to
@@ -577,7 +584,7 @@ func (v *View) ListSessions(dirs locate.Dirs, opts ListOptions) ([]Ref, error) {
 	v.listRoot(l, dirs.SessionsRoot)
 	if dirs.SessionDir != "" {
 		l.linked = true // it may lie inside the sessions root
-		v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}})
+		v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}}, nil)
 	}
 	key := fmt.Sprint("S", l.roots, l.allowed, dirs.SessionDir, opts)
 	if refs, ok := v.memoized(key); ok {
@@ -632,7 +639,7 @@ func (v *View) ListBuckets(dirs locate.Dirs, buckets []string, opts ListOptions)
 			todo = append(todo, bucketDir{dir, b, st.Size()})
 		}
 	}
-	v.listDirs(l, todo)
+	v.listDirs(l, todo, nil)
 	v.flush(l)
 	refs, err = l.result()
 	return refs, existing, err
@@ -641,7 +648,7 @@ func (v *View) ListBuckets(dirs locate.Dirs, buckets []string, opts ListOptions)
 // ListExplicit is ListExplicit through the cache.
 func (v *View) ListExplicit(dirs locate.Dirs, opts ListOptions) ([]Ref, error) {
 	l := v.lister(dirs, opts)
-	v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}})
+	v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}}, nil)
 	v.flush(l)
 	refs, err := l.result()
 	if errors.Is(err, fs.ErrNotExist) {
@@ -661,7 +668,7 @@ func (v *View) listRoot(l *lister, root string) {
 	if p := v.cached(key); p != nil {
 		if sameDir(root, p.id) {
 			v.used = append(v.used, p)
-			v.listDirs(l, p.buckets)
+			v.listDirs(l, p.buckets, p)
 			return
 		}
 	}
@@ -676,14 +683,36 @@ func (v *View) listRoot(l *lister, root string) {
 	}
 	buckets, linked := bucketDirs(root, ents)
 	// A linked bucket's target may change without an event here.
+	var kept *part
 	if watched && serr == nil && !linked {
-		v.c.store(m, &part{key: key, buckets: buckets, dirs: []string{root}, id: StatOf(st)})
+		kept = &part{key: key, buckets: buckets, dirs: []string{root}, id: StatOf(st)}
+		v.c.store(m, kept) // kept only while nothing named root since m
 	}
-	v.listDirs(l, buckets)
+	v.listDirs(l, buckets, kept)
 }
+
+// stillNames reports whether dir still names the directory p was listed
+// from: known when it was seen to under the same kept root part, else
+// stat-ed (and remembered under that part).
+func (v *View) stillNames(dir string, p, under *part) bool {
+	if under != nil && p.seenUnder.Load() == under {
+		return true
+	}
+	if !sameDir(dir, p.id) {
+		return false
+	}
+	if under != nil {
+		p.seenUnder.Store(under)
+	}
+	return true
+}
+
+// dirChecks counts sameDir's stats (the tests' measure of a quiet call).
+var dirChecks atomic.Int64
 
 // sameDir reports whether dir is still the directory of identity id.
 func sameDir(dir string, id FileStat) bool {
+	dirChecks.Add(1)
 	st, err := os.Stat(dir)
 	if err != nil {
 		return false
@@ -694,12 +723,13 @@ func sameDir(dir string, id FileStat) bool {
 
 // listDirs is lister.listBuckets through the cache: kept listings for the
 // directories that did not change, the others read (in parallel) and
-// kept, all taken in directory order.
-func (v *View) listDirs(l *lister, dirs []bucketDir) {
+// kept, all taken in directory order. under is the root's kept part the
+// dirs are the buckets of (nil for dirs named by the caller).
+func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
 	parts := make([]*lister, len(dirs))
 	var todo []int
 	for i, d := range dirs {
-		if p := v.cached(flatKey(d, l.opts)); p != nil && sameDir(d.dir, p.id) {
+		if p := v.cached(flatKey(d, l.opts)); p != nil && v.stillNames(d.dir, p, under) {
 			parts[i] = &lister{refs: p.refs}
 			v.used = append(v.used, p)
 		} else {

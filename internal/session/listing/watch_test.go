@@ -300,6 +300,55 @@ func TestListCacheAncestorRenamed(t *testing.T) {
 	f.check(t, "agent dir back")
 }
 
+// TestListCacheBucketsUnderKeptRoot: once a kept root's buckets were seen
+// under it, a quiet listing stats the root alone; a bucket replaced by
+// renames (events in the root: its kept part goes) is listed afresh.
+func TestListCacheBucketsUnderKeptRoot(t *testing.T) {
+	if !listing.WatchSupported {
+		t.Skip("no usable watcher here")
+	}
+	f := newScopeFixture(t)
+	c := listing.NewListCache()
+	t.Cleanup(func() { c.Close() })
+	list := func(what string) int64 {
+		t.Helper()
+		before := listing.DirChecks()
+		v := c.Begin()
+		require.NotNil(t, v)
+		got, gotErr := v.ListSessions(f.Dirs, listing.ListOptions{})
+		want, wantErr := listing.ListSessions(f.Dirs, listing.ListOptions{})
+		require.Equal(t, want, got, what)
+		require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), what)
+		if !v.Fresh() {
+			return -1 // a full listing (a watched directory was renamed)
+		}
+		return listing.DirChecks() - before
+	}
+	buckets, err := os.ReadDir(f.Sessions)
+	require.NoError(t, err)
+	require.Greater(t, len(buckets), 2)
+	list("warm")
+	list("seen under the root")
+	require.Equal(t, int64(1), list("quiet"), "a quiet listing stats more than the root")
+
+	// Swap two buckets through a third name: the root's events drop its
+	// kept part, and each bucket's path names another directory now.
+	a, b := f.Canon, f.OtherBucket
+	require.NoError(t, os.Rename(a, a+".swap"))
+	require.NoError(t, os.Rename(b, a))
+	require.NoError(t, os.Rename(a+".swap", b))
+	require.NotEqual(t, int64(1), list("swapped"))
+	list("seen again")
+	require.Equal(t, int64(1), list("quiet again"))
+
+	// A bucket removed and made again at the same path, then changed.
+	require.NoError(t, os.RemoveAll(f.Legacy))
+	f.Write(t, filepath.Join(f.Legacy, "T8_re.jsonl"), "re", f.App, 800)
+	list("bucket made again")
+	f.Write(t, filepath.Join(f.Legacy, "T9_re2.jsonl"), "re2", f.App, 810)
+	list("new bucket written")
+}
+
 // A quiet listing is the last one again (same refs, not merged anew);
 // any change lists afresh and answers as a plain listing does.
 func TestListCacheMemo(t *testing.T) {
