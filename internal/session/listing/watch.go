@@ -400,7 +400,7 @@ func (c *ListCache) sync() bool {
 	c.seq++
 	want := c.seq
 	drops := c.drops
-	err := os.Rename(filepath.Join(c.sentinel, c.barrierName(want-1)), filepath.Join(c.sentinel, c.barrierName(want)))
+	err := renameBarrier(filepath.Join(c.sentinel, c.barrierName(want-1)), filepath.Join(c.sentinel, c.barrierName(want)))
 	if err != nil {
 		c.needNew = true
 		c.stats.Fallbacks++

@@ -149,3 +149,9 @@ func isBarrierName(name string) bool {
 	}
 	return true
 }
+
+// renameBarrier moves the sentinel's barrier file to its next name with
+// rename(2) alone: os.Rename first lstats the new name (to refuse a
+// directory there), one more system call on every watched call for a name
+// only this process makes.
+func renameBarrier(from, to string) error { return syscall.Rename(from, to) }

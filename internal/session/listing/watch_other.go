@@ -13,3 +13,6 @@ func lockSentinel(string) (*os.File, error) { return nil, nil }
 
 // removeLeftovers has nothing to remove: no sentinel is made here.
 func removeLeftovers(string) {}
+
+// renameBarrier is never called where watching is not supported.
+func renameBarrier(from, to string) error { return os.Rename(from, to) }
