@@ -55,12 +55,16 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 		// The records are kept in a list first and the map made at its
 		// final size: growing it was a tenth of the walk.
 		var recs []*Record
+		got.clean = true
+		var key []byte
 		eachRecordShared(tx, mode, ix.policyIDs, func(k []byte, r *Record, err error) {
 			if err != nil {
 				got.bad = append(got.bad, append([]byte(nil), k...))
 				return
 			}
 			recs = append(recs, r)
+			key = appendRecordKey(key[:0], mode, r.Path)
+			got.clean = got.clean && bytes.Equal(key, k)
 		})
 		got.stored = make(map[string]*Record, len(recs))
 		for _, r := range recs {
@@ -68,7 +72,7 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 		}
 		indexfile.DropPages(tx) // the records are copies
 		if ok {
-			ix.decoded.put(mode, at, got)
+			got = ix.decoded.put(mode, at, got)
 		}
 		return nil
 	})
@@ -111,6 +115,12 @@ type loaded struct {
 	// gate, when set, holds the partial records by key instead of stored
 	// (loadGateKeyed).
 	gate *gateTable
+	// clean: every record is stored under its own path's key (a damaged
+	// manifest entry may name another path), so that a write's keys say
+	// which of stored it changed (patchDecoded).
+	clean bool
+	// gen numbers the records the cache kept (0: not kept).
+	gen uint64
 }
 
 // recordCache keeps, per branch mode, the records last decoded and the
@@ -122,6 +132,9 @@ type loaded struct {
 type recordCache struct {
 	mu     sync.Mutex
 	byMode map[lineage.Mode]loaded
+	// gens numbers what was kept; patched counts the records brought to a
+	// new commit by patchDecoded (tests).
+	gens, patched uint64
 }
 
 // commit identifies the content of the index file a read transaction
@@ -155,14 +168,40 @@ func (c *recordCache) get(mode lineage.Mode, at commit) (loaded, bool) {
 	return r, ok && r.at == at
 }
 
-func (c *recordCache) put(mode lineage.Mode, at commit, r loaded) {
+// put keeps r as the records of mode at commit at, and returns it as kept.
+func (c *recordCache) put(mode lineage.Mode, at commit, r loaded) loaded {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byMode == nil {
 		c.byMode = map[lineage.Mode]loaded{}
 	}
-	r.at, r.atKnown = at, true
+	c.gens++
+	r.at, r.atKnown, r.gen = at, true, c.gens
 	c.byMode[mode] = r
+	return r
+}
+
+// holds reports whether the records kept for mode are base.
+func (c *recordCache) holds(mode lineage.Mode, base loaded) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cur, ok := c.byMode[mode]
+	return ok && base.gen != 0 && cur.gen == base.gen
+}
+
+// swap keeps next at commit at in place of base, unless another call
+// kept other records of mode meanwhile.
+func (c *recordCache) swap(mode lineage.Mode, base loaded, at commit, next loaded) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.byMode[mode]; !ok || base.gen == 0 || cur.gen != base.gen {
+		return false
+	}
+	c.gens++
+	next.at, next.atKnown, next.gen = at, true, c.gens
+	c.byMode[mode] = next
+	c.patched++
+	return true
 }
 
 // dropsText reports whether replacing old by rec drops text that must

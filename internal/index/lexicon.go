@@ -295,7 +295,10 @@ func segmentBuckets(lb *bolt.Bucket, mode lineage.Mode) [][]byte {
 // the file. Only the docs of the records stored now are kept, and a
 // segment left with none is dropped. A merge bumps the epoch, so that a
 // reader whose records predate it does not trust the lexicon.
-func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
+//
+// live, when set, gives the docs the records of mode in tx name, as
+// liveDocs would read them (writer.liveFromKept).
+func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool, live func() map[uint32]struct{}) error {
 	lb := tx.Bucket(lexiconBucket)
 	if lb == nil {
 		return nil
@@ -307,7 +310,7 @@ func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool) error {
 	if err != nil {
 		return err
 	}
-	m := &merger{tx: tx, lb: lb, mode: mode, keys: keys}
+	m := &merger{tx: tx, lb: lb, mode: mode, keys: keys, liveOf: live}
 	// Rewritten alone: every segment when forced, else the half-dead ones.
 	alone := keys
 	if !force {
@@ -353,12 +356,24 @@ type merger struct {
 	mode   lineage.Mode
 	keys   [][]byte // the segments listed now
 	live   map[uint32]struct{}
+	liveOf func() map[uint32]struct{} // liveDocs without reading every record
 	merged bool
 }
 
+// liveChecked, when set, is given the docs a merge took from the kept
+// records beside those liveDocs reads (tests).
+var liveChecked func(kept, read map[uint32]struct{})
+
 // liveDocs are the docs that records name, read once.
 func (m *merger) liveDocs() map[uint32]struct{} {
-	if m.live == nil {
+	switch {
+	case m.live != nil:
+	case m.liveOf != nil:
+		m.live = m.liveOf()
+		if liveChecked != nil {
+			liveChecked(m.live, liveDocs(m.tx, m.mode))
+		}
+	default:
 		m.live = liveDocs(m.tx, m.mode)
 		dropMapped(m.tx) // every record was read
 	}
@@ -572,7 +587,8 @@ func putLexiconID(lb *bolt.Bucket) error {
 // removed sessions (of either mode) or replaced what a changed policy no
 // longer indexes (scrub), every mode that lost something has each of its
 // segments rewritten, so that those words leave the file.
-func mergeAfterWrite(tx *bolt.Tx, mode lineage.Mode, deletes [][]byte, scrub bool) error {
+// live is mergeLexicon's, for mode.
+func mergeAfterWrite(tx *bolt.Tx, mode lineage.Mode, deletes [][]byte, scrub bool, live func() map[uint32]struct{}) error {
 	forced := map[lineage.Mode]bool{mode: scrub}
 	for _, k := range deletes {
 		if i := bytes.IndexByte(k, 0); i > 0 {
@@ -581,12 +597,12 @@ func mergeAfterWrite(tx *bolt.Tx, mode lineage.Mode, deletes [][]byte, scrub boo
 	}
 	for m, force := range forced {
 		if m != mode && force {
-			if err := mergeLexicon(tx, m, true); err != nil {
+			if err := mergeLexicon(tx, m, true, nil); err != nil {
 				return err
 			}
 		}
 	}
-	return mergeLexicon(tx, mode, forced[mode])
+	return mergeLexicon(tx, mode, forced[mode], live)
 }
 
 // Lexicon is the archive lexicon of one mode as one read transaction sees

@@ -341,9 +341,11 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	jobs := r.budget(r.decide())
 	// Orphans: records whose source is gone, and records that did not
 	// decode. They go with the first write, which then scrubs the file.
-	deletes := append(bad, ix.orphans(ctx, r.known, r.mode, opt, &r.reasons)...)
+	orphans, orphanPaths := ix.orphans(ctx, r.known, r.mode, opt, &r.reasons)
+	deletes := append(bad, orphans...)
 	quiet = quiet && len(jobs) == 0 && len(deletes) == 0 && r.known.allTargets()
 	w := r.newWriter(deletes)
+	w.deletedPaths = orphanPaths
 	defer w.stop() // when the context ends the run early
 	done := 0
 	for res := range r.build(jobs) {
@@ -359,6 +361,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	if err := w.finish(); err != nil {
 		return nil, err
 	}
+	ix.patchDecoded(r, w)
 	r.rep.reasons = r.reasons
 	r.rep.Recount()
 	// Partial records are this call's own: completing them in place is
@@ -385,11 +388,11 @@ func (ix *Index) foreign(rep *Report, reasons *coverage.Set) {
 // a searched directory, as that listing saw them, and records under no
 // root, which no listing sees; each stat-ed, within maxCacheCleanupFiles.
 // A rebuild (NoBudgets) checks the other branch mode's records too, so
-// that it leaves no record without a source.
-func (ix *Index) orphans(ctx context.Context, known *knownSessions, mode lineage.Mode, opt RefreshOptions, reasons *coverage.Set) [][]byte {
+// that it leaves no record without a source. paths maps each key to its
+// record's path (patchDecoded).
+func (ix *Index) orphans(ctx context.Context, known *knownSessions, mode lineage.Mode, opt RefreshOptions, reasons *coverage.Set) (out [][]byte, paths map[string]string) {
 	// A project's refresh must not stat every other project's records.
 	seenByNoListing := func(path string) bool { return len(opt.Roots) == 0 || !under(path, opt.Roots) }
-	var out [][]byte
 	inspected := 0
 	sweep := func(recs map[string]*Record, mode lineage.Mode) {
 		for path := range recs {
@@ -402,7 +405,12 @@ func (ix *Index) orphans(ctx context.Context, known *knownSessions, mode lineage
 			}
 			inspected++
 			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-				out = append(out, recordKey(mode, path))
+				k := recordKey(mode, path)
+				out = append(out, k)
+				if paths == nil {
+					paths = map[string]string{}
+				}
+				paths[string(k)] = path
 			}
 		}
 	}
@@ -419,7 +427,7 @@ func (ix *Index) orphans(ctx context.Context, known *knownSessions, mode lineage
 			out = append(out, bad...)
 		}
 	}
-	return out
+	return out, paths
 }
 
 func (ix *Index) racyWindow() time.Duration { return ix.RacyWindow }

@@ -54,6 +54,8 @@ type refreshRun struct {
 	// gate, when set, holds the stored records by key (gateTable): stored
 	// is empty then.
 	gate *gateTable
+	// base is what the stored records were loaded as (patchDecoded).
+	base loaded
 }
 
 // job is a target to read, for a tier.
@@ -90,6 +92,7 @@ func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 	got, err := ix.records(r.ctx, r.mode, r.opt.Preloaded)
 	stored, bad := got.stored, got.bad
 	r.partial, r.held, r.gate = got.partial, got.held, got.gate
+	r.base = got
 	r.roster, r.hasRoster = got.roster, got.hasRoster
 	r.rep.LexEpoch = got.epoch
 	if err == nil && got.atKnown {
@@ -482,6 +485,11 @@ type writer struct {
 	epochAfter LexiconEpoch
 	// lastFile is the file (device and inode) the last write went to.
 	lastFile Identity
+	// touched are the record keys this run's committed writes put or
+	// deleted, with their paths (patchDecoded); deletedPaths maps the
+	// key of each orphan among the deletes to its path.
+	touched      []touch
+	deletedPaths map[string]string
 	// unwritten are the records a rebuild built whose write failed (or
 	// was dropped after one did): the index does not hold them.
 	unwritten []*Record
@@ -689,7 +697,7 @@ func (w *writer) commit(p pendingWrite) error {
 	if p.scrub {
 		update = ix.store.UpdateScrub
 	}
-	return update(w.r.ctx, func(tx *bolt.Tx) error {
+	err := update(w.r.ctx, func(tx *bolt.Tx) error {
 		before := lexiconEpoch(tx, mode)
 		for _, k := range p.deletes {
 			if err := deleteSession(tx, k); err != nil {
@@ -707,7 +715,7 @@ func (w *writer) commit(p pendingWrite) error {
 		// A removed session's words, and what a changed policy no longer
 		// indexes, leave the lexicon too (and then the file, with the
 		// scrub).
-		if err := mergeAfterWrite(tx, mode, p.deletes, p.scrub); err != nil {
+		if err := mergeAfterWrite(tx, mode, p.deletes, p.scrub, w.liveFromKept(tx, p)); err != nil {
 			return err
 		}
 		w.sawCommit(tx, before)
@@ -716,6 +724,20 @@ func (w *writer) commit(p pendingWrite) error {
 		dropMapped(tx)
 		return nil
 	})
+	if err == nil {
+		w.touch(p)
+	}
+	return err
+}
+
+// touch notes the record keys a committed write put or deleted.
+func (w *writer) touch(p pendingWrite) {
+	for _, k := range p.deletes {
+		w.touched = append(w.touched, touch{key: k, path: w.deletedPaths[string(k)]})
+	}
+	for _, b := range p.batch {
+		w.touched = append(w.touched, touch{key: recordKey(w.r.mode, b.rec.Path), path: b.rec.Path})
+	}
 }
 
 // sawCommit follows this run's own write transactions (see adoptEpoch):

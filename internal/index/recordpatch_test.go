@@ -1,0 +1,148 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/internal/lineage"
+)
+
+// The records a long-lived index keeps after its own writes (patched)
+// are those a fresh index decodes from the same file: after appends, tier
+// moves, new and deleted sessions, a session that stops being one, and
+// writes by another index in between.
+func TestPatchedRecordsEqualDecoded(t *testing.T) {
+	f := newFixture(t, 12)
+	ix := f.index()
+	defer ix.Close()
+	other := f.index() // another process on the same file
+	defer other.Close()
+	rng := rand.New(rand.NewPCG(7, 11))
+	at := time.Now().Add(-30 * time.Minute)
+	next := 100
+	merges := 0
+	liveChecked = func(kept, read map[uint32]struct{}) {
+		merges++
+		require.Equal(t, read, kept, "a merge's live docs")
+	}
+	defer func() { liveChecked = nil }()
+	f.refresh(ix, lineage.Active) // the first call builds; the second keeps what it decoded
+	f.refresh(ix, lineage.Active)
+	for round := range 60 {
+		what := ""
+		switch k := rng.IntN(10); {
+		case k < 4: // an agent's session grows (and turns newest: hot)
+			p := pick(rng, f.paths)
+			grow(t, p, round)
+			at = at.Add(time.Minute)
+			require.NoError(t, os.Chtimes(p, at, at))
+			what = "append " + filepath.Base(p)
+		case k < 6: // a new session
+			p := filepath.Join(f.dir, fmt.Sprintf("s%d.jsonl", next))
+			require.NoError(t, os.WriteFile(p, []byte(sessionText(fmt.Sprintf("s%d", next), fmt.Sprintf("new%d beta", next))), 0o600))
+			next++
+			f.paths = append(f.paths, p)
+			what = "new " + filepath.Base(p)
+		case k < 8 && len(f.paths) > 4: // a session deleted: its record is an orphan
+			i := slices.Index(f.paths, pick(rng, f.paths))
+			require.NoError(t, os.Remove(f.paths[i]))
+			what = "delete " + filepath.Base(f.paths[i])
+			// Still a target now and then, as a listing made before the
+			// delete would name it.
+			if rng.IntN(2) == 0 {
+				f.paths = slices.Delete(f.paths, i, i+1)
+			}
+		case k < 9: // no longer a session
+			p := pick(rng, f.paths)
+			require.NoError(t, os.WriteFile(p, []byte("not a session\n"), 0o600))
+			what = "garbled " + filepath.Base(p)
+		case k < 10 && round%2 == 0: // another process writes between two calls
+			f.refresh(other, lineage.Active)
+			what = "other index"
+		default: // another process writes right after this one's write
+			p := pick(rng, f.paths)
+			beforePatch = func() {
+				beforePatch = nil
+				require.NoError(t, os.WriteFile(p, []byte(sessionText(fmt.Sprintf("o%d", round), "other")), 0o600))
+				f.refresh(other, lineage.Active)
+			}
+			defer func() { beforePatch = nil }()
+			grow(t, pick(rng, f.paths), round)
+			what = "other index after this one's write"
+		}
+		f.refresh(ix, lineage.Active)
+		kept, ok := ix.decoded.get(lineage.Active, ix.decoded.byMode[lineage.Active].at)
+		require.True(t, ok, "round %d (%s): nothing kept", round, what)
+		fresh := f.index()
+		want, err := fresh.loadRecordsAt(ctx, lineage.Active)
+		fresh.Close()
+		require.NoError(t, err)
+		if kept.at != want.at {
+			// Not patched past another process's write: kept at an
+			// older commit, which no call will take for the file's.
+			require.Less(t, kept.at.txid, want.at.txid, "round %d (%s)", round, what)
+			continue
+		}
+		require.Equal(t, want.stored, kept.stored, "round %d (%s)", round, what)
+		require.Equal(t, want.bad, kept.bad, "round %d (%s)", round, what)
+		require.Equal(t, want.epoch, kept.epoch, "round %d (%s)", round, what)
+		require.Equal(t, want.roster, kept.roster, "round %d (%s)", round, what)
+		require.Equal(t, want.clean, kept.clean, "round %d (%s)", round, what)
+	}
+	require.Greater(t, ix.decoded.patched, uint64(20), "the kept records were hardly ever patched")
+	require.Greater(t, merges, 5, "merges hardly ever took the kept records' docs")
+}
+
+// A record stored under another path's key (a damaged manifest entry)
+// leaves the records unclean: the next change decodes them all.
+func TestPatchNeedsCleanRecords(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	defer ix.Close()
+	f.refresh(ix, lineage.Active)
+	got, err := ix.loadRecordsAt(ctx, lineage.Active)
+	require.NoError(t, err)
+	require.True(t, got.clean)
+
+	// A manifest entry that names another path: the record is whole and
+	// matches it, under the first path's key.
+	require.NoError(t, ix.store.Update(ctx, func(tx *bolt.Tx) error {
+		key := recordKey(lineage.Active, f.paths[0])
+		rec, err := (*recordArena)(nil).decodeGate(lineage.Active, key, tx.Bucket(manifestBucket).Get(key))
+		require.NoError(t, err)
+		rec.Path = f.paths[1]
+		return putGate(tx, key, rec)
+	}))
+	ix2 := f.index()
+	defer ix2.Close()
+	got, err = ix2.loadRecordsAt(ctx, lineage.Active)
+	require.NoError(t, err)
+	require.False(t, got.clean)
+}
+
+// pick is one of paths whose file is there.
+func pick(rng *rand.Rand, paths []string) string {
+	for {
+		p := paths[rng.IntN(len(paths))]
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+}
+
+// grow appends a turn to the session at p.
+func grow(t *testing.T, p string, n int) {
+	fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fmt.Fprintf(fh, `{"type":"message","id":"r%d","parentId":null,"timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"grown%d"}}`+"\n", n, n)
+	require.NoError(t, err)
+	require.NoError(t, fh.Close())
+}
