@@ -14,6 +14,8 @@ archive):
   - `rg -c -F` of the rare term over the same files;
   - `serve --stdio` as a host sees it (request written to answer read),
     p50/p99 of 60 calls after 10 warm-ups, and the server's peak RSS;
+    then the p50 of 20 calls each made just after a turn was appended to
+    the newest session (put back after), as a host's own session grows;
   - the one-shot recall answered by a running `serve --socket`.
 Needs hyperfine and rg (apt-get install hyperfine ripgrep) and GNU time.
 Prints one JSON object per archive and a Markdown table at the end.
@@ -53,35 +55,69 @@ def hyperfine(cmds, runs):
         return [r["median"] for r in json.load(f)["results"]]
 
 
-def serve_latency(base, terms):
-    """p50/p99 ms per query and the server's peak RSS, through serve --stdio."""
+def serve_latency(base, terms, grown=None):
+    """p50/p99 ms per query and the server's peak RSS, through serve --stdio.
+
+    With grown (a session file), also the p50 of a call of the first term
+    made 50 ms after a turn was appended to that file, as a host's own
+    session grows between its calls (out["grown"]); the file's bytes and
+    times are put back after.
+    """
     p = subprocess.Popen(base + ["serve", "--stdio", "--no-socket"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, bufsize=-1)
-    out, n = {}, 0
+    n = 0
+
+    def call(q):
+        nonlocal n
+        n += 1
+        req = {"jsonrpc": "2.0", "id": n, "method": "memory.recall",
+               "params": {"query": q, "scope": "global"}}
+        t = time.perf_counter()
+        p.stdin.write((json.dumps(req) + "\n").encode())
+        p.stdin.flush()
+        while True:
+            m = json.loads(p.stdout.readline())
+            if m.get("id") == n:
+                break
+        assert m.get("result", {}).get("total", 0) > 0, m
+        return (time.perf_counter() - t) * 1000
+
+    out = {}
     for q in terms:
-        ds = []
-        for k in range(70):
-            n += 1
-            req = {"jsonrpc": "2.0", "id": n, "method": "memory.recall",
-                   "params": {"query": q, "scope": "global"}}
-            t = time.perf_counter()
-            p.stdin.write((json.dumps(req) + "\n").encode())
-            p.stdin.flush()
-            while True:
-                m = json.loads(p.stdout.readline())
-                if m.get("id") == n:
-                    break
-            d = (time.perf_counter() - t) * 1000
-            assert m.get("result", {}).get("total", 0) > 0, m
-            if k >= 10:
-                ds.append(d)
-        ds.sort()
+        ds = sorted([call(q) for _ in range(70)][10:])
         out[q] = (ds[len(ds) // 2], ds[int(len(ds) * 0.99)])
+    if grown:
+        st, orig = os.stat(grown), open(grown, "rb").read()
+        ds = []
+        try:
+            for k in range(20):
+                with open(grown, "ab") as f:
+                    f.write(('{"type":"message","id":"grow%04d","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z",'
+                             '"message":{"role":"user","content":"one more turn %d"}}\n' % (k, k)).encode())
+                time.sleep(0.05)
+                ds.append(call(terms[0]))
+        finally:
+            with open(grown, "wb") as f:
+                f.write(orig)
+            os.utime(grown, ns=(st.st_atime_ns, st.st_mtime_ns))
+        ds.sort()
+        out["grown"] = (ds[len(ds) // 2], ds[-1])
     with open("/proc/%d/status" % p.pid) as f:
         hwm = [l for l in f if l.startswith("VmHWM")][0].split()[1]
     p.stdin.close()
     p.wait()
     return out, int(hwm) * 1024
+
+
+def newest_session(sessions):
+    """The session file written last: an agent's own, growing."""
+    best = (0, None)
+    for d in os.scandir(sessions):
+        if d.is_dir():
+            for f in os.scandir(d.path):
+                if f.name.endswith(".jsonl") and f.is_file():
+                    best = max(best, (f.stat().st_mtime_ns, f.path))
+    return best[1]
 
 
 def with_socket_server(base, fn):
@@ -117,7 +153,7 @@ def measure(memidx, work, archive, o):
         "find %s -type f -printf '%%s %%T@ %%i\\n'" % sessions, q(rare), q(two),
         "rg -c -F %s %s" % (rare, sessions)], o["--runs"])
     _, _, _, rss_one = timed(base + ["--no-server", "recall", rare, "--scope", "global"])
-    lat, serve_rss = serve_latency(base, [rare, two])
+    lat, serve_rss = serve_latency(base, [rare, two], newest_session(sessions))
     sock = with_socket_server(base, lambda: hyperfine(
         [q(rare).replace(" --no-server", ""), q(two).replace(" --no-server", "")], o["--runs"]))
     row = dict(archive=name, files=files, sourceBytes=src,
@@ -125,7 +161,7 @@ def measure(memidx, work, archive, o):
                indexRatio=os.path.getsize(os.path.join(ix, "index.db")) / src,
                floorMs=floor * 1e3, recallRareMs=r_rare * 1e3, recallTwoMs=r_two * 1e3,
                recallRSS=rss_one, rgMs=rg * 1e3,
-               serveRare=lat[rare], serveTwo=lat[two], serveRSS=serve_rss,
+               serveRare=lat[rare], serveTwo=lat[two], serveRSS=serve_rss, serveGrown=lat["grown"],
                socketRareMs=sock[0] * 1e3, socketTwoMs=sock[1] * 1e3)
     print(json.dumps(row), flush=True)
     return row
@@ -133,15 +169,15 @@ def measure(memidx, work, archive, o):
 
 def table(rows):
     mb = lambda b: "%.0f MiB" % (b / 2**20)
-    print("| archive | files | source | index ÷ source | rebuild | rebuild RSS | floor | one-shot rare / two | ÷ floor | one-shot RSS | `rg -c -F` | serve p50 (p99) rare / two | serve RSS | with a server: rare / two |")
-    print("|" + "---|" * 14)
+    print("| archive | files | source | index ÷ source | rebuild | rebuild RSS | floor | one-shot rare / two | ÷ floor | one-shot RSS | `rg -c -F` | serve p50 (p99) rare / two | serve RSS | serve after a session grew, p50 (max) | with a server: rare / two |")
+    print("|" + "---|" * 15)
     for r in rows:
-        print("| %s | %d | %.2f GB | %.3f | %.0f s (%.0f MB/s) | %s | %.0f ms | %.0f / %.0f ms | %.2f / %.2f× | %s | %.0f ms | %.2f (%.2f) / %.2f (%.2f) ms | %s | %.1f / %.1f ms |" % (
+        print("| %s | %d | %.2f GB | %.3f | %.0f s (%.0f MB/s) | %s | %.0f ms | %.0f / %.0f ms | %.2f / %.2f× | %s | %.0f ms | %.2f (%.2f) / %.2f (%.2f) ms | %s | %.1f (%.1f) ms | %.1f / %.1f ms |" % (
             r["archive"], r["files"], r["sourceBytes"] / 1e9, r["indexRatio"],
             r["rebuildSeconds"], r["rebuildMBps"], mb(r["rebuildRSS"]), r["floorMs"],
             r["recallRareMs"], r["recallTwoMs"], r["recallRareMs"] / r["floorMs"], r["recallTwoMs"] / r["floorMs"],
             mb(r["recallRSS"]), r["rgMs"], r["serveRare"][0], r["serveRare"][1], r["serveTwo"][0], r["serveTwo"][1],
-            mb(r["serveRSS"]), r["socketRareMs"], r["socketTwoMs"]))
+            mb(r["serveRSS"]), r["serveGrown"][0], r["serveGrown"][1], r["socketRareMs"], r["socketTwoMs"]))
 
 
 if __name__ == "__main__":
