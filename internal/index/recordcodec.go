@@ -202,6 +202,11 @@ type recordArena struct {
 	policyIDs map[uint64]string
 	// times is the slab of the timestamps of whole records (decodeFull).
 	times timeSlab
+	// alone: each record, string and timestamp is allocated by itself,
+	// for records that outlive the others decoded with them (patchLoaded:
+	// a slab and a text chunk kept alive by one record a patch was some
+	// 100 KB).
+	alone bool
 }
 
 // recordSlot is a record with room for the values its pointers point to,
@@ -220,7 +225,7 @@ const (
 // slot returns a zero record slot: from the arena's slab, or allocated
 // alone for a nil arena.
 func (a *recordArena) slot() *recordSlot {
-	if a == nil {
+	if a == nil || a.alone {
 		return new(recordSlot)
 	}
 	if a.scratch != nil {
@@ -258,6 +263,9 @@ func (a *recordArena) path(b []byte) string {
 // chunkString copies b into the chunk *text, starting a new chunk when
 // it does not fit, and returns the copy as a string.
 func (a *recordArena) chunkString(text *[]byte, b []byte) string {
+	if a.alone {
+		return string(b)
+	}
 	if len(b) > cap(*text)-len(*text) {
 		*text = make([]byte, 0, max(arenaTextChunk, len(b)))
 		a.grow(int64(cap(*text)))
@@ -282,7 +290,7 @@ func (a *recordArena) grow(n int64) {
 // gate returns a zero record for a manifest entry: a partial record has
 // no timestamps, so it needs no slot's room for them.
 func (a *recordArena) gate() *Record {
-	if a == nil {
+	if a == nil || a.alone {
 		return new(Record)
 	}
 	if len(a.gates) == 0 {
@@ -426,7 +434,7 @@ func (a *recordArena) time(t float64, there bool) *float64 {
 	switch {
 	case !there:
 		return nil
-	case a == nil:
+	case a == nil || a.alone:
 		v := t // t itself stays on the stack: the arena's path allocates nothing
 		return &v
 	}

@@ -85,7 +85,7 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 		}
 	}
 	recs, gates := tx.Bucket(recordsBucket), tx.Bucket(manifestBucket)
-	arena := recordArena{policyIDs: policyIDs}
+	arena := recordArena{policyIDs: policyIDs, alone: true}
 	var want []byte
 	for k := range keys {
 		key := []byte(k)

@@ -146,3 +146,33 @@ func grow(t *testing.T, p string, n int) {
 	require.NoError(t, err)
 	require.NoError(t, fh.Close())
 }
+
+// A patch's records are allocated alone: a slab or text chunk of its own
+// would be kept alive by the one record it holds, patch after patch.
+func TestPatchedRecordsAllocatedAlone(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	defer ix.Close()
+	f.refresh(ix, lineage.Active)
+	f.refresh(ix, lineage.Active)
+	base := ix.decoded.byMode[lineage.Active]
+	grow(t, f.paths[0], 1)
+	var touched []touch
+	for _, p := range f.paths {
+		touched = append(touched, touch{key: recordKey(lineage.Active, p), path: p})
+	}
+	require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
+		next, ok := patchLoaded(tx, lineage.Active, ix.policyIDs, base, touched[:1])
+		require.True(t, ok)
+		require.Len(t, next.stored, 3)
+		res := testing.Benchmark(func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				patchLoaded(tx, lineage.Active, ix.policyIDs, base, touched[:1])
+			}
+		})
+		// A slab of 128 records alone is ~38 KB, a text chunk 64 KB.
+		require.Less(t, res.AllocedBytesPerOp(), int64(16<<10), "bytes a patch of one record allocates")
+		return nil
+	}))
+}
