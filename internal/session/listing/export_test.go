@@ -25,3 +25,6 @@ func DisabledCache() *ListCache { return &ListCache{disabled: true} }
 
 // DirChecks is how many kept listings' directories were stat-ed so far.
 func DirChecks() int64 { return dirChecks.Load() }
+
+// BeforeWritten sets the hook withWrites runs first (nil: none).
+func BeforeWritten(f func(key string)) { beforeWritten = f }

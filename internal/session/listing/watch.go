@@ -45,7 +45,11 @@ import (
 // A listing of a directory is kept only when its watch was added before the
 // directory was read (a change after the read then raises an event), no
 // event named the directory while it was read, and it met no error,
-// symlink or depth limit. Whenever the cache cannot prove freshness, the
+// symlink or depth limit. A Write event (a file's content changed, its
+// directory's entries did not: a session growing) keeps the listing and
+// notes the file; the next listing stats those files again in a copy of
+// the kept one (View.withWrites), and reads the directory when a noted
+// file is not among its files. Whenever the cache cannot prove freshness, the
 // listing is a full one, exactly as ListSessions lists:
 //
 //   - the sentinel is not seen within SyncTimeout (its event was lost to an
@@ -84,12 +88,16 @@ type ListCache struct {
 	wake         chan struct{}
 	// epoch counts events; dirtyAt is the epoch of the last event that
 	// named each directory, drops counts the drops of every listing.
-	epoch    uint64
-	dirtyAt  map[string]uint64
-	drops    uint64
-	watched  map[string]bool
-	parts    map[string]*part
-	owner    map[string][]*part
+	epoch   uint64
+	dirtyAt map[string]uint64
+	drops   uint64
+	watched map[string]bool
+	parts   map[string]*part
+	owner   map[string][]*part
+	// written are the files of kept parts written to since they were
+	// listed (a Write event: the entries did not change, only those
+	// files' stats), stat-ed again by the next listing (View.withWrites).
+	written  map[*part]map[string]bool
 	rootsKey string
 	inject   chan error   // tests: an error as if from the watcher
 	testDrop atomic.Int32 // tests: lose events (1: but the sentinel's, 2: all)
@@ -120,6 +128,7 @@ type WatchStats struct {
 	Overflows   int // watcher errors and queue overflows
 	Restarts    int // watchers created
 	WatchFailed int // watches that could not be added
+	Restated    int // files of kept listings stat-ed again after a write
 }
 
 // part is the kept listing of one directory: the refs of a bucket or flat
@@ -185,6 +194,7 @@ func (c *ListCache) resetLocked() {
 	c.drops++
 	c.parts = map[string]*part{}
 	c.owner = map[string][]*part{}
+	c.written = map[*part]map[string]bool{}
 	c.dirtyAt = map[string]uint64{}
 	c.memo = listMemo{}
 }
@@ -323,6 +333,10 @@ func (c *ListCache) event(gen uint64, ev fsnotify.Event) {
 		return
 	}
 	c.epoch++
+	if ev.Op == fsnotify.Write && !c.watched[ev.Name] && c.writtenLocked(dir, ev.Name) {
+		c.dirtyAt[dir] = c.epoch // a listing of dir read meanwhile is not kept
+		return
+	}
 	c.dirtyLocked(dir)
 	if c.watched[ev.Name] {
 		c.dirtyLocked(ev.Name)
@@ -370,7 +384,46 @@ func (c *ListCache) dirtyLocked(dir string) {
 	}
 }
 
+// writtenLocked notes that file, in dir, was written to (its content: a
+// Write event), for every kept part that lists dir's files; false when a
+// part of dir lists no files (a root's, of buckets), which is dropped then
+// as for any other event.
+func (c *ListCache) writtenLocked(dir, file string) bool {
+	ps := c.owner[dir]
+	for _, p := range ps {
+		if strings.HasPrefix(p.key, rootKeyPrefix) {
+			return false
+		}
+	}
+	for _, p := range ps {
+		set := c.written[p]
+		if set == nil {
+			set = map[string]bool{}
+			c.written[p] = set
+		}
+		set[file] = true
+	}
+	return true
+}
+
+// writtenOf returns the files of p written to since it was listed, and
+// the mark a part made from them is kept under; ok is false when p is no
+// longer kept (an event since dropped it, and with it what was written
+// before: only a read of the directory says now).
+func (c *ListCache) writtenOf(p *part) (m mark, files []string, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.parts[p.key] != p {
+		return mark{}, nil, false
+	}
+	for f := range c.written[p] {
+		files = append(files, f)
+	}
+	return mark{c.epoch, c.drops, c.gen}, files, true
+}
+
 func (c *ListCache) dropLocked(p *part) {
+	delete(c.written, p)
 	delete(c.parts, p.key)
 	for _, d := range p.dirs {
 		if ps := c.owner[d]; len(ps) > 0 {
@@ -664,7 +717,7 @@ func (v *View) listRoot(l *lister, root string) {
 		return
 	}
 	root = filepath.Clean(root)
-	key := "R\x00" + root
+	key := rootKeyPrefix + root
 	if p := v.cached(key); p != nil {
 		if sameDir(root, p.id) {
 			v.used = append(v.used, p)
@@ -691,6 +744,54 @@ func (v *View) listRoot(l *lister, root string) {
 	v.listDirs(l, buckets, kept)
 }
 
+// withWrites returns p with the stats of the files written to since it was
+// listed taken again: p itself when there are none, a new kept part when
+// there are (its refs a copy: p's are shared), nil when one of them is not
+// among p's files or no longer a regular file (the directory is read
+// again). A session that grows call after call costs a stat, not a read of
+// its directory (at 100k sessions 8,000 stats).
+func (v *View) withWrites(p *part) *part {
+	if beforeWritten != nil {
+		beforeWritten(p.key)
+	}
+	m, files, ok := v.c.writtenOf(p)
+	switch {
+	case !ok:
+		return nil
+	case len(files) == 0:
+		return p
+	}
+	at := make(map[string]int, len(files))
+	for _, f := range files {
+		at[f] = -1
+	}
+	refs := slices.Clone(p.refs)
+	for i := range refs {
+		if _, ok := at[refs[i].Path]; ok {
+			at[refs[i].Path] = i
+		}
+	}
+	for f, i := range at {
+		st, err := os.Lstat(f)
+		if i < 0 || err != nil || !st.Mode().IsRegular() {
+			return nil
+		}
+		now := StatOf(st)
+		refs[i].Size, refs[i].ModTime, refs[i].Stat = now.Size, now.ModTime(), &now
+	}
+	q := &part{key: p.key, refs: refs, buckets: p.buckets, dirs: p.dirs, id: p.id}
+	q.seenUnder.Store(p.seenUnder.Load())
+	v.c.store(m, q)
+	v.c.mu.Lock()
+	v.c.stats.Restated += len(files)
+	v.c.mu.Unlock()
+	return q
+}
+
+// beforeWritten, when set, runs before withWrites asks for a part's
+// written files (tests: an event that drops the part just then).
+var beforeWritten func(key string)
+
 // stillNames reports whether dir still names the directory p was listed
 // from: known when it was seen to under the same kept root part, else
 // stat-ed (and remembered under that part).
@@ -709,6 +810,9 @@ func (v *View) stillNames(dir string, p, under *part) bool {
 
 // dirChecks counts sameDir's stats (the tests' measure of a quiet call).
 var dirChecks atomic.Int64
+
+// rootKeyPrefix starts the key of a root's kept part (its buckets).
+const rootKeyPrefix = "R\x00"
 
 // sameDir reports whether dir is still the directory of identity id.
 func sameDir(dir string, id FileStat) bool {
@@ -729,7 +833,11 @@ func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
 	parts := make([]*lister, len(dirs))
 	var todo []int
 	for i, d := range dirs {
-		if p := v.cached(flatKey(d, l.opts)); p != nil && v.stillNames(d.dir, p, under) {
+		p := v.cached(flatKey(d, l.opts))
+		if p != nil && v.stillNames(d.dir, p, under) {
+			p = v.withWrites(p)
+		}
+		if p != nil {
 			parts[i] = &lister{refs: p.refs}
 			v.used = append(v.used, p)
 		} else {

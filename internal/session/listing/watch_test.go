@@ -349,6 +349,78 @@ func TestListCacheBucketsUnderKeptRoot(t *testing.T) {
 	list("new bucket written")
 }
 
+// TestListCacheWrittenFiles: a write to a listed session file re-stats
+// that file and reads no directory; a write to a file the listing does not
+// name (a lock file) reads its directory again; every listing answers as
+// a plain one does.
+func TestListCacheWrittenFiles(t *testing.T) {
+	if !listing.WatchSupported {
+		t.Skip("no usable watcher here")
+	}
+	f := newScopeFixture(t)
+	c := listing.NewListCache()
+	t.Cleanup(func() { c.Close() })
+	list := func(what string) listing.WatchStats {
+		t.Helper()
+		before := c.Stats()
+		v := c.Begin()
+		require.NotNil(t, v)
+		require.True(t, v.Fresh(), what)
+		got, gotErr := v.ListSessions(f.Dirs, listing.ListOptions{})
+		want, wantErr := listing.ListSessions(f.Dirs, listing.ListOptions{})
+		require.Equal(t, want, got, what)
+		require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), what)
+		after := c.Stats()
+		return listing.WatchStats{Listed: after.Listed - before.Listed, Restated: after.Restated - before.Restated}
+	}
+	list("warm")
+	list("kept")
+	top, nested := filepath.Join(f.Canon, "T1_id1.jsonl"), filepath.Join(f.Canon, "T1_id1", "sub.jsonl")
+	for i := range 3 {
+		appendLine(t, top)
+		appendLine(t, top)
+		appendLine(t, filepath.Join(f.OtherBucket, "T3_id3.jsonl"))
+		require.Equal(t, listing.WatchStats{Restated: 2}, list(fmt.Sprint("appended ", i)))
+		require.Equal(t, listing.WatchStats{}, list(fmt.Sprint("quiet ", i)))
+	}
+	appendLine(t, nested)
+	require.Equal(t, listing.WatchStats{Restated: 1}, list("nested session appended"))
+
+	// Not a listed file: the directory is read again.
+	appendLine(t, filepath.Join(f.Canon, ".T1_id1.jsonl.lock"))
+	require.Equal(t, 1, list("lock file written").Listed)
+
+	// Written, then the part dropped by an event that comes after this
+	// listing looked it up: what was written before is not lost.
+	appendLine(t, top)
+	listing.BeforeWritten(func(key string) {
+		if !strings.Contains(key, f.Canon) {
+			return
+		}
+		listing.BeforeWritten(nil)
+		f.Write(t, filepath.Join(f.Canon, "T9_late.jsonl"), "late", f.App, 990)
+		c.Begin() // its barrier: the new file's event is applied
+	})
+	t.Cleanup(func() { listing.BeforeWritten(nil) })
+	v := c.Begin()
+	got, err := v.ListSessions(f.Dirs, listing.ListOptions{})
+	require.NoError(t, err)
+	var size int64
+	for _, r := range got {
+		if r.Path == top {
+			size = r.Size
+		}
+	}
+	st, err := os.Stat(top)
+	require.NoError(t, err)
+	require.Equal(t, st.Size(), size, "a write before the listing began is lost")
+
+	// Written, then gone: the remove's event reads the directory.
+	appendLine(t, filepath.Join(f.OtherBucket, "T4_dup.jsonl"))
+	require.NoError(t, os.Remove(filepath.Join(f.OtherBucket, "T4_dup.jsonl")))
+	require.Equal(t, 1, list("written, then removed").Listed)
+}
+
 // A quiet listing is the last one again (same refs, not merged anew);
 // any change lists afresh and answers as a plain listing does.
 func TestListCacheMemo(t *testing.T) {
