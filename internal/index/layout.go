@@ -121,6 +121,9 @@ type loaded struct {
 	clean bool
 	// gen numbers the records the cache kept (0: not kept).
 	gen uint64
+	// byTargets: stored is keyed by a refresh's targets' own strings
+	// (keyedByTargets).
+	byTargets bool
 }
 
 // recordCache keeps, per branch mode, the records last decoded and the

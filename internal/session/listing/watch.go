@@ -129,6 +129,7 @@ type WatchStats struct {
 	Restarts    int // watchers created
 	WatchFailed int // watches that could not be added
 	Restated    int // files of kept listings stat-ed again after a write
+	Patched     int // merged listings patched after writes, not merged again
 }
 
 // part is the kept listing of one directory: the refs of a bucket or flat
@@ -139,6 +140,10 @@ type part struct {
 	refs    []Ref
 	buckets []bucketDir
 	dirs    []string
+	// from is the kept part this one was made from by withWrites, and
+	// written the indexes of the refs it stat-ed again (patchMemo).
+	from    *part
+	written []int
 	// id is the directory's identity when it was listed: a rename of an
 	// ancestor (or a mount over it) raises no event in a watched
 	// directory, so a kept listing is used only while its path still
@@ -640,7 +645,11 @@ func (v *View) ListSessions(dirs locate.Dirs, opts ListOptions) ([]Ref, error) {
 		v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}}, nil)
 	}
 	key := fmt.Sprint("S", l.roots, l.allowed, dirs.SessionDir, opts)
-	if refs, ok := v.memoized(key); ok {
+	linked := l.linked
+	for _, g := range v.groups {
+		linked = linked || g.linked
+	}
+	if refs, ok := v.memoized(key, linked); ok {
 		return refs, nil
 	}
 	v.flush(l)
@@ -653,18 +662,98 @@ func (v *View) ListSessions(dirs locate.Dirs, opts ListOptions) ([]Ref, error) {
 }
 
 // memoized returns the memo's refs when this listing took exactly its
-// parts.
-func (v *View) memoized(key string) ([]Ref, bool) {
+// parts; when it took some made from them by withWrites, and nothing was
+// linked (no path listed twice), the memo's refs with those files' refs
+// moved to where their new times sort them (patchMemo).
+func (v *View) memoized(key string, linked bool) ([]Ref, bool) {
 	if v.missed {
 		return nil, false
 	}
 	v.c.mu.Lock()
-	defer v.c.mu.Unlock()
 	m := v.c.memo
-	if m.key != key || !slices.Equal(m.parts, v.used) {
+	v.c.mu.Unlock()
+	switch {
+	case m.key != key || len(m.parts) != len(v.used):
+		return nil, false
+	case slices.Equal(m.parts, v.used):
+		return m.refs, true
+	case linked:
 		return nil, false
 	}
-	return m.refs, true
+	refs, ok := patchMemo(m, v.used)
+	if !ok {
+		return nil, false
+	}
+	v.c.mu.Lock()
+	defer v.c.mu.Unlock()
+	if cur := v.c.memo; cur.key == key && sameRefs(cur.refs, m.refs) {
+		v.c.memo = listMemo{key: key, parts: v.used, refs: refs}
+		v.c.stats.Patched++
+	}
+	return refs, true
+}
+
+// patchMemo is m's refs for parts, each of which is m's part at its place
+// or was made from it by withWrites: the refs of the files written to are
+// taken out and put back with their new stats where sortRuns puts them
+// (newest first, ties by path). A copy of the refs, not a sort of them.
+func patchMemo(m listMemo, parts []*part) ([]Ref, bool) {
+	changed := map[*FileStat]Ref{}
+	for i, q := range parts {
+		if q == m.parts[i] {
+			continue
+		}
+		if q.from != m.parts[i] {
+			return nil, false
+		}
+		for _, j := range q.written {
+			changed[q.from.refs[j].Stat] = q.refs[j]
+		}
+	}
+	moved := make([]Ref, 0, len(changed))
+	for _, r := range changed {
+		moved = append(moved, r)
+	}
+	slices.SortFunc(moved, func(a, b Ref) int {
+		switch {
+		case refBefore(a, b):
+			return -1
+		case refBefore(b, a):
+			return 1
+		}
+		return 0
+	})
+	out := make([]Ref, 0, len(m.refs))
+	j, found := 0, 0
+	for _, r := range m.refs {
+		if _, ok := changed[r.Stat]; ok {
+			found++
+			continue
+		}
+		for j < len(moved) && refBefore(moved[j], r) {
+			out = append(out, moved[j])
+			j++
+		}
+		out = append(out, r)
+	}
+	if found != len(changed) {
+		return nil, false
+	}
+	return append(out, moved[j:]...), true
+}
+
+// refBefore reports whether a comes before b in a listing: newer, or as
+// new and first by path (sortRuns).
+func refBefore(a, b Ref) bool {
+	if ta, tb := a.ModTime.UnixNano(), b.ModTime.UnixNano(); ta != tb {
+		return ta > tb
+	}
+	return a.Path < b.Path
+}
+
+// sameRefs reports whether a and b are one slice.
+func sameRefs(a, b []Ref) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // memoize keeps refs when they were merged from kept parts only.
@@ -771,6 +860,7 @@ func (v *View) withWrites(p *part) *part {
 			at[refs[i].Path] = i
 		}
 	}
+	written := make([]int, 0, len(at))
 	for f, i := range at {
 		st, err := os.Lstat(f)
 		if i < 0 || err != nil || !st.Mode().IsRegular() {
@@ -778,8 +868,9 @@ func (v *View) withWrites(p *part) *part {
 		}
 		now := StatOf(st)
 		refs[i].Size, refs[i].ModTime, refs[i].Stat = now.Size, now.ModTime(), &now
+		written = append(written, i)
 	}
-	q := &part{key: p.key, refs: refs, buckets: p.buckets, dirs: p.dirs, id: p.id}
+	q := &part{key: p.key, refs: refs, buckets: p.buckets, dirs: p.dirs, id: p.id, from: p, written: written}
 	q.seenUnder.Store(p.seenUnder.Load())
 	v.c.store(m, q)
 	v.c.mu.Lock()

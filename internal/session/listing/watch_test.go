@@ -360,6 +360,7 @@ func TestListCacheWrittenFiles(t *testing.T) {
 	f := newScopeFixture(t)
 	c := listing.NewListCache()
 	t.Cleanup(func() { c.Close() })
+	patched := 0
 	list := func(what string) listing.WatchStats {
 		t.Helper()
 		before := c.Stats()
@@ -371,6 +372,7 @@ func TestListCacheWrittenFiles(t *testing.T) {
 		require.Equal(t, want, got, what)
 		require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), what)
 		after := c.Stats()
+		patched += after.Patched - before.Patched
 		return listing.WatchStats{Listed: after.Listed - before.Listed, Restated: after.Restated - before.Restated}
 	}
 	list("warm")
@@ -385,6 +387,21 @@ func TestListCacheWrittenFiles(t *testing.T) {
 	}
 	appendLine(t, nested)
 	require.Equal(t, listing.WatchStats{Restated: 1}, list("nested session appended"))
+	require.Equal(t, 4, patched, "merged listings patched, not merged again")
+
+	// Sessions growing at random, one or several between two listings.
+	var files []string
+	for _, r := range func() []listing.Ref { r, _ := listing.ListSessions(f.Dirs, listing.ListOptions{}); return r }() {
+		files = append(files, r.Path)
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for round := range 40 {
+		for range 1 + rng.IntN(3) {
+			appendLine(t, files[rng.IntN(len(files))])
+		}
+		require.Equal(t, 0, list(fmt.Sprint("grown at random ", round)).Listed)
+	}
+	require.Greater(t, patched, 30)
 
 	// Not a listed file: the directory is read again.
 	appendLine(t, filepath.Join(f.Canon, ".T1_id1.jsonl.lock"))
