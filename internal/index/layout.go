@@ -63,9 +63,13 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 				return
 			}
 			recs = append(recs, r)
+			if r.Doc != 0 {
+				got.docs = append(got.docs, r.Doc)
+			}
 			key = appendRecordKey(key[:0], mode, r.Path)
 			got.clean = got.clean && bytes.Equal(key, k)
 		})
+		slices.Sort(got.docs)
 		got.stored = make(map[string]*Record, len(recs))
 		for _, r := range recs {
 			got.stored[r.Path] = r
@@ -124,6 +128,9 @@ type loaded struct {
 	// byTargets: stored is keyed by a refresh's targets' own strings
 	// (keyedByTargets).
 	byTargets bool
+	// docs are the lexicon docs of stored, in order, once each a record
+	// (writer.liveFromKept).
+	docs []uint32
 }
 
 // recordCache keeps, per branch mode, the records last decoded and the

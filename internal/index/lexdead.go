@@ -106,7 +106,7 @@ func censusOf(lb *bolt.Bucket, key []byte) (c lexicon.Census, counted bool, err 
 // counting (and storing) the censuses that are missing. A counted
 // segment's docs are checked against the records themselves (live, read
 // once), since its docs may have died before any was noted.
-func halfDead(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live func() map[uint32]struct{}) ([][]byte, error) {
+func halfDead(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live func() docSet) ([][]byte, error) {
 	notes := loadNotes(lb, mode)
 	var pick [][]byte
 	for _, k := range keys {
@@ -126,8 +126,7 @@ func halfDead(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live func() map
 		for _, d := range c {
 			_, isDead := notes[d.Doc]
 			if counted && !isDead {
-				_, ok := live()[d.Doc]
-				isDead = !ok
+				isDead = !live().has(d.Doc)
 			}
 			if isDead {
 				dead += uint64(d.Keys)

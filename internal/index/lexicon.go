@@ -298,7 +298,7 @@ func segmentBuckets(lb *bolt.Bucket, mode lineage.Mode) [][]byte {
 //
 // live, when set, gives the docs the records of mode in tx name, as
 // liveDocs would read them (writer.liveFromKept).
-func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool, live func() map[uint32]struct{}) error {
+func mergeLexicon(tx *bolt.Tx, mode lineage.Mode, force bool, live func() docSet) error {
 	lb := tx.Bucket(lexiconBucket)
 	if lb == nil {
 		return nil
@@ -355,17 +355,25 @@ type merger struct {
 	lb     *bolt.Bucket
 	mode   lineage.Mode
 	keys   [][]byte // the segments listed now
-	live   map[uint32]struct{}
-	liveOf func() map[uint32]struct{} // liveDocs without reading every record
+	live   docSet
+	liveOf func() docSet // liveDocs without reading every record
 	merged bool
 }
 
 // liveChecked, when set, is given the docs a merge took from the kept
 // records beside those liveDocs reads (tests).
-var liveChecked func(kept, read map[uint32]struct{})
+var liveChecked func(kept docSet, read docMap)
+
+// docSet is a set of lexicon docs: the live ones, for a merge.
+type docSet interface{ has(doc uint32) bool }
+
+// docMap is a docSet that holds its docs.
+type docMap map[uint32]struct{}
+
+func (m docMap) has(doc uint32) bool { _, ok := m[doc]; return ok }
 
 // liveDocs are the docs that records name, read once.
-func (m *merger) liveDocs() map[uint32]struct{} {
+func (m *merger) liveDocs() docSet {
 	switch {
 	case m.live != nil:
 	case m.liveOf != nil:
@@ -417,7 +425,7 @@ func pickMerge(lb *bolt.Bucket, keys [][]byte) [][]byte {
 
 // mergeSegments replaces the segments at keys by their merge and returns
 // its key (the caller lists it), or nil when nothing in them was live.
-func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[uint32]struct{}) ([]byte, error) {
+func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live docSet) ([]byte, error) {
 	segs := make([]lexicon.Segment, len(keys))
 	censuses := make([]lexicon.Census, len(keys))
 	for i, k := range keys {
@@ -429,7 +437,7 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live map[u
 			return nil, fmt.Errorf("%w: lexicon: %v", ErrLexiconDamaged, err)
 		}
 	}
-	isLive := func(d uint32) bool { _, ok := live[d]; return ok }
+	isLive := live.has
 	tx := lb.Tx()
 	merged, err := lexicon.MergeEvery(segs, isLive, mergeDropKeys, func() { dropMapped(tx) })
 	if err != nil {
@@ -516,8 +524,8 @@ func (ix *Index) ResetLexicon(ctx context.Context, mode lineage.Mode) bool {
 }
 
 // liveDocs are the docs of mode's records.
-func liveDocs(tx *bolt.Tx, mode lineage.Mode) map[uint32]struct{} {
-	live := map[uint32]struct{}{}
+func liveDocs(tx *bolt.Tx, mode lineage.Mode) docMap {
+	live := docMap{}
 	n := 0
 	eachStored(tx, mode, func(_ []byte, r *Record, err error) {
 		if err == nil && r.Doc != 0 {
@@ -588,7 +596,7 @@ func putLexiconID(lb *bolt.Bucket) error {
 // longer indexes (scrub), every mode that lost something has each of its
 // segments rewritten, so that those words leave the file.
 // live is mergeLexicon's, for mode.
-func mergeAfterWrite(tx *bolt.Tx, mode lineage.Mode, deletes [][]byte, scrub bool, live func() map[uint32]struct{}) error {
+func mergeAfterWrite(tx *bolt.Tx, mode lineage.Mode, deletes [][]byte, scrub bool, live func() docSet) error {
 	forced := map[lineage.Mode]bool{mode: scrub}
 	for _, k := range deletes {
 		if i := bytes.IndexByte(k, 0); i > 0 {

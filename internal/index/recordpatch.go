@@ -93,6 +93,17 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 	recs, gates := tx.Bucket(recordsBucket), tx.Bucket(manifestBucket)
 	arena := recordArena{policyIDs: policyIDs, alone: true}
 	var want []byte
+	var gone, added []uint32 // docs
+	for _, path := range keys {
+		if rec := base.stored[path]; path != "" && rec != nil && rec.Doc != 0 {
+			gone = append(gone, rec.Doc)
+		}
+	}
+	defer func() {
+		if ok {
+			next.docs = patchDocs(base.docs, gone, added)
+		}
+	}()
 	for k, path := range keys {
 		key := []byte(k)
 		var sealed, gate []byte
@@ -117,10 +128,36 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 			path = rec.Path
 		}
 		next.stored[path] = rec // the target's own string (keyedByTargets)
+		if rec.Doc != 0 {
+			added = append(added, rec.Doc)
+		}
 	}
 	// A full decode finds the bad in key order.
 	slices.SortFunc(next.bad, bytes.Compare)
 	return next, true
+}
+
+// patchDocs is docs (in order) without one of each of gone, with added.
+func patchDocs(docs, gone, added []uint32) []uint32 {
+	drop := make(map[uint32]int, len(gone))
+	for _, d := range gone {
+		drop[d]++
+	}
+	slices.Sort(added)
+	out := make([]uint32, 0, len(docs)+len(added))
+	j := 0
+	for _, d := range docs {
+		if drop[d] > 0 {
+			drop[d]--
+			continue
+		}
+		for j < len(added) && added[j] < d {
+			out = append(out, added[j])
+			j++
+		}
+		out = append(out, d)
+	}
+	return append(out, added[j:]...)
 }
 
 // liveFromKept gives a write's lexicon merge the docs that the records of
@@ -133,7 +170,7 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 // records but for the keys this run's writes touched, and the ones that
 // did not decode, which are read from tx as liveDocs reads them. nil
 // otherwise: the merge reads every record.
-func (w *writer) liveFromKept(tx *bolt.Tx, p pendingWrite) func() map[uint32]struct{} {
+func (w *writer) liveFromKept(tx *bolt.Tx, p pendingWrite) func() docSet {
 	base := w.r.base
 	parent, file := base.at.txid, base.at.file
 	if w.commits > 0 {
@@ -146,15 +183,17 @@ func (w *writer) liveFromKept(tx *bolt.Tx, p pendingWrite) func() map[uint32]str
 		return nil
 	}
 	mode := w.r.mode
-	return func() map[uint32]struct{} {
+	return func() docSet {
 		prefix := string(mode) + "\x00"
-		keys, paths := map[string]bool{}, map[string]bool{}
+		live := keptDocs{sorted: base.docs, minus: map[uint32]int{}, plus: map[uint32]bool{}}
+		keys := map[string]bool{}
 		note := func(k []byte, path string) {
-			if strings.HasPrefix(string(k), prefix) {
-				keys[string(k)] = true
-				if path != "" {
-					paths[path] = true
-				}
+			if !strings.HasPrefix(string(k), prefix) || keys[string(k)] {
+				return
+			}
+			keys[string(k)] = true
+			if rec := base.stored[path]; path != "" && rec != nil && rec.Doc != 0 {
+				live.minus[rec.Doc]++
 			}
 		}
 		for _, t := range w.touched {
@@ -169,22 +208,39 @@ func (w *writer) liveFromKept(tx *bolt.Tx, p pendingWrite) func() map[uint32]str
 		for _, k := range base.bad {
 			note(k, "")
 		}
-		live := make(map[uint32]struct{}, len(base.stored))
-		for path, r := range base.stored {
-			if r.Doc != 0 && !paths[path] {
-				live[r.Doc] = struct{}{}
-			}
-		}
 		if recs := tx.Bucket(recordsBucket); recs != nil {
 			var t tail
 			for k := range keys {
 				if v := recs.Get([]byte(k)); v != nil && t.read([]byte(k), v) == nil && t.doc != 0 {
-					live[t.doc] = struct{}{}
+					live.plus[t.doc] = true
 				}
 			}
 		}
 		return live
 	}
+}
+
+// keptDocs is the docs of the kept records (sorted, one each a record)
+// less minus (counts) and with plus.
+type keptDocs struct {
+	sorted []uint32
+	minus  map[uint32]int
+	plus   map[uint32]bool
+}
+
+func (k keptDocs) has(doc uint32) bool {
+	if k.plus[doc] {
+		return true
+	}
+	i, found := slices.BinarySearch(k.sorted, doc)
+	if !found {
+		return false
+	}
+	n := 0
+	for ; i < len(k.sorted) && k.sorted[i] == doc; i++ {
+		n++
+	}
+	return n > k.minus[doc]
 }
 
 // keyedByTargets is stored keyed by the targets' own path strings (the

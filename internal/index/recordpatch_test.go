@@ -30,9 +30,9 @@ func TestPatchedRecordsEqualDecoded(t *testing.T) {
 	at := time.Now().Add(-30 * time.Minute)
 	next := 100
 	merges := 0
-	liveChecked = func(kept, read map[uint32]struct{}) {
+	liveChecked = func(kept docSet, read docMap) {
 		merges++
-		require.Equal(t, read, kept, "a merge's live docs")
+		require.Equal(t, read, docsOf(kept), "a merge's live docs")
 	}
 	defer func() { liveChecked = nil }()
 	f.refresh(ix, lineage.Active) // the first call builds; the second keeps what it decoded
@@ -97,6 +97,7 @@ func TestPatchedRecordsEqualDecoded(t *testing.T) {
 		require.Equal(t, want.epoch, kept.epoch, "round %d (%s)", round, what)
 		require.Equal(t, want.roster, kept.roster, "round %d (%s)", round, what)
 		require.Equal(t, want.clean, kept.clean, "round %d (%s)", round, what)
+		require.Equal(t, want.docs, kept.docs, "round %d (%s)", round, what)
 	}
 	require.Greater(t, ix.decoded.patched, uint64(20), "the kept records were hardly ever patched")
 	// Keyed by the targets' own strings.
@@ -188,4 +189,41 @@ func TestPatchedRecordsAllocatedAlone(t *testing.T) {
 		require.Less(t, res.AllocedBytesPerOp(), int64(16<<10), "bytes a patch of one record allocates")
 		return nil
 	}))
+}
+
+// docsOf is the docs s holds.
+func docsOf(s docSet) docMap {
+	out := docMap{}
+	switch s := s.(type) {
+	case docMap:
+		return s
+	case keptDocs:
+		for d := range s.plus {
+			out[d] = struct{}{}
+		}
+		for _, d := range s.sorted {
+			if s.has(d) {
+				out[d] = struct{}{}
+			}
+		}
+	}
+	return out
+}
+
+func TestPatchDocsAndKeptDocs(t *testing.T) {
+	for _, c := range []struct {
+		docs, gone, added, want []uint32
+	}{
+		{nil, nil, nil, []uint32{}},
+		{[]uint32{1, 3, 5}, []uint32{3}, []uint32{9, 2}, []uint32{1, 2, 5, 9}},
+		{[]uint32{1, 3, 3, 5}, []uint32{3}, nil, []uint32{1, 3, 5}}, // one of each gone
+		{[]uint32{4}, []uint32{4}, []uint32{4}, []uint32{4}},        // a record kept its doc
+		{[]uint32{2, 4}, []uint32{7}, []uint32{1}, []uint32{1, 2, 4}},
+	} {
+		require.Equal(t, c.want, patchDocs(c.docs, c.gone, c.added), "%v - %v + %v", c.docs, c.gone, c.added)
+	}
+	k := keptDocs{sorted: []uint32{1, 3, 3, 5, 8}, minus: map[uint32]int{3: 1, 5: 1, 8: 1}, plus: map[uint32]bool{8: true, 9: true}}
+	for d, want := range map[uint32]bool{1: true, 2: false, 3: true, 5: false, 8: true, 9: true, 10: false} {
+		require.Equal(t, want, k.has(d), "doc %d", d)
+	}
 }
