@@ -696,9 +696,11 @@ func (v *View) memoized(key string, linked bool) ([]Ref, bool) {
 // patchMemo is m's refs for parts, each of which is m's part at its place
 // or was made from it by withWrites: the refs of the files written to are
 // taken out and put back with their new stats where sortRuns puts them
-// (newest first, ties by path). A copy of the refs, not a sort of them.
+// (newest first, ties by path). The refs between are copied in runs, not
+// sorted again nor looked at one by one but for their stats' pointers.
 func patchMemo(m listMemo, parts []*part) ([]Ref, bool) {
-	changed := map[*FileStat]Ref{}
+	var old []*FileStat // the written files' stats in m's refs
+	var moved []Ref     // and their refs now
 	for i, q := range parts {
 		if q == m.parts[i] {
 			continue
@@ -707,12 +709,27 @@ func patchMemo(m listMemo, parts []*part) ([]Ref, bool) {
 			return nil, false
 		}
 		for _, j := range q.written {
-			changed[q.from.refs[j].Stat] = q.refs[j]
+			old = append(old, q.from.refs[j].Stat)
+			moved = append(moved, q.refs[j])
 		}
 	}
-	moved := make([]Ref, 0, len(changed))
-	for _, r := range changed {
-		moved = append(moved, r)
+	// Where each leaves and where each goes, as positions in m.refs.
+	isOld := func(st *FileStat) bool { return slices.Contains(old, st) }
+	if len(old) > 4 {
+		set := make(map[*FileStat]bool, len(old))
+		for _, st := range old {
+			set[st] = true
+		}
+		isOld = func(st *FileStat) bool { return set[st] }
+	}
+	var out []int
+	for i := range m.refs {
+		if isOld(m.refs[i].Stat) {
+			out = append(out, i)
+		}
+	}
+	if len(out) != len(old) {
+		return nil, false
 	}
 	slices.SortFunc(moved, func(a, b Ref) int {
 		switch {
@@ -723,23 +740,31 @@ func patchMemo(m listMemo, parts []*part) ([]Ref, bool) {
 		}
 		return 0
 	})
-	out := make([]Ref, 0, len(m.refs))
-	j, found := 0, 0
-	for _, r := range m.refs {
-		if _, ok := changed[r.Stat]; ok {
-			found++
+	in := make([]int, len(moved))
+	for k, r := range moved {
+		in[k], _ = slices.BinarySearchFunc(m.refs, r, func(e, target Ref) int {
+			if refBefore(e, target) {
+				return -1
+			}
+			return 1
+		})
+	}
+	refs := make([]Ref, 0, len(m.refs))
+	from, o, k := 0, 0, 0
+	for o < len(out) || k < len(in) {
+		// The next event: a ref put back before position in[k], or the
+		// ref at out[o] left out (a put back first at the same place).
+		if k < len(in) && (o == len(out) || in[k] <= out[o]) {
+			refs = append(append(refs, m.refs[from:in[k]]...), moved[k])
+			from = in[k]
+			k++
 			continue
 		}
-		for j < len(moved) && refBefore(moved[j], r) {
-			out = append(out, moved[j])
-			j++
-		}
-		out = append(out, r)
+		refs = append(refs, m.refs[from:out[o]]...)
+		from = out[o] + 1
+		o++
 	}
-	if found != len(changed) {
-		return nil, false
-	}
-	return append(out, moved[j:]...), true
+	return append(refs, m.refs[from:]...), true
 }
 
 // refBefore reports whether a comes before b in a listing: newer, or as
