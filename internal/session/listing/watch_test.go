@@ -300,6 +300,19 @@ func TestListCacheAncestorRenamed(t *testing.T) {
 	f.check(t, "agent dir back")
 }
 
+// listChecked lists f's sessions through c and plainly, requires the same
+// answer of both, and returns c's view.
+func listChecked(t *testing.T, c *listing.ListCache, f *scopeFixture, what string) *listing.View {
+	t.Helper()
+	v := c.Begin()
+	require.NotNil(t, v)
+	got, gotErr := v.ListSessions(f.Dirs, listing.ListOptions{})
+	want, wantErr := listing.ListSessions(f.Dirs, listing.ListOptions{})
+	require.Equal(t, want, got, what)
+	require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), what)
+	return v
+}
+
 // TestListCacheBucketsUnderKeptRoot: once a kept root's buckets were seen
 // under it, a quiet listing stats the root alone; a bucket replaced by
 // renames (events in the root: its kept part goes) is listed afresh.
@@ -313,13 +326,7 @@ func TestListCacheBucketsUnderKeptRoot(t *testing.T) {
 	list := func(what string) int64 {
 		t.Helper()
 		before := listing.DirChecks()
-		v := c.Begin()
-		require.NotNil(t, v)
-		got, gotErr := v.ListSessions(f.Dirs, listing.ListOptions{})
-		want, wantErr := listing.ListSessions(f.Dirs, listing.ListOptions{})
-		require.Equal(t, want, got, what)
-		require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), what)
-		if !v.Fresh() {
+		if v := listChecked(t, c, f, what); !v.Fresh() {
 			return -1 // a full listing (a watched directory was renamed)
 		}
 		return listing.DirChecks() - before
@@ -364,13 +371,7 @@ func TestListCacheWrittenFiles(t *testing.T) {
 	list := func(what string) listing.WatchStats {
 		t.Helper()
 		before := c.Stats()
-		v := c.Begin()
-		require.NotNil(t, v)
-		require.True(t, v.Fresh(), what)
-		got, gotErr := v.ListSessions(f.Dirs, listing.ListOptions{})
-		want, wantErr := listing.ListSessions(f.Dirs, listing.ListOptions{})
-		require.Equal(t, want, got, what)
-		require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), what)
+		require.True(t, listChecked(t, c, f, what).Fresh(), what)
 		after := c.Stats()
 		patched += after.Patched - before.Patched
 		return listing.WatchStats{Listed: after.Listed - before.Listed, Restated: after.Restated - before.Restated}
