@@ -50,7 +50,7 @@ func (ix *Index) patchDecoded(r *refreshRun, w *writer) {
 	}
 	_ = ix.store.View(r.ctx, func(tx *bolt.Tx) error {
 		at, ok := ix.commitOf(tx)
-		if !ok || at.txid != w.lastTx || !sameFile(at.file, w.lastFile) {
+		if !ok || at.txid != w.lastTx || !sameFile(at.file, w.lastFile) || !w.fileAfterOK || at.file != w.fileAfter {
 			return nil // written since: the next call decodes what it finds
 		}
 		if next, ok := patchLoaded(tx, r.mode, ix.policyIDs, base, w.touched); ok {

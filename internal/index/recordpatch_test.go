@@ -227,3 +227,37 @@ func TestPatchDocsAndKeptDocs(t *testing.T) {
 		require.Equal(t, want, k.has(d), "doc %d", d)
 	}
 }
+
+// A change to the index file between this index's last write and its
+// patch that is no commit (damage in place moves the file's ctime, as a
+// chmod does here) keeps the records from being patched: the next call
+// decodes them all.
+func TestPatchRefusedAfterOutsideWrite(t *testing.T) {
+	f := newFixture(t, 4)
+	ix := f.index()
+	defer ix.Close()
+	f.refresh(ix, lineage.Active)
+	f.refresh(ix, lineage.Active)
+	beforePatch = func() {
+		beforePatch = nil
+		st, err := os.Stat(ix.store.Path())
+		require.NoError(t, err)
+		time.Sleep(10 * time.Millisecond) // a ctime of its own, on coarse clocks too
+		require.NoError(t, os.Chmod(ix.store.Path(), st.Mode()))
+	}
+	defer func() { beforePatch = nil }()
+	before := ix.decoded.patched
+	grow(t, f.paths[0], 1)
+	f.refresh(ix, lineage.Active)
+	require.Equal(t, before, ix.decoded.patched, "patched after the file changed outside")
+	fresh := f.index()
+	now, err := fresh.loadRecordsAt(ctx, lineage.Active)
+	fresh.Close()
+	require.NoError(t, err)
+	_, hit := ix.decoded.get(lineage.Active, now.at)
+	require.False(t, hit, "records kept for the file as it is now, which no decode read")
+	// The next call decodes them all, and patches after its own write.
+	grow(t, f.paths[1], 2)
+	f.refresh(ix, lineage.Active)
+	require.Equal(t, before+1, ix.decoded.patched)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"math/bits"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -490,6 +491,10 @@ type writer struct {
 	// key of each orphan among the deletes to its path.
 	touched      []touch
 	deletedPaths map[string]string
+	// fileAfter is the index file's identity right after the last write
+	// (when fileAfterOK).
+	fileAfter   Identity
+	fileAfterOK bool
 	// unwritten are the records a rebuild built whose write failed (or
 	// was dropped after one did): the index does not hold them.
 	unwritten []*Record
@@ -726,6 +731,14 @@ func (w *writer) commit(p pendingWrite) error {
 	})
 	if err == nil {
 		w.touch(p)
+		// The file as this write left it: a write to it that is not a
+		// commit (damage) moves its ctime, and the records are then
+		// not patched (patchDecoded).
+		w.fileAfter, w.fileAfterOK = Identity{}, false
+		if st, serr := os.Stat(ix.store.Path()); serr == nil {
+			w.fileAfter, serr = identityOf(st)
+			w.fileAfterOK = serr == nil
+		}
 	}
 	return err
 }

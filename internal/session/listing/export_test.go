@@ -1,5 +1,10 @@
 package listing
 
+import (
+	"strings"
+	"weak"
+)
+
 // Hooks for the watch tests, which resolve scopes (package scopes) and so
 // live in package listing_test.
 
@@ -28,3 +33,17 @@ func DirChecks() int64 { return dirChecks.Load() }
 
 // BeforeWritten sets the hook withWrites runs first (nil: none).
 func BeforeWritten(f func(key string)) { beforeWritten = f }
+
+// KeptPartAlive returns whether the part now kept for the flat directory
+// dir is still reachable, when asked later (nil: none kept).
+func (c *ListCache) KeptPartAlive(dir string) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, p := range c.parts {
+		if !strings.HasPrefix(k, rootKeyPrefix) && strings.Contains(k, dir+"\x00") {
+			w := weak.Make(p)
+			return func() bool { return w.Value() != nil }
+		}
+	}
+	return nil
+}

@@ -140,10 +140,14 @@ type part struct {
 	refs    []Ref
 	buckets []bucketDir
 	dirs    []string
-	// from is the kept part this one was made from by withWrites, and
-	// written the indexes of the refs it stat-ed again (patchMemo).
-	from    *part
-	written []int
+	// seq names the part (newPart); from is the seq of the part this one
+	// was made from by withWrites, written the indexes of the refs it
+	// stat-ed again and old their stats in that part (patchMemo). Not a
+	// pointer to that part: a session growing call after call would chain
+	// every copy of its directory's refs to the next.
+	seq, from uint64
+	written   []int
+	old       []*FileStat
 	// id is the directory's identity when it was listed: a rename of an
 	// ancestor (or a mount over it) raises no event in a watched
 	// directory, so a kept listing is used only while its path still
@@ -705,11 +709,11 @@ func patchMemo(m listMemo, parts []*part) ([]Ref, bool) {
 		if q == m.parts[i] {
 			continue
 		}
-		if q.from != m.parts[i] {
+		if q.from != m.parts[i].seq {
 			return nil, false
 		}
+		old = append(old, q.old...)
 		for _, j := range q.written {
-			old = append(old, q.from.refs[j].Stat)
 			moved = append(moved, q.refs[j])
 		}
 	}
@@ -852,10 +856,19 @@ func (v *View) listRoot(l *lister, root string) {
 	// A linked bucket's target may change without an event here.
 	var kept *part
 	if watched && serr == nil && !linked {
-		kept = &part{key: key, buckets: buckets, dirs: []string{root}, id: StatOf(st)}
+		kept = newPart(&part{key: key, buckets: buckets, dirs: []string{root}, id: StatOf(st)})
 		v.c.store(m, kept) // kept only while nothing named root since m
 	}
 	v.listDirs(l, buckets, kept)
+}
+
+// partSeq numbers the parts (newPart).
+var partSeq atomic.Uint64
+
+// newPart is p, numbered.
+func newPart(p *part) *part {
+	p.seq = partSeq.Add(1)
+	return p
 }
 
 // withWrites returns p with the stats of the files written to since it was
@@ -885,17 +898,21 @@ func (v *View) withWrites(p *part) *part {
 			at[refs[i].Path] = i
 		}
 	}
-	written := make([]int, 0, len(at))
+	written, old := make([]int, 0, len(at)), make([]*FileStat, 0, len(at))
 	for f, i := range at {
+		if i < 0 {
+			return nil
+		}
 		st, err := os.Lstat(f)
-		if i < 0 || err != nil || !st.Mode().IsRegular() {
+		if err != nil || !st.Mode().IsRegular() {
 			return nil
 		}
 		now := StatOf(st)
+		old = append(old, refs[i].Stat)
 		refs[i].Size, refs[i].ModTime, refs[i].Stat = now.Size, now.ModTime(), &now
 		written = append(written, i)
 	}
-	q := &part{key: p.key, refs: refs, buckets: p.buckets, dirs: p.dirs, id: p.id, from: p, written: written}
+	q := newPart(&part{key: p.key, refs: refs, buckets: p.buckets, dirs: p.dirs, id: p.id, from: p.seq, written: written, old: old})
 	q.seenUnder.Store(p.seenUnder.Load())
 	v.c.store(m, q)
 	v.c.mu.Lock()
@@ -970,7 +987,7 @@ func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
 			parts[i] = pl
 			if serr == nil && !pl.linked && !pl.unwatched && len(pl.errs) == 0 {
 				// The kept refs are shared: nobody writes a Ref's Stat.
-				v.c.store(m, &part{key: flatKey(dirs[i], l.opts), refs: pl.refs, dirs: pl.read, id: StatOf(st)})
+				v.c.store(m, newPart(&part{key: flatKey(dirs[i], l.opts), refs: pl.refs, dirs: pl.read, id: StatOf(st)}))
 			}
 		}
 		slices.SortStableFunc(todo, func(a, b int) int { return cmp.Compare(dirs[b].size, dirs[a].size) }) // largest first

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -403,6 +404,18 @@ func TestListCacheWrittenFiles(t *testing.T) {
 		require.Equal(t, 0, list(fmt.Sprint("grown at random ", round)).Listed)
 	}
 	require.Greater(t, patched, 30)
+
+	// The parts a growing session made are not kept alive by the ones
+	// made from them.
+	alive := c.KeptPartAlive(f.Canon)
+	require.NotNil(t, alive)
+	for i := range 3 {
+		appendLine(t, top)
+		list(fmt.Sprint("grown again ", i))
+	}
+	runtime.GC()
+	runtime.GC()
+	require.False(t, alive(), "a re-stat-ed listing keeps the one it was made from")
 
 	// Not a listed file: the directory is read again.
 	appendLine(t, filepath.Join(f.Canon, ".T1_id1.jsonl.lock"))
