@@ -15,7 +15,8 @@ archive):
   - `serve --stdio` as a host sees it (request written to answer read),
     p50/p99 of 60 calls after 10 warm-ups, and the server's peak RSS;
     then the p50 of 20 calls each made just after a turn was appended to
-    the newest session (put back after), as a host's own session grows;
+    the newest session (put back after), as a host's own session grows,
+    and the server's peak RSS after those;
   - the one-shot recall answered by a running `serve --socket`.
 Needs hyperfine and rg (apt-get install hyperfine ripgrep) and GNU time.
 Prints one JSON object per archive and a Markdown table at the end.
@@ -82,10 +83,15 @@ def serve_latency(base, terms, grown=None):
         assert m.get("result", {}).get("total", 0) > 0, m
         return (time.perf_counter() - t) * 1000
 
+    def hwm():
+        with open("/proc/%d/status" % p.pid) as f:
+            return int([l for l in f if l.startswith("VmHWM")][0].split()[1]) * 1024
+
     out = {}
     for q in terms:
         ds = sorted([call(q) for _ in range(70)][10:])
         out[q] = (ds[len(ds) // 2], ds[int(len(ds) * 0.99)])
+    quiet = hwm()
     if grown:
         st, orig = os.stat(grown), open(grown, "rb").read()
         ds = []
@@ -102,11 +108,10 @@ def serve_latency(base, terms, grown=None):
             os.utime(grown, ns=(st.st_atime_ns, st.st_mtime_ns))
         ds.sort()
         out["grown"] = (ds[len(ds) // 2], ds[-1])
-    with open("/proc/%d/status" % p.pid) as f:
-        hwm = [l for l in f if l.startswith("VmHWM")][0].split()[1]
+        out["grownRSS"] = hwm()
     p.stdin.close()
     p.wait()
-    return out, int(hwm) * 1024
+    return out, quiet
 
 
 def newest_session(sessions):
@@ -161,7 +166,7 @@ def measure(memidx, work, archive, o):
                indexRatio=os.path.getsize(os.path.join(ix, "index.db")) / src,
                floorMs=floor * 1e3, recallRareMs=r_rare * 1e3, recallTwoMs=r_two * 1e3,
                recallRSS=rss_one, rgMs=rg * 1e3,
-               serveRare=lat[rare], serveTwo=lat[two], serveRSS=serve_rss, serveGrown=lat["grown"],
+               serveRare=lat[rare], serveTwo=lat[two], serveRSS=serve_rss, serveGrown=lat["grown"], serveGrownRSS=lat["grownRSS"],
                socketRareMs=sock[0] * 1e3, socketTwoMs=sock[1] * 1e3)
     print(json.dumps(row), flush=True)
     return row
@@ -169,15 +174,15 @@ def measure(memidx, work, archive, o):
 
 def table(rows):
     mb = lambda b: "%.0f MiB" % (b / 2**20)
-    print("| archive | files | source | index ÷ source | rebuild | rebuild RSS | floor | one-shot rare / two | ÷ floor | one-shot RSS | `rg -c -F` | serve p50 (p99) rare / two | serve RSS | serve after a session grew, p50 (max) | with a server: rare / two |")
+    print("| archive | files | source | index ÷ source | rebuild | rebuild RSS | floor | one-shot rare / two | ÷ floor | one-shot RSS | `rg -c -F` | serve p50 (p99) rare / two | serve RSS | serve after a session grew, p50 (max), peak RSS | with a server: rare / two |")
     print("|" + "---|" * 15)
     for r in rows:
-        print("| %s | %d | %.2f GB | %.3f | %.0f s (%.0f MB/s) | %s | %.0f ms | %.0f / %.0f ms | %.2f / %.2f× | %s | %.0f ms | %.2f (%.2f) / %.2f (%.2f) ms | %s | %.1f (%.1f) ms | %.1f / %.1f ms |" % (
+        print("| %s | %d | %.2f GB | %.3f | %.0f s (%.0f MB/s) | %s | %.0f ms | %.0f / %.0f ms | %.2f / %.2f× | %s | %.0f ms | %.2f (%.2f) / %.2f (%.2f) ms | %s | %.1f (%.1f) ms, %s | %.1f / %.1f ms |" % (
             r["archive"], r["files"], r["sourceBytes"] / 1e9, r["indexRatio"],
             r["rebuildSeconds"], r["rebuildMBps"], mb(r["rebuildRSS"]), r["floorMs"],
             r["recallRareMs"], r["recallTwoMs"], r["recallRareMs"] / r["floorMs"], r["recallTwoMs"] / r["floorMs"],
             mb(r["recallRSS"]), r["rgMs"], r["serveRare"][0], r["serveRare"][1], r["serveTwo"][0], r["serveTwo"][1],
-            mb(r["serveRSS"]), r["serveGrown"][0], r["serveGrown"][1], r["socketRareMs"], r["socketTwoMs"]))
+            mb(r["serveRSS"]), r["serveGrown"][0], r["serveGrown"][1], mb(r["serveGrownRSS"]), r["socketRareMs"], r["socketTwoMs"]))
 
 
 if __name__ == "__main__":
