@@ -118,10 +118,7 @@ func TestPatchedRecordsEqualDecoded(t *testing.T) {
 // A record stored under another path's key (a damaged manifest entry)
 // leaves the records unclean: the next change decodes them all.
 func TestPatchNeedsCleanRecords(t *testing.T) {
-	f := newFixture(t, 3)
-	ix := f.index()
-	defer ix.Close()
-	f.refresh(ix, lineage.Active)
+	f, ix := keeping(t, 3)
 	got, err := ix.loadRecordsAt(ctx, lineage.Active)
 	require.NoError(t, err)
 	require.True(t, got.clean)
@@ -164,11 +161,7 @@ func grow(t *testing.T, p string, n int) {
 // A patch's records are allocated alone: a slab or text chunk of its own
 // would be kept alive by the one record it holds, patch after patch.
 func TestPatchedRecordsAllocatedAlone(t *testing.T) {
-	f := newFixture(t, 3)
-	ix := f.index()
-	defer ix.Close()
-	f.refresh(ix, lineage.Active)
-	f.refresh(ix, lineage.Active)
+	f, ix := keeping(t, 3)
 	base := ix.decoded.byMode[lineage.Active]
 	grow(t, f.paths[0], 1)
 	var touched []touch
@@ -233,11 +226,7 @@ func TestPatchDocsAndKeptDocs(t *testing.T) {
 // chmod does here) keeps the records from being patched: the next call
 // decodes them all.
 func TestPatchRefusedAfterOutsideWrite(t *testing.T) {
-	f := newFixture(t, 4)
-	ix := f.index()
-	defer ix.Close()
-	f.refresh(ix, lineage.Active)
-	f.refresh(ix, lineage.Active)
+	f, ix := keeping(t, 4)
 	beforePatch = func() {
 		beforePatch = nil
 		st, err := os.Stat(ix.store.Path())
@@ -260,4 +249,15 @@ func TestPatchRefusedAfterOutsideWrite(t *testing.T) {
 	grow(t, f.paths[1], 2)
 	f.refresh(ix, lineage.Active)
 	require.Equal(t, before+1, ix.decoded.patched)
+}
+
+// keeping is a fixture of n sessions and an index that built them and
+// keeps their decoded records (its second call).
+func keeping(t *testing.T, n int) (*fixture, *Index) {
+	f := newFixture(t, n)
+	ix := f.index()
+	t.Cleanup(func() { ix.Close() })
+	f.refresh(ix, lineage.Active)
+	f.refresh(ix, lineage.Active)
+	return f, ix
 }

@@ -301,6 +301,17 @@ func TestListCacheAncestorRenamed(t *testing.T) {
 	f.check(t, "agent dir back")
 }
 
+// cachedFixture is a scope fixture and a ListCache; it skips where there
+// is no usable watcher.
+func cachedFixture(t *testing.T) (*scopeFixture, *listing.ListCache) {
+	if !listing.WatchSupported {
+		t.Skip("no usable watcher here")
+	}
+	c := listing.NewListCache()
+	t.Cleanup(func() { c.Close() })
+	return newScopeFixture(t), c
+}
+
 // listChecked lists f's sessions through c and plainly, requires the same
 // answer of both, and returns c's view.
 func listChecked(t *testing.T, c *listing.ListCache, f *scopeFixture, what string) *listing.View {
@@ -318,12 +329,7 @@ func listChecked(t *testing.T, c *listing.ListCache, f *scopeFixture, what strin
 // under it, a quiet listing stats the root alone; a bucket replaced by
 // renames (events in the root: its kept part goes) is listed afresh.
 func TestListCacheBucketsUnderKeptRoot(t *testing.T) {
-	if !listing.WatchSupported {
-		t.Skip("no usable watcher here")
-	}
-	f := newScopeFixture(t)
-	c := listing.NewListCache()
-	t.Cleanup(func() { c.Close() })
+	f, c := cachedFixture(t)
 	list := func(what string) int64 {
 		t.Helper()
 		before := listing.DirChecks()
@@ -362,12 +368,7 @@ func TestListCacheBucketsUnderKeptRoot(t *testing.T) {
 // name (a lock file) reads its directory again; every listing answers as
 // a plain one does.
 func TestListCacheWrittenFiles(t *testing.T) {
-	if !listing.WatchSupported {
-		t.Skip("no usable watcher here")
-	}
-	f := newScopeFixture(t)
-	c := listing.NewListCache()
-	t.Cleanup(func() { c.Close() })
+	f, c := cachedFixture(t)
 	patched := 0
 	list := func(what string) listing.WatchStats {
 		t.Helper()
@@ -455,12 +456,7 @@ func TestListCacheWrittenFiles(t *testing.T) {
 // A quiet listing is the last one again (same refs, not merged anew);
 // any change lists afresh and answers as a plain listing does.
 func TestListCacheMemo(t *testing.T) {
-	if !listing.WatchSupported {
-		t.Skip("no usable watcher here")
-	}
-	f := newScopeFixture(t)
-	c := listing.NewListCache()
-	t.Cleanup(func() { c.Close() })
+	f, c := cachedFixture(t)
 	list := func() []listing.Ref {
 		v := c.Begin()
 		require.NotNil(t, v)
