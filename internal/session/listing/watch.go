@@ -969,6 +969,8 @@ func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
 		p := v.cached(flatKey(d, l.opts))
 		if p != nil && v.stillNames(d.dir, p, under) {
 			p = v.withWrites(p)
+		} else {
+			p = nil // another directory at its path now: read it
 		}
 		if p != nil {
 			parts[i] = &lister{refs: p.refs}

@@ -496,3 +496,18 @@ func appendLine(t *testing.T, path string) {
 	require.NoError(t, err)
 	require.NoError(t, fh.Close())
 }
+
+// TestListCacheDirReplacedUnderKeptListing: a kept listing's directory
+// moved away with its unwatched parent, and another made at its path,
+// raise no event the cache sees; the listing must not answer for the new
+// directory.
+func TestListCacheDirReplacedUnderKeptListing(t *testing.T) {
+	f, c := cachedFixture(t)
+	f.Dirs.SessionDir = filepath.Join(f.Root, "x", "custom")
+	f.Write(t, filepath.Join(f.Dirs.SessionDir, "T10_id10.jsonl"), "id10", f.App, 95)
+	listChecked(t, c, f, "warm")
+	require.True(t, listChecked(t, c, f, "kept").Fresh())
+	require.NoError(t, os.Rename(filepath.Join(f.Root, "x"), filepath.Join(f.Root, "y")))
+	f.Write(t, filepath.Join(f.Dirs.SessionDir, "T11_id11.jsonl"), "id11", f.App, 96)
+	listChecked(t, c, f, "parent moved, another directory in its place")
+}
