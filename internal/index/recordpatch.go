@@ -50,7 +50,7 @@ func (ix *Index) patchDecoded(r *refreshRun, w *writer) {
 	}
 	_ = ix.store.View(r.ctx, func(tx *bolt.Tx) error {
 		at, ok := ix.commitOf(tx)
-		if !ok || at.txid != w.lastTx || !sameFile(at.file, w.lastFile) || !w.fileAfterOK || at.file != w.fileAfter {
+		if !ok || at.txid != w.lastTx || !sameFile(at.file, w.lastFile) || at.file != w.fileAfter {
 			return nil // written since: the next call decodes what it finds
 		}
 		if next, ok := patchLoaded(tx, r.mode, ix.policyIDs, base, w.touched); ok {
@@ -72,17 +72,10 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 	next = loaded{epoch: lexiconEpoch(tx, mode), clean: true, stored: maps.Clone(base.stored)}
 	next.roster, next.hasRoster = readRoster(tx)
 	next.byTargets = base.byTargets
-	prefix := string(mode) + "\x00"
-	keys := map[string]string{} // touched key: its path, when known
-	for _, t := range touched {
-		if !strings.HasPrefix(string(t.key), prefix) {
-			continue // the other mode's: its kept records are at the old commit
-		}
-		if t.path != "" || keys[string(t.key)] == "" {
-			keys[string(t.key)] = t.path
-		}
-		if t.path != "" {
-			delete(next.stored, t.path)
+	keys := touchedKeys(mode, touched)
+	for _, path := range keys {
+		if path != "" {
+			delete(next.stored, path)
 		}
 	}
 	for _, k := range base.bad {
@@ -93,17 +86,7 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 	recs, gates := tx.Bucket(recordsBucket), tx.Bucket(manifestBucket)
 	arena := recordArena{policyIDs: policyIDs, alone: true}
 	var want []byte
-	var gone, added []uint32 // docs
-	for _, path := range keys {
-		if rec := base.stored[path]; path != "" && rec != nil && rec.Doc != 0 {
-			gone = append(gone, rec.Doc)
-		}
-	}
-	defer func() {
-		if ok {
-			next.docs = patchDocs(base.docs, gone, added)
-		}
-	}()
+	var added []uint32 // the docs of the records read
 	for k, path := range keys {
 		key := []byte(k)
 		var sealed, gate []byte
@@ -134,6 +117,7 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 	}
 	// A full decode finds the bad in key order.
 	slices.SortFunc(next.bad, bytes.Compare)
+	next.docs = patchDocs(base.docs, keptDocsOf(base.stored, keys), added)
 	return next, true
 }
 
@@ -170,7 +154,7 @@ func patchDocs(docs, gone, added []uint32) []uint32 {
 // records but for the keys this run's writes touched, and the ones that
 // did not decode, which are read from tx as liveDocs reads them. nil
 // otherwise: the merge reads every record.
-func (w *writer) liveFromKept(tx *bolt.Tx, p pendingWrite) func() docSet {
+func (w *writer) liveFromKept(tx *bolt.Tx, touched []touch) func() docSet {
 	base := w.r.base
 	parent, file := base.at.txid, base.at.file
 	if w.commits > 0 {
@@ -182,31 +166,15 @@ func (w *writer) liveFromKept(tx *bolt.Tx, p pendingWrite) func() docSet {
 	if now, ok := w.r.ix.commitOf(tx); !ok || !sameFile(now.file, file) {
 		return nil
 	}
-	mode := w.r.mode
 	return func() docSet {
-		prefix := string(mode) + "\x00"
+		bad := make([]touch, len(base.bad))
+		for i, k := range base.bad {
+			bad[i] = touch{key: k}
+		}
+		keys := touchedKeys(w.r.mode, w.touched, touched, bad)
 		live := keptDocs{sorted: base.docs, minus: map[uint32]int{}, plus: map[uint32]bool{}}
-		keys := map[string]bool{}
-		note := func(k []byte, path string) {
-			if !strings.HasPrefix(string(k), prefix) || keys[string(k)] {
-				return
-			}
-			keys[string(k)] = true
-			if rec := base.stored[path]; path != "" && rec != nil && rec.Doc != 0 {
-				live.minus[rec.Doc]++
-			}
-		}
-		for _, t := range w.touched {
-			note(t.key, t.path)
-		}
-		for _, k := range p.deletes {
-			note(k, w.deletedPaths[string(k)])
-		}
-		for _, b := range p.batch {
-			note(recordKey(mode, b.rec.Path), b.rec.Path)
-		}
-		for _, k := range base.bad {
-			note(k, "")
+		for _, d := range keptDocsOf(base.stored, keys) {
+			live.minus[d]++
 		}
 		if recs := tx.Bucket(recordsBucket); recs != nil {
 			var t tail
@@ -218,6 +186,36 @@ func (w *writer) liveFromKept(tx *bolt.Tx, p pendingWrite) func() docSet {
 		}
 		return live
 	}
+}
+
+// touchedKeys is the keys of mode's records among the touches, each with
+// its path when one of them knows it. The other mode's are left out: its
+// kept records are at the old commit, and decoded again when asked for.
+func touchedKeys(mode lineage.Mode, touches ...[]touch) map[string]string {
+	prefix := string(mode) + "\x00"
+	keys := map[string]string{}
+	for _, list := range touches {
+		for _, t := range list {
+			if !strings.HasPrefix(string(t.key), prefix) {
+				continue
+			}
+			if t.path != "" || keys[string(t.key)] == "" {
+				keys[string(t.key)] = t.path
+			}
+		}
+	}
+	return keys
+}
+
+// keptDocsOf is the docs of the kept records at the paths of keys.
+func keptDocsOf(stored map[string]*Record, keys map[string]string) []uint32 {
+	var docs []uint32
+	for _, path := range keys {
+		if rec := stored[path]; path != "" && rec != nil && rec.Doc != 0 {
+			docs = append(docs, rec.Doc)
+		}
+	}
+	return docs
 }
 
 // keptDocs is the docs of the kept records (sorted, one each a record)

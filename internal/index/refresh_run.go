@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"math/bits"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -492,9 +491,8 @@ type writer struct {
 	touched      []touch
 	deletedPaths map[string]string
 	// fileAfter is the index file's identity right after the last write
-	// (when fileAfterOK).
-	fileAfter   Identity
-	fileAfterOK bool
+	// (zero when it could not be stat-ed).
+	fileAfter Identity
 	// unwritten are the records a rebuild built whose write failed (or
 	// was dropped after one did): the index does not hold them.
 	unwritten []*Record
@@ -702,6 +700,7 @@ func (w *writer) commit(p pendingWrite) error {
 	if p.scrub {
 		update = ix.store.UpdateScrub
 	}
+	touched := w.touchesOf(p)
 	err := update(w.r.ctx, func(tx *bolt.Tx) error {
 		before := lexiconEpoch(tx, mode)
 		for _, k := range p.deletes {
@@ -720,7 +719,7 @@ func (w *writer) commit(p pendingWrite) error {
 		// A removed session's words, and what a changed policy no longer
 		// indexes, leave the lexicon too (and then the file, with the
 		// scrub).
-		if err := mergeAfterWrite(tx, mode, p.deletes, p.scrub, w.liveFromKept(tx, p)); err != nil {
+		if err := mergeAfterWrite(tx, mode, p.deletes, p.scrub, w.liveFromKept(tx, touched)); err != nil {
 			return err
 		}
 		w.sawCommit(tx, before)
@@ -730,27 +729,26 @@ func (w *writer) commit(p pendingWrite) error {
 		return nil
 	})
 	if err == nil {
-		w.touch(p)
+		w.touched = append(w.touched, touched...)
 		// The file as this write left it: a write to it that is not a
-		// commit (damage) moves its ctime, and the records are then
-		// not patched (patchDecoded).
-		w.fileAfter, w.fileAfterOK = Identity{}, false
-		if st, serr := os.Stat(ix.store.Path()); serr == nil {
-			w.fileAfter, serr = identityOf(st)
-			w.fileAfterOK = serr == nil
-		}
+		// commit (damage) moves its ctime, and the records are then not
+		// patched (patchDecoded; a zero identity, when the stat fails,
+		// matches no file).
+		w.fileAfter, _ = StatIdentity(ix.store.Path())
 	}
 	return err
 }
 
-// touch notes the record keys a committed write put or deleted.
-func (w *writer) touch(p pendingWrite) {
+// touchesOf is the record keys p puts or deletes, with their paths.
+func (w *writer) touchesOf(p pendingWrite) []touch {
+	out := make([]touch, 0, len(p.deletes)+len(p.batch))
 	for _, k := range p.deletes {
-		w.touched = append(w.touched, touch{key: k, path: w.deletedPaths[string(k)]})
+		out = append(out, touch{key: k, path: w.deletedPaths[string(k)]})
 	}
 	for _, b := range p.batch {
-		w.touched = append(w.touched, touch{key: recordKey(w.r.mode, b.rec.Path), path: b.rec.Path})
+		out = append(out, touch{key: recordKey(w.r.mode, b.rec.Path), path: b.rec.Path})
 	}
+	return out
 }
 
 // sawCommit follows this run's own write transactions (see adoptEpoch):
