@@ -51,7 +51,7 @@ func (ix *Index) hotSet(known *knownSessions, ids *targetIDs, roster []recentSes
 	rank := func(i int) (mtime int64, ok bool) {
 		switch {
 		case ids.err(i) == nil:
-			return ids.at(i).MtimeNs, true
+			return ids.mtime(i), true
 		case known.recs[i] != nil:
 			return known.recs[i].Identity.MtimeNs, true
 		}

@@ -125,6 +125,11 @@ type loaded struct {
 	clean bool
 	// gen numbers the records the cache kept (0: not kept).
 	gen uint64
+	// from is the gen these records were patched from (patchDecoded),
+	// and replaced the records of that gen they no longer hold: those
+	// the patch's writes touched (a kept stat gate may carry the rest).
+	from     uint64
+	replaced []*Record
 	// byTargets: stored is keyed by a refresh's targets' own strings
 	// (keyedByTargets).
 	byTargets bool

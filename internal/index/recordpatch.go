@@ -72,9 +72,11 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 	next = loaded{epoch: lexiconEpoch(tx, mode), clean: true, stored: maps.Clone(base.stored)}
 	next.roster, next.hasRoster = readRoster(tx)
 	next.byTargets = base.byTargets
+	next.from = base.gen
 	keys := touchedKeys(mode, touched)
 	for _, path := range keys {
 		if path != "" {
+			next.replaced = appendKept(next.replaced, base.stored, path)
 			delete(next.stored, path)
 		}
 	}
@@ -109,6 +111,7 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 		}
 		if path == "" {
 			path = rec.Path
+			next.replaced = appendKept(next.replaced, base.stored, path)
 		}
 		next.stored[path] = rec // the target's own string (keyedByTargets)
 		if rec.Doc != 0 {
@@ -119,6 +122,14 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 	slices.SortFunc(next.bad, bytes.Compare)
 	next.docs = patchDocs(base.docs, keptDocsOf(base.stored, keys), added)
 	return next, true
+}
+
+// appendKept appends the record stored holds for path, if any.
+func appendKept(recs []*Record, stored map[string]*Record, path string) []*Record {
+	if old := stored[path]; old != nil {
+		recs = append(recs, old)
+	}
+	return recs
 }
 
 // patchDocs is docs (in order) without one of each of gone, with added.

@@ -66,6 +66,8 @@ type Index struct {
 	seen seenMemo
 	// quiet is the last refresh per kind that found nothing to do.
 	quiet quietCache
+	// carry is the last stat gate per kind of refresh (carry.go).
+	carry gateMemo
 	// noSeed: the index could not take a hot roster (SeedRosterOnce).
 	noSeed atomic.Bool
 	// gated: a Preload read the manifest once; later ones decode the

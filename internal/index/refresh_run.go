@@ -56,6 +56,9 @@ type refreshRun struct {
 	gate *gateTable
 	// base is what the stored records were loaded as (patchDecoded).
 	base loaded
+	// kept: the stored records are base's, read without error (a run
+	// may carry a kept gate's answers: carry.go).
+	kept bool
 }
 
 // job is a target to read, for a tier.
@@ -131,6 +134,7 @@ func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 	case err != nil:
 		return nil, nil, err
 	}
+	r.kept = true
 	return stored, bad, nil
 }
 
@@ -140,18 +144,26 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 	// Made here, after a kept quiet refresh did not answer: that answer
 	// shares its own.
 	r.rep.States = make([]State, len(r.targets))
-	window := r.ix.racyWindow()
 	r.fresh = make([]byte, len(r.targets))
 	find, total := func(p string) *Record { return stored[p] }, len(stored)
 	if r.gate != nil {
 		find, total = r.gate.find, len(r.gate.recs)
 	}
-	r.known, r.ids = matchTargetsBy(find, total, r.targets, func(i int, rec *Record, id Identity, statErr error) {
-		r.rep.States[i].Path = r.targets[i].Path
-		if rec != nil && statErr == nil && r.current(rec, id, rec.Tier, r.targets[i]) && !rec.racy(window) {
-			r.fresh[i] = tierCode(rec.Tier)
+	mtimes := make([]int64, len(r.targets))
+	check := r.gateCheck(r.rep.States, r.fresh, mtimes)
+	if g, replaced, ok := r.ix.carry.base(r); ok {
+		r.known, r.ids = r.matchCarried(g, replaced, mtimes, func(i int, k *knownSessions, taken *targetIDs) bool {
+			return matchOne(i, r.targets, find, k, taken, check)
+		}, total)
+		r.ids.mtimes = mtimes
+		if verifyCarry {
+			r.verifyCarried(find, total)
 		}
-	})
+	} else {
+		r.known, r.ids = matchTargetsBy(find, total, r.targets, check)
+		r.ids.mtimes = mtimes
+	}
+	r.ix.carry.keep(r)
 	r.known.stored = stored
 	switch {
 	case r.gate != nil:
@@ -196,22 +208,8 @@ func matchTargetsBy(find func(path string) *Record, total int, targets []Target,
 		listed := 0
 		var taken targetIDs // the stats of this part's unlisted targets
 		for i := lo; i < hi; i++ {
-			t := &targets[i]
-			var id Identity
-			var statErr error
-			if t.Stat != nil {
-				id = identityFrom(*t.Stat)
-			} else {
-				id, statErr = StatIdentity(t.Path)
-				taken.put(i, id, statErr)
-			}
-			rec := find(t.Path)
-			if rec != nil {
-				k.recs[i] = rec
+			if matchOne(i, targets, find, k, &taken, check) {
 				listed++
-			}
-			if check != nil {
-				check(i, rec, id, statErr)
 			}
 		}
 		mu.Lock()
@@ -220,6 +218,42 @@ func matchTargetsBy(find func(path string) *Record, total int, targets []Target,
 		mu.Unlock()
 	})
 	return k, ids
+}
+
+// matchOne matches target i for matchTargetsBy: its record into k.recs,
+// the stat it takes when it has no listed one into taken, then check. It
+// reports whether the target has a stored record.
+func matchOne(i int, targets []Target, find func(path string) *Record, k *knownSessions, taken *targetIDs, check func(i int, rec *Record, id Identity, statErr error)) bool {
+	t := &targets[i]
+	var id Identity
+	var statErr error
+	if t.Stat != nil {
+		id = identityFrom(*t.Stat)
+	} else {
+		id, statErr = StatIdentity(t.Path)
+		taken.put(i, id, statErr)
+	}
+	rec := find(t.Path)
+	k.recs[i] = rec
+	if check != nil {
+		check(i, rec, id, statErr)
+	}
+	return rec != nil
+}
+
+// gateCheck is the stat gate's check of one target (matchTargetsBy): it
+// names the target's state, notes the tier its record is current for,
+// and copies its mtime beside the others' (hotSet ranks them all: read
+// from each target's stat, a cache miss apiece).
+func (r *refreshRun) gateCheck(states []State, fresh []byte, mtimes []int64) func(i int, rec *Record, id Identity, statErr error) {
+	window := r.ix.racyWindow()
+	return func(i int, rec *Record, id Identity, statErr error) {
+		states[i].Path = r.targets[i].Path
+		mtimes[i] = id.MtimeNs
+		if rec != nil && statErr == nil && r.current(rec, id, rec.Tier, r.targets[i]) && !rec.racy(window) {
+			fresh[i] = tierCode(rec.Tier)
+		}
+	}
 }
 
 // tierCode is a tier as one byte (0 for none).
@@ -240,6 +274,16 @@ type targetIDs struct {
 	targets []Target
 	taken   map[int]Identity
 	errs    map[int]error
+	// mtimes, when set, are the identities' mtimes, by target (stat).
+	mtimes []int64
+}
+
+// mtime is target i's fresh mtime.
+func (t *targetIDs) mtime(i int) int64 {
+	if t.mtimes != nil {
+		return t.mtimes[i]
+	}
+	return t.at(i).MtimeNs
 }
 
 // at is target i's identity (zero when its stat failed: see err).
