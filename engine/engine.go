@@ -128,12 +128,14 @@ type Engine struct {
 	watch       *listing.ListCache // Options.Watch
 	// told is set once an answer has carried the notices.
 	told atomic.Bool
-	// lastTargets are the targets of the last listing resolved without a
-	// live session (see targetsOf).
+	// lastTargets are the targets of the last listing resolved, with the
+	// live session they were given (see targetsOf).
 	lastTargets struct {
 		sync.Mutex
-		refs    []listing.Ref
-		targets []index.Target
+		refs     []listing.Ref
+		liveFile string
+		live     *lineage.Live
+		targets  []index.Target
 	}
 	docs search.DocMemo // the cold records' doc index, kept between searches
 	// keptTitles are a watching Engine's session titles (titles.go).
@@ -330,22 +332,10 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 		r.notices = append(r.notices, Notice{Key: "scope", Message: fmt.Sprintf(
 			"%s has no sessions of its own: used the project %s, the nearest directory above it that has some", res.Subdir, res.ProjectDir)})
 	}
-	// A listed path's last element is already canonical: compare it
-	// first, so that a host's live session costs one realpath, not one
-	// per session.
-	if live == nil || liveFile == "" {
-		r.targets = e.targetsOf(res.Refs)
-		return r, nil
+	if live == nil {
+		liveFile = "" // a current session file without a live branch
 	}
-	liveName := string(filepath.Separator) + filepath.Base(liveFile)
-	r.targets = make([]index.Target, 0, len(res.Refs))
-	for _, ref := range res.Refs {
-		t := index.Target{Path: ref.Path, Stat: ref.Stat}
-		if strings.HasSuffix(ref.Path, liveName) && canonical(ref.Path) == liveFile {
-			t.Live = live
-		}
-		r.targets = append(r.targets, t)
-	}
+	r.targets = e.targetsOf(res.Refs, liveFile, live)
 	return r, nil
 }
 
@@ -377,28 +367,43 @@ func defaultScopeNotice(res scopes.Resolution) Notice {
 // and gets the same targets again: nobody changes either. An unwatched
 // listing is new each call, so nothing is kept: keeping its refs (96
 // bytes a session, 10 MB at 100k) would hold them to the call's end.
-func (e *Engine) targetsOf(refs []listing.Ref) []index.Target {
+func (e *Engine) targetsOf(refs []listing.Ref, liveFile string, live *lineage.Live) []index.Target {
 	base := e.shared()
 	if base.watch == nil {
-		return targetsOfRefs(refs)
+		return targetsOfRefs(refs, liveFile, live)
 	}
 	lt := &base.lastTargets
 	lt.Lock()
 	defer lt.Unlock()
-	if len(refs) > 0 && len(lt.refs) == len(refs) && &lt.refs[0] == &refs[0] {
+	if len(refs) > 0 && len(lt.refs) == len(refs) && &lt.refs[0] == &refs[0] && lt.liveFile == liveFile && sameLive(lt.live, live) {
 		return lt.targets
 	}
-	lt.refs, lt.targets = refs, targetsOfRefs(refs)
+	lt.refs, lt.liveFile, lt.live, lt.targets = refs, liveFile, live, targetsOfRefs(refs, liveFile, live)
 	return lt.targets
 }
 
-// targetsOfRefs is a target for each ref, without a live branch.
-func targetsOfRefs(refs []listing.Ref) []index.Target {
+// targetsOfRefs is a target for each ref, the live session's (liveFile,
+// canonical; "" for none) with its live branch. A listed path's last
+// element is already canonical: it is compared first, so that a host's
+// live session costs one realpath, not one per session.
+func targetsOfRefs(refs []listing.Ref, liveFile string, live *lineage.Live) []index.Target {
 	targets := make([]index.Target, len(refs))
+	liveName := string(filepath.Separator) + filepath.Base(liveFile)
 	for i, ref := range refs {
 		targets[i] = index.Target{Path: ref.Path, Stat: ref.Stat}
+		if liveFile != "" && strings.HasSuffix(ref.Path, liveName) && canonical(ref.Path) == liveFile {
+			targets[i].Live = live
+		}
 	}
 	return slices.Clip(targets)
+}
+
+// sameLive reports whether a and b are the same live branch (or both none).
+func sameLive(a, b *lineage.Live) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.LeafID == b.LeafID && slices.Equal(a.BranchIDs, b.BranchIDs)
 }
 
 func canonical(p string) string {

@@ -9,7 +9,9 @@ import (
 	"github.com/memidx/memidx/internal/session/locate"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -882,4 +884,68 @@ func TestWalkWhileAnotherProcessRewrites(t *testing.T) {
 		assert.Zero(t, res.Visited)
 	}
 	assert.Equal(t, 1, *reads, "a bound walk is not read again")
+}
+
+// hostLive is a host's live session that it moves through its tree.
+type hostLive struct {
+	mu     sync.Mutex
+	file   string
+	leaf   string
+	branch []string
+}
+
+func (h *hostLive) set(leaf string, branch ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.leaf, h.branch = leaf, branch
+}
+func (h *hostLive) SessionFile() string { return h.file }
+func (h *hostLive) LeafID() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.leaf
+}
+func (h *hostLive) BranchIDs() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.branch)
+}
+
+// A watching host with a live session answers its quiet calls from the
+// kept refresh, as one without does, while its branch stays; when the
+// host moves to another leaf the next call sees that branch, and then
+// answers quietly again.
+func TestWatchedLiveHostAnswersQuietly(t *testing.T) {
+	w := newWorld(t)
+	path := w.write("s-live",
+		msgLine("u1", "", ts, user("start here")),
+		msgLine("a1", "u1", ts, assistant("abandoned idea zebrafish")),
+		msgLine("a2", "u1", ts, assistant("chosen idea giraffe")),
+	)
+	w.write("s-other", msgLine("u1", "", ts, user("unrelated pelican work")))
+	host := &hostLive{file: path}
+	host.set("a1", "u1", "a1")
+	e := w.engine(func(o *engine.Options) { o.Live, o.Watch = host, true })
+	defer e.Close()
+	for range 3 { // past the racy window of the files just written: settled
+		time.Sleep(index.FineRacyWindow + 50*time.Millisecond)
+		assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "zebrafish", Scope: "global"}).Total)
+	}
+	hits, walked := engine.QuietStats(e)
+	for range 3 {
+		assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "zebrafish", Scope: "global"}).Total)
+		assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: "giraffe", Scope: "global"}).Total)
+	}
+	hitsNow, walkedNow := engine.QuietStats(e)
+	assert.Equal(t, hits+6, hitsNow, "quiet calls of a live host")
+	assert.Equal(t, walked, walkedNow, "the same targets again, not compared one by one")
+	host.set("a2", "u1", "a2") // the host navigated its tree
+	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: "zebrafish", Scope: "global"}).Total)
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "giraffe", Scope: "global"}).Total)
+	hits, _ = engine.QuietStats(e)
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "giraffe", Scope: "global"}).Total)
+	hitsNow, _ = engine.QuietStats(e)
+	assert.Equal(t, hits+1, hitsNow)
+	host.set("a1", "u1", "a1")
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "zebrafish", Scope: "global"}).Total)
 }

@@ -90,3 +90,7 @@ func (e *Engine) KeptTitle(path string) bool {
 	_, ok := c.m[path]
 	return ok
 }
+
+// QuietStats counts e's refreshes answered from a kept quiet refresh and
+// the targets compared one by one to decide.
+func QuietStats(e *Engine) (hits, walked int64) { return e.shared().ix.QuietStats() }

@@ -142,3 +142,54 @@ func TestQuietRefreshOfTheSameSliceWalksNoTarget(t *testing.T) {
 		assert.Equal(t, walked+2*int64(n), ix.quiet.walked.Load(), "another slice is compared once")
 	}
 }
+
+// A host that set its live session asks with its live branch on one
+// target: the same branch (equal, not the same pointer) is answered from
+// the kept refresh; another leaf or branch is refreshed in full, and the
+// live target rebuilt for it.
+func TestQuietRefreshWithLiveBranch(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	defer ix.Close()
+	listed := func(live *lineage.Live) []Target {
+		var out []Target
+		for _, p := range f.paths {
+			st, regular, err := statForTest(p)
+			require.NoError(t, err)
+			require.True(t, regular)
+			out = append(out, Target{Path: p, Stat: &st})
+		}
+		out[0].Live = live
+		return out
+	}
+	refresh := func(live *lineage.Live) *Report {
+		rep, err := ix.Refresh(ctx, listed(live), RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Archive: true})
+		require.NoError(t, err)
+		return rep
+	}
+	refresh(&lineage.Live{LeafID: "a"}) // builds
+	kept := refresh(&lineage.Live{LeafID: "a"})
+	require.Zero(t, kept.Rebuilt)
+	hits := ix.quiet.hits.Load()
+	again := refresh(&lineage.Live{LeafID: "a"})
+	require.Equal(t, hits+1, ix.quiet.hits.Load(), "the same live branch: answered from the kept refresh")
+	require.Equal(t, kept.States, again.States)
+	for _, c := range []struct {
+		name string
+		live *lineage.Live
+	}{
+		{"another leaf", &lineage.Live{LeafID: "b"}},
+		{"another branch", &lineage.Live{LeafID: "b", BranchIDs: []string{"x", "b"}}},
+		{"no live branch", nil},
+	} {
+		hits := ix.quiet.hits.Load()
+		rep := refresh(c.live)
+		require.Equal(t, hits, ix.quiet.hits.Load(), c.name)
+		require.True(t, rep.States[0].Rebuilt, "%s: the live target is built for its branch", c.name)
+		require.Equal(t, 1, rep.Rebuilt, c.name)
+		require.Equal(t, liveSignature(c.live), rep.States[0].Record.LiveSignature, c.name)
+		require.Zero(t, refresh(c.live).Rebuilt, c.name) // nothing to do: kept
+		refresh(c.live)
+		require.Equal(t, hits+1, ix.quiet.hits.Load(), "%s: then answered from the kept refresh", c.name)
+	}
+}
