@@ -16,7 +16,8 @@ archive):
     p50/p99 of 60 calls after 10 warm-ups, and the server's peak RSS;
     then the p50 of 20 calls each made just after a turn was appended to
     the newest session (put back after), as a host's own session grows,
-    and the server's peak RSS after those;
+    and the server's peak RSS after those; and both again for a host whose
+    live session (--live-session) is that newest one, as OMP's is;
   - the one-shot recall answered by a running `serve --socket`.
 Needs hyperfine and rg (apt-get install hyperfine ripgrep) and GNU time.
 Prints one JSON object per archive and a Markdown table at the end.
@@ -56,15 +57,17 @@ def hyperfine(cmds, runs):
         return [r["median"] for r in json.load(f)["results"]]
 
 
-def serve_latency(base, terms, grown=None):
+def serve_latency(base, terms, grown=None, live=False):
     """p50/p99 ms per query and the server's peak RSS, through serve --stdio.
 
     With grown (a session file), also the p50 of a call of the first term
     made 50 ms after a turn was appended to that file, as a host's own
     session grows between its calls (out["grown"]); the file's bytes and
-    times are put back after.
+    times are put back after. With live, the server is a host's whose live
+    session is grown (--live-session), as OMP's is.
     """
-    p = subprocess.Popen(base + ["serve", "--stdio", "--no-socket"], stdin=subprocess.PIPE,
+    flags = ["--live-session", grown] if live else []
+    p = subprocess.Popen(base + ["serve", "--stdio", "--no-socket"] + flags, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, bufsize=-1)
     n = 0
 
@@ -159,6 +162,7 @@ def measure(memidx, work, archive, o):
         "rg -c -F %s %s" % (rare, sessions)], o["--runs"])
     _, _, _, rss_one = timed(base + ["--no-server", "recall", rare, "--scope", "global"])
     lat, serve_rss = serve_latency(base, [rare, two], newest_session(sessions))
+    live, _ = serve_latency(base, [rare], newest_session(sessions), live=True)
     sock = with_socket_server(base, lambda: hyperfine(
         [q(rare).replace(" --no-server", ""), q(two).replace(" --no-server", "")], o["--runs"]))
     row = dict(archive=name, files=files, sourceBytes=src,
@@ -167,6 +171,7 @@ def measure(memidx, work, archive, o):
                floorMs=floor * 1e3, recallRareMs=r_rare * 1e3, recallTwoMs=r_two * 1e3,
                recallRSS=rss_one, rgMs=rg * 1e3,
                serveRare=lat[rare], serveTwo=lat[two], serveRSS=serve_rss, serveGrown=lat["grown"], serveGrownRSS=lat["grownRSS"],
+               serveLiveRare=live[rare], serveLiveGrown=live["grown"],
                socketRareMs=sock[0] * 1e3, socketTwoMs=sock[1] * 1e3)
     print(json.dumps(row), flush=True)
     return row
@@ -174,15 +179,17 @@ def measure(memidx, work, archive, o):
 
 def table(rows):
     mb = lambda b: "%.0f MiB" % (b / 2**20)
-    print("| archive | files | source | index ÷ source | rebuild | rebuild RSS | floor | one-shot rare / two | ÷ floor | one-shot RSS | `rg -c -F` | serve p50 (p99) rare / two | serve RSS | serve after a session grew, p50 (max), peak RSS | with a server: rare / two |")
-    print("|" + "---|" * 15)
+    print("| archive | files | source | index ÷ source | rebuild | rebuild RSS | floor | one-shot rare / two | ÷ floor | one-shot RSS | `rg -c -F` | serve p50 (p99) rare / two | serve RSS | serve after a session grew, p50 (max), peak RSS | a host with a live session: rare p50 (p99), after it grew p50 (max) | with a server: rare / two |")
+    print("|" + "---|" * 16)
     for r in rows:
-        print("| %s | %d | %.2f GB | %.3f | %.0f s (%.0f MB/s) | %s | %.0f ms | %.0f / %.0f ms | %.2f / %.2f× | %s | %.0f ms | %.2f (%.2f) / %.2f (%.2f) ms | %s | %.1f (%.1f) ms, %s | %.1f / %.1f ms |" % (
+        print("| %s | %d | %.2f GB | %.3f | %.0f s (%.0f MB/s) | %s | %.0f ms | %.0f / %.0f ms | %.2f / %.2f× | %s | %.0f ms | %.2f (%.2f) / %.2f (%.2f) ms | %s | %.1f (%.1f) ms, %s | %.2f (%.2f) ms, %.1f (%.1f) ms | %.1f / %.1f ms |" % (
             r["archive"], r["files"], r["sourceBytes"] / 1e9, r["indexRatio"],
             r["rebuildSeconds"], r["rebuildMBps"], mb(r["rebuildRSS"]), r["floorMs"],
             r["recallRareMs"], r["recallTwoMs"], r["recallRareMs"] / r["floorMs"], r["recallTwoMs"] / r["floorMs"],
             mb(r["recallRSS"]), r["rgMs"], r["serveRare"][0], r["serveRare"][1], r["serveTwo"][0], r["serveTwo"][1],
-            mb(r["serveRSS"]), r["serveGrown"][0], r["serveGrown"][1], mb(r["serveGrownRSS"]), r["socketRareMs"], r["socketTwoMs"]))
+            mb(r["serveRSS"]), r["serveGrown"][0], r["serveGrown"][1], mb(r["serveGrownRSS"]),
+            r["serveLiveRare"][0], r["serveLiveRare"][1], r["serveLiveGrown"][0], r["serveLiveGrown"][1],
+            r["socketRareMs"], r["socketTwoMs"]))
 
 
 if __name__ == "__main__":
