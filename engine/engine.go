@@ -272,7 +272,8 @@ func (e *Engine) live() (file string, l *lineage.Live) {
 	if e.opt.Live == nil {
 		return e.opt.CurrentSessionFile, nil
 	}
-	return e.opt.Live.SessionFile(), &lineage.Live{LeafID: e.opt.Live.LeafID(), BranchIDs: e.opt.Live.BranchIDs()}
+	// A copy: the targets and a kept refresh keep it past the call.
+	return e.opt.Live.SessionFile(), &lineage.Live{LeafID: e.opt.Live.LeafID(), BranchIDs: slices.Clone(e.opt.Live.BranchIDs())}
 }
 
 // resolver returns a resolver that knows the current session.
@@ -362,9 +363,10 @@ func defaultScopeNotice(res scopes.Resolution) Notice {
 	return Notice{Key: "scope", Message: msg}
 }
 
-// targetsOf returns the targets of refs, without a live branch. A watched
-// listing that did not change is the same refs again (listing.ListCache),
-// and gets the same targets again: nobody changes either. An unwatched
+// targetsOf returns the targets of refs, the live session's (liveFile)
+// with the live branch. A watched listing that did not change is the same
+// refs again (listing.ListCache), and with the same live branch gets the
+// same targets again: nobody changes either. An unwatched
 // listing is new each call, so nothing is kept: keeping its refs (96
 // bytes a session, 10 MB at 100k) would hold them to the call's end.
 func (e *Engine) targetsOf(refs []listing.Ref, liveFile string, live *lineage.Live) []index.Target {
@@ -375,7 +377,7 @@ func (e *Engine) targetsOf(refs []listing.Ref, liveFile string, live *lineage.Li
 	lt := &base.lastTargets
 	lt.Lock()
 	defer lt.Unlock()
-	if len(refs) > 0 && len(lt.refs) == len(refs) && &lt.refs[0] == &refs[0] && lt.liveFile == liveFile && sameLive(lt.live, live) {
+	if len(refs) > 0 && len(lt.refs) == len(refs) && &lt.refs[0] == &refs[0] && lt.liveFile == liveFile && lt.live.Same(live) {
 		return lt.targets
 	}
 	lt.refs, lt.liveFile, lt.live, lt.targets = refs, liveFile, live, targetsOfRefs(refs, liveFile, live)
@@ -396,14 +398,6 @@ func targetsOfRefs(refs []listing.Ref, liveFile string, live *lineage.Live) []in
 		}
 	}
 	return slices.Clip(targets)
-}
-
-// sameLive reports whether a and b are the same live branch (or both none).
-func sameLive(a, b *lineage.Live) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.LeafID == b.LeafID && slices.Equal(a.BranchIDs, b.BranchIDs)
 }
 
 func canonical(p string) string {
@@ -439,6 +433,7 @@ func (e *Engine) refreshOptions(r *resolved) index.RefreshOptions {
 		Searched:  r.res.Searched,
 		Roots:     []string{e.dirs.SessionsRoot, e.dirs.SessionDir},
 		Preloaded: r.pre,
+		Watched:   e.shared().watch != nil,
 	}
 }
 

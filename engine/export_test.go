@@ -94,3 +94,7 @@ func (e *Engine) KeptTitle(path string) bool {
 // QuietStats counts e's refreshes answered from a kept quiet refresh and
 // the targets compared one by one to decide.
 func QuietStats(e *Engine) (hits, walked int64) { return e.shared().ix.QuietStats() }
+
+// Every carried stat gate of the engine's tests is matched again and
+// compared (index.VerifyCarry).
+func init() { index.VerifyCarry(true) }

@@ -20,18 +20,24 @@ import (
 // the last write (patchDecoded), which names the records it replaced.
 //
 // The targets are walked beside the last gate's, in order: a watched
-// listing keeps its order between calls but for the files that changed
-// (patchMemo moves a grown session to the front), so one look ahead
-// re-aligns the two after a move. A target that does not align, has no
-// record, or whose record was replaced is matched as before.
+// listing keeps its order (newest first, then by path) between calls but
+// for the files that changed (patchMemo moves a grown session to the
+// front), so one look ahead, and skipping the gate's targets that sort
+// before the target (moved or gone since), re-aligns the two. A target
+// that does not align, has no record, or whose record was replaced is
+// matched as before.
 
 // carryKeep bounds the kept gates: one per kind of refresh (quietKey) a
 // host asks, the oldest dropped past it.
 const carryKeep = 4
 
 // verifyCarry, when set, matches every target again after a carry and
-// panics where the two differ (the package's tests set it).
+// panics where the two differ (tests: VerifyCarry).
 var verifyCarry bool
+
+// VerifyCarry makes every carried stat gate be matched again and compared
+// (panicking where they differ), for the tests of the packages above.
+func VerifyCarry(on bool) { verifyCarry = on }
 
 // gateMemo keeps the last stat gate of each kind of refresh.
 type gateMemo struct {
@@ -43,8 +49,8 @@ type gateMemo struct {
 }
 
 // lastGate is one stat gate's answer: for targets[i], the record it
-// found (recs[i]) and the tier that record is current for (fresh[i]),
-// against the records of generation gen.
+// found (recs[i]), the tier that record is current for (fresh[i]) and the
+// target's mtime (mtimes[i]), against the records of generation gen.
 type lastGate struct {
 	gen                   uint64
 	window                time.Duration
@@ -88,6 +94,13 @@ func (m *gateMemo) keep(r *refreshRun) {
 		m.last = map[quietKey]*lastGate{}
 	}
 	k := keyOf(r)
+	// A gate of records neither these nor those these were patched from
+	// carries nothing any more, and holds what it found.
+	for key, g := range m.last {
+		if key.mode == k.mode && g.gen != r.base.gen && g.gen != r.base.from {
+			delete(m.last, key)
+		}
+	}
 	if _, ok := m.last[k]; !ok && len(m.last) >= carryKeep {
 		oldest := quietKey{}
 		var at uint64 = 1<<64 - 1
@@ -103,11 +116,33 @@ func (m *gateMemo) keep(r *refreshRun) {
 		targets: r.targets, recs: r.known.recs, fresh: r.fresh, mtimes: r.ids.mtimes, seq: m.seq}
 }
 
-// carryable reports whether r's gate can be kept and carried: its records
-// are the full ones the cache kept (partial records are completed in
-// place, and a gate table has no record per path).
+// carryable reports whether r's gate can be kept and carried: its targets
+// are a watched listing's, which the caller keeps anyway, and its records
+// the full ones the cache kept (partial records are completed in place,
+// and a gate table has no record per path). A rebuild's gate is never
+// asked for again.
 func (r *refreshRun) carryable() bool {
-	return r.kept && r.base.gen != 0 && !r.partial && r.gate == nil
+	return r.opt.Watched && !r.opt.NoBudgets && r.loadOK && r.base.gen != 0 && !r.partial && r.gate == nil
+}
+
+// listedBefore reports whether a listing puts a before b: newer first,
+// then by path.
+func listedBefore(a, b *Target) bool {
+	if a.Stat == nil || b.Stat == nil {
+		return false
+	}
+	return a.Stat.MtimeNs > b.Stat.MtimeNs || (a.Stat.MtimeNs == b.Stat.MtimeNs && a.Path < b.Path)
+}
+
+// align is the index of t among g's targets from j on (one look ahead), -1
+// when it is not there.
+func (g *lastGate) align(t *Target, j int) int {
+	for d := 0; d < 2 && j+d < len(g.targets); d++ {
+		if sameListed(t, &g.targets[j+d]) {
+			return j + d
+		}
+	}
+	return -1
 }
 
 // sameListed reports whether a and b are the same file with the same
@@ -154,12 +189,12 @@ func (r *refreshRun) matchCarried(g *lastGate, replaced []*Record, mtimes []int6
 	j := 0 // the next of g's targets to align with
 	for i := range targets {
 		t := &targets[i]
-		at := -1
-		for d := 0; d < 2 && j+d < len(g.targets); d++ {
-			if sameListed(t, &g.targets[j+d]) {
-				at = j + d
-				break
+		at := g.align(t, j)
+		if at < 0 {
+			for j < len(g.targets) && listedBefore(&g.targets[j], t) {
+				j++ // moved or gone since
 			}
+			at = g.align(t, j)
 		}
 		if at < 0 {
 			if j < len(g.targets) && g.targets[j].Path == t.Path {

@@ -20,6 +20,12 @@ import (
 // its targets again and panics where the two differ.
 func init() { verifyCarry = true }
 
+// watchedOpts are the options of a refresh of f's targets from a watched
+// listing: the refresh may keep its gate.
+func watchedOpts(f *fixture) RefreshOptions {
+	return RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Roots: []string{f.dir}, Watched: true}
+}
+
 // listedTargets lists paths as a watched listing does: newest first, ties
 // by path, each with its stat, the very stat of prev's target when the
 // file did not change (a kept listing shares them); a path that is gone
@@ -70,7 +76,7 @@ func TestCarriedGateEqualsMatched(t *testing.T) {
 	var targets []Target
 	refresh := func(stale bool) *Report {
 		targets = listedTargets(t, targets, f.paths, stale)
-		rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Roots: []string{f.dir}})
+		rep, err := ix.Refresh(ctx, targets, watchedOpts(f))
 		require.NoError(t, err)
 		return rep
 	}
@@ -116,7 +122,7 @@ func TestCarriedGateEqualsMatched(t *testing.T) {
 			for i, j := range rng.Perm(len(targets)) {
 				shuffled[i] = targets[j]
 			}
-			rep, err := ix.Refresh(ctx, shuffled, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Roots: []string{f.dir}})
+			rep, err := ix.Refresh(ctx, shuffled, watchedOpts(f))
 			require.NoError(t, err)
 			require.Zero(t, rep.Rebuilt, "round %d: shuffled targets rebuilt", round)
 			continue
@@ -135,7 +141,7 @@ func TestCarriedGateEqualsMatched(t *testing.T) {
 	// The answers equal a fresh index's, which carries nothing.
 	fresh := f.index()
 	defer fresh.Close()
-	want, err := fresh.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Roots: []string{f.dir}})
+	want, err := fresh.Refresh(ctx, targets, watchedOpts(f))
 	require.NoError(t, err)
 	require.Zero(t, want.Rebuilt)
 	got := refresh(false)
@@ -154,7 +160,7 @@ func TestCarriedGateAfterGrowth(t *testing.T) {
 	var targets []Target
 	refresh := func() *Report {
 		targets = listedTargets(t, targets, f.paths, false)
-		rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Roots: []string{f.dir}})
+		rep, err := ix.Refresh(ctx, targets, watchedOpts(f))
 		require.NoError(t, err)
 		return rep
 	}
@@ -195,4 +201,81 @@ func TestCarriedGateAfterGrowth(t *testing.T) {
 	rep = refresh()
 	require.Zero(t, rep.Rebuilt)
 	require.Equal(t, int64(len(f.paths)-2), ix.carry.carried.Load()-before)
+}
+
+// Two sessions next to each other in the last gate that grow together
+// (both newest now) leave every other target carried: the walk skips the
+// gate's targets that sort before the one it aligns.
+func TestCarriedGateAfterTwoAdjacentMoves(t *testing.T) {
+	f := newFixture(t, 10)
+	ix := f.index()
+	defer ix.Close()
+	var targets []Target
+	refresh := func() *Report {
+		targets = listedTargets(t, targets, f.paths, false)
+		rep, err := ix.Refresh(ctx, targets, watchedOpts(f))
+		require.NoError(t, err)
+		return rep
+	}
+	refresh()
+	refresh()
+	at := time.Now().Add(-time.Minute)
+	for _, p := range f.paths[4:6] {
+		grow(t, p, 1)
+		at = at.Add(time.Second)
+		require.NoError(t, os.Chtimes(p, at, at))
+	}
+	before := ix.carry.carried.Load()
+	refresh()
+	require.Equal(t, int64(len(f.paths)-2), ix.carry.carried.Load()-before, "all but the two grown")
+}
+
+// Only the gates that can still carry are kept: one of records a later
+// full decode replaced holds them for nothing, and neither a rebuild's
+// (never asked for again) nor an unwatched listing's is kept.
+func TestDeadGatesAreDropped(t *testing.T) {
+	f := newFixture(t, 6)
+	ix := f.index()
+	defer ix.Close()
+	targets := listedTargets(t, nil, f.paths, false)
+	opt := watchedOpts(f)
+	_, err := ix.Refresh(ctx, targets, opt)
+	require.NoError(t, err)
+	_, err = ix.Refresh(ctx, targets, opt)
+	require.NoError(t, err)
+	require.Len(t, ix.carry.last, 1)
+	rebuild := opt
+	rebuild.NoBudgets, rebuild.Force = true, true
+	_, err = ix.Refresh(ctx, targets, rebuild)
+	require.NoError(t, err)
+	unwatched := opt
+	unwatched.Watched, unwatched.Searched = false, nil
+	_, err = ix.Refresh(ctx, targets, unwatched)
+	require.NoError(t, err)
+	require.Len(t, ix.carry.last, 1, "a rebuild's or an unwatched listing's gate was kept")
+	archive := opt // another kind of refresh, asked once
+	archive.Archive = true
+	_, err = ix.Refresh(ctx, targets, archive)
+	require.NoError(t, err)
+	require.Len(t, ix.carry.last, 2)
+	// Another process writes: the next call decodes anew, and the gates of
+	// the records before are dropped, the other kind's too.
+	other := f.index()
+	defer other.Close()
+	grow(t, f.paths[1], 1)
+	old := time.Now().Add(-2 * time.Hour)
+	require.NoError(t, os.Chtimes(f.paths[1], old, old))
+	f.refresh(other, lineage.Active)
+	other.Close()
+	for range 3 {
+		targets = listedTargets(t, targets, f.paths, false)
+		_, err = ix.Refresh(ctx, targets, opt)
+		require.NoError(t, err)
+		cur := ix.decoded.byMode[lineage.Active]
+		for k, g := range ix.carry.last {
+			require.True(t, g.gen == cur.gen || g.gen == cur.from,
+				"%+v: a gate of records %d beside records %d (from %d)", k, g.gen, cur.gen, cur.from)
+		}
+	}
+	require.Len(t, ix.carry.last, 1)
 }

@@ -57,21 +57,14 @@ func keyOf(r *refreshRun) quietKey {
 // sameTargets reports whether a and b list the same files with the same
 // listed stats and live branches; both passed quietable (every target has
 // a listed stat).
-func sameTargets(a, b []Target) bool {
+func sameTargets(a, b []Target, mode lineage.Mode) bool {
 	// A watched listing that did not change shares its strings and stats
 	// with the kept targets: compare pointers before what they point to.
+	// A record is current for the live branch's signature, in the mode
+	// that reads one.
 	return slices.EqualFunc(a, b, func(x, y Target) bool {
-		return x.Path == y.Path && (x.Stat == y.Stat || *x.Stat == *y.Stat) && sameLiveBranch(x.Live, y.Live)
+		return x.Path == y.Path && (x.Stat == y.Stat || *x.Stat == *y.Stat) && liveFor(mode, x.Live).Same(liveFor(mode, y.Live))
 	})
-}
-
-// sameLiveBranch reports whether a and b are the same live branch (or
-// both none): a target's record is current for the branch's signature.
-func sameLiveBranch(a, b *lineage.Live) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a == b || (a.LeafID == b.LeafID && slices.Equal(a.BranchIDs, b.BranchIDs))
 }
 
 // sameSlice reports whether a and b are the same slice: one array, one
@@ -107,9 +100,9 @@ func quietable(targets []Target) bool {
 
 // quietable reports whether this run may be answered from, or kept as, a
 // refresh that found nothing to do: the index was read whole at a known
-// commit, every target carries its listed stat, and
-// the hot tier comes from the targets and records alone (a refresh of the
-// whole archive, or one without a roster).
+// commit, every target carries its listed stat, and the hot tier comes
+// from the targets and records alone (a refresh of the whole archive, or
+// one without a roster).
 func (r *refreshRun) quietable(bad [][]byte) bool {
 	return !r.opt.NoBudgets && r.rep.readAtKnown && len(bad) == 0 && r.reasons.Complete() &&
 		(r.opt.Archive || !r.hasRoster) && (r.ix.quiet.given(r) || r.ix.quiet.quietable(r.targets))
@@ -125,7 +118,7 @@ func (c *quietCache) get(r *refreshRun, at commit) (*Report, bool) {
 	}
 	if !sameSlice(q.given, r.targets) {
 		c.walked.Add(int64(len(r.targets)))
-		if !sameTargets(q.targets, r.targets) {
+		if !sameTargets(q.targets, r.targets, r.mode) {
 			return nil, false
 		}
 		c.regive(r, q)

@@ -143,6 +143,11 @@ type RefreshOptions struct {
 	// scope): the refresh ranks the hot tier from them and keeps the
 	// roster that narrower refreshes rank with (roster.go).
 	Archive bool
+	// Watched says the targets come from a watched listing, which the
+	// caller keeps between calls: the refresh may keep them too, for the
+	// next one to carry its stat gate's answers (carry.go). A listing
+	// made anew each call is not held past it.
+	Watched bool
 }
 
 // Preloaded is the stored records of a branch mode, read ahead.
@@ -323,7 +328,9 @@ func (rep *Report) Recount() {
 // decides what to re-read; changed, new, re-tiered and policy-changed
 // sessions are rebuilt (newest first, under the work budgets); records of
 // sessions whose sources are gone from a searched directory are removed.
-// It returns the state of every target, in order.
+// It returns the state of every target, in order. The targets, and the
+// stats they point to, must not change after the call: a later refresh
+// may compare its own with them (quiet.go, carry.go).
 func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptions) (*Report, error) {
 	start := time.Now()
 	r := ix.newRun(ctx, targets, opt)

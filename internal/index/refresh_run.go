@@ -56,9 +56,9 @@ type refreshRun struct {
 	gate *gateTable
 	// base is what the stored records were loaded as (patchDecoded).
 	base loaded
-	// kept: the stored records are base's, read without error (a run
+	// loadOK: the stored records are base's, read without error (a run
 	// may carry a kept gate's answers: carry.go).
-	kept bool
+	loadOK bool
 }
 
 // job is a target to read, for a tier.
@@ -134,7 +134,7 @@ func (r *refreshRun) load() (map[string]*Record, [][]byte, error) {
 	case err != nil:
 		return nil, nil, err
 	}
-	r.kept = true
+	r.loadOK = true
 	return stored, bad, nil
 }
 

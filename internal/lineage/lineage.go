@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/memidx/memidx/internal/coverage"
@@ -38,6 +39,15 @@ func ParseMode(s string) (Mode, error) {
 type Live struct {
 	LeafID    string
 	BranchIDs []string
+}
+
+// Same reports whether l and o are the same live branch: the same leaf
+// and branch ids (or both nil).
+func (l *Live) Same(o *Live) bool {
+	if l == nil || o == nil {
+		return l == o
+	}
+	return l == o || (l.LeafID == o.LeafID && slices.Equal(l.BranchIDs, o.BranchIDs))
 }
 
 // Selection is the set of records a read covers.
