@@ -53,6 +53,7 @@ var layer = map[string]int{
 	"analyzer/bleveanalyzer":       2,
 	"internal/mcpserver":           9,
 	"internal/sockserve":           0,
+	"internal/hugeheap":            0,
 }
 
 func TestDependencyDirection(t *testing.T) {
