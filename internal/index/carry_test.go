@@ -26,6 +26,18 @@ func watchedOpts(f *fixture) RefreshOptions {
 	return RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Roots: []string{f.dir}, Watched: true}
 }
 
+// watchedRefresher refreshes f's paths in ix as a watched listing lists
+// them call after call (listedTargets).
+func watchedRefresher(t *testing.T, f *fixture, ix *Index) func() *Report {
+	var targets []Target
+	return func() *Report {
+		targets = listedTargets(t, targets, f.paths, false)
+		rep, err := ix.Refresh(ctx, targets, watchedOpts(f))
+		require.NoError(t, err)
+		return rep
+	}
+}
+
 // listedTargets lists paths as a watched listing does: newest first, ties
 // by path, each with its stat, the very stat of prev's target when the
 // file did not change (a kept listing shares them); a path that is gone
@@ -157,13 +169,7 @@ func TestCarriedGateAfterGrowth(t *testing.T) {
 	f := newFixture(t, 10)
 	ix := f.index()
 	defer ix.Close()
-	var targets []Target
-	refresh := func() *Report {
-		targets = listedTargets(t, targets, f.paths, false)
-		rep, err := ix.Refresh(ctx, targets, watchedOpts(f))
-		require.NoError(t, err)
-		return rep
-	}
+	refresh := watchedRefresher(t, f, ix)
 	// s0 and s9 are the hot two (HotSessions); s0 keeps its place.
 	at := time.Now().Add(-time.Minute)
 	require.NoError(t, os.Chtimes(f.paths[0], at, at))
@@ -210,13 +216,7 @@ func TestCarriedGateAfterTwoAdjacentMoves(t *testing.T) {
 	f := newFixture(t, 10)
 	ix := f.index()
 	defer ix.Close()
-	var targets []Target
-	refresh := func() *Report {
-		targets = listedTargets(t, targets, f.paths, false)
-		rep, err := ix.Refresh(ctx, targets, watchedOpts(f))
-		require.NoError(t, err)
-		return rep
-	}
+	refresh := watchedRefresher(t, f, ix)
 	refresh()
 	refresh()
 	at := time.Now().Add(-time.Minute)

@@ -13,6 +13,19 @@ import (
 	"github.com/memidx/memidx/internal/session/listing"
 )
 
+// listedStats is a target for each of paths with its stat, as listed.
+func listedStats(t *testing.T, paths []string) []Target {
+	t.Helper()
+	var out []Target
+	for _, p := range paths {
+		st, regular, err := statForTest(p)
+		require.NoError(t, err)
+		require.True(t, regular)
+		out = append(out, Target{Path: p, Stat: &st})
+	}
+	return out
+}
+
 // TestQuietRefreshIsAnsweredAgain: a refresh of the same listed targets at
 // the same commit, after one that found nothing to do, is answered with a
 // copy of it; a changed file, another writer's commit, a target without a
@@ -20,16 +33,7 @@ import (
 func TestQuietRefreshIsAnsweredAgain(t *testing.T) {
 	f := newFixture(t, 3)
 	ix := f.index()
-	listed := func() []Target {
-		var out []Target
-		for _, p := range f.paths {
-			st, regular, err := statForTest(p)
-			require.NoError(t, err)
-			require.True(t, regular)
-			out = append(out, Target{Path: p, Stat: &st})
-		}
-		return out
-	}
+	listed := func() []Target { return listedStats(t, f.paths) }
 	refresh := func(ix *Index, targets []Target, archive bool) *Report {
 		rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Archive: archive})
 		require.NoError(t, err)
@@ -152,13 +156,7 @@ func TestQuietRefreshWithLiveBranch(t *testing.T) {
 	ix := f.index()
 	defer ix.Close()
 	listed := func(live *lineage.Live) []Target {
-		var out []Target
-		for _, p := range f.paths {
-			st, regular, err := statForTest(p)
-			require.NoError(t, err)
-			require.True(t, regular)
-			out = append(out, Target{Path: p, Stat: &st})
-		}
+		out := listedStats(t, f.paths)
 		out[0].Live = live
 		return out
 	}
