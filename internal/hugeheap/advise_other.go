@@ -2,5 +2,8 @@
 
 package hugeheap
 
-// advise does nothing: no transparent huge pages to ask for.
+// supported is false: no transparent huge pages to ask for.
+func supported() bool { return false }
+
+// advise does nothing.
 func advise(b []byte) bool { return false }

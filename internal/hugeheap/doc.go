@@ -19,6 +19,7 @@
 // space, not memory. It is for processes that ask one question and exit;
 // a long-lived server keeps its own pages and gives freed ones back.
 //
-// On other systems, where THP is "never", or when the advice fails,
-// Prepare does nothing and the process runs as before.
+// On other systems, in a 32-bit process and where the THP mode is
+// "never", Prepare allocates nothing; when the advice fails, the process
+// runs as before.
 package hugeheap

@@ -14,7 +14,7 @@ const hugePage = 2 << 20
 // kernel took the advice. It runs a collection to free the block: call it
 // first thing, while the heap is small.
 func Prepare(n int) bool {
-	if n < 2*hugePage {
+	if n < 2*hugePage || !supported() {
 		return false
 	}
 	block := make([]byte, n)
