@@ -166,7 +166,7 @@ func nextSessions(req sessionsArgs, scope string, mode lineage.Mode, limit, end 
 // sessionRow is the row of a session's state after the refresh, with its
 // listed size and mtime.
 func sessionRow(st index.State, ref scopes.Ref, mode lineage.Mode) SessionRow {
-	row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime.UnixNano()) / 1e6, Size: ref.Size, Branches: string(mode), Reasons: []string{}}
+	row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime().UnixNano()) / 1e6, Size: ref.Size(), Branches: string(mode), Reasons: []string{}}
 	if st.Reason == coverage.InvalidHeader {
 		// Not a session: nothing of it is reported but its name.
 		row.Mtime, row.Size = 0, 0

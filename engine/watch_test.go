@@ -255,7 +255,7 @@ func TestWatchEngineClose(t *testing.T) {
 }
 
 // An unwatched listing is new each call: an engine that does not watch
-// keeps none of its refs (96 bytes a session, 10 MB at 100k, held to the
+// keeps none of its refs (64 bytes a session, 6.7 MB at 100k, held to the
 // call's end and past it), while a watching one keeps them to give the
 // same targets for the same refs again.
 func TestOnlyAWatchingEngineKeepsTheListing(t *testing.T) {

@@ -23,9 +23,6 @@ type Ref struct {
 	// when it lies inside one of them. The same file always gets the same
 	// Path, however it was reached.
 	Path string
-	Size int64
-	// ModTime has the file system's precision (nanoseconds on Linux).
-	ModTime time.Time
 	// Bucket is the bucket directory name under the sessions root, "" for
 	// a file outside it.
 	Bucket string
@@ -34,11 +31,31 @@ type Ref struct {
 	Nested bool
 	// Archived marks a gzip file of the omp gc archive (ListArchived only).
 	Archived bool
-	// Stat is the file's stat when it was listed or resolved (nil when
-	// unknown), so that a caller need not stat it again.
+	// Stat is the file's stat when it was listed or resolved, so that a
+	// caller need not stat it again: its size and times (Size, ModTime).
 	Stat *FileStat
 
 	top string // path of the top-level session whose artifacts hold it
+}
+
+// Size is the file's size when it was listed (0 without a stat).
+func (r *Ref) Size() int64 {
+	if r.Stat == nil {
+		return 0
+	}
+	return r.Stat.Size
+}
+
+// ModTime is the file's modification time when it was listed, with the
+// file system's precision (nanoseconds on Linux).
+func (r *Ref) ModTime() time.Time { return time.Unix(0, r.mtimeNs()) }
+
+// mtimeNs is ModTime in Unix nanoseconds (0 without a stat).
+func (r *Ref) mtimeNs() int64 {
+	if r.Stat == nil {
+		return 0
+	}
+	return r.Stat.MtimeNs
 }
 
 // Top is the path of the top-level session whose artifacts directory
@@ -619,7 +636,7 @@ func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, spelled bool, e
 		l.skip(ReasonInvalidFileName, path)
 		return Ref{}, false
 	}
-	return Ref{Path: path, Size: st.Size, ModTime: st.ModTime(), Bucket: bucket, Archived: l.archived, Stat: &st}, true
+	return Ref{Path: path, Bucket: bucket, Archived: l.archived, Stat: &st}, true
 }
 
 // dirPlace is where a listed directory lies: what insideRoots and display
@@ -732,7 +749,7 @@ func sortRuns(runs [][]Ref) []Ref {
 	for r, run := range runs {
 		for i := range run {
 			// Newest first: invert the order-preserving unsigned form.
-			keys = append(keys, refKey{^(uint64(run[i].ModTime.UnixNano()) ^ 1<<63), int32(r), int32(i)})
+			keys = append(keys, refKey{^(uint64(run[i].mtimeNs()) ^ 1<<63), int32(r), int32(i)})
 		}
 	}
 	keys = radixSort(keys)

@@ -774,7 +774,7 @@ func patchMemo(m listMemo, parts []*part) ([]Ref, bool) {
 // refBefore reports whether a comes before b in a listing: newer, or as
 // new and first by path (sortRuns).
 func refBefore(a, b Ref) bool {
-	if ta, tb := a.ModTime.UnixNano(), b.ModTime.UnixNano(); ta != tb {
+	if ta, tb := a.mtimeNs(), b.mtimeNs(); ta != tb {
 		return ta > tb
 	}
 	return a.Path < b.Path
@@ -909,7 +909,7 @@ func (v *View) withWrites(p *part) *part {
 		}
 		now := StatOf(st)
 		old = append(old, refs[i].Stat)
-		refs[i].Size, refs[i].ModTime, refs[i].Stat = now.Size, now.ModTime(), &now
+		refs[i].Stat = &now
 		written = append(written, i)
 	}
 	q := newPart(&part{key: p.key, refs: refs, buckets: p.buckets, dirs: p.dirs, id: p.id, from: p.seq, written: written, old: old})

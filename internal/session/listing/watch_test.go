@@ -440,7 +440,7 @@ func TestListCacheWrittenFiles(t *testing.T) {
 	var size int64
 	for _, r := range got {
 		if r.Path == top {
-			size = r.Size
+			size = r.Size()
 		}
 	}
 	st, err := os.Stat(top)

@@ -210,7 +210,7 @@ func TestResolveGlobal(t *testing.T) {
 	assert.Len(t, res.Refs, 7)
 	assert.Equal(t, []string{f.Sessions}, res.Searched)
 	for i := 1; i < len(res.Refs); i++ {
-		assert.False(t, res.Refs[i].ModTime.After(res.Refs[i-1].ModTime), "newest first")
+		assert.False(t, res.Refs[i].ModTime().After(res.Refs[i-1].ModTime()), "newest first")
 	}
 
 	f.Write(t, filepath.Join(f.Custom, "C1_c1.jsonl"), "c1", "/x", 1000)
