@@ -5,6 +5,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/session/listing"
 )
 
 // A host's own session grows between its calls: most of its calls come
@@ -12,10 +15,10 @@ import (
 // and compared its identity (at 100k sessions 66 ms of CPU, a map probe
 // and a record read a target, each a cache miss), to find one target
 // changed. The gate's answer for a target is a pure function of its path,
-// its listed stat and its stored record (and of the run's policies and
-// racy window, which a run compares whole): so a target listed with the
-// same path and stat as at the last gate, whose record is still the one
-// that gate found, gets that gate's answer again. The records are the
+// its listed stat, its live branch and its stored record (and of the
+// run's policies and racy window, which a run compares whole): so a
+// target listed as at the last gate (sameListed), whose record is still
+// the one that gate found, gets that gate's answer again. The records are the
 // kept ones (recordCache) at the same generation, or patched from it by
 // the last write (patchDecoded), which names the records it replaced.
 //
@@ -125,20 +128,17 @@ func (r *refreshRun) carryable() bool {
 	return r.opt.Watched && !r.opt.NoBudgets && r.loadOK && r.base.gen != 0 && !r.partial && r.gate == nil
 }
 
-// listedBefore reports whether a listing puts a before b: newer first,
-// then by path.
+// listedBefore reports whether a listing puts a before b (listing.Before);
+// false for a target without a listed stat.
 func listedBefore(a, b *Target) bool {
-	if a.Stat == nil || b.Stat == nil {
-		return false
-	}
-	return a.Stat.MtimeNs > b.Stat.MtimeNs || (a.Stat.MtimeNs == b.Stat.MtimeNs && a.Path < b.Path)
+	return a.Stat != nil && b.Stat != nil && listing.Before(a.Stat.MtimeNs, a.Path, b.Stat.MtimeNs, b.Path)
 }
 
 // align is the index of t among g's targets from j on (one look ahead), -1
 // when it is not there.
-func (g *lastGate) align(t *Target, j int) int {
+func (g *lastGate) align(t *Target, j int, mode lineage.Mode) int {
 	for d := 0; d < 2 && j+d < len(g.targets); d++ {
-		if sameListed(t, &g.targets[j+d]) {
+		if sameListed(t, &g.targets[j+d], mode) {
 			return j + d
 		}
 	}
@@ -146,10 +146,14 @@ func (g *lastGate) align(t *Target, j int) int {
 }
 
 // sameListed reports whether a and b are the same file with the same
-// listed stat and no live branch.
-func sameListed(a, b *Target) bool {
-	return a.Live == nil && b.Live == nil && a.Stat != nil && b.Stat != nil && a.Path == b.Path &&
-		(a.Stat == b.Stat || *a.Stat == *b.Stat)
+// listed stat and, in the mode that reads one, the same live branch: a
+// record is current for them alike (the stat gate's answer, a kept quiet
+// refresh). A stat-less target is the same as none.
+func sameListed(a, b *Target, mode lineage.Mode) bool {
+	// A watched listing that did not change shares its strings and stats
+	// with the kept targets: compare pointers before what they point to.
+	return a.Stat != nil && b.Stat != nil && a.Path == b.Path && (a.Stat == b.Stat || *a.Stat == *b.Stat) &&
+		liveFor(mode, a.Live).Same(liveFor(mode, b.Live))
 }
 
 // replacedSet answers whether a record is among those replaced: a scan
@@ -189,12 +193,12 @@ func (r *refreshRun) matchCarried(g *lastGate, replaced []*Record, mtimes []int6
 	j := 0 // the next of g's targets to align with
 	for i := range targets {
 		t := &targets[i]
-		at := g.align(t, j)
+		at := g.align(t, j, r.mode)
 		if at < 0 {
 			for j < len(g.targets) && listedBefore(&g.targets[j], t) {
 				j++ // moved or gone since
 			}
-			at = g.align(t, j)
+			at = g.align(t, j, r.mode)
 		}
 		if at < 0 {
 			if j < len(g.targets) && g.targets[j].Path == t.Path {

@@ -279,3 +279,37 @@ func TestDeadGatesAreDropped(t *testing.T) {
 	}
 	require.Len(t, ix.carry.last, 1)
 }
+
+// A live target is carried while its branch is the same (equal, not the
+// same pointer), and matched again when the host moves to another leaf;
+// every carried answer is checked (verifyCarry).
+func TestCarriedGateWithLiveBranch(t *testing.T) {
+	f := newFixture(t, 6)
+	ix := f.index()
+	defer ix.Close()
+	var targets []Target
+	refresh := func(leaf string) *Report {
+		targets = listedTargets(t, targets, f.paths, false)
+		live := slices.Clone(targets) // the engine's: a new slice when the branch is set
+		for i := range live {
+			if live[i].Path == f.paths[0] {
+				live[i].Live = &lineage.Live{LeafID: leaf}
+			}
+		}
+		rep, err := ix.Refresh(ctx, live, watchedOpts(f))
+		require.NoError(t, err)
+		return rep
+	}
+	refresh("a")
+	refresh("a")
+	grown := f.paths[5] // newest, hot already
+	for _, c := range []struct {
+		leaf    string
+		carried int
+	}{{"a", len(f.paths) - 1}, {"b", len(f.paths) - 2}} {
+		grow(t, grown, len(c.leaf))
+		before := ix.carry.carried.Load()
+		refresh(c.leaf)
+		require.Equal(t, int64(c.carried), ix.carry.carried.Load()-before, "leaf %s", c.leaf)
+	}
+}

@@ -55,16 +55,10 @@ func keyOf(r *refreshRun) quietKey {
 }
 
 // sameTargets reports whether a and b list the same files with the same
-// listed stats and live branches; both passed quietable (every target has
-// a listed stat).
+// listed stats and live branches (sameListed); both passed quietable
+// (every target has a listed stat).
 func sameTargets(a, b []Target, mode lineage.Mode) bool {
-	// A watched listing that did not change shares its strings and stats
-	// with the kept targets: compare pointers before what they point to.
-	// A record is current for the live branch's signature, in the mode
-	// that reads one.
-	return slices.EqualFunc(a, b, func(x, y Target) bool {
-		return x.Path == y.Path && (x.Stat == y.Stat || *x.Stat == *y.Stat) && liveFor(mode, x.Live).Same(liveFor(mode, y.Live))
-	})
+	return slices.EqualFunc(a, b, func(x, y Target) bool { return sameListed(&x, &y, mode) })
 }
 
 // sameSlice reports whether a and b are the same slice: one array, one

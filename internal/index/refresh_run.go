@@ -151,17 +151,17 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 	}
 	mtimes := make([]int64, len(r.targets))
 	check := r.gateCheck(r.rep.States, r.fresh, mtimes)
-	if g, replaced, ok := r.ix.carry.base(r); ok {
+	g, replaced, carried := r.ix.carry.base(r)
+	if carried {
 		r.known, r.ids = r.matchCarried(g, replaced, mtimes, func(i int, k *knownSessions, taken *targetIDs) bool {
 			return matchOne(i, r.targets, find, k, taken, check)
 		}, total)
-		r.ids.mtimes = mtimes
-		if verifyCarry {
-			r.verifyCarried(find, total)
-		}
 	} else {
 		r.known, r.ids = matchTargetsBy(find, total, r.targets, check)
-		r.ids.mtimes = mtimes
+	}
+	r.ids.mtimes = mtimes
+	if carried && verifyCarry {
+		r.verifyCarried(find, total)
 	}
 	r.ix.carry.keep(r)
 	r.known.stored = stored

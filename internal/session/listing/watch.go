@@ -771,13 +771,17 @@ func patchMemo(m listMemo, parts []*part) ([]Ref, bool) {
 	return append(refs, m.refs[from:]...), true
 }
 
-// refBefore reports whether a comes before b in a listing: newer, or as
-// new and first by path (sortRuns).
-func refBefore(a, b Ref) bool {
-	if ta, tb := a.mtimeNs(), b.mtimeNs(); ta != tb {
-		return ta > tb
+// refBefore reports whether a comes before b in a listing (Before).
+func refBefore(a, b Ref) bool { return Before(a.mtimeNs(), a.Path, b.mtimeNs(), b.Path) }
+
+// Before reports whether a listing puts the file at pathA, modified at
+// mtimeA (Unix ns), before the one at pathB modified at mtimeB: newer
+// first, as new and first by path (the order sortRuns gives).
+func Before(mtimeA int64, pathA string, mtimeB int64, pathB string) bool {
+	if mtimeA != mtimeB {
+		return mtimeA > mtimeB
 	}
-	return a.Path < b.Path
+	return pathA < pathB
 }
 
 // sameRefs reports whether a and b are one slice.
