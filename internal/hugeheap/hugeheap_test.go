@@ -29,20 +29,6 @@ func TestInner(t *testing.T) {
 	}
 }
 
-// thpMode is the kernel's transparent huge page mode ("always",
-// "madvise", "never"), "" when it has none.
-func thpMode() string {
-	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	if i, j := strings.IndexByte(s, '['), strings.IndexByte(s, ']'); i >= 0 && j > i {
-		return s[i+1 : j]
-	}
-	return ""
-}
-
 // anonHuge is the process's anonymous memory in huge pages, in bytes.
 func anonHuge(t *testing.T) int64 {
 	b, err := os.ReadFile("/proc/self/smaps_rollup")
@@ -66,8 +52,8 @@ func TestPrepareBacksTheHeapWithHugePages(t *testing.T) {
 		require.False(t, Prepare(64<<20))
 		t.Skip("transparent huge pages are Linux's")
 	}
-	if mode := thpMode(); mode != "madvise" && mode != "always" {
-		t.Skipf("transparent huge pages are %q here", mode)
+	if !supported() {
+		t.Skip("no transparent huge pages here (THP mode never, or a 32-bit process)")
 	}
 	if os.Getenv("HUGEHEAP_CHILD") == "" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestPrepareBacksTheHeapWithHugePages$", "-test.count=1")
