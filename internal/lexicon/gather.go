@@ -1,6 +1,7 @@
 package lexicon
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"unsafe"
@@ -14,11 +15,48 @@ import (
 // some twenty times; a batch's sessions share most of their words, so the
 // distinct keys are a fraction of all of them.
 func BuildGathered(srcs []Source) ([]byte, error) {
+	docs := make([]uint32, len(srcs))
+	for i, s := range srcs {
+		docs[i] = s.Doc
+	}
+	return Gather(srcs).Seal(docs)
+}
+
+// Gathered is a segment's keys gathered and sorted before its sessions
+// have doc numbers: most of BuildGathered's work, which a writer does
+// before its write transaction, where the docs are numbered (Seal). It
+// holds its own copy of every distinct key, none of the sources'.
+type Gathered struct {
+	g     *gathering
+	order []int32
+	n     int // sources
+}
+
+// Gather gathers the keys of srcs, whose Doc it ignores: the docs are
+// given to Seal.
+func Gather(srcs []Source) *Gathered {
 	g := newGathering(srcs)
+	order := g.sortedKeys()
+	g.ids, g.last = nil, nil // Seal follows the chains only
+	return &Gathered{g: g, order: order, n: len(srcs)}
+}
+
+// Seal writes the sealed segment with docs[i] the doc of the i-th source
+// given to Gather; the docs must increase, as the postings do.
+func (gd *Gathered) Seal(docs []uint32) ([]byte, error) {
+	if len(docs) != gd.n {
+		return nil, fmt.Errorf("lexicon: %d docs for %d gathered sessions", len(docs), gd.n)
+	}
+	for i := 1; i < len(docs); i++ {
+		if docs[i] <= docs[i-1] {
+			return nil, fmt.Errorf("lexicon: docs %d, %d do not increase", docs[i-1], docs[i])
+		}
+	}
+	g := gd.g
 	var w segmentWriter
-	for _, k := range g.sortedKeys() {
+	for _, k := range gd.order {
 		for o := g.first[k]; o >= 0; o = g.next[o] {
-			w.docs = append(w.docs, g.doc[o])
+			w.docs = append(w.docs, docs[g.src[o]])
 		}
 		key := g.keys[k]
 		if err := w.flush(unsafe.Slice(unsafe.StringData(key), len(key))); err != nil {
@@ -33,29 +71,30 @@ func BuildGathered(srcs []Source) ([]byte, error) {
 type gathering struct {
 	ids   map[string]int32
 	keys  []string
-	first []int32 // by key: its first occurrence
-	last  []int32 // by key: its last occurrence
-	doc   []uint32
-	next  []int32 // by occurrence: the key's next one, -1 for none
+	first []int32  // by key: its first occurrence
+	last  []int32  // by key: its last occurrence
+	src   []uint32 // by occurrence: its source's position
+	next  []int32  // by occurrence: the key's next one, -1 for none
 }
 
+// newGathering gathers srcs, each occurrence by its source's position.
 func newGathering(srcs []Source) *gathering {
 	total := 0
 	for _, s := range srcs {
 		total += s.Len
 	}
-	g := &gathering{ids: make(map[string]int32, total/4), doc: make([]uint32, 0, total), next: make([]int32, 0, total)}
-	for _, s := range srcs {
+	g := &gathering{ids: make(map[string]int32, total/4), src: make([]uint32, 0, total), next: make([]int32, 0, total)}
+	for n, s := range srcs {
 		for i := range s.Len {
-			g.add(s.Key(i), s.Doc)
+			g.add(s.Key(i), uint32(n))
 		}
 	}
 	return g
 }
 
-func (g *gathering) add(key []byte, doc uint32) {
-	o := int32(len(g.doc))
-	g.doc = append(g.doc, doc)
+func (g *gathering) add(key []byte, src uint32) {
+	o := int32(len(g.src))
+	g.src = append(g.src, src)
 	g.next = append(g.next, -1)
 	k, ok := g.ids[string(key)]
 	if !ok {

@@ -75,3 +75,32 @@ func BenchmarkBuildBatch(b *testing.B) {
 		})
 	}
 }
+
+// A segment gathered before its docs are numbered seals to the bytes of
+// one built with them, for any increasing docs; docs that do not increase,
+// or are too few, are refused.
+func TestGatherThenSeal(t *testing.T) {
+	srcs := randomSources(5, 300, 80, 2000)
+	gathered := Gather(srcs)
+	for _, base := range []uint32{1, 1000, 1 << 30} {
+		docs := make([]uint32, len(srcs))
+		for i := range srcs {
+			srcs[i].Doc = base + uint32(2*i)
+			docs[i] = srcs[i].Doc
+		}
+		want, err := BuildSorted(srcs)
+		require.NoError(t, err)
+		got, err := gathered.Seal(docs)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "base %d", base)
+	}
+	docs := make([]uint32, len(srcs))
+	for i := range docs {
+		docs[i] = uint32(i + 1)
+	}
+	docs[7] = docs[6]
+	_, err := gathered.Seal(docs)
+	require.ErrorContains(t, err, "do not increase")
+	_, err = gathered.Seal(docs[:5])
+	require.ErrorContains(t, err, "docs for")
+}
