@@ -1,6 +1,7 @@
 package coldvocab
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -346,11 +347,19 @@ func (d *Digest) encode(entries []addrEntry, vocab []string, packed []byte, reas
 	}
 	c.IndexCoverage.Reasons = reasons.Reasons()
 	c.IndexCoverage.Complete = reasons.Complete()
+	// One buffer for every round, about the size of the digest at once:
+	// msgpack.Marshal grew a new one from empty each round, two rounds
+	// or more a session (a tenth of a rebuild's allocation). The bytes
+	// are Marshal's: NewEncoder's settings are its.
+	var buf bytes.Buffer
+	buf.Grow(len(packed) + len(a) + 1024)
+	enc := msgpack.NewEncoder(&buf)
 	for i := 0; ; i++ {
-		blob, err := msgpack.Marshal(&c)
-		if err != nil {
+		buf.Reset()
+		if err := enc.Encode(&c); err != nil {
 			return nil, nil, err
 		}
+		blob := buf.Bytes()
 		// Stored sealed: the checksums count in the size.
 		size := len(blob) + blocksum.Overhead(len(blob))
 		// Five rounds at most; c then describes the blob as written.
