@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/memidx/memidx/internal/blocksum"
 	"github.com/memidx/memidx/internal/coverage"
@@ -193,6 +194,22 @@ func TestDamageIsNeverSilent(t *testing.T) {
 		}
 		if got := viewReads(v); got != want && v.Err() == nil {
 			t.Fatalf("byte %d: reads changed with no error:\n%s\nwant\n%s", i, got, want)
+		}
+	}
+}
+
+// A digest's bytes are msgpack.Marshal's of the digest it returns, at
+// every size the cap's search and the cacheBytes fixpoint go through.
+func TestDigestBytesAreMarshals(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 300} {
+		for _, lim := range []Limits{roomy, {MaxVocabularyBytes: 1 << 20, MaxCacheBytes: 2000}} {
+			blob, d, err := Build(Digest{SessionID: "s", File: "/x.jsonl", Size: 1000}, entriesN(n), coverage.Set{}, lim)
+			require.NoError(t, err)
+			data, err := blocksum.Unseal(blob)
+			require.NoError(t, err)
+			want, err := msgpack.Marshal(d)
+			require.NoError(t, err)
+			require.Equal(t, want, data, "%d entries, cap %d", n, lim.MaxCacheBytes)
 		}
 	}
 }
