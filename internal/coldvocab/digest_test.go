@@ -1,8 +1,12 @@
 package coldvocab
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -212,4 +216,52 @@ func TestDigestBytesAreMarshals(t *testing.T) {
 			require.Equal(t, want, data, "%d entries, cap %d", n, lim.MaxCacheBytes)
 		}
 	}
+}
+
+// Builders share their term sets through a pool: a digest built before
+// others (here, side by side on many goroutines, with cut vocabularies
+// whose last term the digest keeps) is the same after them, and a set
+// comes back empty.
+func TestPooledTermsOutliveNothing(t *testing.T) {
+	build := func(k int) ([]byte, *Digest) {
+		ents := entriesN(300 + k)
+		for i := range ents {
+			sum := sha256.Sum256(fmt.Appendf(nil, "%d/%d", k, i))
+			ents[i].Text = hex.EncodeToString(sum[:12]) // incompressible: the cap cuts the terms
+		}
+		blob, d, err := Build(Digest{SessionID: fmt.Sprint(k)}, ents, coverage.Set{}, Limits{MaxVocabularyBytes: 1 << 20, MaxCacheBytes: 1500})
+		require.NoError(t, err)
+		return blob, d
+	}
+	type kept struct {
+		blob []byte
+		last string
+	}
+	first := map[int]kept{}
+	for k := range 8 {
+		blob, d := build(k)
+		require.NotNil(t, d.IndexCoverage.VocabularyLastTerm, "the cap cuts the vocabulary")
+		first[k] = kept{bytes.Clone(blob), strings.Clone(*d.IndexCoverage.VocabularyLastTerm)}
+		lastPtr := d.IndexCoverage.VocabularyLastTerm
+		var wg sync.WaitGroup
+		for j := range 16 {
+			wg.Add(1)
+			go func() { defer wg.Done(); build(100 + j) }()
+		}
+		wg.Wait()
+		for j := range 4 { // on this goroutine too: its set comes back here
+			build(200 + j)
+		}
+		require.Equal(t, first[k].last, *lastPtr, "the digest's last term after other builds")
+		again, _ := build(k)
+		require.Equal(t, first[k].blob, again)
+	}
+	ts := getTerms()
+	ts.add("alpha")
+	require.True(t, ts.has("alpha"))
+	putTerms(ts)
+	ts = getTerms()
+	require.False(t, ts.has("alpha"))
+	require.Empty(t, ts.list)
+	putTerms(ts)
 }
