@@ -413,11 +413,11 @@ func (e *Engine) refresh(ctx context.Context, r *resolved, noBudgets bool, progr
 	return e.refreshWith(ctx, r, index.RefreshOptions{NoBudgets: noBudgets, Progress: progress})
 }
 
-// refreshWith is refresh with the caller's options (NoBudgets, Progress,
-// Force); the scope's own are filled in.
+// refreshWith is refresh with the caller's options (NoBudgets, Summary,
+// Progress, Force); the scope's own are filled in.
 func (e *Engine) refreshWith(ctx context.Context, r *resolved, caller index.RefreshOptions) (*index.Report, error) {
 	opt := e.refreshOptions(r)
-	opt.NoBudgets, opt.Progress, opt.Force = caller.NoBudgets, caller.Progress, caller.Force
+	opt.NoBudgets, opt.Summary, opt.Progress, opt.Force = caller.NoBudgets, caller.Summary, caller.Progress, caller.Force
 	if !r.archive {
 		e.ix.SeedRosterOnce(ctx, &opt, e.scopeResolver())
 		r.pre = opt.Preloaded
@@ -513,7 +513,7 @@ func (e *Engine) rebuild(ctx context.Context, req RebuildRequest) (*RebuildRepor
 	if err != nil {
 		return nil, err
 	}
-	opt := index.RefreshOptions{NoBudgets: true, Progress: req.Progress, Force: req.Force}
+	opt := index.RefreshOptions{NoBudgets: true, Summary: true, Progress: req.Progress, Force: req.Force}
 	rep, err := e.refreshWith(ctx, r, opt)
 	if err != nil && e.ix.ResetIfDamaged(err) {
 		rep, err = e.refreshWith(ctx, r, opt)

@@ -96,5 +96,9 @@ func (e *Engine) KeptTitle(path string) bool {
 func QuietStats(e *Engine) (hits, walked int64) { return e.shared().ix.QuietStats() }
 
 // Every carried stat gate of the engine's tests is matched again and
-// compared (index.VerifyCarry).
-func init() { index.VerifyCarry(true) }
+// compared (index.VerifyCarry), and every lookup a sole write skips is
+// made and checked (index.VerifySole).
+func init() {
+	index.VerifyCarry(true)
+	index.VerifySole(true)
+}

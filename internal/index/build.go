@@ -467,6 +467,10 @@ type built struct {
 	// memory read), stored its form in the file (coldvocab.Stored).
 	cold, stored []byte
 	bytes        int64 // source bytes read
+	// unstored: the run found no stored record for the session (see
+	// writer.sole).
+	unstored bool
+	state    int // the session's target, and state, in the run
 }
 
 // liveSignature identifies a live branch.

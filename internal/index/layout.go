@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -230,10 +232,10 @@ func dropsText(old, rec *Record) bool {
 
 // writeBuilt stores records and their tier data; a tier move writes the new
 // tier and drops the old one in the same transaction.
-func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
+func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built, lx *lexiconBatch, sole bool) error {
 	// Cold builds get their lexicon docs and packs before their records
 	// are encoded.
-	if err := addToLexicon(tx, mode, batch); err != nil {
+	if err := addToLexicon(tx, mode, batch, lx); err != nil {
 		return err
 	}
 	packed, err := packBatch(tx, mode, batch)
@@ -257,8 +259,11 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 			}
 			continue
 		}
-		stored := recs.Get(key)
-		if err := writeTierData(tx, mode, key, b, packed[b], storedPack(tx, mode, key)); err != nil {
+		stored, oldPack, err := storedOf(tx, recs, mode, key, sole && b.unstored)
+		if err != nil {
+			return err
+		}
+		if err := writeTierData(tx, mode, key, b, packed[b], oldPack); err != nil {
 			return err
 		}
 		if err := noteDead(tx, key, stored, b.rec.Doc); err != nil {
@@ -270,6 +275,36 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built) error {
 	}
 	return nil
 }
+
+// storedOf is the record stored under key and its cold pack, which a
+// write replaces. A session that had no record when its sole write's run
+// read them (absent; writer.sole) has neither, and is not looked up.
+func storedOf(tx *bolt.Tx, recs *bolt.Bucket, mode lineage.Mode, key []byte, absent bool) (stored []byte, pack uint64, err error) {
+	if absent && !verifySole {
+		return nil, 0, nil
+	}
+	stored, pack = recs.Get(key), storedPack(tx, mode, key)
+	if absent {
+		if stored != nil || pack != 0 {
+			return nil, 0, fmt.Errorf("index: a sole write found %q stored", key)
+		}
+		soleSkips.Add(1)
+	}
+	return stored, pack, nil
+}
+
+// verifySole, set by tests, makes storedOf look up what it would skip and
+// fail the write when it finds anything; soleSkips counts what it would
+// have skipped.
+var (
+	verifySole bool
+	soleSkips  atomic.Int64
+)
+
+// VerifySole makes every lookup a sole write skips be made and checked
+// (failing the write where it finds a record), for the tests of the
+// packages above.
+func VerifySole(on bool) { verifySole = on }
 
 // dropEvery is how many sessions' writes map the file before a write lets
 // go of it (dropMapped). Each session's lookups and puts fault in some

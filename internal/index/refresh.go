@@ -131,6 +131,13 @@ type RefreshOptions struct {
 	// NoBudgets lifts maxSyncSessions and maxSyncSourceBytes (an explicit
 	// rebuild is not a synchronous call).
 	NoBudgets bool
+	// Summary: the caller reads the report's counts and coverage, and of
+	// each state its Path, Reason and Detail and whether it has a Record,
+	// not the records (a rebuild). A NoBudgets refresh then lets go of a
+	// complete record once its batch goes to be written, and its state
+	// holds a shared empty stand-in: a 100k rebuild held ~45 MB of
+	// records to the end, every collection marking them.
+	Summary bool
 	// Progress, when set, is called after each session is handled.
 	Progress func(done, total int, bytesRead int64)
 	// Preloaded, when set, is the stored records of Mode, read while the

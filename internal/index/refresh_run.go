@@ -529,6 +529,11 @@ type writer struct {
 	epochAfter LexiconEpoch
 	// lastFile is the file (device and inode) the last write went to.
 	lastFile Identity
+	// wasSole: the last write was sole (see sole).
+	wasSole bool
+	// standIn is the record of the states of a Summary refresh's written
+	// complete sessions: one for all, holding nothing.
+	standIn *Record
 	// touched are the record keys this run's committed writes put or
 	// deleted, with their paths (patchDecoded); deletedPaths maps the
 	// key of each orphan among the deletes to its path.
@@ -537,9 +542,9 @@ type writer struct {
 	// fileAfter is the index file's identity right after the last write
 	// (zero when it could not be stat-ed).
 	fileAfter Identity
-	// unwritten are the records a rebuild built whose write failed (or
-	// was dropped after one did): the index does not hold them.
-	unwritten []*Record
+	// unwritten are the states of the records a rebuild built whose write
+	// failed (or was dropped after one did): the index does not hold them.
+	unwritten []int
 }
 
 // pendingWrite is one transaction's worth: a batch, the deletes and
@@ -549,6 +554,8 @@ type pendingWrite struct {
 	deletes [][]byte
 	scrub   bool
 	roster  []recentSession
+	// lex is the batch's lexicon segment gathered ahead, or nil.
+	lex *lexiconBatch
 }
 
 // asyncOutcome is what the write goroutine did.
@@ -556,11 +563,11 @@ type asyncOutcome struct {
 	err       error
 	wrote     bool
 	removed   int
-	unwritten []*Record
+	unwritten []int
 }
 
 func (r *refreshRun) newWriter(deletes [][]byte) *writer {
-	w := &writer{r: r, deletes: deletes, scrub: len(deletes) > 0, keepUnwritten: !r.opt.NoBudgets}
+	w := &writer{r: r, deletes: deletes, scrub: len(deletes) > 0, keepUnwritten: !r.opt.NoBudgets, standIn: &Record{}}
 	if r.opt.NoBudgets {
 		w.queue, w.stopped = make(chan pendingWrite), make(chan asyncOutcome, 1)
 		go w.writeLoop()
@@ -580,7 +587,7 @@ func (w *writer) writeLoop() {
 				continue
 			}
 		}
-		out.unwritten = appendBuilt(out.unwritten, p.batch)
+		out.unwritten = appendUnwritten(out.unwritten, p.batch)
 	}
 	w.stopped <- out
 }
@@ -613,11 +620,13 @@ func (w *writer) take(res result) {
 	case res.fresh != nil:
 		st.Record = res.fresh
 		rep.Unchanged++
-		w.batch = append(w.batch, &built{rec: res.fresh})
+		w.batch = append(w.batch, &built{rec: res.fresh, state: res.i})
 	default:
 		if old := w.r.known.recs[res.i]; old != nil && dropsText(old, res.b.rec) {
 			w.scrub = true // what the old record held leaves the file as if deleted
 		}
+		res.b.unstored = w.r.known.recs[res.i] == nil
+		res.b.state = res.i
 		st.Record = res.b.rec
 		st.Rebuilt = true
 		rep.Rebuilt++
@@ -695,7 +704,7 @@ func buildReason(err error) string {
 // rebuild hands it to the write goroutine).
 func (w *writer) flush() {
 	if w.writeErr != nil && !w.keepUnwritten {
-		w.unwritten = appendBuilt(w.unwritten, w.batch)
+		w.unwritten = appendUnwritten(w.unwritten, w.batch)
 		w.batch, w.batchBytes, w.batchSource, w.deletes = w.batch[:0], 0, 0, nil
 	}
 	if (len(w.batch) == 0 && len(w.deletes) == 0 && w.r.newRoster == nil) || w.writeErr != nil {
@@ -703,8 +712,13 @@ func (w *writer) flush() {
 	}
 	p := pendingWrite{batch: w.batch, deletes: w.deletes, scrub: w.scrub, roster: w.r.newRoster}
 	if w.queue != nil {
+		p.lex = gatherLexicon(p.batch)
+		done := w.summarized(p.batch)
 		w.queue <- p
 		w.queued++
+		for _, i := range done {
+			w.r.rep.States[i].Record = w.standIn
+		}
 		// The goroutine owns the batch now: fill a new one.
 		w.batch, w.batchBytes, w.batchSource, w.deletes, w.scrub, w.r.newRoster = nil, 0, 0, nil, false, nil
 		return
@@ -721,20 +735,37 @@ func (w *writer) flush() {
 		return // the batch stays: its builds still answer this call
 	default:
 		w.writeErr = err
-		w.unwritten = appendBuilt(w.unwritten, w.batch)
+		w.unwritten = appendUnwritten(w.unwritten, w.batch)
 	}
 	w.batch, w.batchBytes, w.batchSource, w.deletes = w.batch[:0], 0, 0, nil
 }
 
-// appendBuilt appends the records of the sessions the batch built (not
-// those it only vouched for: their stored records stand).
-func appendBuilt(recs []*Record, batch []*built) []*Record {
+// summarized lists the states of batch whose records a Summary refresh
+// lets go of once the batch is handed to the write goroutine: the
+// complete ones (an incomplete one keeps its reasons for the report). It
+// reads the records before the write goroutine owns them.
+func (w *writer) summarized(batch []*built) []int {
+	if !w.r.opt.Summary {
+		return nil
+	}
+	out := make([]int, 0, len(batch))
 	for _, b := range batch {
-		if b.hot != nil || b.cold != nil {
-			recs = append(recs, b.rec)
+		if b.rec.Complete() {
+			out = append(out, b.state)
 		}
 	}
-	return recs
+	return out
+}
+
+// appendUnwritten appends the states of the sessions the batch built (not
+// those it only vouched for: their stored records stand).
+func appendUnwritten(states []int, batch []*built) []int {
+	for _, b := range batch {
+		if b.hot != nil || b.cold != nil {
+			states = append(states, b.state)
+		}
+	}
+	return states
 }
 
 // commit writes p in one transaction.
@@ -745,14 +776,18 @@ func (w *writer) commit(p pendingWrite) error {
 		update = ix.store.UpdateScrub
 	}
 	touched := w.touchesOf(p)
+	if beforeCommit != nil {
+		beforeCommit()
+	}
 	err := update(w.r.ctx, func(tx *bolt.Tx) error {
 		before := lexiconEpoch(tx, mode)
+		sole := w.sole(tx)
 		for _, k := range p.deletes {
 			if err := deleteSession(tx, k); err != nil {
 				return err
 			}
 		}
-		if err := writeBuilt(tx, mode, p.batch); err != nil {
+		if err := writeBuilt(tx, mode, p.batch, p.lex, sole); err != nil {
 			return err
 		}
 		if p.roster != nil {
@@ -767,6 +802,7 @@ func (w *writer) commit(p pendingWrite) error {
 			return err
 		}
 		w.sawCommit(tx, before)
+		w.wasSole = sole
 		// The commit copies every changed page, faulting each in again:
 		// let go of the rest first.
 		dropMapped(tx)
@@ -782,6 +818,9 @@ func (w *writer) commit(p pendingWrite) error {
 	}
 	return err
 }
+
+// beforeCommit, set by tests, runs before each write transaction.
+var beforeCommit func()
 
 // touchesOf is the record keys p puts or deletes, with their paths.
 func (w *writer) touchesOf(p pendingWrite) []touch {
@@ -819,6 +858,29 @@ func (w *writer) sawCommit(tx *bolt.Tx, before LexiconEpoch) {
 	w.lastFile = now.file
 }
 
+// sole reports whether, as tx starts, the file holds the sessions of the
+// run's mode as the run found them, changed only by the run's own writes:
+// it had none of them (a new file), or the run read every stored record
+// (clean: each under its own path's key) at the commit right before its
+// first write, and each write came right after the one before, to the
+// same file. A session the run found no record for then has none, nor a
+// manifest entry or pack (a delete in the same write clears what did
+// not decode), and writeBuilt does not look: two lookups a session, each
+// faulting in a leaf of a large bucket, a twentieth of a 100k rebuild.
+func (w *writer) sole(tx *bolt.Tx) bool {
+	now, ok := w.r.ix.commitOf(tx)
+	if w.commits > 0 {
+		return w.wasSole && ok && tx.ID() == w.lastTx+1 && sameFile(now.file, w.lastFile)
+	}
+	if tx.Bucket(recordsBucket) == nil && tx.Bucket(manifestBucket) == nil {
+		return true
+	}
+	r := w.r
+	base := r.base
+	return ok && r.loadOK && r.rep.readAtKnown && base.clean && !base.partial && base.gate == nil &&
+		tx.ID() == r.rep.readAt.txid+1 && sameFile(now.file, r.rep.readAt.file)
+}
+
 // sameFile reports whether two identities are of one file (its content may
 // have changed).
 func sameFile(a, b Identity) bool { return a.Inode == b.Inode && a.Dev == b.Dev }
@@ -839,14 +901,10 @@ func (w *writer) adoptEpoch() {
 
 // failUnwritten takes the records the index did not take from their
 // states: a rebuild keeps no builds to answer from, so those sessions are
-// not indexed, and their states say why (at maps a record to its state).
-func (w *writer) failUnwritten(at map[*Record]int, reason string) {
+// not indexed, and their states say why.
+func (w *writer) failUnwritten(reason string) {
 	rep := w.r.rep
-	for _, rec := range w.unwritten {
-		i, ok := at[rec]
-		if !ok {
-			continue
-		}
+	for _, i := range w.unwritten {
 		st := &rep.States[i]
 		if st.Rebuilt {
 			rep.Rebuilt-- // its bytes were read all the same
@@ -881,14 +939,10 @@ func (w *writer) finish() error {
 	}
 	r.reasons.Add(reason)
 	r.rep.WriteError = w.writeErr.Error()
-	at := make(map[*Record]int, len(r.rep.States))
-	for i := range r.rep.States {
-		at[r.rep.States[i].Record] = i
-	}
-	w.failUnwritten(at, reason)
+	w.failUnwritten(reason)
 	for _, b := range w.batch {
-		if i, ok := at[b.rec]; ok && (b.hot != nil || b.cold != nil) {
-			r.rep.States[i].Built = &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}
+		if b.hot != nil || b.cold != nil {
+			r.rep.States[b.state].Built = &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}
 		}
 	}
 	return nil

@@ -1,0 +1,160 @@
+package index
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/memidx/memidx/internal/lineage"
+)
+
+// Every write of the index tests checks what a sole write skips
+// (storedOf): a wrong writer.sole fails the write.
+func init() { verifySole = true }
+
+// A write that follows on from the run's own load skips the lookups of
+// the sessions the run found no record for: every session of a new file
+// (a rebuild, batch after batch), then only the new session of a later
+// refresh, not the one that grew.
+func TestSoleWriteSkipsOnlyNewSessions(t *testing.T) {
+	f := newFixture(t, 5)
+	ix := f.index()
+	defer ix.Close()
+	before := soleSkips.Load()
+	rep := f.rebuild(ix)
+	require.Equal(t, 5, rep.Rebuilt)
+	require.Equal(t, int64(5), soleSkips.Load()-before, "a new file's sessions")
+
+	grow(t, f.paths[0], 1)
+	p := filepath.Join(f.dir, "new.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(sessionText("new", "delta")), 0o600))
+	f.paths = append(f.paths, p)
+	before = soleSkips.Load()
+	rep = f.refresh(ix, lineage.Active)
+	require.GreaterOrEqual(t, rep.Rebuilt, 2) // re-tiered ones too
+	require.Equal(t, int64(1), soleSkips.Load()-before, "only the new session")
+}
+
+// A session another process indexed between this run's load and its write
+// is looked up (and replaced as any stored one): the write does not follow
+// on from the load.
+func TestSoleWriteNotAfterAnotherWrite(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	defer ix.Close()
+	other := f.index()
+	defer other.Close()
+	f.refresh(ix, lineage.Active)
+
+	p := filepath.Join(f.dir, "new.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(sessionText("new", "delta")), 0o600))
+	f.paths = append(f.paths, p)
+	var otherDoc uint32
+	var before int64
+	beforeCommit = func() {
+		beforeCommit = nil
+		rep := f.refresh(other, lineage.Active)
+		st := rep.States[len(rep.States)-1]
+		require.True(t, st.Rebuilt, "the other index built the new session")
+		otherDoc = st.Record.Doc
+		before = soleSkips.Load() // the other's own write skipped it
+	}
+	defer func() { beforeCommit = nil }()
+	rep := f.refresh(ix, lineage.Active)
+	require.Empty(t, rep.WriteError)
+	require.Equal(t, int64(0), soleSkips.Load()-before)
+	require.NotZero(t, otherDoc)
+
+	fresh := f.index()
+	defer fresh.Close()
+	got, err := fresh.loadRecordsAt(ctx, lineage.Active)
+	require.NoError(t, err)
+	rec := got.stored[p]
+	require.NotNil(t, rec)
+	require.Equal(t, rep.States[len(rep.States)-1].Record.Doc, rec.Doc, "this run's write stands")
+	require.NotEqual(t, otherDoc, rec.Doc)
+}
+
+// A record found where a sole write skips the lookup fails the write
+// under the tests' check: the check itself can fail.
+func TestVerifySoleFindsAStoredRecord(t *testing.T) {
+	f := newFixture(t, 2)
+	ix := f.index()
+	defer ix.Close()
+	f.refresh(ix, lineage.Active)
+	require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
+		key := recordKey(lineage.Active, f.paths[0])
+		_, _, err := storedOf(tx, tx.Bucket(recordsBucket), lineage.Active, key, true)
+		require.ErrorContains(t, err, "a sole write found")
+		stored, _, err := storedOf(tx, tx.Bucket(recordsBucket), lineage.Active, key, false)
+		require.NoError(t, err)
+		require.NotNil(t, stored)
+		_, _, err = storedOf(tx, tx.Bucket(recordsBucket), lineage.Active, recordKey(lineage.Active, fmt.Sprint(f.dir, "/none.jsonl")), true)
+		require.NoError(t, err)
+		return nil
+	}))
+}
+
+// A write after one that was not sole is not either, though it follows
+// on from it: what the other process wrote is still there.
+func TestSoleWriteNotAfterAWriteThatWasNot(t *testing.T) {
+	f := newFixture(t, batchSessions+6)
+	ix := f.index()
+	defer ix.Close()
+	other := f.index()
+	defer other.Close()
+	f.refreshOf(other, lineage.Active, f.paths[:1], []string{f.dir}, false)
+	// Newest first: the oldest sessions fill the second write.
+	commits := 0
+	beforeCommit = func() {
+		if commits++; commits == 1 {
+			f.refreshOf(other, lineage.Active, f.paths[1:2], []string{f.dir}, false)
+		}
+	}
+	defer func() { beforeCommit = nil }()
+	rep := f.refresh(ix, lineage.Active)
+	beforeCommit = nil
+	require.Greater(t, commits, 2, "the run wrote in more than one batch")
+	require.Empty(t, rep.WriteError)
+	for _, st := range rep.States {
+		require.NotNil(t, st.Record, "%s: %s", st.Path, st.Reason)
+	}
+}
+
+// A Summary rebuild's report counts what a full one does, and its states
+// of written complete sessions share one empty stand-in: the records
+// themselves are let go.
+func TestSummaryRebuildLetsGoOfRecords(t *testing.T) {
+	f := newFixture(t, batchSessions+6)
+	targets := func() []Target {
+		var out []Target
+		for _, p := range f.paths {
+			out = append(out, Target{Path: p})
+		}
+		return out
+	}
+	var reps []*Report
+	for _, summary := range []bool{false, true} {
+		f.cfg.IndexDir = filepath.Join(t.TempDir(), "index")
+		ix := f.index()
+		rep, err := ix.Refresh(ctx, targets(), RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, NoBudgets: true, Summary: summary})
+		require.NoError(t, err)
+		ix.Close()
+		reps = append(reps, rep)
+	}
+	full, sum := reps[0], reps[1]
+	require.Equal(t, full.Coverage, sum.Coverage)
+	require.Equal(t, full.Rebuilt, sum.Rebuilt)
+	require.Equal(t, len(f.paths), sum.Indexed)
+	standIn := sum.States[0].Record
+	for i, st := range sum.States {
+		require.Equal(t, full.States[i].Path, st.Path)
+		require.Same(t, standIn, st.Record, "%s", st.Path)
+		require.NotSame(t, full.States[i].Record, full.States[(i+1)%len(f.paths)].Record)
+	}
+	require.Empty(t, standIn.Path, "the stand-in holds nothing")
+}
