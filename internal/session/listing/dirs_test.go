@@ -421,3 +421,32 @@ func TestListerAllowedRootsAreAllowedRoots(t *testing.T) {
 	}
 	assert.Equal(t, []string{real, real}, newLister(cases[2], ListOptions{}).allowed, "the link resolved")
 }
+
+// Two listers have the same roots key only when they map the same roots:
+// a watched listing keeps its parts under it. Paths that fmt.Sprint would
+// print alike (a space inside a name) stay apart.
+func TestRootsKeyTellsRootsApart(t *testing.T) {
+	key := func(roots ...mappedRoot) string { return (&lister{roots: roots}).rootsKey() }
+	cases := [][]mappedRoot{
+		nil,
+		{{given: "/a", canon: "/a", sessions: true}},
+		{{given: "/a", canon: "/b", sessions: true}},
+		{{given: "/a", canon: "/a"}},
+		{{given: "/a", canon: "/a", archive: true}},
+		{{given: "/a b", canon: "/a"}},
+		{{given: "/a", canon: "b /a"}},
+		{{given: "/a", canon: "/a", sessions: true}, {given: "/c", canon: "/c"}},
+		{{given: "/c", canon: "/c"}, {given: "/a", canon: "/a", sessions: true}},
+		{{given: "/a", canon: "/a", sessions: true}, {given: "/c", canon: "/c", sessions: true, archive: true}},
+	}
+	seen := map[string]int{}
+	for i, roots := range cases {
+		k := key(roots...)
+		if j, dup := seen[k]; dup {
+			t.Fatalf("cases %d and %d share the key %q", j, i, k)
+		}
+		seen[k] = i
+		assert.Equal(t, k, key(slices.Clone(roots)...), "case %d: the same roots, another key", i)
+	}
+	assert.NotEqual(t, ListOptions{}.key(), ListOptions{TopLevelOnly: true}.key())
+}

@@ -3,7 +3,6 @@ package listing
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"github.com/memidx/memidx/internal/session/locate"
 	"io/fs"
 	"os"
@@ -620,7 +619,7 @@ func (c *ListCache) Begin() *View {
 func (v *View) lister(dirs locate.Dirs, opts ListOptions) *lister {
 	l := newLister(dirs, opts)
 	l.watch = v.c.addWatch
-	key := fmt.Sprint(l.roots, l.allowed)
+	key := l.rootsKey()
 	v.c.mu.Lock()
 	if v.c.rootsKey != key {
 		v.c.rootsKey = key
@@ -648,7 +647,7 @@ func (v *View) ListSessions(dirs locate.Dirs, opts ListOptions) ([]Ref, error) {
 		l.linked = true // it may lie inside the sessions root
 		v.listDirs(l, []bucketDir{{dirs.SessionDir, "", 0}}, nil)
 	}
-	key := fmt.Sprint("S", l.roots, l.allowed, dirs.SessionDir, opts)
+	key := "S\x00" + l.rootsKey() + "\x00" + dirs.SessionDir + "\x00" + opts.key()
 	linked := l.linked
 	for _, g := range v.groups {
 		linked = linked || g.linked
@@ -1006,5 +1005,5 @@ func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
 }
 
 func flatKey(d bucketDir, opts ListOptions) string {
-	return fmt.Sprintf("F\x00%s\x00%s\x00%t", filepath.Clean(d.dir), d.bucket, opts.TopLevelOnly)
+	return "F\x00" + filepath.Clean(d.dir) + "\x00" + d.bucket + "\x00" + opts.key()
 }
