@@ -169,12 +169,14 @@ func (w *writer) liveFromKept(tx *bolt.Tx, touched []touch) func() docSet {
 	base := w.r.base
 	parent, file := base.at.txid, base.at.file
 	if w.commits > 0 {
-		parent, file = w.lastTx, w.lastFile
+		parent, file = w.lastTx, w.fileAfter
 	}
 	if !base.atKnown || !base.clean || base.partial || base.gate != nil || (w.commits > 0 && !w.inOrder) || tx.ID() != parent+1 {
 		return nil
 	}
-	if now, ok := w.r.ix.commitOf(tx); !ok || !sameFile(now.file, file) {
+	// The very file: one put in its place may get the inode back and
+	// transaction ids that follow on.
+	if now, ok := w.r.ix.commitOf(tx); !ok || now.file != file {
 		return nil
 	}
 	return func() docSet {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -28,6 +29,20 @@ func TestSoleWriteSkipsOnlyNewSessions(t *testing.T) {
 	rep := f.rebuild(ix)
 	require.Equal(t, 5, rep.Rebuilt)
 	require.Equal(t, int64(5), soleSkips.Load()-before, "a new file's sessions")
+
+	// Batch after batch: each write follows on from the one before.
+	g := newFixture(t, 2*batchSessions+6)
+	gx := g.index()
+	defer gx.Close()
+	before = soleSkips.Load()
+	commits := 0
+	beforeCommit = func() { commits++ }
+	defer func() { beforeCommit = nil }()
+	rep = g.rebuild(gx)
+	beforeCommit = nil
+	require.Greater(t, commits, 1)
+	require.Equal(t, 2*batchSessions+6, rep.Rebuilt)
+	require.Equal(t, int64(2*batchSessions+6), soleSkips.Load()-before, "a new file's sessions, in %d writes", commits)
 
 	grow(t, f.paths[0], 1)
 	p := filepath.Join(f.dir, "new.jsonl")
@@ -157,4 +172,93 @@ func TestSummaryRebuildLetsGoOfRecords(t *testing.T) {
 		require.NotSame(t, full.States[i].Record, full.States[(i+1)%len(f.paths)].Record)
 	}
 	require.Empty(t, standIn.Path, "the stand-in holds nothing")
+}
+
+// A session that is the run's target twice is written twice, and its
+// second write finds the first's record: no write of such a run is sole.
+// Listed twice in one batch (verifySole fails a write that skips what it
+// finds), and far apart, in two batches of a rebuild of cold sessions:
+// the second write takes the first's digest out of its pack (a pack never
+// holds a dead digest).
+func TestSoleWriteNotForATargetListedTwice(t *testing.T) {
+	for _, noBudgets := range []bool{false, true} {
+		f := newFixture(t, 3)
+		ix := f.index()
+		targets := []Target{{Path: f.paths[0]}, {Path: f.paths[1]}, {Path: f.paths[0]}}
+		rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, NoBudgets: noBudgets})
+		require.NoError(t, err)
+		require.Empty(t, rep.WriteError, "noBudgets %v", noBudgets)
+		ix.Close()
+	}
+
+	verifySole = false // what a skipped lookup leaves behind
+	defer func() { verifySole = true }()
+	f := newFixture(t, 0)
+	f.cfg.HotSessions = 0
+	mt := time.Now().Add(-time.Hour)
+	for i := range batchSessions + 36 {
+		p := filepath.Join(f.dir, fmt.Sprintf("s%03d.jsonl", i))
+		var words []string
+		for j := range 300 {
+			words = append(words, fmt.Sprintf("k%dx%d", i, j))
+		}
+		require.NoError(t, os.WriteFile(p, []byte(sessionText(fmt.Sprintf("s%d", i), words...)), 0o600))
+		require.NoError(t, os.Chtimes(p, mt, mt)) // one mtime: the builds keep the targets' order
+		f.paths = append(f.paths, p)
+	}
+	ix := f.index()
+	ix.Workers = 1
+	defer ix.Close()
+	var targets []Target
+	for _, p := range append(f.paths, f.paths[0]) { // listed again, in another batch
+		targets = append(targets, Target{Path: p})
+	}
+	rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, NoBudgets: true})
+	require.NoError(t, err)
+	require.Empty(t, rep.WriteError)
+	key := string(recordKey(lineage.Active, f.paths[0]))
+	require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
+		in, packs := 0, 0
+		require.NoError(t, tx.Bucket(packBucket).ForEach(func(_, v []byte) error {
+			members, err := decodePack(v)
+			require.NoError(t, err)
+			packs++
+			for _, m := range members {
+				if string(m.key) == key {
+					in++
+				}
+			}
+			return nil
+		}))
+		require.Greater(t, packs, 1, "the session's two writes went to two packs")
+		require.Equal(t, 1, in, "the packs that hold the session's digest")
+		return nil
+	}))
+}
+
+// An index file removed between two writes of a rebuild (rm of the index
+// directory, as its errors advise) and made again by another process that
+// writes a session into it: on ext4 the new file gets the old one's inode
+// back, and its one commit puts its transaction id right after the
+// rebuild's. Only the file's whole identity tells it from the one the
+// rebuild wrote (where inodes are not reused, the test cannot fail).
+func TestSoleWriteNotToAFileInTheOldOnesPlace(t *testing.T) {
+	f := newFixture(t, batchSessions+6)
+	ix := f.index()
+	defer ix.Close()
+	other := f.index()
+	defer other.Close()
+	commits := 0
+	beforeCommit = func() {
+		if commits++; commits != 2 {
+			return
+		}
+		require.NoError(t, os.Remove(ix.store.Path()))
+		f.refreshOf(other, lineage.Active, f.paths[:1], []string{f.dir}, false) // the oldest: the rebuild's second batch
+	}
+	defer func() { beforeCommit = nil }()
+	rep := f.rebuild(ix)
+	beforeCommit = nil
+	require.Greater(t, commits, 1)
+	require.Empty(t, rep.WriteError)
 }
