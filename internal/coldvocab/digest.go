@@ -123,6 +123,8 @@ type Builder struct {
 	// packed is the encoding of the first packedN sorted terms.
 	packed  []byte
 	packedN int
+	// kept is the vocabulary Finish encoded (Terms).
+	kept *frontcode.List
 }
 
 // addrEntry is what the address table needs of an entry.
@@ -294,8 +296,15 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 	if fit.d == nil || fit.na != na || fit.nv != nv {
 		return nil, nil, fmt.Errorf("coldvocab: no encoding kept for %d addresses and %d terms", na, nv)
 	}
+	b.kept = frontcode.ListOf(vocab[:nv])
 	return fit.blob, fit.d, nil
 }
+
+// Terms is the vocabulary of the digest Finish returned, as its blob holds
+// it (a cut vocabulary's prefix), nil before Finish succeeds: what a
+// reader of the blob would decode (an index's lexicon takes every term of
+// a new digest), for a copy instead of an inflate.
+func (b *Builder) Terms() *frontcode.List { return b.kept }
 
 // pack returns the encoding of vocab[:nv]; the cap's search over address
 // prefixes asks for the same nv again and again, so the last is kept.

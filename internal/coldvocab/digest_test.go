@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -83,6 +84,47 @@ func TestVocabularyBudget(t *testing.T) {
 	assert.Contains(t, d.IndexCoverage.Reasons, coverage.MaxColdVocabularyBytes)
 	assert.True(t, d.IndexCoverage.VocabularyCut)
 	assert.LessOrEqual(t, d.IndexCoverage.VocabularyBytes, 100)
+}
+
+// A builder's Terms are the vocabulary its blob holds, term for term,
+// whole or cut by either cap, and a copy: the next builder that takes the
+// pooled term set does not change them.
+func TestBuilderTermsAreTheBlobsVocabulary(t *testing.T) {
+	ents := entriesN(400)
+	whole, _, err := Build(Digest{}, ents, coverage.Set{}, roomy)
+	require.NoError(t, err)
+	// The largest cap that cuts the vocabulary (every address is cut
+	// first): one under the least that keeps it whole.
+	cuts := sort.Search(len(whole), func(c int) bool {
+		_, d, err := Build(Digest{}, ents, coverage.Set{}, Limits{MaxVocabularyBytes: 1 << 20, MaxCacheBytes: c})
+		return err == nil && d.IndexCoverage.VocabularyLastTerm == nil
+	}) - 1
+	for _, lim := range []Limits{roomy, {MaxVocabularyBytes: 100, MaxCacheBytes: 1 << 20},
+		{MaxVocabularyBytes: 1 << 20, MaxCacheBytes: len(whole) / 2}, {MaxVocabularyBytes: 1 << 20, MaxCacheBytes: cuts}} {
+		b := NewBuilder(Digest{}, lim)
+		assert.Nil(t, b.Terms(), "before Finish")
+		for i := range ents {
+			b.Add(&ents[i])
+		}
+		blob, _, err := b.Finish(coverage.Set{})
+		require.NoError(t, err)
+		terms := b.Terms()
+		require.NotNil(t, terms)
+		snapshot := make([]string, terms.Len())
+		for i := range snapshot {
+			snapshot[i] = string(terms.Term(i))
+		}
+		_, _, err = Build(Digest{}, entriesN(50), coverage.Set{}, roomy) // takes the term set back
+		require.NoError(t, err)
+		v, err := Open(blob)
+		require.NoError(t, err)
+		require.Equal(t, v.Vocabulary.Len(), terms.Len(), "%+v", lim)
+		require.Positive(t, terms.Len())
+		for i := range snapshot {
+			require.Equal(t, string(v.Vocabulary.Term(i)), string(terms.Term(i)), "%+v: term %d", lim, i)
+			require.Equal(t, snapshot[i], string(terms.Term(i)), "%+v: term %d changed", lim, i)
+		}
+	}
 }
 
 func TestCacheCapKeepsExactPrefixes(t *testing.T) {

@@ -103,6 +103,21 @@ type List struct {
 	ends []uint32 // ends[i] is where string i ends in buf
 }
 
+// ListOf is the list of terms as Decode would give it back from
+// Encode(terms), without the round trip: the terms are copied.
+func ListOf(terms []string) *List {
+	size := 0
+	for _, t := range terms {
+		size += len(t)
+	}
+	l := &List{buf: make([]byte, 0, size), ends: make([]uint32, 0, len(terms))}
+	for _, t := range terms {
+		l.buf = append(l.buf, t...)
+		l.ends = append(l.ends, uint32(len(l.buf)))
+	}
+	return l
+}
+
 // Len returns the number of strings.
 func (l *List) Len() int { return len(l.ends) }
 

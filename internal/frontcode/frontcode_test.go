@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,6 +24,15 @@ func roundTrip(t testing.TB, terms []string) *List {
 	require.Equal(t, len(terms), l.Len())
 	for i, term := range terms {
 		require.Equal(t, term, string(l.Term(i)), "term %d", i)
+	}
+	// ListOf gives what the round trip gives, its own copy of the bytes.
+	of := ListOf(terms)
+	require.Equal(t, l.Len(), of.Len())
+	for i := range terms {
+		require.Equal(t, string(l.Term(i)), string(of.Term(i)), "ListOf: term %d", i)
+	}
+	if len(terms) > 0 && len(terms[len(terms)-1]) > 0 {
+		require.NotSame(t, unsafe.StringData(terms[len(terms)-1]), &of.Term(len(terms) - 1)[0], "ListOf copies")
 	}
 	return l
 }

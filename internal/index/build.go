@@ -15,6 +15,7 @@ import (
 	"github.com/memidx/memidx/internal/blocksum"
 	"github.com/memidx/memidx/internal/coldvocab"
 	"github.com/memidx/memidx/internal/coverage"
+	"github.com/memidx/memidx/internal/frontcode"
 	"github.com/memidx/memidx/internal/hotbm25"
 	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lineage"
@@ -466,7 +467,10 @@ type built struct {
 	// cold is the whole digest (what the lexicon and an answer from
 	// memory read), stored its form in the file (coldvocab.Stored).
 	cold, stored []byte
-	bytes        int64 // source bytes read
+	// coldTerms is cold's vocabulary as its builder kept it, until the
+	// lexicon takes it (digestSource would inflate it from cold).
+	coldTerms *frontcode.List
+	bytes     int64 // source bytes read
 	// unstored: the run found no stored record for the session (see
 	// writer.sole).
 	unstored bool
@@ -631,7 +635,7 @@ func (s *entrySink) finish(problems coverage.Set) (*built, error) {
 		if b.stored, err = coldvocab.Stored(blob); err != nil {
 			return nil, err
 		}
-		b.cold = blob
+		b.cold, b.coldTerms = blob, s.cold.Terms()
 		problems = coverage.Of(d.IndexCoverage.Reasons...)
 		rec.CacheBytes = int64(len(blob))
 		rec.DataStamp, _ = blocksum.Stamp(b.stored)

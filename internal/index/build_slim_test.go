@@ -127,6 +127,8 @@ func requireSameBuild(t *testing.T, whole, slim *built, name string) {
 		sd, err := coldvocab.Decode(slim.cold)
 		require.NoError(t, err, name)
 		require.Equal(t, wd, sd, name)
+		requireKeptTerms(t, whole, name+" whole")
+		requireKeptTerms(t, slim, name+" slim")
 	}
 }
 
@@ -178,4 +180,19 @@ func TestSlimFallsBackToTheWholeRead(t *testing.T) {
 	require.Equal(t, 2, reads, "slim, then whole")
 	require.NotNil(t, src.Data, "the whole read")
 	require.Equal(t, 40_001, b.rec.EntryCount)
+}
+
+// requireKeptTerms checks that a cold build's kept vocabulary gives the
+// lexicon the source its blob gives, key for key.
+func requireKeptTerms(t *testing.T, b *built, name string) {
+	t.Helper()
+	require.NotNil(t, b.coldTerms, name)
+	kept, err := digestSource(0, b.cold, b.coldTerms)
+	require.NoError(t, err, name)
+	read, err := digestSource(0, b.cold, nil)
+	require.NoError(t, err, name)
+	require.Equal(t, read.Len, kept.Len, name)
+	for i := range read.Len {
+		require.Equal(t, string(read.Key(i)), string(kept.Key(i)), "%s: key %d", name, i)
+	}
 }
