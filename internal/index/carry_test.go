@@ -77,11 +77,7 @@ func listedTargets(t *testing.T, prev []Target, paths []string, stale bool) []Ta
 // files touched without a change, listings re-made or in another order,
 // and writes by another index in between.
 func TestCarriedGateEqualsMatched(t *testing.T) {
-	f := newFixture(t, 16)
-	ix := f.index()
-	defer ix.Close()
-	other := f.index()
-	defer other.Close()
+	f, ix, other := twoIndexes(t, 16)
 	rng := rand.New(rand.NewPCG(3, 5))
 	at := time.Now().Add(-30 * time.Minute)
 	next := 100

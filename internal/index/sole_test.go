@@ -17,6 +17,15 @@ import (
 // (storedOf): a wrong writer.sole fails the write.
 func init() { verifySole = true }
 
+// twoIndexes is a fixture of n sessions and two indexes of its file, as
+// two processes hold them.
+func twoIndexes(t *testing.T, n int) (f *fixture, ix, other *Index) {
+	f = newFixture(t, n)
+	ix, other = f.index(), f.index()
+	t.Cleanup(func() { ix.Close(); other.Close() })
+	return f, ix, other
+}
+
 // atCommit runs fn before the run's commit number n (from 1) while the
 // test runs; it returns how many commits the test saw by then.
 func atCommit(t *testing.T, n int, fn func()) (commits func() int) {
@@ -69,11 +78,7 @@ func TestSoleWriteSkipsOnlyNewSessions(t *testing.T) {
 // is looked up (and replaced as any stored one): the write does not follow
 // on from the load.
 func TestSoleWriteNotAfterAnotherWrite(t *testing.T) {
-	f := newFixture(t, 3)
-	ix := f.index()
-	defer ix.Close()
-	other := f.index()
-	defer other.Close()
+	f, ix, other := twoIndexes(t, 3)
 	f.refresh(ix, lineage.Active)
 
 	p := filepath.Join(f.dir, "new.jsonl")
@@ -128,11 +133,7 @@ func TestVerifySoleFindsAStoredRecord(t *testing.T) {
 // A write after one that was not sole is not either, though it follows
 // on from it: what the other process wrote is still there.
 func TestSoleWriteNotAfterAWriteThatWasNot(t *testing.T) {
-	f := newFixture(t, batchSessions+6)
-	ix := f.index()
-	defer ix.Close()
-	other := f.index()
-	defer other.Close()
+	f, ix, other := twoIndexes(t, batchSessions+6)
 	f.refreshOf(other, lineage.Active, f.paths[:1], []string{f.dir}, false)
 	// Newest first: the oldest sessions fill the second write.
 	commits := atCommit(t, 1, func() {
@@ -251,11 +252,7 @@ func TestSoleWriteNotForATargetListedTwice(t *testing.T) {
 // choice: on this project's test VM it did in 37 of 40 runs; where it
 // does not, the test cannot fail.
 func TestSoleWriteNotToAFileInTheOldOnesPlace(t *testing.T) {
-	f := newFixture(t, batchSessions+6)
-	ix := f.index()
-	defer ix.Close()
-	other := f.index()
-	defer other.Close()
+	f, ix, other := twoIndexes(t, batchSessions+6)
 	commits := atCommit(t, 2, func() {
 		require.NoError(t, os.Remove(ix.store.Path()))
 		f.refreshOf(other, lineage.Active, f.paths[:1], []string{f.dir}, false) // the oldest: the rebuild's second batch
