@@ -212,11 +212,7 @@ func (lx *lexiconBatch) seal() ([]byte, error) {
 	if lx.gathered == nil {
 		return buildSegment(lx.srcs)
 	}
-	docs := make([]uint32, len(lx.srcs))
-	for i, s := range lx.srcs {
-		docs[i] = s.Doc
-	}
-	return lx.gathered.Seal(docs)
+	return lx.gathered.Seal(lx.srcs)
 }
 
 // maxGatheredKeys bounds the keys of a write batch whose segment is built

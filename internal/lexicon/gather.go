@@ -15,11 +15,7 @@ import (
 // some twenty times; a batch's sessions share most of their words, so the
 // distinct keys are a fraction of all of them.
 func BuildGathered(srcs []Source) ([]byte, error) {
-	docs := make([]uint32, len(srcs))
-	for i, s := range srcs {
-		docs[i] = s.Doc
-	}
-	return Gather(srcs).Seal(docs)
+	return Gather(srcs).Seal(srcs)
 }
 
 // Gathered is a segment's keys gathered and sorted before its sessions
@@ -41,22 +37,23 @@ func Gather(srcs []Source) *Gathered {
 	return &Gathered{g: g, order: order, n: len(srcs)}
 }
 
-// Seal writes the sealed segment with docs[i] the doc of the i-th source
-// given to Gather; the docs must increase, as the postings do.
-func (gd *Gathered) Seal(docs []uint32) ([]byte, error) {
-	if len(docs) != gd.n {
-		return nil, fmt.Errorf("lexicon: %d docs for %d gathered sessions", len(docs), gd.n)
+// Seal writes the sealed segment with numbered[i].Doc the doc of the i-th
+// source given to Gather (only the docs are read: their keys may be gone);
+// the docs must increase, as the postings do.
+func (gd *Gathered) Seal(numbered []Source) ([]byte, error) {
+	if len(numbered) != gd.n {
+		return nil, fmt.Errorf("lexicon: %d docs for %d gathered sessions", len(numbered), gd.n)
 	}
-	for i := 1; i < len(docs); i++ {
-		if docs[i] <= docs[i-1] {
-			return nil, fmt.Errorf("lexicon: docs %d, %d do not increase", docs[i-1], docs[i])
+	for i := 1; i < len(numbered); i++ {
+		if numbered[i].Doc <= numbered[i-1].Doc {
+			return nil, fmt.Errorf("lexicon: docs %d, %d do not increase", numbered[i-1].Doc, numbered[i].Doc)
 		}
 	}
 	g := gd.g
 	var w segmentWriter
 	for _, k := range gd.order {
 		for o := g.first[k]; o >= 0; o = g.next[o] {
-			w.docs = append(w.docs, docs[g.src[o]])
+			w.docs = append(w.docs, numbered[g.src[o]].Doc)
 		}
 		key := g.keys[k]
 		if err := w.flush(unsafe.Slice(unsafe.StringData(key), len(key))); err != nil {

@@ -83,24 +83,26 @@ func TestGatherThenSeal(t *testing.T) {
 	srcs := randomSources(5, 300, 80, 2000)
 	gathered := Gather(srcs)
 	for _, base := range []uint32{1, 1000, 1 << 30} {
-		docs := make([]uint32, len(srcs))
 		for i := range srcs {
 			srcs[i].Doc = base + uint32(2*i)
-			docs[i] = srcs[i].Doc
 		}
 		want, err := BuildSorted(srcs)
 		require.NoError(t, err)
-		got, err := gathered.Seal(docs)
+		numbered := slices.Clone(srcs)
+		for i := range numbered {
+			numbered[i].Key = nil // Seal reads the docs only
+		}
+		got, err := gathered.Seal(numbered)
 		require.NoError(t, err)
 		require.Equal(t, want, got, "base %d", base)
 	}
-	docs := make([]uint32, len(srcs))
-	for i := range docs {
-		docs[i] = uint32(i + 1)
+	numbered := slices.Clone(srcs)
+	for i := range numbered {
+		numbered[i].Doc = uint32(i + 1)
 	}
-	docs[7] = docs[6]
-	_, err := gathered.Seal(docs)
+	numbered[7].Doc = numbered[6].Doc
+	_, err := gathered.Seal(numbered)
 	require.ErrorContains(t, err, "do not increase")
-	_, err = gathered.Seal(docs[:5])
+	_, err = gathered.Seal(numbered[:5])
 	require.ErrorContains(t, err, "docs for")
 }
