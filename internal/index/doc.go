@@ -64,7 +64,11 @@
 // record: a common term asks it of nearly every cold session. The walks of
 // the manifest and of the records drop the pages they faulted in from the
 // kept map (indexfile.DropPages): a server's resident size counts only the
-// pages its calls read again. What a one-shot call holds
+// pages its calls read again, within its map budget (LongLived: 64 MiB
+// past what it held after its last trim). A one-shot call's lexicon gives
+// back each segment's pages after a lookup (Lexicon.giveBack): the page
+// cache maps whole folios, and a rare term's lookups in 16 segments
+// left 24 MB of a 100k archive's lexicon mapped. What a one-shot call holds
 // per session it does not touch: the stat gate points the partial
 // records at the listing's path strings (the manifest's copies are
 // garbage, and RecordsHeld stops counting them), keeps no copy of the

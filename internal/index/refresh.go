@@ -73,6 +73,8 @@ type Index struct {
 	// gated: a Preload read the manifest once; later ones decode the
 	// full records, which a long-lived host keeps (recordCache).
 	gated atomic.Bool
+	// longLived: the host asks again and again (LongLived).
+	longLived atomic.Bool
 	// policies holds one instance of each policy string of this
 	// configuration: the records decoded with one share it, so that the
 	// stat gate compares a pointer, not a string, per record.
@@ -208,7 +210,20 @@ func (ix *Index) preload(ctx context.Context, mode lineage.Mode, archive bool) *
 // server): Preload decodes the full records from the first call on, which
 // the record cache keeps, instead of the manifest's partial records first,
 // which would be garbage at the second call and double the host's peak.
-func (ix *Index) LongLived() { ix.gated.Store(true) }
+//
+// Its map of the index file keeps the pages its calls read, within
+// longLivedMapBudget, instead of giving back each lexicon segment's after
+// a lookup (Lexicon.giveBack): the next call's lookups find them mapped.
+func (ix *Index) LongLived() {
+	ix.gated.Store(true)
+	ix.longLived.Store(true)
+	ix.store.SetMapBudget(longLivedMapBudget)
+}
+
+// longLivedMapBudget is how much of the index file a long-lived host
+// keeps mapped beyond what it held after its last trim
+// (indexfile.Store.SetMapBudget).
+const longLivedMapBudget = 64 << 20
 
 // records returns the stored records of mode: preloaded, or read now.
 func (ix *Index) records(ctx context.Context, mode lineage.Mode, pre *Preloaded) (loaded, error) {

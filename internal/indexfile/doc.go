@@ -11,7 +11,11 @@
 // dropped, and takes the lock again for the next read, which reuses the
 // handle (one read at a time, after a probe transaction) only while the
 // file is unchanged (held.go); a read that walked a whole bucket drops the
-// pages it faulted in from that map ([DropPages]). [Store.Close] lets go of that handle. Within a process a read-write mutex orders the
+// pages it faulted in from that map ([DropPages]), a lookup in a large
+// value those it mapped of it ([DropRange]: the page cache maps whole
+// folios, up to 2 MiB, on a fault), and a long-lived reader bounds what
+// the kept map holds ([Store.SetMapBudget], mapbudget.go). [Store.Close]
+// lets go of that handle. Within a process a read-write mutex orders the
 // opens, since flock does not distinguish handles of one process from
 // another's. A caller that cannot get the lock in time gets [ErrLocked]
 // and answers with what it has, marking coverage incomplete; it never

@@ -86,6 +86,8 @@ type Store struct {
 	held *held
 	// files are the files of the read handles open now (Stat).
 	files *sync.Map
+	// trim bounds what the kept handle's map holds (SetMapBudget).
+	trim mapTrim
 }
 
 // New returns the store of dir. It touches nothing on disk.
@@ -309,7 +311,11 @@ func (s *Store) read(timeout time.Duration, fn func(tx *bolt.Tx) error) error {
 				if err := s.check(tx); err != nil {
 					return err
 				}
-				return fn(tx)
+				err := fn(tx)
+				if l.own == nil { // a read's own handle is closed after it
+					s.trim.after(tx)
+				}
+				return err
 			})
 		})
 		var d *damaged
