@@ -743,6 +743,9 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
 		}
+		if l.tx == nil { // long-lived
+			s = r.ix.runKeys.with(l.Epoch.ID, k, keys, s, func() { indexfile.DropRange(r.tx, raw) })
+		}
 		l.segs = append(l.segs, s)
 		if l.tx != nil {
 			l.giveBack = append(l.giveBack, raw)

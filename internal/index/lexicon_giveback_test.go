@@ -12,8 +12,9 @@ import (
 )
 
 // A short-lived Index's lexicon gives back each segment's pages after a
-// lookup; a long-lived one keeps them (its map budget bounds them). Both
-// find the same docs, also after the pages were given back.
+// lookup; a long-lived one keeps them (its map budget bounds them) and
+// looks up through the segments' run keys. Both find the same docs, also
+// after the pages were given back.
 func TestLexiconGivesBackSegmentsUnlessLongLived(t *testing.T) {
 	f := newFixture(t, 6)
 	for i, p := range f.paths {
@@ -32,6 +33,11 @@ func TestLexiconGivesBackSegmentsUnlessLongLived(t *testing.T) {
 			require.NotNil(t, l)
 			require.NotEmpty(t, l.segs)
 			gaveBack = l.tx != nil && len(l.giveBack) == len(l.segs)
+			if longLived {
+				require.Len(t, ix.runKeys.segs, len(l.segs), "a long-lived index keeps the run keys")
+			} else {
+				require.Empty(t, ix.runKeys.segs)
+			}
 			for range 2 { // the second lookup reads what the first gave back
 				got, err := l.Docs(nil, "word1")
 				require.NoError(t, err)

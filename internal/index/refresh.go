@@ -75,6 +75,9 @@ type Index struct {
 	gated atomic.Bool
 	// longLived: the host asks again and again (LongLived).
 	longLived atomic.Bool
+	// runKeys are the run keys of the lexicon segments a long-lived
+	// Index read.
+	runKeys runKeysMemo
 	// policies holds one instance of each policy string of this
 	// configuration: the records decoded with one share it, so that the
 	// stat gate compares a pointer, not a string, per record.

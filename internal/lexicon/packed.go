@@ -91,6 +91,9 @@ type packedTable struct {
 	b     blocksum.Bytes
 	n     int
 	index int // offset of the run index
+	// runKeys, when set, holds every run's first key and offset
+	// (WithRunKeys).
+	runKeys *RunKeys
 }
 
 // openPacked checks the header and overall bounds.
@@ -174,6 +177,9 @@ func (t packedTable) entryAt(off int) (entry, bool) {
 // key (0: key sorts before the first key); ok is false when the table is
 // damaged.
 func (t packedTable) lastRunAtMost(key string) (int, bool) {
+	if t.runKeys != nil {
+		return t.runKeys.atMost(key), true
+	}
 	lo, hi := 0, t.runs()
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -194,6 +200,23 @@ func (t packedTable) lastRunAtMost(key string) (int, bool) {
 	return lo, true
 }
 
+// runStart returns the offset of run r, where an entry with the whole
+// key starts: from the run keys, when held, checked against the entry
+// there (a run key of other bytes reads as damage); false when the table
+// is damaged.
+func (t packedTable) runStart(r int) (int, bool) {
+	rk := t.runKeys
+	if rk == nil {
+		return t.runAt(r)
+	}
+	off := int(rk.offs[r])
+	e, ok := t.entryAt(off)
+	if !ok || e.shared != 0 || string(e.rest) != string(rk.key(r)) {
+		return 0, false
+	}
+	return off, true
+}
+
 // iterFrom returns an iterator whose walk starts at the run that holds
 // key's place: every key from key on comes out of it, after at most a
 // run's worth of smaller ones.
@@ -206,7 +229,7 @@ func (t packedTable) iterFrom(key string) (*packedIter, bool) {
 	if lo <= 1 {
 		return it, true
 	}
-	off, ok := t.runAt(lo - 1)
+	off, ok := t.runStart(lo - 1)
 	if !ok {
 		return nil, false
 	}
@@ -221,27 +244,19 @@ func (t packedTable) iterFrom(key string) (*packedIter, bool) {
 // false when the table is damaged.
 func (t packedTable) find(key string) (pay []byte, found, ok bool) {
 	// The last run whose first key is at most key.
-	lo, hi := 0, t.runs()
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		off, ok := t.runAt(mid)
-		if !ok {
-			return nil, false, false
-		}
-		e, ok := t.entryAt(off)
-		if !ok || e.shared != 0 {
-			return nil, false, false
-		}
-		if string(e.rest) <= key {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
+	lo, ok := t.lastRunAtMost(key)
+	if !ok {
+		return nil, false, false
 	}
 	if lo == 0 {
-		return nil, false, true // before the first key
+		// Before the first key: with run keys, only once the table's
+		// first key is theirs.
+		if _, ok := t.runStart(0); t.runKeys != nil && !ok {
+			return nil, false, false
+		}
+		return nil, false, true
 	}
-	off, ok := t.runAt(lo - 1)
+	off, ok := t.runStart(lo - 1)
 	if !ok {
 		return nil, false, false
 	}
