@@ -209,6 +209,9 @@ func (t packedTable) runStart(r int) (int, bool) {
 	if rk == nil {
 		return t.runAt(r)
 	}
+	if r < 0 || r >= len(rk.offs) {
+		return 0, false
+	}
 	off := int(rk.offs[r])
 	e, ok := t.entryAt(off)
 	if !ok || e.shared != 0 || string(e.rest) != string(rk.key(r)) {
@@ -251,7 +254,7 @@ func (t packedTable) find(key string) (pay []byte, found, ok bool) {
 	if lo == 0 {
 		// Before the first key: with run keys, only once the table's
 		// first key is theirs.
-		if _, ok := t.runStart(0); t.runKeys != nil && !ok {
+		if _, ok := t.runStart(0); t.runKeys != nil && t.n > 0 && !ok {
 			return nil, false, false
 		}
 		return nil, false, true

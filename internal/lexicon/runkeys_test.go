@@ -32,7 +32,7 @@ func randomSegment(t *testing.T, r *rand.Rand, n int) (Segment, []string) {
 // the search in place does, at every size around the runs' boundaries.
 func TestRunKeysAnswerAsInPlace(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{1, 2, 15, 16, 17, 33, 200, 1000} {
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 33, 200, 1000} {
 		s, keys := randomSegment(t, r, n)
 		rk, err := s.RunKeys()
 		require.NoError(t, err)
