@@ -33,7 +33,11 @@
 // process finds the index busy for good; the
 // caller may [Store.Reset] it, which deletes and recreates the file: the
 // index is derived data, rebuilt from the session files, never migrated
-// (see migrations-none.md). Any other file (a SQLite database, random
+// (see migrations-none.md). A panic of memidx's own code inside a
+// transaction (not bbolt's, not a memory fault) is a bug, not damage:
+// [ErrInternal], naming the function, and the file is left as it is, since
+// a reset would rebuild the archive on every call that meets the bug
+// (guard.go). Any other file (a SQLite database, random
 // bytes, another program's bbolt file) is [ErrForeign]: never written,
 // never deleted.
 //

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -524,17 +523,3 @@ const (
 type damaged struct{ cause any }
 
 func (d *damaged) Error() string { return fmt.Sprintf("bucket: index file is damaged: %v", d.cause) }
-
-// guard turns a panic inside bbolt (it panics on some damaged pages) into
-// *damaged, and so does a memory fault: a truncated file leaves pages of
-// the map past its end, and touching one would otherwise kill the process.
-func guard(fn func() error) (err error) {
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if r := recover(); r != nil {
-			err = &damaged{r}
-		}
-	}()
-	return fn()
-}

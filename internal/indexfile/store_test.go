@@ -2,6 +2,7 @@ package indexfile
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -170,9 +171,38 @@ func TestStore_UnreadableFile(t *testing.T) {
 	assert.ErrorIs(t, s.Update(ctx, func(*bolt.Tx) error { return nil }), ErrReadOnly)
 }
 
-func TestStore_PanicInTransactionIsCorrupt(t *testing.T) {
+// A panic bbolt raises inside a transaction (it panics on some damaged
+// pages; here, a managed transaction committed) reads as damage.
+func TestStore_PanicInsideBboltIsCorrupt(t *testing.T) {
 	s := New(t.TempDir(), Options{})
 	put(t, s, "k", "v")
-	err := s.View(ctx, func(*bolt.Tx) error { panic("damaged page") })
+	err := s.View(ctx, func(tx *bolt.Tx) error { return tx.Commit() })
 	assert.ErrorIs(t, err, ErrCorrupt)
+	assert.NotErrorIs(t, err, ErrInternal)
+}
+
+// A panic of memidx's own code inside a transaction is a bug, not
+// damage: the call fails with ErrInternal naming where, and the file is
+// left as it is (a reset would rebuild the archive on every call that
+// meets the bug).
+func TestStore_PanicInOwnCodeIsABug(t *testing.T) {
+	s := New(t.TempDir(), Options{})
+	put(t, s, "k", "v")
+	for _, fn := range []func(*bolt.Tx) error{
+		func(*bolt.Tx) error { panic("a bug") },
+		func(*bolt.Tx) error { var a []int; return fmt.Errorf("%d", a[len(a)]) }, // index out of range
+		func(tx *bolt.Tx) error {
+			return tx.Bucket([]byte("x")).ForEach(func(k, v []byte) error { panic("in a callback") })
+		},
+	} {
+		err := s.View(ctx, fn)
+		require.ErrorIs(t, err, ErrInternal)
+		assert.NotErrorIs(t, err, ErrCorrupt)
+		assert.Contains(t, err.Error(), "TestStore_PanicInOwnCodeIsABug")
+		err = s.Update(ctx, func(tx *bolt.Tx) error { return fn(tx) })
+		require.ErrorIs(t, err, ErrInternal)
+		v, err := get(s, "k")
+		require.NoError(t, err, "the file is left as it was")
+		assert.Equal(t, "v", v)
+	}
 }
