@@ -42,6 +42,13 @@ type mapTrim struct {
 	statm residentFile
 }
 
+// close lets go of the size's file; a later read opens it again.
+func (t *mapTrim) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.statm.close()
+}
+
 // after trims tx's map when it holds more than the budget; tx is a read
 // on the kept handle, whose map stays in place while tx is open.
 func (t *mapTrim) after(tx *bolt.Tx) {

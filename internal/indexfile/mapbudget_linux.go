@@ -51,6 +51,14 @@ func (r *residentFile) bytes() (int64, bool) {
 	return pages * int64(os.Getpagesize()), true
 }
 
+// close closes the file, if open.
+func (r *residentFile) close() {
+	if r.f != nil {
+		_ = r.f.Close()
+		r.f = nil
+	}
+}
+
 // DropRange gives back the pages of b, a value tx read in place from its
 // file's map, widened to the folios around it, within the map: a lookup
 // that reads a few bytes of a large value (a lexicon segment) has the

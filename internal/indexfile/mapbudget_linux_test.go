@@ -77,7 +77,10 @@ func TestSetMapBudget_TrimsTheKeptMap(t *testing.T) {
 			require.Greater(t, held, int64(size/2), "no budget: the kept map holds the value")
 		} else {
 			require.Less(t, held, int64(size/8), "budget %d: trimmed", budget)
+			require.NotNil(t, s.trim.statm.f)
 		}
+		require.NoError(t, s.Close())
+		require.Nil(t, s.trim.statm.f, "Close lets go of /proc/self/statm")
 	}
 }
 

@@ -9,5 +9,7 @@ type residentFile struct{}
 
 func (*residentFile) bytes() (int64, bool) { return 0, false }
 
+func (*residentFile) close() {}
+
 // DropRange does nothing here (see mapbudget_linux.go).
 func DropRange(*bolt.Tx, []byte) {}

@@ -105,6 +105,7 @@ func New(dir string, opt Options) *Store {
 // held). The Store still works after Close, opening the file for each read.
 func (s *Store) Close() error {
 	s.held.close()
+	s.trim.close()
 	return nil
 }
 
