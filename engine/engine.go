@@ -552,12 +552,6 @@ func DomainError(err error) *ErrorObject {
 	if errors.As(err, &ce) {
 		return codedError(ce)
 	}
-	if errors.Is(err, indexfile.ErrInternal) {
-		// A bug met inside an index transaction; the index was left as
-		// it is.
-		return &ErrorObject{Code: "internal_error", Message: err.Error(),
-			Hint: "a bug in memidx, not damage: the index was left as it is; please report the message"}
-	}
 	return nil
 }
 

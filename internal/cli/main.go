@@ -358,6 +358,11 @@ func errorParts(err error) (string, string) {
 	if de := engine.DomainError(err); de != nil {
 		return de.Code, de.Message
 	}
+	if errors.Is(err, indexfile.ErrInternal) {
+		// A bug met inside an index transaction: the index was left as
+		// it is.
+		return "internal_error", err.Error()
+	}
 	return "error", err.Error()
 }
 

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"runtime/debug"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/memidx/memidx/engine"
+	"github.com/memidx/memidx/internal/indexfile"
 )
 
 func TestParseTime(t *testing.T) {
@@ -209,4 +212,20 @@ func TestShortQuestionsCollectLess(t *testing.T) {
 		assert.Equal(t, 100, debug.SetGCPercent(100), "%v leaves the collector as it found it", args)
 		assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(math.MaxInt64), "%v", args)
 	}
+}
+
+// A bug met inside an index transaction is internal_error at the shell
+// and -32603 (memidx itself failed) over serve, never a domain result;
+// an error of no known kind is "error".
+func TestInternalErrorCodes(t *testing.T) {
+	err := fmt.Errorf("recall: %w", fmt.Errorf("%w: index out of range (in pkg.F)", indexfile.ErrInternal))
+	code, msg := errorParts(err)
+	assert.Equal(t, "internal_error", code)
+	assert.Contains(t, msg, "in pkg.F")
+	resp := answerOf(nil, err)
+	require.NotNil(t, resp.Error)
+	assert.Equal(t, rpcInternalError, resp.Error.Code)
+	assert.Nil(t, resp.Result)
+	code, _ = errorParts(errors.New("disk on fire"))
+	assert.Equal(t, "error", code)
 }
