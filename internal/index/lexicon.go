@@ -743,8 +743,8 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
 		}
-		if l.tx == nil { // long-lived
-			s = r.ix.runKeys.with(l.Epoch.ID, k, keys, s, func() { indexfile.DropRange(r.tx, raw) })
+		if at, ok := r.commit(); ok && l.tx == nil { // long-lived
+			s = r.ix.runKeys.with(l.Epoch.ID, at, k, keys, raw, s, func() { indexfile.DropRange(r.tx, raw) })
 		}
 		l.segs = append(l.segs, s)
 		if l.tx != nil {

@@ -1,8 +1,10 @@
 package index
 
 import (
+	"bytes"
 	"sync"
 
+	"github.com/memidx/memidx/internal/blocksum"
 	"github.com/memidx/memidx/internal/lexicon"
 )
 
@@ -10,51 +12,76 @@ import (
 // segments it read (lexicon.RunKeys): a lookup then reads one run of
 // each segment instead of binary-searching it in place, which had the
 // page cache map most of each segment (whole folios) on every call of a
-// server. A segment is never rewritten under its key within a lexicon
-// (a merge writes a new one), and a lexicon made anew has a new id, so
-// run keys are kept by the lexicon's id and the segment's key, across
-// commits; the run keys of segments no longer listed are let go.
+// server. A segment is never rewritten under its key within a lexicon (a
+// merge writes a new one), but a file put back from a copy (same lexicon
+// id, an older sequence) can hold other bytes under a key the memo
+// knows: so the run keys are kept with the stamp of the bytes they were
+// read from (blocksum.Stamp: the block sums, not the data), checked again
+// at each new commit, and trusted within the commit they were checked at
+// (its bytes do not change). Those of a mode's segments no longer listed
+// (merged away) are let go.
 type runKeysMemo struct {
 	mu   sync.Mutex
 	id   string
-	segs map[string]*lexicon.RunKeys
+	segs map[string]*runKeysOf
 }
 
-// with returns s reading its run keys, read now (then read is called:
-// reading them mapped the whole segment) or kept from an earlier read.
-// listed are the keys of the lexicon's segments now. A segment whose run
-// keys do not read is returned as it is: its lookups meet the same damage.
-func (m *runKeysMemo) with(id string, key []byte, listed [][]byte, s lexicon.Segment, read func()) lexicon.Segment {
+// runKeysOf are one segment's run keys, the stamp of its bytes and the
+// commit they were last checked at.
+type runKeysOf struct {
+	rk    *lexicon.RunKeys
+	stamp uint32
+	at    commit
+}
+
+// with returns s, whose sealed bytes are raw, reading its run keys:
+// kept from an earlier read, checked against raw at commit at, or read
+// now (read is then called: reading them mapped the whole segment).
+// listed are the keys of the lexicon's segments of s's mode now. A
+// segment whose run keys or stamp do not read is returned as it is: its
+// lookups meet the same damage.
+func (m *runKeysMemo) with(id string, at commit, key []byte, listed [][]byte, raw []byte, s lexicon.Segment, read func()) lexicon.Segment {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.id != id || m.segs == nil {
-		m.id, m.segs = id, map[string]*lexicon.RunKeys{}
+		m.id, m.segs = id, map[string]*runKeysOf{}
 	}
-	rk, ok := m.segs[string(key)]
-	if !ok {
-		var err error
-		if rk, err = s.RunKeys(); err != nil {
+	e := m.segs[string(key)]
+	if e != nil && e.at != at {
+		if stamp, ok := blocksum.Stamp(raw); ok && stamp == e.stamp {
+			e.at = at
+		} else {
+			delete(m.segs, string(key))
+			e = nil
+		}
+	}
+	if e == nil {
+		rk, err := s.RunKeys()
+		stamp, ok := blocksum.Stamp(raw)
+		if err != nil || !ok {
 			return s
 		}
 		read()
 		m.forgetUnlisted(listed)
-		m.segs[string(key)] = rk
+		e = &runKeysOf{rk: rk, stamp: stamp, at: at}
+		m.segs[string(key)] = e
 	}
-	return s.WithRunKeys(rk)
+	return s.WithRunKeys(e.rk)
 }
 
-// forgetUnlisted drops the run keys of segments not in listed (merged
-// away).
+// forgetUnlisted drops the run keys of the segments of listed's mode
+// that listed no longer holds (merged away); the other mode's stay.
 func (m *runKeysMemo) forgetUnlisted(listed [][]byte) {
-	if len(m.segs) < len(listed) {
+	if len(listed) == 0 {
 		return
 	}
+	mode := listed[0][:bytes.IndexByte(listed[0], 0)+1] // "<mode>\x00", the keys' own prefix
 	keep := make(map[string]bool, len(listed))
 	for _, k := range listed {
 		keep[string(k)] = true
 	}
 	for k := range m.segs {
-		if !keep[k] {
+		if !keep[k] && len(k) >= len(mode) && k[:len(mode)] == string(mode) {
 			delete(m.segs, k)
 		}
 	}

@@ -54,8 +54,12 @@ func (rk *RunKeys) key(i int) []byte {
 	return rk.keys[from:rk.ends[i]]
 }
 
-// WithRunKeys returns s reading rk, which RunKeys made of the same
-// bytes, for its lookups; s as it is when rk does not fit it.
+// WithRunKeys returns s reading rk for its lookups; s as it is when rk
+// does not fit it (another run count). rk must have been read from the
+// same bytes: a lookup refuses run keys whose chosen run starts
+// otherwise (damage), but run keys of other bytes that agree there can
+// lead it to the wrong run. A caller that keeps run keys across reads
+// checks the bytes (package index: their blocksum.Stamp).
 func (s Segment) WithRunKeys(rk *RunKeys) Segment {
 	if s.packed && rk != nil && len(rk.offs) == s.p.runs() {
 		s.p.runKeys = rk
