@@ -19,7 +19,10 @@ import (
 // read from (blocksum.Stamp: the block sums, not the data), checked again
 // at each new commit, and trusted within the commit they were checked at
 // (its bytes do not change). Those of a mode's segments no longer listed
-// (merged away) are let go.
+// (merged away) are let go. Should run keys of other bytes slip through
+// (equal stamps: the sums are CRCs, not a MAC), a lookup checks the runs
+// it picks in place, searches in place instead and marks them stale, and
+// they are read again here.
 type runKeysMemo struct {
 	mu   sync.Mutex
 	id   string
@@ -47,6 +50,9 @@ func (m *runKeysMemo) with(id string, at commit, key []byte, listed [][]byte, ra
 		m.id, m.segs = id, map[string]*runKeysOf{}
 	}
 	e := m.segs[string(key)]
+	if e != nil && e.rk.Stale() {
+		e = nil // a lookup found them not to hold for the bytes it read
+	}
 	if e != nil && e.at != at {
 		if stamp, ok := blocksum.Stamp(raw); ok && stamp == e.stamp {
 			e.at = at

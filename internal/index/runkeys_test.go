@@ -62,6 +62,40 @@ func TestRunKeysMemo(t *testing.T) {
 	require.Equal(t, 5, reads)
 }
 
+// Run keys the memo trusts for other bytes (here: within one commit,
+// where it does not check) answer as in place, are found stale by the
+// lookup, and are read again.
+func TestRunKeysMemoHealsStaleRunKeys(t *testing.T) {
+	words := func(tag string) []string {
+		var w []string
+		for i := range 17 {
+			w = append(w, fmt.Sprintf("k%03d", i))
+		}
+		for i := range 40 {
+			w = append(w, fmt.Sprintf("%s%03d", tag, i))
+		}
+		return w
+	}
+	a, rawA := sealedSegment(t, words("z")...)
+	b, rawB := sealedSegment(t, words("m")...)
+	var m runKeysMemo
+	reads := 0
+	read := func() { reads++ }
+	key, at := []byte("active\x00s1"), commit{txid: 1}
+	m.with("id", at, key, [][]byte{key}, rawA, a, read)
+	got := m.with("id", at, key, [][]byte{key}, rawB, b, read) // trusted: same commit
+	require.Equal(t, 1, reads)
+	docs, err := got.AppendDocs(nil, "m030")
+	require.NoError(t, err)
+	require.Equal(t, []uint32{1}, docs, "answered in place")
+	m.with("id", at, key, [][]byte{key}, rawB, b, read)
+	require.Equal(t, 2, reads, "stale: read again")
+	docs, err = m.with("id", at, key, [][]byte{key}, rawB, b, read).AppendDocs(nil, "m030")
+	require.NoError(t, err)
+	require.Equal(t, []uint32{1}, docs)
+	require.Equal(t, 2, reads)
+}
+
 // A long-lived Index that answers both modes keeps both lexicons' run
 // keys.
 func TestRunKeysMemoKeepsBothModes(t *testing.T) {

@@ -174,22 +174,34 @@ func (t packedTable) entryAt(off int) (entry, bool) {
 }
 
 // lastRunAtMost returns the number of runs whose first key is at most
-// key (0: key sorts before the first key); ok is false when the table is
-// damaged.
-func (t packedTable) lastRunAtMost(key string) (int, bool) {
-	if t.runKeys != nil {
-		return t.runKeys.atMost(key), true
+// key (0: key sorts before the first key) and, when it is not 0, where
+// the last of them starts; ok is false when the table is damaged. With
+// run keys, their choice is checked in place: the first keys of the run
+// chosen and of the one after it must be theirs. Run keys that do not
+// hold are of other bytes: they are marked stale (a reader that keeps
+// them reads them again) and the search runs in place, so that run keys
+// cost at most time, never an answer.
+func (t packedTable) lastRunAtMost(key string) (lo, off int, ok bool) {
+	if rk := t.runKeys; rk != nil && !rk.Stale() {
+		lo := rk.atMost(key)
+		if t.runKeyHolds(lo-1) && t.runKeyHolds(lo) {
+			if lo == 0 {
+				return 0, 0, true
+			}
+			return lo, int(rk.offs[lo-1]), true
+		}
+		rk.stale.Store(true)
 	}
-	lo, hi := 0, t.runs()
+	hi := t.runs()
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
 		off, ok := t.runAt(mid)
 		if !ok {
-			return 0, false
+			return 0, 0, false
 		}
 		e, ok := t.entryAt(off)
 		if !ok || e.shared != 0 {
-			return 0, false
+			return 0, 0, false
 		}
 		if string(e.rest) <= key {
 			lo = mid + 1
@@ -197,44 +209,36 @@ func (t packedTable) lastRunAtMost(key string) (int, bool) {
 			hi = mid
 		}
 	}
-	return lo, true
+	if lo == 0 {
+		return 0, 0, true
+	}
+	off, ok = t.runAt(lo - 1)
+	return lo, off, ok
 }
 
-// runStart returns the offset of run r, where an entry with the whole
-// key starts: from the run keys, when held, checked against the entry
-// there (a run key of other bytes reads as damage); false when the table
-// is damaged.
-func (t packedTable) runStart(r int) (int, bool) {
+// runKeyHolds reports whether the entry at run r's offset in the run
+// keys starts a run with their first key (true for an r past either end:
+// nothing to check).
+func (t packedTable) runKeyHolds(r int) bool {
 	rk := t.runKeys
-	if rk == nil {
-		return t.runAt(r)
-	}
 	if r < 0 || r >= len(rk.offs) {
-		return 0, false
+		return true
 	}
-	off := int(rk.offs[r])
-	e, ok := t.entryAt(off)
-	if !ok || e.shared != 0 || string(e.rest) != string(rk.key(r)) {
-		return 0, false
-	}
-	return off, true
+	e, ok := t.entryAt(int(rk.offs[r]))
+	return ok && e.shared == 0 && string(e.rest) == string(rk.key(r))
 }
 
 // iterFrom returns an iterator whose walk starts at the run that holds
 // key's place: every key from key on comes out of it, after at most a
 // run's worth of smaller ones.
 func (t packedTable) iterFrom(key string) (*packedIter, bool) {
-	lo, ok := t.lastRunAtMost(key)
+	lo, off, ok := t.lastRunAtMost(key)
 	if !ok {
 		return nil, false
 	}
 	it := t.iter()
 	if lo <= 1 {
 		return it, true
-	}
-	off, ok := t.runStart(lo - 1)
-	if !ok {
-		return nil, false
 	}
 	// A run starts with a whole key: the walk resumes there as if the
 	// keys before it had been read.
@@ -247,21 +251,12 @@ func (t packedTable) iterFrom(key string) (*packedIter, bool) {
 // false when the table is damaged.
 func (t packedTable) find(key string) (pay []byte, found, ok bool) {
 	// The last run whose first key is at most key.
-	lo, ok := t.lastRunAtMost(key)
+	lo, off, ok := t.lastRunAtMost(key)
 	if !ok {
 		return nil, false, false
 	}
 	if lo == 0 {
-		// Before the first key: with run keys, only once the table's
-		// first key is theirs.
-		if _, ok := t.runStart(0); t.runKeys != nil && t.n > 0 && !ok {
-			return nil, false, false
-		}
-		return nil, false, true
-	}
-	off, ok := t.runStart(lo - 1)
-	if !ok {
-		return nil, false, false
+		return nil, false, true // before the first key
 	}
 	// Keys are short (words, structural keys); a longer one grows cur once.
 	var buf [256]byte

@@ -1,6 +1,9 @@
 package lexicon
 
-import "sort"
+import (
+	"sort"
+	"sync/atomic"
+)
 
 // RunKeys is the first key and the offset of every run of a packed
 // segment, held in the heap by a reader that looks terms up again and
@@ -14,7 +17,14 @@ type RunKeys struct {
 	keys []byte   // the first keys, one after another
 	ends []uint32 // run i's key ends at ends[i] in keys
 	offs []uint32 // run i's offset in the table
+	// stale is set by a lookup that found them not to hold for the
+	// bytes it read (see lastRunAtMost): they are used no more.
+	stale atomic.Bool
 }
+
+// Stale reports whether a lookup found rk not to hold for its segment's
+// bytes: the reader that keeps them reads them again.
+func (rk *RunKeys) Stale() bool { return rk.stale.Load() }
 
 // RunKeys reads the first key of every run of s; nil for a segment
 // written before packed tables, whose lookups stay in place. It reads
@@ -55,11 +65,11 @@ func (rk *RunKeys) key(i int) []byte {
 }
 
 // WithRunKeys returns s reading rk for its lookups; s as it is when rk
-// does not fit it (another run count). rk must have been read from the
-// same bytes: a lookup refuses run keys whose chosen run starts
-// otherwise (damage), but run keys of other bytes that agree there can
-// lead it to the wrong run. A caller that keeps run keys across reads
-// checks the bytes (package index: their blocksum.Stamp).
+// does not fit it (another run count). rk should have been read from
+// the same bytes (package index keeps them with their blocksum.Stamp);
+// run keys of other bytes cost time, never an answer: each lookup checks
+// the first keys of the run it picks and of the next in place, and when
+// they are not rk's, marks rk stale and searches in place.
 func (s Segment) WithRunKeys(rk *RunKeys) Segment {
 	if s.packed && rk != nil && len(rk.offs) == s.p.runs() {
 		s.p.runKeys = rk
