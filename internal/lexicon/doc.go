@@ -19,6 +19,9 @@
 // postings: a uvarint count, then the doc numbers in increasing order as
 // uvarint deltas. A lookup binary-searches the runs' first keys and scans
 // one run; every byte it reads is verified against its block checksum
-// first. Segments written before packed tables are termtab tables, still
+// first. A reader that asks again and again keeps the runs' first keys
+// in its heap (RunKeys, runkeys.go) and reads one run a lookup; the runs
+// it picks are checked in place, and run keys that do not hold for the
+// bytes are not used. Segments written before packed tables are termtab tables, still
 // read and merged (into packed ones).
 package lexicon
