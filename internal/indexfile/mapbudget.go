@@ -3,6 +3,7 @@ package indexfile
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -72,4 +73,28 @@ func (t *mapTrim) after(tx *bolt.Tx) {
 	if n, ok = t.statm.bytes(); ok {
 		t.base = n
 	}
+}
+
+// DropRange gives back the pages of b, a value tx read in place from its
+// file's map, widened to the folios around it, within the map: a lookup
+// that reads a few bytes of a large value (a lexicon segment) has the
+// page cache's whole folios mapped, beyond the bytes it read. Pages
+// another read of tx needs later are mapped again from the page cache.
+// A b outside the map (a value bbolt copied) is left alone; it does
+// nothing where the pages cannot be given back (dontNeed).
+func DropRange(tx *bolt.Tx, b []byte) {
+	area := Mapped(tx)
+	if len(b) == 0 || !area.Holds(b) {
+		return
+	}
+	// Folios are aligned in the file, so the widening is from the map's
+	// start (file offset 0), not the address.
+	off := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - area.Start
+	end := off + uintptr(len(b))
+	from := off - off%folioMax
+	to := min(area.Len, end+(folioMax-end%folioMax)%folioMax)
+	if to <= from {
+		return
+	}
+	dontNeed(area.Start+from, to-from)
 }

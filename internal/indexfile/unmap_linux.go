@@ -14,6 +14,12 @@ import (
 // sweepgen in refill" in the serve soak with a truncating neighbour).
 func dropMapped(db *bolt.DB, size int64) {
 	if size = min(size, mapLen(db)); size > 0 {
-		_, _, _ = unix.Syscall(unix.SYS_MADVISE, db.Info().Data, uintptr(size), unix.MADV_DONTNEED)
+		dontNeed(db.Info().Data, uintptr(size))
 	}
+}
+
+// dontNeed gives back the n bytes of pages at addr, which must lie in a
+// file's map (MADV_DONTNEED: they stay in the page cache).
+func dontNeed(addr, n uintptr) {
+	_, _, _ = unix.Syscall(unix.SYS_MADVISE, addr, n, unix.MADV_DONTNEED)
 }
