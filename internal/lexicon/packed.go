@@ -199,11 +199,11 @@ func (t packedTable) lastRunAtMost(key string) (lo, off int, ok bool) {
 		if !ok {
 			return 0, 0, false
 		}
-		e, ok := t.entryAt(off)
-		if !ok || e.shared != 0 {
+		first, ok := t.runFirstAt(off)
+		if !ok {
 			return 0, 0, false
 		}
-		if string(e.rest) <= key {
+		if string(first) <= key {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -224,8 +224,16 @@ func (t packedTable) runKeyHolds(r int) bool {
 	if r < 0 || r >= len(rk.offs) {
 		return true
 	}
-	e, ok := t.entryAt(int(rk.offs[r]))
-	return ok && e.shared == 0 && string(e.rest) == string(rk.key(r))
+	first, ok := t.runFirstAt(int(rk.offs[r]))
+	return ok && string(first) == string(rk.key(r))
+}
+
+// runFirstAt returns the whole key of the entry at off, which starts a
+// run (it shares nothing with a key before it); false when it does not,
+// or is damaged.
+func (t packedTable) runFirstAt(off int) ([]byte, bool) {
+	e, ok := t.entryAt(off)
+	return e.rest, ok && e.shared == 0
 }
 
 // iterFrom returns an iterator whose walk starts at the run that holds

@@ -41,19 +41,16 @@ func (s Segment) RunKeys() (*RunKeys, error) {
 		if !ok {
 			return nil, s.damaged()
 		}
-		e, ok := t.entryAt(off)
-		if !ok || e.shared != 0 {
+		first, ok := t.runFirstAt(off)
+		if !ok {
 			return nil, s.damaged()
 		}
-		rk.keys = append(rk.keys, e.rest...)
+		rk.keys = append(rk.keys, first...)
 		rk.ends = append(rk.ends, uint32(len(rk.keys)))
 		rk.offs = append(rk.offs, uint32(off))
 	}
 	return rk, nil
 }
-
-// Bytes is about what rk holds in the heap.
-func (rk *RunKeys) Bytes() int { return cap(rk.keys) + 4*cap(rk.ends) + 4*cap(rk.offs) }
 
 // key is run i's first key.
 func (rk *RunKeys) key(i int) []byte {
