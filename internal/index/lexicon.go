@@ -734,7 +734,9 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 		return nil, err
 	}
 	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode), lb: lb, keys: keys}
-	if !r.ix.longLived.Load() {
+	longLived := r.ix.longLived.Load()
+	at, atOK := r.commit()
+	if !longLived {
 		l.tx = r.tx
 	}
 	for _, k := range keys {
@@ -743,13 +745,13 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
 		}
-		if at, ok := r.commit(); ok && l.tx == nil { // long-lived
+		switch {
+		case !longLived:
+			l.giveBack = append(l.giveBack, raw)
+		case atOK:
 			s = r.ix.runKeys.with(l.Epoch.ID, at, k, keys, raw, s, func() { indexfile.DropRange(r.tx, raw) })
 		}
 		l.segs = append(l.segs, s)
-		if l.tx != nil {
-			l.giveBack = append(l.giveBack, raw)
-		}
 	}
 	return l, nil
 }

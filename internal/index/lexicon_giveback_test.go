@@ -16,10 +16,7 @@ import (
 // looks up through the segments' run keys. Both find the same docs, also
 // after the pages were given back.
 func TestLexiconGivesBackSegmentsUnlessLongLived(t *testing.T) {
-	f := newFixture(t, 6)
-	for i, p := range f.paths {
-		require.NoError(t, os.WriteFile(p, []byte(sessionText(fmt.Sprintf("s%d", i), "deploy", fmt.Sprintf("word%d", i%2))), 0o600))
-	}
+	f := wordFixture(t)
 	lookup := func(longLived bool) (docs []uint32, gaveBack bool) {
 		ix := f.index()
 		t.Cleanup(func() { ix.Close() })
@@ -57,4 +54,14 @@ func TestLexiconGivesBackSegmentsUnlessLongLived(t *testing.T) {
 	long, gave := lookup(true)
 	require.False(t, gave, "a long-lived index keeps them mapped")
 	require.Equal(t, short, long)
+}
+
+// wordFixture is six sessions that all say "deploy", and "word1" in
+// every other one (three docs hold it).
+func wordFixture(t *testing.T) *fixture {
+	f := newFixture(t, 6)
+	for i, p := range f.paths {
+		require.NoError(t, os.WriteFile(p, []byte(sessionText(fmt.Sprintf("s%d", i), "deploy", fmt.Sprintf("word%d", i%2))), 0o600))
+	}
+	return f
 }

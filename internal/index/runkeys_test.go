@@ -99,10 +99,7 @@ func TestRunKeysMemoHealsStaleRunKeys(t *testing.T) {
 // A long-lived Index that answers both modes keeps both lexicons' run
 // keys.
 func TestRunKeysMemoKeepsBothModes(t *testing.T) {
-	f := newFixture(t, 6)
-	for i, p := range f.paths {
-		require.NoError(t, os.WriteFile(p, []byte(sessionText(fmt.Sprintf("s%d", i), "deploy", fmt.Sprintf("word%d", i%2))), 0o600))
-	}
+	f := wordFixture(t)
 	ix := f.index()
 	t.Cleanup(func() { ix.Close() })
 	ix.LongLived()
