@@ -1,12 +1,15 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -339,24 +342,58 @@ func TestArchivePreloadHoldsRecordsByKey(t *testing.T) {
 	}
 }
 
-// A gate table finds a record by its path's sum, and refuses a second
-// record whose sum begins with the same 8 bytes (the table is then read
-// again by path, loadGateKeyed).
+// A gate table finds a record by its path's sum, through its directory,
+// at every size (empty, one, sums sharing a directory entry, many), and
+// refuses a sum that does not come after the last (the manifest is then
+// read again by path, loadGateKeyed).
 func TestGateTableFindsByPathSum(t *testing.T) {
 	sumOf := func(p string) []byte { s := sha256.Sum256([]byte(p)); return s[:gateSumLen] }
-	a, b := &Record{Doc: 1}, &Record{Doc: 2}
-	g := &gateTable{at: map[uint64]int32{}}
-	require.True(t, g.add(a, sumOf("/s/a.jsonl")))
-	require.True(t, g.add(b, sumOf("/s/b.jsonl")))
-	g.recs = []*Record{a, b}
-	twin := append(slices.Clone(sumOf("/s/a.jsonl")[:8]), make([]byte, 8)...)
-	assert.False(t, g.add(&Record{}, twin), "a shared 8-byte prefix")
-	for _, c := range []struct {
-		path string
-		want *Record
-	}{{"/s/a.jsonl", a}, {"/s/b.jsonl", b}, {"/s/c.jsonl", nil}, {"", nil}} {
-		assert.Same(t, c.want, g.find(c.path), c.path)
+	for _, n := range []int{0, 1, 2, 7, 100, 5000} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			paths := make([]string, n)
+			for i := range paths {
+				paths[i] = fmt.Sprintf("/s/%d.jsonl", i)
+			}
+			slices.SortFunc(paths, func(a, b string) int { return bytes.Compare(sumOf(a), sumOf(b)) })
+			g := &gateTable{}
+			for i, p := range paths {
+				rec := &Record{Doc: uint32(i + 1)}
+				require.True(t, g.add(rec, sumOf(p)), p)
+				g.recs = append(g.recs, rec)
+			}
+			if n > 0 {
+				assert.False(t, g.add(&Record{}, sumOf(paths[n-1])), "the last sum again")
+				assert.False(t, g.add(&Record{}, make([]byte, gateSumLen)), "a smaller sum")
+			}
+			g.seal()
+			require.Len(t, g.dir, 1<<(64-g.shift)+1)
+			for i, p := range paths {
+				assert.Same(t, g.recs[i], g.find(p), p)
+			}
+			for _, p := range []string{"", "/s/gone.jsonl", fmt.Sprintf("/s/%d.jsonl", n)} {
+				assert.Nil(t, g.find(p), p)
+			}
+		})
 	}
+	// Sums crowded under one directory entry (same first bytes) are all
+	// found: the entry's run is scanned to its end.
+	g := &gateTable{}
+	var want []*Record
+	for i := range 50 {
+		sum := make([]byte, gateSumLen)
+		sum[0], sum[15] = 0x80, byte(i)
+		rec := &Record{Doc: uint32(i + 1)}
+		require.True(t, g.add(rec, sum))
+		g.recs, want = append(g.recs, rec), append(want, rec)
+	}
+	g.seal()
+	b := binary.BigEndian.Uint64([]byte{0x80, 0, 0, 0, 0, 0, 0, 0}) >> g.shift
+	assert.Equal(t, int32(50), g.dir[b+1]-g.dir[b], "one entry holds them all")
+	for i, rec := range want {
+		assert.Same(t, rec, g.lookup([gateSumLen]byte{0: 0x80, 15: byte(i)}), "sum %d", i)
+	}
+	assert.Nil(t, g.lookup([gateSumLen]byte{0: 0x80, 15: 50}))
+	assert.Nil(t, g.lookup([gateSumLen]byte{0: 0x7f, 15: 1}))
 }
 
 // A one-shot call whose session's stored record is missing or damaged
