@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/memidx/memidx/internal/frontcode"
 	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/normalize"
+	"github.com/memidx/memidx/internal/strsort"
 	"github.com/memidx/memidx/internal/termtab"
 )
 
@@ -255,7 +255,7 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 	// returned holds one (encode copies the last).
 	defer putTerms(b.terms)
 	vocab := b.terms.list
-	slices.Sort(vocab)
+	strsort.Strings(vocab)
 	d.FilesTouched = b.files
 	// Fit the cap as the reference does: keep the whole vocabulary and the
 	// longest address prefix that fits; only when no address fits, the
@@ -420,7 +420,7 @@ func buildAddresses(entries []addrEntry) ([]byte, error) {
 		keys = append(keys, k)
 	}
 	keys = append(keys, keyTimestamps)
-	sort.Strings(keys)
+	strsort.Strings(keys)
 	payloads := make([][]byte, len(keys))
 	for i, k := range keys {
 		if k == keyTimestamps {

@@ -54,6 +54,7 @@ var layer = map[string]int{
 	"internal/mcpserver":           9,
 	"internal/sockserve":           0,
 	"internal/hugeheap":            0,
+	"internal/strsort":             0,
 }
 
 func TestDependencyDirection(t *testing.T) {

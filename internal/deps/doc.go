@@ -6,7 +6,7 @@
 // Layers, lowest first; a package may import only packages of a strictly
 // lower layer:
 //
-//	0 coverage  analyzer  jsjson  bucket  blocksum  frontcode  leaves (and internal/memtest, for tests)
+//	0 coverage  analyzer  jsjson  bucket  blocksum  frontcode  strsort  leaves (and internal/memtest, for tests)
 //	1 session   termtab                    find and read files; sorted tables
 //	2 lineage   regexiso   lexicon         select branches, bounded regex, archive lexicon
 //	3 normalize                            records -> entries

@@ -1,0 +1,112 @@
+package strsort
+
+import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// vocabulary is n distinct token-like strings: identifiers and words that
+// share prefixes, numbers, and a few non-ASCII and empty ones, in random
+// order.
+func vocabulary(r *rand.Rand, n int) []string {
+	stems := []string{"a", "err", "error", "errors", "get", "get_", "handler", "http", "id", "x", "zz", "é", "\xff"}
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		var b strings.Builder
+		b.WriteString(stems[r.Intn(len(stems))])
+		for k := r.Intn(4); k > 0; k-- {
+			switch r.Intn(3) {
+			case 0:
+				b.WriteString(stems[r.Intn(len(stems))])
+			case 1:
+				fmt.Fprintf(&b, "%d", r.Intn(1000))
+			default:
+				b.WriteByte(byte('a' + r.Intn(26)))
+			}
+		}
+		if s := b.String(); !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func TestStringsSortsAsSlicesSort(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	cases := [][]string{
+		nil,
+		{},
+		{"b", "a"},
+		{"", "", "a", ""},
+		strings.Fields("ab a abc ab b aa a"), // duplicates, prefixes
+		{strings.Repeat("x", 300) + "b", strings.Repeat("x", 300) + "a", strings.Repeat("x", 300)}, // a long shared prefix
+	}
+	for _, n := range []int{small - 1, small, small + 1, 100, 1000, 5000} {
+		cases = append(cases, vocabulary(r, n))
+	}
+	// Many equal strings and strings that share everything but their end.
+	var same []string
+	for i := range 200 {
+		same = append(same, "term", fmt.Sprintf("term%03d", 199-i))
+	}
+	cases = append(cases, same)
+	for i, c := range cases {
+		want := slices.Clone(c)
+		slices.Sort(want)
+		got := slices.Clone(c)
+		Strings(got)
+		if !slices.Equal(want, got) {
+			t.Errorf("case %d (%d strings): not slices.Sort's order", i, len(c))
+		}
+	}
+}
+
+func FuzzStrings(f *testing.F) {
+	f.Add([]byte("b\x00a\x00ab\x00\x00a"))
+	f.Add([]byte(strings.Repeat("xy\x00x\x00", 40)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := strings.Split(string(data), "\x00")
+		want := slices.Clone(s)
+		slices.Sort(want)
+		Strings(s)
+		if !slices.Equal(want, s) {
+			t.Fatalf("%q: got %q", want, s)
+		}
+	})
+}
+
+func TestStringsDoesNotAllocate(t *testing.T) {
+	v := vocabulary(rand.New(rand.NewSource(2)), 2000)
+	work := make([]string, len(v))
+	if n := testing.AllocsPerRun(10, func() { copy(work, v); Strings(work) }); n != 0 {
+		t.Errorf("%v allocations a sort", n)
+	}
+}
+
+// BenchmarkVocabulary sorts vocabularies of a session's size both ways.
+func BenchmarkVocabulary(b *testing.B) {
+	r := rand.New(rand.NewSource(3))
+	var vs [][]string
+	for range 50 {
+		vs = append(vs, vocabulary(r, 200+r.Intn(1500)))
+	}
+	work := make([]string, 0, 2000)
+	for _, c := range []struct {
+		name string
+		sort func([]string)
+	}{{"slices", slices.Sort[[]string]}, {"strsort", Strings}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, v := range vs {
+					work = append(work[:0], v...)
+					c.sort(work)
+				}
+			}
+		})
+	}
+}
