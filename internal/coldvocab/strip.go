@@ -24,6 +24,14 @@ func Stored(full []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return StoredOf(d)
+}
+
+// StoredOf is Stored of the blob that d was encoded to, from d itself: the
+// digest a Builder's Finish returns beside its blob. A rebuild stores every
+// cold session's digest, and decoding the blob it had just encoded was 1.5%
+// of a 100k rebuild's CPU.
+func StoredOf(d *Digest) ([]byte, error) {
 	s := storedDigest{Vocabulary: []byte{}, Addresses: d.Addresses, Rest: restOf(d)}
 	// The addresses in the compact form (see addrtab.go): a third of
 	// their termtab form's bytes, read by one short scan.

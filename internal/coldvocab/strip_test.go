@@ -2,6 +2,7 @@ package coldvocab
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -59,6 +60,55 @@ func TestStoredDropsTheVocabularyAndTheIdentity(t *testing.T) {
 			again, err := Stored(stored)
 			require.NoError(t, err)
 			assert.Equal(t, stored, again, "storing a stored digest changes nothing")
+		})
+	}
+}
+
+// StoredOf, from the digest Finish returns, gives what Stored gives from
+// its blob: for short and long sessions, none, and digests cut by either
+// cap. The bytes are the same but for the order of the tool histogram's
+// keys, which msgpack writes in map order (either way).
+func TestStoredOfIsStoredOfTheBlob(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	cases := []struct {
+		name string
+		ents []normalize.Entry
+		lim  Limits
+	}{
+		{"empty", nil, roomy},
+		{"one", entriesN(1), roomy},
+		{"identity", entriesN(30), roomy},
+		{"vocabulary cut", entriesN(200), Limits{MaxVocabularyBytes: 300, MaxCacheBytes: 1 << 20}},
+		{"addresses cut", entriesN(200), Limits{MaxVocabularyBytes: 1 << 20, MaxCacheBytes: 2000}},
+	}
+	for i := range 20 {
+		cases = append(cases, struct {
+			name string
+			ents []normalize.Entry
+			lim  Limits
+		}{fmt.Sprint("random ", i), randomEntries(r, 1+r.Intn(300)), roomy})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			id := identity
+			if c.name != "identity" {
+				id = Digest{SessionID: "s", Size: 5000}
+			}
+			full, d, err := Build(id, c.ents, coverage.Set{}, c.lim)
+			require.NoError(t, err)
+			want, err := Stored(full)
+			require.NoError(t, err)
+			got, err := StoredOf(d)
+			require.NoError(t, err)
+			require.Len(t, got, len(want))
+			if len(d.ToolHistogram) < 2 {
+				assert.Equal(t, want, got)
+			}
+			wd, err := Decode(want)
+			require.NoError(t, err)
+			gd, err := Decode(got)
+			require.NoError(t, err)
+			assert.Equal(t, wd, gd)
 		})
 	}
 }

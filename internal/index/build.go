@@ -632,7 +632,7 @@ func (s *entrySink) finish(problems coverage.Set) (*built, error) {
 		if err != nil {
 			return nil, err
 		}
-		if b.stored, err = coldvocab.Stored(blob); err != nil {
+		if b.stored, err = coldvocab.StoredOf(d); err != nil {
 			return nil, err
 		}
 		b.cold, b.coldTerms = blob, s.cold.Terms()
