@@ -8,8 +8,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"sync"
-	"unsafe"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -201,7 +199,8 @@ func (b *Builder) addVocabulary(e *normalize.Entry) {
 		if b.cut {
 			return
 		}
-		if b.terms.has(tok) {
+		slot, tag, found := b.terms.find(tok)
+		if found {
 			return
 		}
 		// Tokens hold only letters, numbers and '_': JSON quotes
@@ -215,7 +214,7 @@ func (b *Builder) addVocabulary(e *normalize.Entry) {
 			return
 		}
 		b.estimate += add
-		b.terms.add(tok)
+		b.terms.addAt(slot, tag, tok)
 	})
 }
 
@@ -441,67 +440,3 @@ func buildAddresses(entries []addrEntry) ([]byte, error) {
 
 // ErrCorrupt reports a digest that does not decode.
 var ErrCorrupt = errors.New("coldvocab: corrupt digest")
-
-// termSet is a builder's vocabulary in first-seen order, its terms'
-// bytes in chunks of its own. Builders take one from a pool and give it
-// back, emptied, when they finish: a map, a list and a copy of every term
-// a session were 4.4 GB of a 100k rebuild's 24 GB of allocation.
-type termSet struct {
-	seen   map[string]struct{}
-	list   []string
-	chunks [][]byte
-	used   int // chunks in use; the last has room
-}
-
-// Sized for a short session: most archive sessions are a few KB, and
-// presizing for thousands of terms cost each of them 260 KB of garbage;
-// a long one grows these as it goes. A set that grew past maxPooledTerms
-// is not kept: clearing its map would cost every later session.
-const (
-	initialTerms   = 256
-	maxPooledTerms = 4096
-	termChunk      = 8 << 10
-)
-
-var termSets = sync.Pool{New: func() any {
-	return &termSet{seen: make(map[string]struct{}, initialTerms), list: make([]string, 0, initialTerms)}
-}}
-
-func getTerms() *termSet { return termSets.Get().(*termSet) }
-
-func putTerms(t *termSet) {
-	if len(t.list) > maxPooledTerms {
-		return
-	}
-	clear(t.seen)
-	clear(t.list) // no string of a chunk outlives the set in a pooled list
-	t.list = t.list[:0]
-	for i := range t.used {
-		t.chunks[i] = t.chunks[i][:0]
-	}
-	t.used = 0
-	termSets.Put(t)
-}
-
-func (t *termSet) has(term string) bool {
-	_, ok := t.seen[term]
-	return ok
-}
-
-// add copies term into the set's chunks and lists it.
-func (t *termSet) add(term string) {
-	if t.used == 0 || len(t.chunks[t.used-1])+len(term) > cap(t.chunks[t.used-1]) {
-		if t.used == len(t.chunks) {
-			t.chunks = append(t.chunks, make([]byte, 0, max(termChunk, len(term))))
-		} else if cap(t.chunks[t.used]) < len(term) {
-			t.chunks[t.used] = make([]byte, 0, len(term))
-		}
-		t.used++
-	}
-	c := &t.chunks[t.used-1]
-	at := len(*c)
-	*c = append(*c, term...)
-	s := unsafe.String(unsafe.SliceData((*c)[at:]), len(term))
-	t.seen[s] = struct{}{}
-	t.list = append(t.list, s)
-}
