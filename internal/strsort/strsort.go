@@ -1,11 +1,21 @@
 package strsort
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // small is the bucket size under which insertion sort finishes a bucket:
 // a radix level costs a pass over 257 counters, more than sorting a few
 // strings outright.
 const small = 24
+
+// maxRadixDepth is the depth from which a bucket is left to slices.Sort:
+// a radix level costs a pass over its bucket, and strings that share
+// long prefixes but split at every byte (a chain, each level shedding a
+// few) would cost one a byte. Terms rarely share more than 32 bytes, and
+// a comparison of two that do is one memcmp.
+const maxRadixDepth = 32
 
 // Strings sorts s in increasing byte order (strings.Compare's).
 func Strings(s []string) { sortFrom(s, 0) }
@@ -13,11 +23,26 @@ func Strings(s []string) { sortFrom(s, 0) }
 // sortFrom sorts s, whose strings share their first depth bytes.
 func sortFrom(s []string, depth int) {
 	for len(s) > small {
+		if depth >= maxRadixDepth {
+			slices.Sort(s)
+			return
+		}
 		// Bucket 0 holds the strings that end at depth; bucket c+1, those
 		// whose byte at depth is c.
 		var count [257]int
 		for _, x := range s {
 			count[bucket(x, depth)]++
+		}
+		if b := bucket(s[0], depth); count[b] == len(s) {
+			// One bucket holds them all: they end here (equal), or
+			// share this byte and maybe many more, which one scan skips
+			// (a radix level a byte cost 30 ms on 25 terms of 20 KB
+			// that differ only at their end).
+			if b == 0 {
+				return
+			}
+			depth += sharedPrefix(s, depth)
+			continue
 		}
 		var start, next [257]int
 		sum := 0
@@ -54,6 +79,26 @@ func sortFrom(s []string, depth int) {
 		s, depth = s[start[largest]:start[largest]+count[largest]], depth+1
 	}
 	insertion(s, depth)
+}
+
+// sharedPrefix is the length of the longest prefix that every string of s
+// has from depth on.
+func sharedPrefix(s []string, depth int) int {
+	first := s[0][depth:]
+	n := len(first)
+	for _, x := range s[1:] {
+		x = x[depth:]
+		m := min(n, len(x))
+		i := 0
+		for i+64 <= m && first[i:i+64] == x[i:i+64] {
+			i += 64
+		}
+		for i < m && first[i] == x[i] {
+			i++
+		}
+		n = i
+	}
+	return n
 }
 
 // bucket is the bucket of x at depth: 0 when x ends there.

@@ -49,6 +49,16 @@ func TestStringsSortsAsSlicesSort(t *testing.T) {
 	for _, n := range []int{small - 1, small, small + 1, 100, 1000, 5000} {
 		cases = append(cases, vocabulary(r, n))
 	}
+	// More than a bucket's worth sharing a long prefix (skipped in one
+	// scan): some end with it, some are equal, one differs inside it.
+	long := strings.Repeat("p", 5000)
+	var shared []string
+	for i := range 40 {
+		shared = append(shared, long+fmt.Sprint(i%30))
+	}
+	shared = append(shared, long, long, long[:4000]+"a"+long[4001:], long+"\xff")
+	r.Shuffle(len(shared), func(i, j int) { shared[i], shared[j] = shared[j], shared[i] })
+	cases = append(cases, shared, slices.Repeat([]string{"same"}, 100))
 	// Many equal strings and strings that share everything but their end.
 	var same []string
 	for i := range 200 {
@@ -85,6 +95,21 @@ func TestStringsDoesNotAllocate(t *testing.T) {
 	work := make([]string, len(v))
 	if n := testing.AllocsPerRun(10, func() { copy(work, v); Strings(work) }); n != 0 {
 		t.Errorf("%v allocations a sort", n)
+	}
+}
+
+// BenchmarkSharedPrefix sorts 25 terms of 20 KB that differ at their
+// last byte: a radix level a byte would cost 20,000 passes.
+func BenchmarkSharedPrefix(b *testing.B) {
+	long := strings.Repeat("a", 20000)
+	var terms []string
+	for i := range 25 {
+		terms = append(terms, long+string(rune('z'-i)))
+	}
+	work := make([]string, len(terms))
+	for b.Loop() {
+		copy(work, terms)
+		Strings(work)
 	}
 }
 
