@@ -41,6 +41,7 @@ const (
 	initialTerms   = 256
 	maxPooledTerms = 4096
 	termChunk      = 8 << 10
+	maxKeptSlots   = 8 * 2 * initialTerms
 )
 
 var termSets = sync.Pool{New: func() any {
@@ -57,10 +58,16 @@ func putTerms(t *termSet) {
 	}
 }
 
-// reset empties the set.
+// reset empties the set. A table grown past maxKeptSlots goes back to
+// its first size: the next sessions, mostly short, would probe a large
+// sparse one.
 func (t *termSet) reset() {
 	t.gen++
-	if t.gen == 0 { // wrapped: old slots could read as in use
+	switch {
+	case len(t.slots) > maxKeptSlots:
+		t.slots = make([]termSlot, 2*initialTerms)
+		t.gen = 1
+	case t.gen == 0: // wrapped: old slots could read as in use
 		clear(t.slots)
 		t.gen = 1
 	}

@@ -32,10 +32,14 @@ func TestTermSetHoldsWhatWasAdded(t *testing.T) {
 			}
 			assert.Equal(t, want, ts.list)
 			assert.LessOrEqual(t, 2*len(ts.list), len(ts.slots), "at most half full")
+			ts.reset()
+			assert.LessOrEqual(t, len(ts.slots), maxKeptSlots, "a large table is not kept")
+			for _, w := range want {
+				require.False(t, ts.has(w), w)
+			}
 			for _, absent := range []string{"", "t", "T0", fmt.Sprintf("t%x", n*7919)} {
 				assert.False(t, ts.has(absent), absent)
 			}
-			putTerms(ts)
 		})
 	}
 	ts := termSets.New().(*termSet)

@@ -2,15 +2,16 @@
 // and which cold, which records are fresh, what to rebuild within the work
 // budgets, and what to remove.
 //
-// Storage (one bbolt file, see package indexfile):
+// Storage (one bbolt file, see package indexfile); <sum> is the first 16
+// bytes of the SHA-256 of the session's path (recordKey):
 //
-//	records  <branches>\x00<path> -> the record's own part (binary, see recordcodec.go):
+//	records  <branches>\x00<sum> -> the record's own part (binary, see recordcodec.go):
 //	         session id, cwd, lineageFingerprint, cache bytes, timestamps
-//	manifest <branches>\x00<path> -> the record's stat-gate part (manifest.go): source
+//	manifest <branches>\x00<sum> -> the record's stat-gate part (manifest.go): path, source
 //	         identity, sourceHash, policy, tier, counts, reasons
 //	         (a whole record is the two joined: decodeFull)
-//	hot      <branches>\x00<path> -> bucket {d: dict, c: cols, e: entries}
-//	cold     <branches>\x00<path> -> digest (msgpack, stored form: coldvocab.Stored), when not packed
+//	hot      <branches>\x00<sum> -> bucket {d: dict, c: cols, e: entries}
+//	cold     <branches>\x00<sum> -> digest (msgpack, stored form: coldvocab.Stored), when not packed
 //	coldpacks <branches>\x00<seq> -> a write batch's small digests (pack.go)
 //	lexicon  <branches>\x00s<seq> -> bucket {v: segment}; <branches>\x00epoch
 //
