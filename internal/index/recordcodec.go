@@ -202,6 +202,9 @@ type recordArena struct {
 	policyIDs map[uint64]string
 	// times is the slab of the timestamps of whole records (decodeFull).
 	times timeSlab
+	// cwds, when set, holds the one copy of each working directory the
+	// whole records share (cwd).
+	cwds map[string]string
 	// alone: each record, string and timestamp is allocated by itself,
 	// for records that outlive the others decoded with them (patchLoaded:
 	// a slab and a text chunk kept alive by one record a patch was some
@@ -420,12 +423,34 @@ func (a *recordArena) decodeFull(mode lineage.Mode, key, gate, sealed []byte) (*
 	}
 	r.Branches = t.mode
 	r.SessionID = a.packedString(t.sessionID, nil)
-	r.Cwd = a.str(t.cwd)
+	r.Cwd = a.cwd(t.cwd)
 	r.LineageFingerprint = a.packedString(t.lineage, nil)
 	r.CacheBytes = t.cacheBytes
 	r.FirstTs, r.LastTs = a.time(t.first, t.hasFirst), a.time(t.last, t.hasLast)
 	r.partial = false
 	return r, nil
+}
+
+// maxSharedCwds bounds the working directories an arena shares: an
+// archive of a directory a session would make a map as large as the
+// copies it saves.
+const maxSharedCwds = 1024
+
+// cwd is str for a whole record's working directory, shared when the
+// arena shares them (cwds): sessions run in a few directories, and a
+// server holds every record (a copy each was 2-3 MB at 100k sessions).
+func (a *recordArena) cwd(b []byte) string {
+	if a == nil || a.cwds == nil || len(b) == 0 {
+		return a.str(b)
+	}
+	if s, ok := a.cwds[string(b)]; ok {
+		return s
+	}
+	s := a.str(b)
+	if len(a.cwds) < maxSharedCwds {
+		a.cwds[s] = s
+	}
+	return s
 }
 
 // time returns a pointer to a copy of t from the arena's slab (nil when
@@ -483,7 +508,7 @@ func eachRecordShared(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]strin
 		return
 	}
 	prefix := []byte(string(mode) + "\x00")
-	arena := recordArena{policyIDs: policyIDs}
+	arena := recordArena{policyIDs: policyIDs, cwds: map[string]string{}}
 	var gates *bolt.Cursor
 	var gk, gv []byte
 	if mb := tx.Bucket(manifestBucket); mb != nil {
