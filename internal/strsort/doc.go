@@ -7,6 +7,10 @@
 // of terms from their first byte, through a call, and terms share
 // prefixes; a most-significant-byte radix sort (American flag sort)
 // places each term by one byte a level and leaves short buckets to
-// insertion sort, from the byte where their terms start to differ: 1.5x
-// faster on real vocabularies, with no allocation.
+// insertion sort, from the byte where their terms start to differ: 2.4x
+// faster on generated vocabularies, 1.5-1.8x on real ones, with no
+// allocation. Its worst cases are strings that share long prefixes: a
+// prefix every string of a bucket shares is skipped in one scan, and
+// from depth 32 on a bucket is left to slices.Sort, so no input costs
+// more than a few times what slices.Sort does.
 package strsort
