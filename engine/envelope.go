@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
+	"unsafe"
 
 	"github.com/memidx/memidx/internal/jsjson"
 )
@@ -25,14 +27,20 @@ func jsonLen(v any) int {
 
 // hitLen is jsonLen(h) without the encoder's second pass over what
 // Hit.MarshalJSON returns (that pass, a compaction of compact JSON, was
-// half of measuring a page).
+// half of measuring a page), into a buffer used again (hitEncoders).
 func hitLen(h Hit) int {
-	b, err := h.MarshalJSON()
-	if err != nil {
+	e := hitEncoders.Get().(*hitEncoder)
+	defer hitEncoders.Put(e)
+	e.buf.Reset()
+	if err := e.encode(h); err != nil {
 		return 1 << 30
 	}
-	return jsjson.UTF16Len(string(b))
+	b := e.buf.Bytes()
+	return jsjson.UTF16Len(unsafe.String(unsafe.SliceData(b), len(b)))
 }
+
+// hitEncoders are hitLen's encoders; a buffer grows to a hit's size.
+var hitEncoders = sync.Pool{New: func() any { return &hitEncoder{} }}
 
 // fitEnvelope keeps a page within MaxResponseChars: trailing hits are
 // dropped (next then points at the first dropped one); a lone oversized hit

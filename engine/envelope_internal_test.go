@@ -24,9 +24,16 @@ func TestHitLenIsJSONLen(t *testing.T) {
 				Follow: FabricCall{Ref: "memory_expand", Args: json.RawMessage(`{"sessionId": "<x>",  "n": 1}`)}}},
 			{Session: &SessionHit{SessionID: "s", Cwd: text}},
 		}
+		var e hitEncoder
+		var want []byte
 		for _, h := range hits {
 			assert.Equal(t, jsonLen(h), hitLen(h), "%q", text)
+			b, err := h.MarshalJSON()
+			require.NoError(t, err)
+			want = append(want, b...)
+			require.NoError(t, e.encode(h))
 		}
+		assert.Equal(t, string(want), e.buf.String(), "one encoder, hit after hit: %q", text)
 	}
 	assert.Equal(t, 1<<30, hitLen(Hit{}), "an empty hit never fits")
 }
