@@ -295,13 +295,15 @@ func (ix *Index) loadGate(ctx context.Context, mode lineage.Mode, keyed bool) (l
 				got.bad = append(got.bad, append([]byte(nil), k...))
 				continue
 			}
-			if tab != nil && !tab.add(r, k[len(prefix):]) {
-				return errGateKeyed
+			if tab != nil {
+				if !tab.add(r, k[len(prefix):]) {
+					return errGateKeyed
+				}
+				continue
 			}
 			recs = append(recs, r)
 		}
 		if tab != nil {
-			tab.recs = recs
 			tab.seal()
 			got.gate = tab
 			// The sums and their directory, charged beside what gate
@@ -309,7 +311,7 @@ func (ix *Index) loadGate(ctx context.Context, mode lineage.Mode, keyed bool) (l
 			// soft limit stays near where the path map left it
 			// (without a charge, 100k: peak RSS -3 MB, but 4
 			// collections, not 3, and +0.1-0.2 s of CPU).
-			arena.grow(int64(len(recs)) * (gateSumLen + mapEntryBytes/2))
+			arena.grow(int64(len(tab.recs)) * (gateSumLen + mapEntryBytes/2))
 		} else {
 			got.stored = make(map[string]*Record, len(recs))
 			for _, r := range recs {
@@ -363,6 +365,7 @@ func (g *gateTable) add(rec *Record, sum []byte) bool {
 	if n := len(g.sums); n > 0 && bytes.Compare(g.sums[n-1][:], s[:]) >= 0 {
 		return false
 	}
+	g.recs = append(g.recs, rec)
 	g.sums = append(g.sums, s)
 	return true
 }

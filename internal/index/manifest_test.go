@@ -395,18 +395,19 @@ func TestGateTableFindsByPathSum(t *testing.T) {
 			slices.SortFunc(paths, func(a, b string) int { return bytes.Compare(sumOf(a), sumOf(b)) })
 			g := &gateTable{}
 			for i, p := range paths {
-				rec := &Record{Doc: uint32(i + 1)}
-				require.True(t, g.add(rec, sumOf(p)), p)
-				g.recs = append(g.recs, rec)
+				require.True(t, g.add(&Record{Doc: uint32(i + 1)}, sumOf(p)), p)
 			}
 			if n > 0 {
 				assert.False(t, g.add(&Record{}, sumOf(paths[n-1])), "the last sum again")
 				assert.False(t, g.add(&Record{}, make([]byte, gateSumLen)), "a smaller sum")
 			}
+			require.Len(t, g.recs, n, "a refused sum adds no record")
 			g.seal()
 			require.Len(t, g.dir, 1<<(64-g.shift)+1)
 			for i, p := range paths {
+				require.NotNil(t, g.find(p), p)
 				assert.Same(t, g.recs[i], g.find(p), p)
+				assert.Equal(t, uint32(i+1), g.find(p).Doc, p)
 			}
 			for _, p := range []string{"", "/s/gone.jsonl", fmt.Sprintf("/s/%d.jsonl", n)} {
 				assert.Nil(t, g.find(p), p)
@@ -422,7 +423,7 @@ func TestGateTableFindsByPathSum(t *testing.T) {
 		sum[0], sum[15] = 0x80, byte(i)
 		rec := &Record{Doc: uint32(i + 1)}
 		require.True(t, g.add(rec, sum))
-		g.recs, want = append(g.recs, rec), append(want, rec)
+		want = append(want, rec)
 	}
 	g.seal()
 	b := binary.BigEndian.Uint64([]byte{0x80, 0, 0, 0, 0, 0, 0, 0}) >> g.shift
