@@ -96,18 +96,6 @@ func (t *termSet) find(term string) (slot int, tag uint32, found bool) {
 	}
 }
 
-// has reports whether term is in the set.
-func (t *termSet) has(term string) bool {
-	_, _, found := t.find(term)
-	return found
-}
-
-// add adds term, which the set must not hold.
-func (t *termSet) add(term string) {
-	slot, tag, _ := t.find(term)
-	t.addAt(slot, tag, term)
-}
-
 // addAt copies term into the set's chunks, lists it and puts it in slot
 // with tag, both from the find that did not find it, with no add since.
 func (t *termSet) addAt(slot int, tag uint32, term string) {

@@ -9,6 +9,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// has reports whether term is in the set (for tests: a builder asks find,
+// which also gives the slot to add at).
+func (t *termSet) has(term string) bool {
+	_, _, found := t.find(term)
+	return found
+}
+
+// add adds term, which the set must not hold.
+func (t *termSet) add(term string) {
+	slot, tag, _ := t.find(term)
+	t.addAt(slot, tag, term)
+}
+
 // A term set holds what was added, in first-seen order, and nothing else,
 // across its table's growth; emptied, it holds nothing and takes terms
 // again, also when its generation wraps.
