@@ -53,18 +53,20 @@ func (m *runKeysMemo) with(id string, at commit, key []byte, listed [][]byte, ra
 	if e != nil && e.rk.Stale() {
 		e = nil // a lookup found them not to hold for the bytes it read
 	}
-	if e != nil && e.at != at {
-		if stamp, ok := blocksum.Stamp(raw); ok && stamp == e.stamp {
-			e.at = at
-		} else {
-			delete(m.segs, string(key))
-			e = nil
-		}
-	}
-	if e == nil {
-		rk, err := s.RunKeys()
+	if e == nil || e.at != at {
+		// One stamp of raw: to check the kept run keys, and to keep
+		// those read now when they are not.
 		stamp, ok := blocksum.Stamp(raw)
-		if err != nil || !ok {
+		if e != nil && ok && stamp == e.stamp {
+			e.at = at
+			return s.WithRunKeys(e.rk)
+		}
+		delete(m.segs, string(key))
+		if !ok {
+			return s
+		}
+		rk, err := s.RunKeys()
+		if err != nil {
 			return s
 		}
 		read()
