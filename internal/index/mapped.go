@@ -1,6 +1,7 @@
 package index
 
 import (
+	"os"
 	"unsafe"
 
 	"github.com/memidx/memidx/internal/indexfile"
@@ -24,6 +25,21 @@ type mappedPages struct {
 	runs   []pageRun
 	n      int // bytes in runs
 	lo, hi int // the pages read so far, from base
+}
+
+var pageSize = os.Getpagesize()
+
+// drop gives the pages back (indexfile.MapArea.GiveBack): they leave the
+// process's resident set and stay in the page cache, and a later read of
+// one faults it back in. It must run while the map is valid (inside the
+// read transaction).
+func (m *mappedPages) drop() {
+	for _, r := range m.runs {
+		if p, n := m.within(r); n > 0 {
+			m.area.GiveBack(uintptr(p), uintptr(n))
+		}
+	}
+	m.runs, m.n = m.runs[:0], 0
 }
 
 // pageRun is the bytes [from, to) of the map, from base.

@@ -93,8 +93,7 @@ func DropRange(tx *bolt.Tx, b []byte) {
 	end := off + uintptr(len(b))
 	from := off - off%folioMax
 	to := min(area.Len, end+(folioMax-end%folioMax)%folioMax)
-	if to <= from {
-		return
+	if to > from {
+		area.GiveBack(area.Start+from, to-from)
 	}
-	dontNeed(area.Start+from, to-from)
 }

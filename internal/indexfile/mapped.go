@@ -29,6 +29,17 @@ func (a MapArea) Holds(b []byte) bool {
 	return a.Len > 0 && p >= a.Start && p-a.Start <= a.Len && uintptr(len(b)) <= a.Len-(p-a.Start)
 }
 
+// GiveBack gives back the pages of the n bytes at addr, cut to a
+// (MADV_DONTNEED: they leave the process's resident set and stay in the
+// page cache; a later read maps them again). Nothing where pages cannot
+// be given back (dontNeed), nor for bytes before a.
+func (a MapArea) GiveBack(addr, n uintptr) {
+	if n == 0 || a.Len == 0 || addr < a.Start || addr-a.Start >= a.Len {
+		return
+	}
+	dontNeed(addr, min(n, a.Len-(addr-a.Start)))
+}
+
 // mapLen is the length of db's map, bbolt's unexported datasz (read
 // inside a transaction, which holds the map in place). 0, nothing to give
 // back, if a bbolt version names it otherwise (TestMappedIsTheMap fails
