@@ -43,6 +43,15 @@ func (ix *Index) loadRecords(ctx context.Context, mode lineage.Mode) (map[string
 // again before anything was written to the file (by this process or
 // another) gets the records it decoded last time (see recordCache).
 func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, error) {
+	return ix.loadRecordsKept(ctx, mode, true)
+}
+
+// loadRecordsKept is loadRecordsAt; unless keep is set, records it
+// decodes are not kept yet but marked unkept: the refresh that matches
+// them with its targets points them at the targets' paths first
+// (keepMatched), so that the kept records hold no copy of the paths
+// the host's listing holds anyway.
+func (ix *Index) loadRecordsKept(ctx context.Context, mode lineage.Mode, keep bool) (loaded, error) {
 	var got loaded
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
 		at, ok := ix.commitOf(tx)
@@ -77,8 +86,11 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 			got.stored[r.Path] = r
 		}
 		indexfile.DropPages(tx) // the records are copies
-		if ok {
+		switch {
+		case ok && keep:
 			got = ix.decoded.put(mode, at, got)
+		case ok:
+			got.unkept = true
 		}
 		return nil
 	})
@@ -135,6 +147,9 @@ type loaded struct {
 	// byTargets: stored is keyed by a refresh's targets' own strings
 	// (keyedByTargets).
 	byTargets bool
+	// unkept: decoded at a known commit but not kept yet (see
+	// keepMatched).
+	unkept bool
 	// docs are the lexicon docs of stored, in order, once each a record
 	// (writer.liveFromKept).
 	docs []uint32

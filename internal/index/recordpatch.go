@@ -276,3 +276,47 @@ func keyedByTargets(stored map[string]*Record, targets []Target) map[string]*Rec
 	}
 	return m
 }
+
+// keepMatched keeps the records this run decoded (loaded.unkept) once
+// their targets are matched: each record a target matched takes the
+// target's path (the listing's string, which a watching host holds
+// anyway and its next calls' targets share), and the map keys it by that
+// string (keyedByTargets). When most records matched, the others' paths
+// are copied out too, so that none of them holds on to the decode's
+// chunks of paths: at 100k sessions those were 11 MB of a server's
+// live heap, a second copy of every listed path.
+func (r *refreshRun) keepMatched() {
+	if !r.base.unkept || r.known == nil {
+		return
+	}
+	stored, matched := r.base.stored, 0
+	for _, rec := range r.known.recs {
+		if rec != nil {
+			matched++
+		}
+	}
+	// clean: each record is stored under its own path, which is then
+	// the path of the target that found it.
+	if r.base.clean && matched > 0 && 2*matched >= len(stored) {
+		for _, rec := range stored {
+			rec.Path = "" // the key still spells it
+		}
+		for i, rec := range r.known.recs {
+			if rec != nil && rec.Path == "" {
+				p := r.targets[i].Path
+				rec.Path = p
+				stored[p] = rec // a map assignment takes the new key's bytes
+			}
+		}
+		for p, rec := range stored {
+			if rec.Path == "" {
+				own := strings.Clone(p)
+				rec.Path = own
+				stored[own] = rec
+			}
+		}
+		r.base.byTargets = true
+	}
+	r.base.unkept = false
+	r.base = r.ix.decoded.put(r.mode, r.base.at, r.base)
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -260,4 +261,57 @@ func keeping(t *testing.T, n int) (*fixture, *Index) {
 	f.refresh(ix, lineage.Active)
 	f.refresh(ix, lineage.Active)
 	return f, ix
+}
+
+// Records a host decodes while it lists (Preload) are kept pointing at
+// its targets' paths, not at copies of their own: when most of them are
+// targets, every kept record and key shares a target's string; when few
+// are, they keep their own. Either way they are the records a fresh
+// index decodes, and kept for the next call.
+func TestPreloadedRecordsTakeTheTargetsPaths(t *testing.T) {
+	for _, listed := range []int{10, 9, 3} {
+		t.Run(fmt.Sprint(listed, " of 10 listed"), func(t *testing.T) {
+			f := newFixture(t, 10)
+			built := f.index()
+			f.refresh(built, lineage.Active)
+			want, err := built.loadRecordsAt(ctx, lineage.Active)
+			require.NoError(t, err)
+			built.Close()
+
+			ix := f.index()
+			defer ix.Close()
+			ix.LongLived()
+			var targets []Target
+			for _, p := range f.paths[:listed] {
+				targets = append(targets, Target{Path: strings.Clone(p)})
+			}
+			pre := ix.Preload(ctx, lineage.Active)
+			_, err = ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Preloaded: pre})
+			require.NoError(t, err)
+
+			kept, ok := ix.decoded.byMode[lineage.Active]
+			require.True(t, ok, "nothing kept")
+			require.NotZero(t, kept.gen)
+			require.False(t, kept.unkept)
+			require.Equal(t, len(want.stored), len(kept.stored))
+			for p, rec := range want.stored {
+				require.Equal(t, *rec, *kept.stored[p], p)
+			}
+			keys := map[*byte]bool{}
+			for k, rec := range kept.stored {
+				keys[unsafe.StringData(k)] = true
+				require.Equal(t, k, rec.Path)
+			}
+			shared := 2*listed >= len(f.paths)
+			for _, tg := range targets {
+				rec := kept.stored[tg.Path]
+				require.Equal(t, shared, unsafe.StringData(rec.Path) == unsafe.StringData(tg.Path), "%s: record's path", tg.Path)
+				require.Equal(t, shared, keys[unsafe.StringData(tg.Path)], "%s: key", tg.Path)
+			}
+			// The next call at the same commit gets these very records.
+			again, err := ix.loadRecordsAt(ctx, lineage.Active)
+			require.NoError(t, err)
+			require.Equal(t, kept.gen, again.gen)
+		})
+	}
 }

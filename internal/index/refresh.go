@@ -204,7 +204,7 @@ func (ix *Index) preload(ctx context.Context, mode lineage.Mode, archive bool) *
 			p.got, p.err = ix.loadGateAt(ctx, mode)
 			return
 		}
-		p.got, p.err = ix.loadRecordsAt(ctx, mode)
+		p.got, p.err = ix.loadRecordsKept(ctx, mode, false)
 	}()
 	return p
 }

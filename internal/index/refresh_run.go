@@ -162,6 +162,7 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 		r.known, r.ids = matchTargetsBy(find, total, r.targets, check)
 	}
 	r.ids.mtimes = mtimes
+	r.keepMatched()
 	if carried && verifyCarry {
 		r.verifyCarried(find, total)
 	}
