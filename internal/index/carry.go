@@ -119,6 +119,22 @@ func (m *gateMemo) keep(r *refreshRun) {
 		targets: r.targets, recs: r.known.recs, fresh: r.fresh, mtimes: r.ids.mtimes, seq: m.seq}
 }
 
+// regive points the gate kept for k at the targets to, when it holds
+// from, a slice found the same as to target by target (quietCache.regive):
+// a refresh answered from the kept quiet refresh makes no gate of its
+// own, and the first slice would otherwise stay held for as long as
+// nothing changes. A run may be reading the kept gate: it is replaced,
+// not changed.
+func (m *gateMemo) regive(k quietKey, from, to []Target) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g := m.last[k]; g != nil && sameSlice(g.targets, from) {
+		next := *g
+		next.targets = to
+		m.last[k] = &next
+	}
+}
+
 // carryable reports whether r's gate can be kept and carried: its targets
 // are a watched listing's, which the caller keeps anyway, and its records
 // the full ones the cache kept (partial records are completed in place,

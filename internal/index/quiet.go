@@ -20,11 +20,12 @@ import (
 // listed stat are never answered this way, nor is a narrower refresh
 // that ranked its tiers with the roster's files (they are stat-ed anew).
 //
-// A caller that gives the very slice of targets it gave the kept refresh
-// (same array, same length) has not changed it: a watched listing that
-// did not change is the same targets again (engine's targetsOf), shared
-// and never written. Those are not compared again, which at 100k sessions
-// was half of a rare-term call.
+// A caller never changes a slice of targets once it has given it (a
+// watched listing's are shared and never written: engine's targetsOf), so
+// the kept refresh holds the caller's slice, not a copy (3 MB at 100k
+// sessions), and one that gives the very slice again (same array, same
+// length) is not compared again, which at 100k sessions was half of a
+// rare-term call.
 type quietCache struct {
 	mu   sync.Mutex
 	last map[quietKey]quietRefresh
@@ -43,10 +44,9 @@ type quietKey struct {
 }
 
 type quietRefresh struct {
-	at      commit
-	targets []Target // a copy, compared with another caller's slice
-	given   []Target // the caller's own slice (see quietCache)
-	rep     Report
+	at    commit
+	given []Target // the caller's own slice (see quietCache)
+	rep   Report
 }
 
 func keyOf(r *refreshRun) quietKey {
@@ -112,7 +112,7 @@ func (c *quietCache) get(r *refreshRun, at commit) (*Report, bool) {
 	}
 	if !sameSlice(q.given, r.targets) {
 		c.walked.Add(int64(len(r.targets)))
-		if !sameTargets(q.targets, r.targets, r.mode) {
+		if !sameTargets(q.given, r.targets, r.mode) {
 			return nil, false
 		}
 		c.regive(r, q)
@@ -126,12 +126,14 @@ func (c *quietCache) get(r *refreshRun, at commit) (*Report, bool) {
 
 // regive makes r's slice of targets, found the same as q's, the one q was
 // given: a listing whose first slice was not the one it settled on (a
-// watch set up after the first call) is then not compared call after call.
+// watch set up after the first call) is then not compared call after call,
+// and the first slice is let go (the kept stat gate's too, gateMemo.regive).
 func (c *quietCache) regive(r *refreshRun, q quietRefresh) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := keyOf(r)
 	if cur, ok := c.last[k]; ok && cur.at == q.at && sameSlice(cur.given, q.given) {
+		r.ix.carry.regive(k, cur.given, r.targets)
 		cur.given = r.targets
 		c.last[k] = cur
 	}
@@ -153,7 +155,7 @@ func (c *quietCache) put(r *refreshRun, at commit) {
 	}
 	rep := *r.rep
 	rep.Coverage.Reasons = slices.Clone(r.rep.Coverage.Reasons)
-	c.last[keyOf(r)] = quietRefresh{at: at, targets: slices.Clone(r.targets), given: r.targets, rep: rep}
+	c.last[keyOf(r)] = quietRefresh{at: at, given: r.targets, rep: rep}
 }
 
 // QuietStats counts the refreshes answered from a kept quiet refresh, and

@@ -191,3 +191,32 @@ func TestQuietRefreshWithLiveBranch(t *testing.T) {
 		require.Equal(t, hits+1, ix.quiet.hits.Load(), "%s: then answered from the kept refresh", c.name)
 	}
 }
+
+// A refresh answered from the kept quiet refresh with another slice of
+// the same targets makes that slice the kept one, for the quiet refresh
+// and for the kept stat gate alike: neither holds the first slice on.
+func TestQuietRefreshLetsGoOfTheFirstSlice(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	defer ix.Close()
+	opt := RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Archive: true, Watched: true}
+	first := listedStats(t, f.paths)
+	for range 2 { // builds, then finds nothing to do: kept
+		_, err := ix.Refresh(ctx, first, opt)
+		require.NoError(t, err)
+	}
+	second := listedStats(t, f.paths)
+	hits := ix.quiet.hits.Load()
+	_, err := ix.Refresh(ctx, second, opt)
+	require.NoError(t, err)
+	require.Equal(t, hits+1, ix.quiet.hits.Load(), "answered from the kept refresh")
+
+	require.Len(t, ix.quiet.last, 1)
+	for _, q := range ix.quiet.last {
+		require.True(t, sameSlice(q.given, second), "the quiet refresh holds the first slice")
+	}
+	require.Len(t, ix.carry.last, 1)
+	for _, g := range ix.carry.last {
+		require.True(t, sameSlice(g.targets, second), "the kept gate holds the first slice")
+	}
+}
