@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
 	"sync"
 	"unsafe"
 
@@ -16,13 +14,11 @@ const ResponseTooLarge = "response_too_large"
 // jsonLen is the length of v's JSON in UTF-16 code units, with HTML
 // characters unescaped as JavaScript writes them.
 func jsonLen(v any) int {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := marshalAs(v)
+	if err != nil {
 		return 1 << 30
 	}
-	return jsjson.UTF16Len(string(bytes.TrimRight(buf.Bytes(), "\n")))
+	return jsjson.UTF16Len(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 // hitLen is jsonLen(h) without the encoder's second pass over what
