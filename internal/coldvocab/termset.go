@@ -122,13 +122,8 @@ func (t *termSet) addAt(slot int, tag uint32, term string) {
 func (t *termSet) grow() {
 	t.slots = make([]termSlot, 2*len(t.slots))
 	t.gen = 1
-	mask := len(t.slots) - 1
 	for at, term := range t.list {
-		h := maphash.String(t.seed, term)
-		i := int(h) & mask
-		for t.slots[i].gen == t.gen {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = termSlot{gen: t.gen, tag: uint32(h >> 32), at: uint32(at)}
+		slot, tag, _ := t.find(term) // the terms are distinct: never found
+		t.slots[slot] = termSlot{gen: t.gen, tag: tag, at: uint32(at)}
 	}
 }
