@@ -159,7 +159,7 @@ type loaded struct {
 // commit of the index file they were read at. Every refresh decodes every
 // record of its mode (about 0.7 µs each, and the garbage they leave), so a
 // host that keeps an Engine pays that once per change of the file rather
-// than once per call. Records are never changed once decoded; the map is
+// than once per call. Records are never changed once kept; the map is
 // shared read-only by the calls that get it.
 type recordCache struct {
 	mu     sync.Mutex
@@ -200,12 +200,19 @@ func (c *recordCache) get(mode lineage.Mode, at commit) (loaded, bool) {
 	return r, ok && r.at == at
 }
 
-// put keeps r as the records of mode at commit at, and returns it as kept.
+// put keeps r as the records of mode at commit at, and returns it as kept;
+// unless the records kept are of a later commit of the same file (a run
+// that decoded before another's write keeps its records after it): r is
+// then returned unkept (gen 0), at its commit.
 func (c *recordCache) put(mode lineage.Mode, at commit, r loaded) loaded {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byMode == nil {
 		c.byMode = map[lineage.Mode]loaded{}
+	}
+	if cur, ok := c.byMode[mode]; ok && sameFile(cur.at.file, at.file) && cur.at.txid > at.txid {
+		r.at, r.atKnown, r.gen = at, true, 0
+		return r
 	}
 	c.gens++
 	r.at, r.atKnown, r.gen = at, true, c.gens

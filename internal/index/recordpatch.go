@@ -280,11 +280,11 @@ func keyedByTargets(stored map[string]*Record, targets []Target) map[string]*Rec
 // keepMatched keeps the records this run decoded (loaded.unkept) once
 // their targets are matched: each record a target matched takes the
 // target's path (the listing's string, which a watching host holds
-// anyway and its next calls' targets share), and the map keys it by that
-// string (keyedByTargets). When most records matched, the others' paths
-// are copied out too, so that none of them holds on to the decode's
-// chunks of paths: at 100k sessions those were 11 MB of a server's
-// live heap, a second copy of every listed path.
+// anyway and the targets of its calls share while its listing stands),
+// and the map keys it by that string (keyedByTargets). When most records
+// matched, the others' paths are copied out too, so that none of them
+// holds on to the decode's chunks of paths: at 100k sessions those were
+// 11 MB of a server's live heap, a second copy of every listed path.
 func (r *refreshRun) keepMatched() {
 	if !r.base.unkept || r.known == nil {
 		return
@@ -317,6 +317,17 @@ func (r *refreshRun) keepMatched() {
 		}
 		r.base.byTargets = true
 	}
-	r.base.unkept = false
-	r.base = r.ix.decoded.put(r.mode, r.base.at, r.base)
+	r.keepLoaded()
+}
+
+// keepLoaded keeps the records this run decoded as they are, when it did
+// and did not keep them yet: a run answered from the kept quiet refresh
+// matches no target, and without this a host whose record cache held
+// other records than the quiet refresh's commit (a slower run's, put
+// last) would decode every record call after call.
+func (r *refreshRun) keepLoaded() {
+	if r.base.unkept {
+		r.base.unkept = false
+		r.base = r.ix.decoded.put(r.mode, r.base.at, r.base)
+	}
 }

@@ -315,3 +315,58 @@ func TestPreloadedRecordsTakeTheTargetsPaths(t *testing.T) {
 		})
 	}
 }
+
+// A run answered from the kept quiet refresh keeps the records it
+// decoded: when the record cache held other records than the quiet
+// refresh's commit (a slower run's, kept last), the next quiet calls
+// decode once, not every time.
+func TestQuietAnswerKeepsWhatItDecoded(t *testing.T) {
+	f := newFixture(t, 20)
+	ix := f.index()
+	defer ix.Close()
+	ix.LongLived()
+	opt := RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Archive: true, Watched: true}
+	targets := listedStats(t, f.paths)
+	call := func() {
+		o := opt
+		o.Preloaded = ix.Preload(ctx, lineage.Active)
+		_, err := ix.Refresh(ctx, targets, o)
+		require.NoError(t, err)
+	}
+	for range 3 {
+		call()
+	}
+	hits := ix.quiet.hits.Load()
+	require.NotZero(t, hits)
+	// The cache holds what an older commit's run kept last.
+	ix.decoded.mu.Lock()
+	stale := ix.decoded.byMode[lineage.Active]
+	stale.at.txid--
+	ix.decoded.byMode[lineage.Active] = stale
+	ix.decoded.mu.Unlock()
+	gens := ix.decoded.gens
+	for range 5 {
+		call()
+	}
+	require.Equal(t, hits+5, ix.quiet.hits.Load(), "answered quietly")
+	require.Equal(t, gens+1, ix.decoded.gens, "decoded and kept once")
+}
+
+// The record cache does not take records of an older commit of its file
+// over those of a later one; another file's are taken.
+func TestRecordCacheKeepsTheLaterCommit(t *testing.T) {
+	var c recordCache
+	file := Identity{Inode: 7, Dev: 1, Size: 100}
+	later := c.put(lineage.Active, commit{txid: 9, file: file}, loaded{})
+	require.NotZero(t, later.gen)
+	older := c.put(lineage.Active, commit{txid: 8, file: Identity{Inode: 7, Dev: 1, Size: 90}}, loaded{})
+	require.Zero(t, older.gen, "an older commit's records were kept")
+	require.Equal(t, 8, older.at.txid)
+	kept, ok := c.get(lineage.Active, commit{txid: 9, file: file})
+	require.True(t, ok)
+	require.Equal(t, later.gen, kept.gen)
+	other := c.put(lineage.Active, commit{txid: 2, file: Identity{Inode: 8, Dev: 1}}, loaded{})
+	require.NotZero(t, other.gen, "a new file's records")
+	_, ok = c.get(lineage.Active, commit{txid: 2, file: Identity{Inode: 8, Dev: 1}})
+	require.True(t, ok)
+}

@@ -179,7 +179,8 @@ type Preloaded struct {
 // The first Preload of an Index reads the manifest (manifest.go): a
 // one-shot recall decodes the full records of its candidates and hits
 // only. A later one decodes every record, for the record cache of a host
-// that asks again.
+// that asks again; the refresh that takes them keeps them (keepMatched),
+// and a preload no refresh takes (its call failed first) is let go.
 func (ix *Index) Preload(ctx context.Context, mode lineage.Mode) *Preloaded {
 	return ix.preload(ctx, mode, false)
 }
@@ -366,6 +367,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	quiet := r.quietable(bad)
 	if quiet {
 		if rep, ok := ix.quiet.get(r, r.rep.readAt); ok {
+			r.keepLoaded()
 			rep.Elapsed = time.Since(start)
 			rep.Seconds = rep.Elapsed.Seconds()
 			return rep, nil
