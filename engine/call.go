@@ -54,6 +54,19 @@ func (r *CallResult) MarshalJSON() ([]byte, error) {
 	return marshalAs(v)
 }
 
+// AppendJSON appends MarshalJSON's bytes to dst, written in place when
+// the answer can (a recall page).
+func (r *CallResult) AppendJSON(dst []byte) ([]byte, error) {
+	if r.Recall != nil { // the answer Value gives first
+		return r.Recall.AppendJSON(dst)
+	}
+	b, err := r.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
 // Call dispatches a follow or next token (or any call with a known ref)
 // unchanged: memory.recall, memory.expand, memory.sessions or memory.walk
 // (memidx's extension: a page of WalkPage, for hosts that cannot run the

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,5 +70,39 @@ func TestRecallPageJSONIsTheEncoders(t *testing.T) {
 			assert.Equal(t, encode(fields(p)), encode(p), "page %d, escape %v", i, escape)
 			assert.Equal(t, encode(&CallResult{Recall: &p}), encode(fields(p)), "page %d, escape %v, as a call result", i, escape)
 		}
+		// Appended after a head, in whatever room the head's array has.
+		want, err := p.MarshalJSON()
+		require.NoError(t, err)
+		for _, head := range [][]byte{nil, []byte(`{"id":1,"result":`), append(make([]byte, 0, 1<<16), "head"...)} {
+			got, err := p.AppendJSON(head)
+			require.NoError(t, err)
+			assert.Equal(t, string(head)+string(want), string(got), "page %d appended", i)
+			got, err = (&CallResult{Recall: &p}).AppendJSON(head)
+			require.NoError(t, err)
+			assert.Equal(t, string(head)+string(want), string(got), "page %d appended as a call result", i)
+		}
 	}
+	// Whatever the last pages were: tiny hits, none, one huge.
+	small := pages[2] // a small hit under a long tail
+	small.Hits = []Hit{{Session: &SessionHit{}}}
+	small.Notices = []Notice{{Key: "k", Message: strings.Repeat("m", 4096)}}
+	huge := pages[2]
+	huge.Hits = []Hit{{Entry: &EntryHit{SessionID: "s", Snippet: strings.Repeat("x", 1<<20)}}}
+	for _, before := range []RecallPage{small, pages[0], huge, small} {
+		_, err := before.MarshalJSON()
+		require.NoError(t, err)
+		for i, p := range pages {
+			want, err := json.Marshal(fields(p))
+			require.NoError(t, err)
+			got, err := p.MarshalJSON()
+			require.NoError(t, err)
+			require.JSONEq(t, string(want), string(got), "page %d after another", i)
+		}
+	}
+	other := &CallResult{Sessions: &SessionsResult{}}
+	want, err := other.MarshalJSON()
+	require.NoError(t, err)
+	got, err := other.AppendJSON([]byte("x"))
+	require.NoError(t, err)
+	assert.Equal(t, "x"+string(want), string(got), "another answer appended")
 }

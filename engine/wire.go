@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/index"
@@ -107,7 +108,13 @@ type RecallPage struct {
 // MarshalJSON writes the page as encoding/json writes its fields, but
 // splices each hit's JSON in as Hit.MarshalJSON returns it: through the
 // encoder, every hit (most of a page) was scanned a second time.
-func (p RecallPage) MarshalJSON() ([]byte, error) {
+func (p RecallPage) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil) }
+
+// AppendJSON appends the page's JSON (MarshalJSON's bytes) to dst: a
+// server writes it after its answer's head, into one buffer sized by the
+// pages before (a page grown from a few KB by doubling, then copied after
+// that head, was a sixth of a server's garbage a call).
+func (p RecallPage) AppendJSON(dst []byte) ([]byte, error) {
 	type rest struct {
 		Next          *FabricCall  `json:"next"`
 		Coverage      Coverage     `json:"coverage"`
@@ -120,8 +127,11 @@ func (p RecallPage) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &hitEncoder{}
-	e.buf.Grow(1024 + len(tail))
+	e := &hitEncoder{buf: *bytes.NewBuffer(dst)}
+	// Within the envelope: a page is never larger (but for a lone hit
+	// that could not be shortened, which then grows the buffer).
+	perHit := int(hitBytes.Load())
+	e.buf.Grow(64 + len(tail) + min(len(p.Hits)*(perHit+perHit/8), MaxResponseChars))
 	e.buf.WriteString(`{"total":`)
 	e.buf.Write(strconv.AppendInt(e.buf.AvailableBuffer(), int64(p.Total), 10))
 	e.buf.WriteString(`,"hits":`)
@@ -139,10 +149,18 @@ func (p RecallPage) MarshalJSON() ([]byte, error) {
 		}
 		e.buf.WriteByte(']')
 	}
+	if len(p.Hits) > 0 {
+		hitBytes.Store(int64((e.buf.Len() - len(dst)) / len(p.Hits)))
+	}
 	e.buf.WriteByte(',')
 	e.buf.Write(tail[1:]) // tail without its '{'
 	return e.buf.Bytes(), nil
 }
+
+// hitBytes is the mean length of the hits of the last page written with
+// hits: what the next page's buffer holds for each of its own (the
+// pages of one host are alike).
+var hitBytes atomic.Int64
 
 // setQueryCoverage sets the page's QueryCoverage from its hits', and
 // WeakMatch.

@@ -609,20 +609,17 @@ func encodeResponse(r *rpcResponse) []byte {
 // result's JSON (compact, from the engine) spliced in rather than scanned
 // again by the encoder: the largest part of a recall's answer.
 func spliceResult(id json.RawMessage, cr *engine.CallResult) ([]byte, bool) {
-	body, err := cr.MarshalJSON()
+	var head bytes.Buffer
+	head.WriteString(`{"jsonrpc":"2.0","id":`)
+	if json.Compact(&head, id) != nil {
+		return nil, false
+	}
+	head.WriteString(`,"result":`)
+	b, err := cr.AppendJSON(head.Bytes())
 	if err != nil {
 		return nil, false
 	}
-	var b bytes.Buffer
-	b.Grow(len(body) + 64)
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	if json.Compact(&b, id) != nil {
-		return nil, false
-	}
-	b.WriteString(`,"result":`)
-	b.Write(body)
-	b.WriteString("}\n")
-	return b.Bytes(), true
+	return append(b, "}\n"...), true
 }
 
 func marshalJSON(v any) ([]byte, error) {
