@@ -128,8 +128,9 @@ func (p RecallPage) AppendJSON(dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	e := &hitEncoder{buf: *bytes.NewBuffer(dst)}
-	// Within the envelope: a page is never larger (but for a lone hit
-	// that could not be shortened, which then grows the buffer).
+	// Bounded by the envelope, which counts UTF-16 units: a page of
+	// escaped or non-ASCII text may take more bytes, and grows the
+	// buffer once.
 	perHit := int(hitBytes.Load())
 	e.buf.Grow(64 + len(tail) + min(len(p.Hits)*(perHit+perHit/8), MaxResponseChars))
 	e.buf.WriteString(`{"total":`)

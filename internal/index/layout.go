@@ -210,7 +210,7 @@ func (c *recordCache) put(mode lineage.Mode, at commit, r loaded) loaded {
 	if c.byMode == nil {
 		c.byMode = map[lineage.Mode]loaded{}
 	}
-	if cur, ok := c.byMode[mode]; ok && sameFile(cur.at.file, at.file) && cur.at.txid > at.txid {
+	if cur, ok := c.byMode[mode]; ok && laterCommit(cur.at, at) {
 		r.at, r.atKnown, r.gen = at, true, 0
 		return r
 	}
@@ -218,6 +218,14 @@ func (c *recordCache) put(mode lineage.Mode, at commit, r loaded) loaded {
 	r.at, r.atKnown, r.gen = at, true, c.gens
 	c.byMode[mode] = r
 	return r
+}
+
+// laterCommit reports whether a is a later commit than b of the same
+// file. A file made anew at the path (a reset) may get the old one's
+// inode number back, and counts its transactions from the start again:
+// its change time, never earlier than the old file's, tells it apart.
+func laterCommit(a, b commit) bool {
+	return sameFile(a.file, b.file) && a.txid > b.txid && a.file.CtimeNs >= b.file.CtimeNs
 }
 
 // holds reports whether the records kept for mode are base.

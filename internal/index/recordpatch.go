@@ -286,11 +286,32 @@ func keyedByTargets(stored map[string]*Record, targets []Target) map[string]*Rec
 // holds on to the decode's chunks of paths: at 100k sessions those were
 // 11 MB of a server's live heap, a second copy of every listed path.
 func (r *refreshRun) keepMatched() {
-	if !r.base.unkept || r.known == nil {
+	if r.base.unkept && r.known != nil {
+		r.keepWith(r.known.recs)
+	}
+}
+
+// keepQuiet keeps the records this run decoded when the kept quiet
+// refresh answered it, which matches no target: each target's record is
+// looked up by its path instead. Without it a host whose record cache
+// held other records than the quiet refresh's commit (a slower run's,
+// kept last) would decode every record call after call.
+func (r *refreshRun) keepQuiet() {
+	if !r.base.unkept {
 		return
 	}
+	recs := make([]*Record, len(r.targets))
+	for i := range r.targets {
+		recs[i] = r.base.stored[r.targets[i].Path]
+	}
+	r.keepWith(recs)
+}
+
+// keepWith points the records at their targets' paths (recs[i] is
+// targets[i]'s, or nil) as keepMatched says, and keeps them.
+func (r *refreshRun) keepWith(recs []*Record) {
 	stored, matched := r.base.stored, 0
-	for _, rec := range r.known.recs {
+	for _, rec := range recs {
 		if rec != nil {
 			matched++
 		}
@@ -301,7 +322,7 @@ func (r *refreshRun) keepMatched() {
 		for _, rec := range stored {
 			rec.Path = "" // the key still spells it
 		}
-		for i, rec := range r.known.recs {
+		for i, rec := range recs {
 			if rec != nil && rec.Path == "" {
 				p := r.targets[i].Path
 				rec.Path = p
@@ -317,17 +338,6 @@ func (r *refreshRun) keepMatched() {
 		}
 		r.base.byTargets = true
 	}
-	r.keepLoaded()
-}
-
-// keepLoaded keeps the records this run decoded as they are, when it did
-// and did not keep them yet: a run answered from the kept quiet refresh
-// matches no target, and without this a host whose record cache held
-// other records than the quiet refresh's commit (a slower run's, put
-// last) would decode every record call after call.
-func (r *refreshRun) keepLoaded() {
-	if r.base.unkept {
-		r.base.unkept = false
-		r.base = r.ix.decoded.put(r.mode, r.base.at, r.base)
-	}
+	r.base.unkept = false
+	r.base = r.ix.decoded.put(r.mode, r.base.at, r.base)
 }

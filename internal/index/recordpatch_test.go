@@ -350,23 +350,32 @@ func TestQuietAnswerKeepsWhatItDecoded(t *testing.T) {
 	}
 	require.Equal(t, hits+5, ix.quiet.hits.Load(), "answered quietly")
 	require.Equal(t, gens+1, ix.decoded.gens, "decoded and kept once")
+	kept := ix.decoded.byMode[lineage.Active]
+	for _, tg := range targets { // pointing at the targets' paths, as keepMatched's
+		require.Same(t, unsafe.StringData(tg.Path), unsafe.StringData(kept.stored[tg.Path].Path), tg.Path)
+	}
 }
 
 // The record cache does not take records of an older commit of its file
 // over those of a later one; another file's are taken.
 func TestRecordCacheKeepsTheLaterCommit(t *testing.T) {
 	var c recordCache
-	file := Identity{Inode: 7, Dev: 1, Size: 100}
+	file := Identity{Inode: 7, Dev: 1, Size: 100, CtimeNs: 20}
 	later := c.put(lineage.Active, commit{txid: 9, file: file}, loaded{})
 	require.NotZero(t, later.gen)
-	older := c.put(lineage.Active, commit{txid: 8, file: Identity{Inode: 7, Dev: 1, Size: 90}}, loaded{})
+	older := c.put(lineage.Active, commit{txid: 8, file: Identity{Inode: 7, Dev: 1, Size: 90, CtimeNs: 10}}, loaded{})
 	require.Zero(t, older.gen, "an older commit's records were kept")
 	require.Equal(t, 8, older.at.txid)
 	kept, ok := c.get(lineage.Active, commit{txid: 9, file: file})
 	require.True(t, ok)
 	require.Equal(t, later.gen, kept.gen)
-	other := c.put(lineage.Active, commit{txid: 2, file: Identity{Inode: 8, Dev: 1}}, loaded{})
+	other := c.put(lineage.Active, commit{txid: 2, file: Identity{Inode: 8, Dev: 1, CtimeNs: 30}}, loaded{})
 	require.NotZero(t, other.gen, "a new file's records")
-	_, ok = c.get(lineage.Active, commit{txid: 2, file: Identity{Inode: 8, Dev: 1}})
+	_, ok = c.get(lineage.Active, commit{txid: 2, file: Identity{Inode: 8, Dev: 1, CtimeNs: 30}})
+	require.True(t, ok)
+	// A file made anew that got the inode number back counts from 1.
+	reset := commit{txid: 1, file: Identity{Inode: 8, Dev: 1, CtimeNs: 40}}
+	require.NotZero(t, c.put(lineage.Active, reset, loaded{}).gen, "a reset file's records")
+	_, ok = c.get(lineage.Active, reset)
 	require.True(t, ok)
 }

@@ -367,7 +367,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	quiet := r.quietable(bad)
 	if quiet {
 		if rep, ok := ix.quiet.get(r, r.rep.readAt); ok {
-			r.keepLoaded()
+			r.keepQuiet()
 			rep.Elapsed = time.Since(start)
 			rep.Seconds = rep.Elapsed.Seconds()
 			return rep, nil
