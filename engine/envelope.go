@@ -18,8 +18,12 @@ func jsonLen(v any) int {
 	if err != nil {
 		return 1 << 30
 	}
-	return jsjson.UTF16Len(unsafe.String(unsafe.SliceData(b), len(b)))
+	return utf16Len(b)
 }
+
+// utf16Len is the length of the JSON text b in UTF-16 code units, read in
+// place: b is not kept.
+func utf16Len(b []byte) int { return jsjson.UTF16Len(unsafe.String(unsafe.SliceData(b), len(b))) }
 
 // hitLen is jsonLen(h) without the encoder's second pass over what
 // Hit.MarshalJSON returns (that pass, a compaction of compact JSON, was
@@ -31,8 +35,7 @@ func hitLen(h Hit) int {
 	if err := e.encode(h); err != nil {
 		return 1 << 30
 	}
-	b := e.buf.Bytes()
-	return jsjson.UTF16Len(unsafe.String(unsafe.SliceData(b), len(b)))
+	return utf16Len(e.buf.Bytes())
 }
 
 // hitEncoders are hitLen's encoders; a buffer grows to a hit's size.
