@@ -251,8 +251,7 @@ func (e *Engine) prepareExpand(ctx context.Context, req *expandArgs) (*preparedE
 	if eo != nil {
 		return nil, expandFailure(req.Session, eo), nil
 	}
-	rec := &index.Record{Path: snap.path, SourceHash: snap.hash, LineageFingerprint: snap.fp}
-	if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
+	if eo := checkExpectations(bound{snap.path, snap.hash, snap.fp}, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
 		return nil, expandFailure(req.Session, eo), nil
 	}
 	n := snap.count()

@@ -132,10 +132,10 @@ func (e *Engine) inspectIndex(ctx context.Context) (*IndexReport, error) {
 			t.CacheBytes += lex
 			for _, rec := range recs {
 				row := IndexRecord{
-					Path: rec.Path, SessionID: rec.SessionID, Branches: rec.Branches, Tier: rec.Tier,
+					Path: rec.Path, SessionID: rec.SessionID, Branches: rec.Branches, Tier: rec.Tier.String(),
 					SourceBytes: rec.Identity.Size, CacheBytes: rec.CacheBytes, EntryCount: rec.EntryCount,
-					Complete: rec.Complete(), Reasons: rec.Reasons, SourceHash: rec.SourceHash,
-					LineageFingerprint: rec.LineageFingerprint,
+					Complete: rec.Complete(), Reasons: rec.Reasons, SourceHash: rec.SourceHash.String(),
+					LineageFingerprint: rec.LineageFingerprint.String(),
 				}
 				if row.Reasons == nil {
 					row.Reasons = []string{}

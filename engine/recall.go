@@ -307,7 +307,7 @@ func (e *Engine) pageOf(q *recallQuery, r *resolved, res *search.Page, single bo
 // checkSingle checks a single-session request's bindings and entry range
 // against the session's record.
 func checkSingle(rec *index.Record, req recallArgs) *ErrorObject {
-	if eo := checkExpectations(rec, req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
+	if eo := checkExpectations(boundOf(rec), req.ExpectedSourceHash, req.ExpectedLineageFingerprint); eo != nil {
 		return eo
 	}
 	if req.EntryRange != nil {
@@ -321,14 +321,23 @@ func checkSingle(rec *index.Record, req recallArgs) *ErrorObject {
 // fresh one.
 const staleHint = "The session changed since the pointer was issued; run the call that produced the pointer (the recall whose hit or next it is) again for a fresh one."
 
+// bound is what a pointer's bindings are checked against: a session's
+// path, source hash and lineage fingerprint (hex) as they are now.
+type bound struct{ path, hash, fp string }
+
+// boundOf is rec's bound.
+func boundOf(rec *index.Record) bound {
+	return bound{rec.Path, rec.SourceHash.String(), rec.LineageFingerprint.String()}
+}
+
 // checkExpectations compares a pointer's bindings with the session now.
-func checkExpectations(rec *index.Record, hash, fp string) *ErrorObject {
+func checkExpectations(now bound, hash, fp string) *ErrorObject {
 	if hash == "" && fp == "" {
 		return nil
 	}
-	eo := &ErrorObject{Code: coverage.StalePointer, Hint: staleHint, SessionFile: rec.Path,
+	eo := &ErrorObject{Code: coverage.StalePointer, Hint: staleHint, SessionFile: now.path,
 		ExpectedSourceHash: hash, ExpectedLineageFingerprint: fp}
-	ah, af := rec.SourceHash, rec.LineageFingerprint
+	ah, af := now.hash, now.fp
 	eo.ActualSourceHash = &ah
 	if fp != "" {
 		eo.ActualLineageFingerprint = &af
@@ -396,8 +405,8 @@ func (e *Engine) buildPage(q *recallQuery, res *search.Page, archive bool) *Reca
 	base := canonicalArgs(q)
 	if rec := res.One; rec != nil {
 		base.Scope = ScopeOf(rec.Path)
-		base.ExpectedSourceHash = rec.SourceHash
-		base.ExpectedLineageFingerprint = rec.LineageFingerprint
+		base.ExpectedSourceHash = rec.SourceHash.String()
+		base.ExpectedLineageFingerprint = rec.LineageFingerprint.String()
 	}
 	titles := e.titles()
 	for i := range res.Hits {
@@ -438,7 +447,7 @@ func entryHit(q *recallQuery, ph *search.PageHit) *EntryHit {
 	st, rec := &ph.Stored, ph.Rec
 	h := &EntryHit{
 		SessionID:     boundString(rec.SessionID, 512),
-		Tier:          ph.Tier,
+		Tier:          ph.Tier.String(),
 		Index:         ph.Index,
 		Type:          st.Type,
 		IsError:       st.IsError,
@@ -472,8 +481,8 @@ func entryHit(q *recallQuery, ph *search.PageHit) *EntryHit {
 	h.Truncated = h.Truncated || st.Truncated
 	follow := expandArgs{
 		Session:                    rec.Path,
-		ExpectedSourceHash:         rec.SourceHash,
-		ExpectedLineageFingerprint: rec.LineageFingerprint,
+		ExpectedSourceHash:         rec.SourceHash.String(),
+		ExpectedLineageFingerprint: rec.LineageFingerprint.String(),
 		Branches:                   Branches(q.mode),
 		Indices:                    []int64{int64(ph.Index)},
 	}
@@ -516,11 +525,11 @@ func sessionHit(q *recallQuery, ph *search.PageHit) *SessionHit {
 	a := canonicalArgs(q)
 	a.EntryRange = nil
 	a.Scope = ScopeOf(rec.Path)
-	a.ExpectedSourceHash = rec.SourceHash
-	a.ExpectedLineageFingerprint = rec.LineageFingerprint
+	a.ExpectedSourceHash = rec.SourceHash.String()
+	a.ExpectedLineageFingerprint = rec.LineageFingerprint.String()
 	return &SessionHit{
 		SessionID:                boundString(rec.SessionID, 512),
-		Tier:                     index.Cold,
+		Tier:                     index.Cold.String(),
 		Cwd:                      boundString(rec.Cwd, 2048),
 		LastTimestamp:            rec.LastTs,
 		Score:                    ph.Score,

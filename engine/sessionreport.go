@@ -73,9 +73,9 @@ type DigestCoverage struct {
 
 // recordOf is the record's wire face; no reasons are [] on the wire.
 func recordOf(r *index.Record) *SessionRecord {
-	out := &SessionRecord{CacheVersion: r.CacheVersion, Path: r.Path, Branches: r.Branches, SessionID: r.SessionID,
-		Cwd: r.Cwd, SourceHash: r.SourceHash, LineageFingerprint: r.LineageFingerprint, Policy: r.Policy,
-		Tier: r.Tier, EntryCount: r.EntryCount, Reasons: r.Reasons, CacheBytes: r.CacheBytes,
+	out := &SessionRecord{CacheVersion: int(r.CacheVersion), Path: r.Path, Branches: r.Branches, SessionID: r.SessionID,
+		Cwd: r.Cwd, SourceHash: r.SourceHash.String(), LineageFingerprint: r.LineageFingerprint.String(), Policy: r.Policy,
+		Tier: r.Tier.String(), EntryCount: r.EntryCount, Reasons: r.Reasons, CacheBytes: r.CacheBytes,
 		FirstTs: r.FirstTs, LastTs: r.LastTs, indexedAtNs: r.IndexedAtNs}
 	if out.Reasons == nil {
 		out.Reasons = []string{}

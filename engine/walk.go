@@ -135,7 +135,6 @@ func (e *Engine) walk(caller, run context.Context, sel expandArgs, visit func(Ex
 	}
 	defer rd.close()
 	snap := p.snap
-	rec := &index.Record{Path: snap.path}
 	for k := p.opts.entryOffset; k < p.sel.Len(); k++ {
 		if ctx.Err() != nil || caller.Err() != nil {
 			return outOfTime()
@@ -148,8 +147,7 @@ func (e *Engine) walk(caller, run context.Context, sel expandArgs, visit func(Ex
 				return err
 			}
 			if eo == nil {
-				rec.SourceHash, rec.LineageFingerprint = now.hash, now.fp
-				eo = checkExpectations(rec, snap.hash, snap.fp)
+				eo = checkExpectations(bound{snap.path, now.hash, now.fp}, snap.hash, snap.fp)
 			}
 			if eo != nil {
 				return fail(eo)

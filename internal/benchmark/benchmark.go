@@ -464,7 +464,7 @@ func (r *runner) hotSet() map[string]bool {
 		return hot
 	}
 	for _, rec := range rep.Records {
-		if rec.Branches == "active" && rec.Tier == index.Hot {
+		if rec.Branches == "active" && rec.Tier == index.Hot.String() {
 			hot[rec.SessionID] = true
 		}
 	}

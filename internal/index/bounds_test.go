@@ -65,7 +65,7 @@ func TestRebuild_SparseFilesStayWithinTheBound(t *testing.T) {
 	peak := memtest.PeakHeap(func() { rep = f.rebuild(ix) })
 	t.Logf("peak heap above base: %d MiB", peak>>20)
 	assert.Less(t, peak, uint64(32<<20), "peak heap stays under the 32 MiB build bound")
-	assert.Equal(t, []string{Cold, Cold, "-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader, "-" + MaxBuildBytes}, tiersOf(rep))
+	assert.Equal(t, []string{Cold.String(), Cold.String(), "-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader, "-" + coverage.InvalidHeader, "-" + MaxBuildBytes}, tiersOf(rep))
 	assert.Contains(t, rep.Coverage.Reasons, MaxBuildBytes)
 	assert.Equal(t, 2, rep.Coverage.IndexedSessions)
 
@@ -133,7 +133,7 @@ func TestRebuild_TinyRecordsStayWithinTheBound(t *testing.T) {
 	peak := memtest.PeakHeap(func() { rep = f.rebuild(f.index()) })
 	t.Logf("1 MiB bound, skipped: peak heap above base %d MiB", peak>>20)
 	assert.Less(t, peak, uint64(8<<20))
-	assert.Equal(t, []string{Hot, "-" + MaxBuildBytes}, tiersOf(rep))
+	assert.Equal(t, []string{Hot.String(), "-" + MaxBuildBytes}, tiersOf(rep))
 
 	f.cfg.MaxBuildBytes = 0 // the default, 1 GiB
 	ix := f.index()
@@ -163,7 +163,7 @@ func TestRebuild_TinyRecordsStayWithinTheBound(t *testing.T) {
 	require.NoError(t, fh.Close())
 	f.cfg.MaxBuildBytes = 256 << 20
 	rep = f.rebuild(f.index())
-	assert.Equal(t, []string{Hot, "-" + MaxBuildBytes}, tiersOf(rep), "the whole read is charged %d MiB", BuildCost(st.Size(), n+2)>>20)
+	assert.Equal(t, []string{Hot.String(), "-" + MaxBuildBytes}, tiersOf(rep), "the whole read is charged %d MiB", BuildCost(st.Size(), n+2)>>20)
 	f.cfg.MaxBuildBytes = 0
 	rep = f.rebuild(f.index())
 	require.NotNil(t, rep.States[1].Record, rep.States[1].Reason)
@@ -191,7 +191,7 @@ func TestRefresh_OversizedSessionDoesNotBlockTheOthers(t *testing.T) {
 	}
 	f.cfg.MaxSyncSourceBytes = int(small + 100)
 	rep := f.refresh(f.index(), lineage.Active)
-	assert.Equal(t, []string{Cold, Hot, "-" + coverage.MaxSyncSourceBytes}, tiersOf(rep))
+	assert.Equal(t, []string{Cold.String(), Hot.String(), "-" + coverage.MaxSyncSourceBytes}, tiersOf(rep))
 	assert.Equal(t, 2, rep.Coverage.IndexedSessions)
 	assert.Equal(t, 1, rep.Coverage.StaleSessions)
 	assert.Equal(t, []string{coverage.MaxSyncSourceBytes}, rep.Coverage.Reasons)

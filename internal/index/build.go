@@ -496,7 +496,7 @@ func liveSignature(l *lineage.Live) string {
 // never stored. A source read by the slim reader is built entry by entry
 // (buildSlim); it may answer session.ErrNeedsFullRead, and the caller then
 // reads the source whole.
-func (ix *Index) build(src *Source, mode lineage.Mode, tier string, live *lineage.Live, full bool) (*built, error) {
+func (ix *Index) build(src *Source, mode lineage.Mode, tier Tier, live *lineage.Live, full bool) (*built, error) {
 	if src.slim != nil {
 		return ix.buildSlim(src, mode, tier, live, full)
 	}
@@ -520,14 +520,14 @@ func (ix *Index) normalizeOptions() normalize.Options {
 }
 
 // newRecord is the record of a build of src before its entries are seen.
-func (ix *Index) newRecord(src *Source, h *session.Header, hash string, sel *lineage.Selection, mode lineage.Mode, tier string, live *lineage.Live) *Record {
+func (ix *Index) newRecord(src *Source, h *session.Header, hash string, sel *lineage.Selection, mode lineage.Mode, tier Tier, live *lineage.Live) *Record {
 	rec := &Record{
 		CacheVersion:       indexfile.CacheVersion,
 		Path:               src.Path,
 		Branches:           string(mode),
 		Identity:           src.Identity,
-		SourceHash:         hash,
-		LineageFingerprint: sel.Fingerprint,
+		SourceHash:         MustSum(hash),
+		LineageFingerprint: MustSum(sel.Fingerprint),
 		LiveSignature:      liveSignature(liveFor(mode, live)),
 		Policy:             ix.policyOf(tier, mode), // one shared string, not one a record
 		Tier:               tier,
@@ -555,7 +555,7 @@ type entrySink struct {
 }
 
 // newSink starts the build of rec's tier data for about n entries.
-func (ix *Index) newSink(rec *Record, tier string, full bool, n int) *entrySink {
+func (ix *Index) newSink(rec *Record, tier Tier, full bool, n int) *entrySink {
 	s := &entrySink{ix: ix, rec: rec, full: full}
 	if tier == Hot {
 		s.hot = hotbm25.NewBuilder(n)
@@ -577,9 +577,9 @@ func digestIdentity(rec *Record) coldvocab.Digest {
 		Cwd:                rec.Cwd,
 		MtimeMs:            rec.MtimeMs(),
 		Size:               rec.Identity.Size,
-		SourceHash:         rec.SourceHash,
+		SourceHash:         rec.SourceHash.String(),
 		Branches:           rec.Branches,
-		LineageFingerprint: rec.LineageFingerprint,
+		LineageFingerprint: rec.LineageFingerprint.String(),
 		Policy:             rec.Policy,
 	}
 }
@@ -667,7 +667,7 @@ var ErrSourceUnavailable = errors.New("source unavailable")
 // for tier (Hot or Cold), with the index's policy. Nothing is written: the
 // engine uses it to answer when the index file cannot be used. A source
 // that cannot be read gives ErrSourceUnavailable.
-func (ix *Index) BuildSource(t Target, mode lineage.Mode, tier string) (*Built, error) {
+func (ix *Index) BuildSource(t Target, mode lineage.Mode, tier Tier) (*Built, error) {
 	return ix.buildSource(t, mode, tier, false)
 }
 
@@ -683,7 +683,7 @@ func (ix *Index) HydrateSource(t Target, mode lineage.Mode) (*Built, error) {
 	return b, nil
 }
 
-func (ix *Index) buildSource(t Target, mode lineage.Mode, tier string, full bool) (*Built, error) {
+func (ix *Index) buildSource(t Target, mode lineage.Mode, tier Tier, full bool) (*Built, error) {
 	gate := ix.newBuildGate()
 	b, src, release, readErr, err := ix.readAndBuild(context.Background(), t.Path, nil, gate, func(src *Source) (*built, error) {
 		return ix.build(src, mode, tier, t.Live, full)

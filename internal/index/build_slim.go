@@ -110,7 +110,7 @@ func (ix *Index) readAndBuild(ctx context.Context, path string, buf []byte, gate
 // computes it, then each entry normalized from its record's bytes and
 // fed to the tier's builder, so that what is held is the slim records and
 // the tier data, never the parsed records or normalized entries.
-func (ix *Index) buildSlim(src *Source, mode lineage.Mode, tier string, live *lineage.Live, full bool) (*built, error) {
+func (ix *Index) buildSlim(src *Source, mode lineage.Mode, tier Tier, live *lineage.Live, full bool) (*built, error) {
 	sr := src.slim
 	sel := lineage.SelectSlim(sr.s, mode, liveFor(mode, live))
 	lz, ok := normalize.NewLazy(sr.s, sel, &sr.plan, ix.normalizeOptions())

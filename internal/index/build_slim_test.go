@@ -18,7 +18,7 @@ import (
 // long session would be), for one mode, tier and policy. slim is nil when
 // the slim path does not take the file (outside the slim reader's fast
 // path, or a selection it leaves to the whole read).
-func buildBoth(t *testing.T, ix *Index, path string, mode lineage.Mode, tier string, live *lineage.Live) (whole, slim *built) {
+func buildBoth(t *testing.T, ix *Index, path string, mode lineage.Mode, tier Tier, live *lineage.Live) (whole, slim *built) {
 	t.Helper()
 	gate := newBuildGate(1 << 40)
 	src, release, err := readSourceInto(ctx, path, nil, gate, false)
@@ -81,7 +81,7 @@ func TestSlimBuildMatchesWholeBuild(t *testing.T) {
 		ix := Open(cfg, 0)
 		for _, p := range paths {
 			for _, mode := range []lineage.Mode{lineage.Active, lineage.All} {
-				for _, tier := range []string{Hot, Cold} {
+				for _, tier := range []Tier{Hot, Cold} {
 					whole, slim := buildBoth(t, ix, p, mode, tier, nil)
 					if whole == nil {
 						continue
@@ -91,7 +91,7 @@ func TestSlimBuildMatchesWholeBuild(t *testing.T) {
 						continue
 					}
 					compared++
-					requireSameBuild(t, whole, slim, filepath.Base(p)+" "+string(mode)+" "+tier)
+					requireSameBuild(t, whole, slim, filepath.Base(p)+" "+string(mode)+" "+tier.String())
 					for _, r := range slim.rec.Reasons {
 						reasons[r] = true
 					}

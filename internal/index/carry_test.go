@@ -198,7 +198,7 @@ func TestCarriedGateAfterGrowth(t *testing.T) {
 	require.NoError(t, os.Chtimes(f.paths[2], at, at))
 	rep = refresh()
 	require.Equal(t, 2, rep.Rebuilt, "the grown session and the one it pushed out of the hot set")
-	require.Equal(t, []string{Hot, Hot}, []string{rep.States[0].Record.Tier, rep.States[1].Record.Tier})
+	require.Equal(t, []Tier{Hot, Hot}, []Tier{rep.States[0].Record.Tier, rep.States[1].Record.Tier})
 	before = ix.carry.carried.Load()
 	rep = refresh()
 	require.Zero(t, rep.Rebuilt)

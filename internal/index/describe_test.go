@@ -75,7 +75,7 @@ func TestAcquireSeedsTheRoster(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		archive bool
-		tier    string
+		tier    Tier
 	}{
 		{"seeded from the archive", true, Cold},
 		{"ranked in its scope", false, Hot},

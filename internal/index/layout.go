@@ -104,7 +104,7 @@ func (ix *Index) loadRecordsKept(ctx context.Context, mode lineage.Mode, keep bo
 
 // policyOf is the policy string of tier and mode, the instance the
 // decoded records share.
-func (ix *Index) policyOf(tier string, mode lineage.Mode) string {
+func (ix *Index) policyOf(tier Tier, mode lineage.Mode) string {
 	p := ix.policy.String(tier, mode)
 	if c, ok := ix.policies[p]; ok {
 		return c

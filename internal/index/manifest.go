@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -48,16 +47,15 @@ const manifestFormat = 2
 // Reasons and each as a string. The key is the record's key.
 
 func encodeGate(r *Record) ([]byte, error) {
-	b := make([]byte, 0, 96+len(r.Path)+len(r.Policy)+len(r.SourceHash)+16*len(r.Reasons))
+	b := make([]byte, 0, 96+len(r.Path)+len(r.Policy)+sha256.Size+16*len(r.Reasons))
 	b = append(b, manifestFormat)
 	b = appendString(b, r.Path)
 	b = appendString(b, r.LiveSignature)
 	b = binary.LittleEndian.AppendUint64(b, policyID(r.Policy))
-	sum, err := hex.DecodeString(r.SourceHash)
-	if err != nil || len(sum) != sha256.Size {
-		return nil, fmt.Errorf("record of %s: source hash %q", r.Path, r.SourceHash)
+	if r.SourceHash.IsZero() {
+		return nil, fmt.Errorf("record of %s: no source hash", r.Path)
 	}
-	b = append(b, sum...)
+	b = append(b, r.SourceHash.b[:]...)
 	tier := byte(0)
 	if r.Tier == Cold {
 		tier = 1
@@ -139,7 +137,7 @@ func (a *recordArena) decodeGateAs(mode lineage.Mode, key, sealed []byte, withPa
 		r.Policy = a.policyByID(binary.LittleEndian.Uint64(v))
 	}
 	if v := d.bytes(sha256.Size); v != nil {
-		r.SourceHash = a.hex(v)
+		r.SourceHash = sumFrom(v)
 	}
 	switch t := d.bytes(1); {
 	case t == nil:
@@ -191,18 +189,6 @@ func (a *recordArena) policyByID(id uint64) string {
 		}
 	}
 	return "policy#" + strconv.FormatUint(id, 16)
-}
-
-// hex returns b hex-encoded, as a string of the arena.
-func (a *recordArena) hex(b []byte) string {
-	var buf [2 * sha256.Size]byte
-	n := hex.Encode(buf[:], b)
-	if a == nil || a.scratch != nil {
-		return string(buf[:n])
-	}
-	// Not a.str, whose scratch form would point into buf and move it to
-	// the heap on every call.
-	return a.chunkString(&a.text, buf[:n])
 }
 
 // gateNumbers reads a manifest entry's numbers after its tier byte, up to
@@ -562,7 +548,7 @@ func complete(tx *bolt.Tx, mode lineage.Mode, rec *Record) {
 		return
 	}
 	rec.SessionID, rec.Cwd = c.arena.str(bytesOf(full.SessionID)), c.arena.str(bytesOf(full.Cwd))
-	rec.LineageFingerprint = c.arena.str(bytesOf(full.LineageFingerprint))
+	rec.LineageFingerprint = full.LineageFingerprint
 	rec.CacheBytes = full.CacheBytes
 	rec.FirstTs, rec.LastTs = c.time(full.FirstTs), c.time(full.LastTs)
 	rec.partial = false

@@ -331,7 +331,7 @@ func TestCompletingARecordAllocatesAboutItsStrings(t *testing.T) {
 	}))
 	for _, r := range recs {
 		require.False(t, r.partial, r.Path)
-		strs += len(r.SessionID) + len(r.Cwd) + len(r.LineageFingerprint)
+		strs += len(r.SessionID) + len(r.Cwd)
 	}
 	assert.LessOrEqual(t, allocated, uint64(strs+n*16+64<<10), "%d records: %d bytes (their strings %d)", n, allocated, strs)
 }

@@ -100,7 +100,7 @@ func statForTest(p string) (listing.FileStat, bool, error) {
 }
 
 // decodedSourceHash is the stored record's source hash of path.
-func (ix *Index) decodedSourceHash(t *testing.T, path string) string {
+func (ix *Index) decodedSourceHash(t *testing.T, path string) Sum {
 	got, err := ix.loadRecordsAt(ctx, lineage.Active)
 	require.NoError(t, err)
 	require.NotNil(t, got.stored[path])

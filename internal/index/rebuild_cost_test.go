@@ -30,8 +30,8 @@ func TestBuild_SmallSessionAllocatesInProportion(t *testing.T) {
 	src, err := ReadSource(path)
 	require.NoError(t, err)
 	ix := Open(DefaultConfig(), 0)
-	for _, tier := range []string{Cold, Hot} {
-		t.Run(tier, func(t *testing.T) {
+	for _, tier := range []Tier{Cold, Hot} {
+		t.Run(tier.String(), func(t *testing.T) {
 			_, err := ix.build(src, lineage.Active, tier, nil, false) // warm the pools
 			require.NoError(t, err)
 			const builds = 100

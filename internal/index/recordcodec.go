@@ -60,13 +60,13 @@ const recordFormat = 6
 
 func encodeRecord(r *Record) ([]byte, error) {
 	key := recordKey(lineage.Mode(r.Branches), r.Path)
-	b := make([]byte, 0, 96+len(r.SessionID)+len(r.Cwd)+len(r.SourceHash)+len(r.LineageFingerprint))
+	b := make([]byte, 0, 96+len(r.SessionID)+len(r.Cwd)+2*packedMax)
 	b = append(b, recordFormat)
 	b = binary.AppendUvarint(b, uint64(r.CacheVersion))
 	b = appendPacked(b, r.SessionID)
 	b = appendString(b, r.Cwd)
-	b = appendPacked(b, r.SourceHash)
-	b = appendPacked(b, r.LineageFingerprint)
+	b = appendPackedSum(b, r.SourceHash)
+	b = appendPackedSum(b, r.LineageFingerprint)
 	b = binary.AppendVarint(b, r.CacheBytes)
 	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
 	b = binary.AppendUvarint(b, uint64(r.Doc))
@@ -217,7 +217,7 @@ type recordArena struct {
 type recordSlot struct {
 	Record
 	firstTs, lastTs float64
-	text            [3 * packedMax]byte
+	text            [packedMax]byte
 }
 
 const (
@@ -322,8 +322,7 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	r.Branches = t.mode
 	r.SessionID = a.packedString(t.sessionID, slot.text[:0:packedMax])
 	r.Cwd = a.str(t.cwd)
-	r.SourceHash = a.packedString(t.sourceHash, slot.text[packedMax:packedMax:2*packedMax])
-	r.LineageFingerprint = a.packedString(t.lineage, slot.text[2*packedMax:2*packedMax:3*packedMax])
+	r.SourceHash, r.LineageFingerprint = t.sourceHash, t.lineage
 	r.CacheBytes, r.DataStamp, r.Doc, r.Pack = t.cacheBytes, t.stamp, t.doc, t.pack
 	if t.hasFirst {
 		slot.firstTs, r.FirstTs = t.first, &slot.firstTs
@@ -337,13 +336,14 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 // tail is a stored record read in place: its fields are valid only while
 // the sealed value is.
 type tail struct {
-	mode                           string
-	sessionID, sourceHash, lineage packedField
-	cwd                            []byte
-	cacheBytes                     int64
-	stamp                          uint32
-	doc                            uint32
-	pack                           uint64
+	mode                string
+	sessionID           packedField
+	sourceHash, lineage Sum
+	cwd                 []byte
+	cacheBytes          int64
+	stamp               uint32
+	doc                 uint32
+	pack                uint64
 	// first and last are the timestamps, present when hasFirst and
 	// hasLast.
 	first, last       float64
@@ -364,8 +364,8 @@ func (t *tail) read(key, sealed []byte) error {
 	version := d.uvarint()
 	t.sessionID = d.packed()
 	t.cwd = d.field()
-	t.sourceHash = d.packed()
-	t.lineage = d.packed()
+	t.sourceHash = d.packed().sum(&d)
+	t.lineage = d.packed().sum(&d)
 	t.cacheBytes = d.varint()
 	t.stamp, t.doc, t.pack = d.build()
 	t.first, t.hasFirst = readTime(&d)
@@ -418,13 +418,13 @@ func (a *recordArena) decodeFull(mode lineage.Mode, key, gate, sealed []byte) (*
 	if err != nil {
 		return nil, fmt.Errorf("manifest entry of record %q: %w", key, err)
 	}
-	if t.doc != r.Doc || t.stamp != r.DataStamp || t.pack != r.Pack || !t.sourceHash.equal(r.SourceHash) {
+	if t.doc != r.Doc || t.stamp != r.DataStamp || t.pack != r.Pack || t.sourceHash != r.SourceHash {
 		return nil, fmt.Errorf("record %q does not match its manifest entry", key)
 	}
 	r.Branches = t.mode
 	r.SessionID = a.packedString(t.sessionID, nil)
 	r.Cwd = a.cwd(t.cwd)
-	r.LineageFingerprint = a.packedString(t.lineage, nil)
+	r.LineageFingerprint = t.lineage
 	r.CacheBytes = t.cacheBytes
 	r.FirstTs, r.LastTs = a.time(t.first, t.hasFirst), a.time(t.last, t.hasLast)
 	r.partial = false
@@ -645,13 +645,24 @@ func (f packedField) expand(buf []byte) int {
 	return n + hex.Encode(buf[n:], f.raw[from:])
 }
 
-// equal reports whether f packs s.
-func (f packedField) equal(s string) bool {
-	if f.head == 0 {
-		return string(f.raw) == s
+// sum is the Sum f packs: a packed hex string, or "" for none; any
+// other string is not a record's (d stops).
+func (f packedField) sum(d *recordReader) Sum {
+	switch {
+	case f.head == packedHex:
+		return sumFrom(f.raw)
+	case f.head != 0 || len(f.raw) != 0:
+		d.ok = false
 	}
-	var buf [packedMax]byte
-	return string(buf[:f.expand(buf[:])]) == s
+	return Sum{}
+}
+
+// appendPackedSum appends s packed as appendPacked packs its hex string.
+func appendPackedSum(b []byte, s Sum) []byte {
+	if s.IsZero() {
+		return binary.AppendUvarint(b, 2) // "" as it is
+	}
+	return append(append(b, packedHex), s.b[:]...)
 }
 
 // packedString is the string f packs: as str makes it, the expanded form

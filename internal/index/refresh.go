@@ -91,7 +91,7 @@ func Open(cfg Config, lockTimeout time.Duration) *Index {
 	ix := &Index{cfg: cfg, policy: PolicyOf(cfg), store: indexfile.New(cfg.IndexDir, indexfile.Options{LockTimeout: lockTimeout})}
 	ix.policies = map[string]string{}
 	for _, mode := range []lineage.Mode{lineage.Active, lineage.All} {
-		for _, tier := range []string{Hot, Cold} {
+		for _, tier := range []Tier{Hot, Cold} {
 			p := ix.policy.String(tier, mode)
 			ix.policies[p] = p
 		}

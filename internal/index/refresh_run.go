@@ -66,7 +66,7 @@ type refreshRun struct {
 // job is a target to read, for a tier.
 type job struct {
 	i    int
-	tier string
+	tier Tier
 }
 
 // result is what building a job gave.
@@ -260,7 +260,7 @@ func (r *refreshRun) gateCheck(states []State, fresh []byte, mtimes []int64) fun
 }
 
 // tierCode is a tier as one byte (0 for none).
-func tierCode(tier string) byte {
+func tierCode(tier Tier) byte {
 	switch tier {
 	case Hot:
 		return 1
@@ -349,7 +349,7 @@ func inParts(n int, f func(lo, hi int)) {
 
 // current reports whether rec was built from a source of identity id, for
 // this tier, policy and live view.
-func (r *refreshRun) current(rec *Record, id Identity, tier string, t Target) bool {
+func (r *refreshRun) current(rec *Record, id Identity, tier Tier, t Target) bool {
 	policy := r.coldPolicy
 	if tier == Hot {
 		policy = r.hotPolicy
@@ -474,7 +474,7 @@ func (r *refreshRun) buildOne(j job, buf *[]byte, gate *buildGate) result {
 			return nil, errChanged
 		}
 		rec := r.known.recs[j.i]
-		if !r.opt.Force && r.current(rec, src.Identity, j.tier, t) && rec.SourceHash == src.Hash {
+		if !r.opt.Force && r.current(rec, src.Identity, j.tier, t) && rec.SourceHash.Is(src.Hash) {
 			// Racy but unchanged: vouch for it from now on (or, for a
 			// source dated ahead of the clock, once this is the window
 			// after its read: see racy).

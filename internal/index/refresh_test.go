@@ -79,7 +79,7 @@ func tiersOf(rep *Report) []string {
 		if s.Record == nil {
 			out = append(out, "-"+s.Reason)
 		} else {
-			out = append(out, s.Record.Tier)
+			out = append(out, s.Record.Tier.String())
 		}
 	}
 	return out
@@ -90,7 +90,7 @@ func TestRefresh_BuildThenUnchanged(t *testing.T) {
 	ix := f.index()
 	rep := f.refresh(ix, lineage.Active)
 	assert.Equal(t, 3, rep.Rebuilt)
-	assert.Equal(t, []string{Cold, Hot, Hot}, tiersOf(rep))
+	assert.Equal(t, []string{Cold.String(), Hot.String(), Hot.String()}, tiersOf(rep))
 	assert.True(t, rep.Coverage.Complete, rep.Coverage.Reasons)
 	assert.Equal(t, 3, rep.Coverage.IndexedSessions)
 	assert.Greater(t, rep.BytesRead, int64(0))
@@ -327,7 +327,7 @@ func TestRefresh_TierMove(t *testing.T) {
 	now := time.Now()
 	require.NoError(t, os.Chtimes(f.paths[0], now, now))
 	rep := f.refresh(ix, lineage.Active)
-	assert.Equal(t, []string{Hot, Cold, Hot}, tiersOf(rep))
+	assert.Equal(t, []string{Hot.String(), Cold.String(), Hot.String()}, tiersOf(rep))
 	assert.Equal(t, 2, rep.Rebuilt)
 	require.NoError(t, ix.View(ctx, lineage.Active, func(r *Reader) error {
 		recs, _ := r.Records()
@@ -432,6 +432,11 @@ const (
 	hexB = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 )
 
+var (
+	sumA = MustSum(hexA)
+	sumB = MustSum(hexB)
+)
+
 // TestRecordRoundTrip: a record stored as its manifest entry and its own
 // part decodes whole to itself (decodeFull), and its own part alone to
 // the fields it holds (decodeRecord); strings that pack (hex hashes, a
@@ -442,19 +447,19 @@ func TestRecordRoundTrip(t *testing.T) {
 		name string
 		rec  *Record
 	}{
-		{"bare", &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Cold, SourceHash: hexA, Policy: "p"}},
+		{"bare", &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Cold, SourceHash: sumA, Policy: "p"}},
 		{"every field", &Record{CacheVersion: indexfile.CacheVersion, Path: "/a/ü b.jsonl", Branches: "all", SessionID: "id", Cwd: "/w",
 			Identity:   Identity{Size: 1 << 40, MtimeNs: -5, CtimeNs: 1<<62 + 3, Inode: 1<<64 - 1, Dev: 7},
-			SourceHash: hexA, LineageFingerprint: "l", LiveSignature: "live", Policy: "p", Tier: Hot,
+			SourceHash: sumA, LiveSignature: "live", Policy: "p", Tier: Hot,
 			EntryCount: 123456, SumLen: 99, Reasons: []string{"a", "", "max_entry_chars"}, CacheBytes: 1 << 33,
 			DataStamp: 0xdeadbeef, Doc: 1<<32 - 1, Pack: 1 << 40, FirstTs: &ts, LastTs: &te, IndexedAtNs: 1<<63 - 1, VerifiedAtNs: -1 << 63}},
 		{"packed", &Record{CacheVersion: indexfile.CacheVersion, Path: "/p.jsonl", Branches: "active", Tier: Cold, Policy: "q",
-			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: hexB, LineageFingerprint: hexA, Doc: 3, DataStamp: 9, FirstTs: &ts}},
+			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: sumB, LineageFingerprint: sumA, Doc: 3, DataStamp: 9, FirstTs: &ts}},
 		{"look-alikes", &Record{CacheVersion: indexfile.CacheVersion, Path: "/l.jsonl", Branches: "active", Tier: Cold, Policy: "q",
-			SessionID: "019D59F8-84C2-738A-A424-2E63FFC49C39", SourceHash: hexA, LineageFingerprint: strings.ToUpper(hexB),
+			SessionID: "019D59F8-84C2-738A-A424-2E63FFC49C39", SourceHash: sumA,
 			Cwd: hexA[:36]}},
 		{"uuid-shaped, not hex", &Record{CacheVersion: indexfile.CacheVersion, Path: "/u.jsonl", Branches: "all", Tier: Hot, Policy: "p",
-			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c3g", SourceHash: hexA, LineageFingerprint: hexA[1:] + "g"}},
+			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c3g", SourceHash: sumA, LineageFingerprint: sumB}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := c.rec
@@ -482,7 +487,7 @@ func TestRecordHoldsOnlyItsOwnPart(t *testing.T) {
 	rec := &Record{CacheVersion: indexfile.CacheVersion, Branches: "active", Tier: Cold,
 		Path:      "/work/corpora/100k/sessions/--home-dev-src-webshop--/2026-04-04T19-29-12-386Z_019d59f8-84c2-738a-a424-2e63ffc49c39.jsonl",
 		SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", Cwd: "/home/dev/src/webshop",
-		SourceHash: hexA, LineageFingerprint: hexB,
+		SourceHash: sumA, LineageFingerprint: sumB,
 		Policy:     PolicyOf(Config{MaxColdVocabularyBytes: 1 << 20, MaxColdCacheBytes: 1 << 22}).String(Cold, lineage.Active),
 		Identity:   Identity{Size: 17000, MtimeNs: 1.7e18, CtimeNs: 1.7e18, Inode: 1 << 30, Dev: 2049},
 		EntryCount: 40, CacheBytes: 3000, DataStamp: 0xdeadbeef, Doc: 100000, Pack: 20000, FirstTs: &ts, LastTs: &ts,
@@ -490,7 +495,7 @@ func TestRecordHoldsOnlyItsOwnPart(t *testing.T) {
 	stored, err := encodeRecord(rec)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(stored), 150, "stored record bytes")
-	for _, s := range []string{rec.Path, rec.Policy, rec.SourceHash, rec.LineageFingerprint, rec.SessionID} {
+	for _, s := range []string{rec.Path, rec.Policy, hexA, hexB, rec.SessionID} {
 		assert.NotContains(t, string(stored), s)
 	}
 }
@@ -501,7 +506,7 @@ func TestRecordHoldsOnlyItsOwnPart(t *testing.T) {
 func FuzzDecodeRecord(f *testing.F) {
 	ts := 3.0
 	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot,
-		Reasons: []string{"r"}, FirstTs: &ts, EntryCount: 4, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: hexA}
+		Reasons: []string{"r"}, FirstTs: &ts, EntryCount: 4, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: sumA}
 	enc, _ := encodeRecord(rec)
 	data, _ := blocksum.Unseal(enc)
 	f.Add(data)
@@ -536,8 +541,8 @@ func FuzzDecodeRecord(f *testing.F) {
 // cold pack).
 func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
 	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot, EntryCount: 12,
-		Reasons: []string{"max_entry_chars"}, SourceHash: hexA, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39",
-		LineageFingerprint: hexB, Doc: 5, DataStamp: 7, Policy: "p"}
+		Reasons: []string{"max_entry_chars"}, SourceHash: sumA, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39",
+		LineageFingerprint: sumB, Doc: 5, DataStamp: 7, Policy: "p"}
 	gate, enc := encodeWhole(t, rec)
 	key := recordKey(lineage.Active, rec.Path)
 	arena := recordArena{policyIDs: policyIDs(map[string]string{"p": "p"})}
@@ -555,7 +560,7 @@ func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
 	for name, other := range map[string]func(r *Record){
 		"doc":         func(r *Record) { r.Doc++ },
 		"data stamp":  func(r *Record) { r.DataStamp++ },
-		"source hash": func(r *Record) { r.SourceHash = hexB },
+		"source hash": func(r *Record) { r.SourceHash = sumB },
 		"cold pack":   func(r *Record) { r.Pack++ },
 	} {
 		r := *rec
@@ -634,14 +639,14 @@ func TestRefresh_BusyKeepsBuilds(t *testing.T) {
 	for _, st := range rep.States {
 		require.NotNil(t, st.Built, st.Path)
 		assert.Same(t, st.Record, st.Built.Record)
-		tiers[st.Record.Tier]++
+		tiers[st.Record.Tier.String()]++
 		if st.Record.Tier == Hot {
 			assert.NotNil(t, st.Built.Hot)
 		} else {
 			assert.NotNil(t, st.Built.Cold)
 		}
 	}
-	assert.Equal(t, map[string]int{Hot: 2, Cold: 1}, tiers)
+	assert.Equal(t, map[string]int{Hot.String(): 2, Cold.String(): 1}, tiers)
 	// An index that took them keeps nothing in the states.
 	for _, st := range f.refresh(f.index(), lineage.Active).States {
 		assert.Nil(t, st.Built)
@@ -754,11 +759,11 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 	for i := range n {
 		first, last := float64(i), float64(i)+0.5
 		rec := &Record{CacheVersion: indexfile.CacheVersion, Path: fmt.Sprintf("/p/%d/%s.jsonl", i, strings.Repeat("x", i*97%600)),
-			Branches: "active", SessionID: fmt.Sprint("id", i), Tier: Hot, EntryCount: i, Doc: uint32(i), SourceHash: hexA}
+			Branches: "active", SessionID: fmt.Sprint("id", i), Tier: Hot, EntryCount: i, Doc: uint32(i), SourceHash: sumA}
 		if i%3 == 0 {
 			rec.FirstTs, rec.LastTs = &first, &last
 			rec.Reasons = []string{"max_entry_chars"}
-			rec.SessionID, rec.LineageFingerprint = "019d59f8-84c2-738a-a424-2e63ffc49c39", hexB
+			rec.SessionID, rec.LineageFingerprint = "019d59f8-84c2-738a-a424-2e63ffc49c39", sumB
 		}
 		if i == 7 {
 			rec.Cwd = strings.Repeat("c", arenaTextChunk) // larger than a chunk

@@ -38,17 +38,17 @@ func TestRosterRanksNarrowRefreshes(t *testing.T) {
 	has, err := ix.HasRoster(ctx, lineage.Active, nil)
 	require.NoError(t, err)
 	assert.False(t, has)
-	assert.Equal(t, []string{Hot}, tiersOf(one(ix, f.paths[0])))
+	assert.Equal(t, []string{Hot.String()}, tiersOf(one(ix, f.paths[0])))
 
-	assert.Equal(t, []string{Cold, Cold, Hot}, tiersOf(archive(ix)))
+	assert.Equal(t, []string{Cold.String(), Cold.String(), Hot.String()}, tiersOf(archive(ix)))
 	has, err = ix.HasRoster(ctx, lineage.Active, nil)
 	require.NoError(t, err)
 	assert.True(t, has)
-	assert.Equal(t, []string{Cold}, tiersOf(one(ix, f.paths[1])), "the roster knows s2 is newer")
+	assert.Equal(t, []string{Cold.String()}, tiersOf(one(ix, f.paths[1])), "the roster knows s2 is newer")
 
 	// The newest session is deleted: a narrow refresh stats the roster.
 	require.NoError(t, os.Remove(f.paths[2]))
-	assert.Equal(t, []string{Hot}, tiersOf(one(ix, f.paths[1])))
+	assert.Equal(t, []string{Hot.String()}, tiersOf(one(ix, f.paths[1])))
 
 	// A new index, seeded from a listing of the archive first.
 	f.paths = f.paths[:2]
@@ -59,8 +59,8 @@ func TestRosterRanksNarrowRefreshes(t *testing.T) {
 		all = append(all, Target{Path: p})
 	}
 	require.NoError(t, g.SeedRoster(ctx, all))
-	assert.Equal(t, []string{Cold}, tiersOf(one(g, f.paths[0])))
-	assert.Equal(t, []string{Hot}, tiersOf(one(g, f.paths[1])))
+	assert.Equal(t, []string{Cold.String()}, tiersOf(one(g, f.paths[0])))
+	assert.Equal(t, []string{Hot.String()}, tiersOf(one(g, f.paths[1])))
 }
 
 // TestRosterDamageIsNoRoster: a roster that fails its checksum is as none.

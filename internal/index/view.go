@@ -41,7 +41,7 @@ type Loaded struct {
 	Record *Record
 	// Tier is what an answer reports: Hot, or Cold for a single session
 	// read entry by entry.
-	Tier   string
+	Tier   Tier
 	IsHot  bool
 	Shard  hotbm25.Shard  // when IsHot
 	Digest coldvocab.View // otherwise
@@ -231,7 +231,7 @@ func (v *View) Reread(raced []int) []Loaded {
 // readState reads the session of state i from source for tier, as a
 // refresh would, and makes it the state's record; on failure the state
 // keeps no record and says why. Nothing is written.
-func (v *View) readState(i int, tier string) (Loaded, bool) {
+func (v *View) readState(i int, tier Tier) (Loaded, bool) {
 	st := &v.rep.States[i]
 	b, err := v.ix.BuildSource(v.need.Targets[i], v.need.Refresh.Mode, tier)
 	var l Loaded

@@ -48,9 +48,9 @@ type Expect struct {
 func (q *Query) heldBy(rec *index.Record) bool {
 	x := &q.Expect
 	switch {
-	case x.LineageFingerprint != "" && x.LineageFingerprint != rec.LineageFingerprint:
+	case x.LineageFingerprint != "" && !rec.LineageFingerprint.Is(x.LineageFingerprint):
 		return false
-	case x.SourceHash != "" && x.SourceHash != rec.SourceHash:
+	case x.SourceHash != "" && !rec.SourceHash.Is(x.SourceHash):
 		return false
 	}
 	return q.Range == nil || q.Range.Last < rec.EntryCount
@@ -87,7 +87,7 @@ type PageHit struct {
 	Entry bool
 	Rec   *index.Record
 	// Tier is the source's ("hot", or "cold" for a hydrated session).
-	Tier  string
+	Tier  index.Tier
 	Score float64
 	// An entry's index, stored entry, snippet anchor (a byte offset in
 	// its text) and the entries after it (Query.Context).

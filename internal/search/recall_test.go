@@ -147,8 +147,11 @@ func TestRecallSingleSession(t *testing.T) {
 		rng     *search.Range
 		stopped bool
 	}{
-		{"bindings hold", search.Expect{SourceHash: rec.SourceHash, LineageFingerprint: rec.LineageFingerprint}, nil, false},
+		{"bindings hold", search.Expect{SourceHash: rec.SourceHash.String(), LineageFingerprint: rec.LineageFingerprint.String()}, nil, false},
 		{"source changed", search.Expect{SourceHash: "other"}, nil, true},
+		{"source one digit off", search.Expect{SourceHash: offByOne(rec.SourceHash.String())}, nil, true},
+		{"source in capitals", search.Expect{SourceHash: strings.ToUpper(rec.SourceHash.String())}, nil, true},
+		{"lineage one digit off", search.Expect{LineageFingerprint: offByOne(rec.LineageFingerprint.String())}, nil, true},
 		{"lineage changed", search.Expect{LineageFingerprint: "other"}, nil, true},
 		{"range within", search.Expect{}, &search.Range{First: 0, Last: rec.EntryCount - 1}, false},
 		{"range past the end", search.Expect{}, &search.Range{First: 0, Last: rec.EntryCount}, true},
@@ -199,4 +202,13 @@ func TestRecallRegexAnchor(t *testing.T) {
 	assert.Equal(t, strings.Index(h.Stored.Text, "swims"), h.Anchor)
 	assert.False(t, p.Measured)
 	assert.Nil(t, h.QueryCoverage)
+}
+
+// offByOne is the hex string h with its last digit changed.
+func offByOne(h string) string {
+	last := byte('0')
+	if h[len(h)-1] == '0' {
+		last = '1'
+	}
+	return h[:len(h)-1] + string(last)
 }

@@ -126,7 +126,7 @@ type HotSource struct {
 	Rec   *index.Record
 	Shard hotbm25.Shard
 	// Tier is what hits report: "hot", or "cold" for a hydrated session.
-	Tier string
+	Tier index.Tier
 	// rng restricts the session to an inclusive entry range (-1: none).
 	First, Last int
 	// lacks marks the plan's terms (bit t, t < 64) the archive lexicon

@@ -1,0 +1,96 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/internal/blocksum"
+	"github.com/memidx/memidx/internal/indexfile"
+	"github.com/memidx/memidx/internal/lineage"
+)
+
+// TestSumOf: only a 64-digit lowercase hex string (or "", none) is a Sum,
+// and it spells itself back; Is matches exactly that string.
+func TestSumOf(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{"", true},
+		{hexA, true},
+		{hexB, true},
+		{strings.ToUpper(hexA), false},
+		{hexA[1:], false},
+		{hexA + "0", false},
+		{hexA[1:] + "g", false},
+		{"019d59f8-84c2-738a-a424-2e63ffc49c39", false},
+	} {
+		s, ok := SumOf(c.in)
+		require.Equal(t, c.ok, ok, c.in)
+		if !ok {
+			assert.Panics(t, func() { MustSum(c.in) }, c.in)
+			continue
+		}
+		assert.Equal(t, c.in, s.String())
+		assert.Equal(t, c.in == "", s.IsZero())
+		assert.True(t, s.Is(c.in), c.in)
+		text, err := s.MarshalText()
+		require.NoError(t, err)
+		assert.Equal(t, c.in, string(text))
+		var back Sum
+		require.NoError(t, back.UnmarshalText(text))
+		assert.Equal(t, s, back)
+	}
+	a := MustSum(hexA)
+	for _, other := range []string{"", hexB, strings.ToUpper(hexA), hexA[:63] + "e", hexA[:63], "x"} {
+		assert.False(t, a.Is(other), other)
+	}
+	assert.False(t, Sum{}.Is(hexA))
+	var bad Sum
+	assert.Error(t, bad.UnmarshalText([]byte("nope")))
+}
+
+// TestRecordJSONSpellsSumsInHex: a record's JSON (inspect, debugging)
+// spells its sums as the hex strings they were.
+func TestRecordJSONSpellsSumsInHex(t *testing.T) {
+	b, err := json.Marshal(&Record{SourceHash: sumA})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"sourceHash":"`+hexA+`"`)
+	assert.Contains(t, string(b), `"lineageFingerprint":""`)
+}
+
+// TestStoredRecordWithAHashThatIsNoSum: a stored record whose source hash
+// or lineage fingerprint is a string but no SHA-256 in hex (a damaged or
+// foreign record that still seals) does not decode, so it is rebuilt; it
+// is not taken for a record without one.
+func TestStoredRecordWithAHashThatIsNoSum(t *testing.T) {
+	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot,
+		SourceHash: sumA, LineageFingerprint: sumB, Policy: "p"}
+	key := recordKey(lineage.Active, rec.Path)
+	stored, err := encodeRecord(rec)
+	require.NoError(t, err)
+	_, err = decodeRecord(key, stored)
+	require.NoError(t, err)
+	plain, err := blocksum.Unseal(stored)
+	require.NoError(t, err)
+	for name, packed := range map[string][]byte{"source hash": append([]byte{packedHex}, sumA.b[:]...),
+		"lineage": append([]byte{packedHex}, sumB.b[:]...)} {
+		for _, as := range []string{"l", strings.ToUpper(hexA), hexA} {
+			i := bytes.Index(plain, packed)
+			require.Positive(t, i, name)
+			// The form appendPacked gives a string it stores as it is.
+			asIs := append(binary.AppendUvarint(nil, 2*uint64(len(as))+2), as...)
+			b := append(append(bytes.Clone(plain[:i]), asIs...), plain[i+len(packed):]...)
+			sealed, err := blocksum.Seal(b)
+			require.NoError(t, err)
+			_, err = decodeRecord(key, sealed)
+			assert.ErrorIs(t, err, errRecordShape, "%s stored as %q", name, as)
+		}
+	}
+}
