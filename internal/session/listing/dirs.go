@@ -23,19 +23,47 @@ type Ref struct {
 	// when it lies inside one of them. The same file always gets the same
 	// Path, however it was reached.
 	Path string
-	// Bucket is the bucket directory name under the sessions root, "" for
-	// a file outside it.
-	Bucket string
+	// Stat is the file's stat when it was listed or resolved, so that a
+	// caller need not stat it again: its size and times (Size, ModTime).
+	Stat *FileStat
+	// place is where the ref was found (Bucket, Top), shared by the refs
+	// of a directory: a server keeps every ref twice (its directory's
+	// listing and the merged one), and two strings a ref were 3.2 MB of
+	// each at 100k sessions. nil: no bucket, not listed.
+	place *refPlace
 	// Nested marks a subagent session or advisor transcript inside another
 	// session's artifacts directory.
 	Nested bool
 	// Archived marks a gzip file of the omp gc archive (ListArchived only).
 	Archived bool
-	// Stat is the file's stat when it was listed or resolved, so that a
-	// caller need not stat it again: its size and times (Size, ModTime).
-	Stat *FileStat
+}
 
-	top string // path of the top-level session whose artifacts hold it
+// refPlace is the bucket of the refs of one directory and, for nested
+// ones, the top-level session whose artifacts hold them ("" for a listed
+// top-level session: its own Path).
+type refPlace struct {
+	bucket, top string
+	listed      bool
+}
+
+// ResolvedRef is the ref of a file found by its path rather than listed
+// (its Top is ""): bucket is its bucket directory's name ("" outside
+// the sessions root).
+func ResolvedRef(path, bucket string, nested bool, st *FileStat) Ref {
+	r := Ref{Path: path, Stat: st, Nested: nested}
+	if bucket != "" {
+		r.place = &refPlace{bucket: bucket}
+	}
+	return r
+}
+
+// Bucket is the bucket directory name under the sessions root, "" for a
+// file outside it.
+func (r Ref) Bucket() string {
+	if r.place == nil {
+		return ""
+	}
+	return r.place.bucket
 }
 
 // Size is the file's size when it was listed (0 without a stat).
@@ -61,7 +89,24 @@ func (r *Ref) mtimeNs() int64 {
 // Top is the path of the top-level session whose artifacts directory
 // holds a nested ref, its own Path for a top-level one, and "" when the
 // ref was not listed.
-func (r Ref) Top() string { return r.top }
+func (r Ref) Top() string {
+	switch {
+	case r.place == nil || !r.place.listed:
+		return ""
+	case r.place.top == "":
+		return r.Path
+	}
+	return r.place.top
+}
+
+// placed returns the place of a ref listed in bucket under top ("": a
+// top-level session), cur when it is that place.
+func placed(cur *refPlace, bucket, top string) *refPlace {
+	if cur != nil && cur.bucket == bucket && cur.top == top && cur.listed {
+		return cur
+	}
+	return &refPlace{bucket: bucket, top: top, listed: true}
+}
 
 // ListOptions select what ListSessions returns. The zero value is what
 // indexing wants: top-level and nested sessions.
@@ -495,20 +540,22 @@ func (l *lister) listFlat(dir, bucket string) {
 	}
 	l.refs = slices.Grow(l.refs, n)
 	spelled := at.spelled == dir
+	var place *refPlace
 	for _, e := range ents {
 		name := e.Name()
 		if !l.isSessionName(name) {
 			continue
 		}
 		p := joinClean(dir, name) // a directory entry's name is one clean element
-		ref, ok := l.stat(d, at, p, name, spelled, e)
+		ref, in, ok := l.stat(d, at, p, name, spelled, e)
 		if !ok {
 			continue
 		}
-		if ref.Bucket == "" {
-			ref.Bucket = bucket
+		if in == "" {
+			in = bucket
 		}
-		ref.top = ref.Path
+		place = placed(place, in, "")
+		ref.place = place
 		l.add(ref)
 		if !l.opts.TopLevelOnly {
 			l.listArtifacts(d, p, canonDir, ref, artifacts)
@@ -524,7 +571,7 @@ func (l *lister) listArtifacts(d *dirHandle, p, canonDir string, ref Ref, artifa
 	if !ok && p == ref.Path {
 		return
 	}
-	w := &nestWalk{top: ref.Path, bucket: ref.Bucket}
+	w := &nestWalk{top: ref.Path, bucket: ref.Bucket()}
 	// The artifacts directory is next to the path OMP opened, which for a
 	// symlinked file may be the link or its target.
 	if p != ref.Path {
@@ -545,6 +592,7 @@ func (l *lister) listArtifacts(d *dirHandle, p, canonDir string, ref Ref, artifa
 type nestWalk struct {
 	top, bucket string
 	seen        map[string]bool
+	place       *refPlace // the last of its refs'
 }
 
 // listLinkedDir lists the nested sessions below dir, found by path (a
@@ -618,15 +666,16 @@ func (l *lister) listNested(dir, canonDir string, open func() (*os.File, error),
 			pl := l.place(canonDir)
 			at = &pl
 		}
-		ref, ok := l.stat(d, *at, p, name, at.spelled == dir, e)
+		ref, in, ok := l.stat(d, *at, p, name, at.spelled == dir, e)
 		if !ok {
 			continue
 		}
 		ref.Nested = true
-		ref.top = w.top
-		if ref.Bucket == "" {
-			ref.Bucket = w.bucket
+		if in == "" {
+			in = w.bucket
 		}
+		w.place = placed(w.place, in, w.top)
+		ref.place = w.place
 		l.add(ref)
 	}
 }
@@ -636,38 +685,39 @@ func (l *lister) isSessionName(name string) bool {
 }
 
 // stat builds the Ref of p, the entry e (named name) of d, a directory
-// at place at; spelled says that p's directory is at.spelled.
-func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, spelled bool, e dirEntry) (Ref, bool) {
+// at place at, and names its bucket ("" outside the sessions root; the
+// caller places the ref); spelled says that p's directory is at.spelled.
+func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, spelled bool, e dirEntry) (Ref, string, bool) {
 	var path, bucket string
 	switch {
 	case e.Type()&fs.ModeSymlink != 0:
 		l.linked = true
 		canon, err := filepath.EvalSymlinks(p)
 		if err != nil {
-			return Ref{}, false
+			return Ref{}, "", false
 		}
 		if !confine.InsideRoots(l.allowed, canon) {
 			l.skip(ReasonOutsideRoots, p)
-			return Ref{}, false
+			return Ref{}, "", false
 		}
 		path, bucket, _ = display(l.roots, canon)
 	case !e.Type().IsRegular():
-		return Ref{}, false
+		return Ref{}, "", false
 	case !at.inside:
 		l.skip(ReasonOutsideRoots, p)
-		return Ref{}, false
+		return Ref{}, "", false
 	default:
 		path, bucket = l.spell(at, name, p, spelled)
 	}
 	st, regular, err := d.stat(name)
 	if err != nil || !regular {
-		return Ref{}, false // vanished, dangling, or not a file
+		return Ref{}, "", false // vanished, dangling, or not a file
 	}
 	if !confine.ValidName(path) {
 		l.skip(ReasonInvalidFileName, path)
-		return Ref{}, false
+		return Ref{}, "", false
 	}
-	return Ref{Path: path, Bucket: bucket, Archived: l.archived, Stat: &st}, true
+	return Ref{Path: path, Archived: l.archived, Stat: &st}, bucket, true
 }
 
 // dirPlace is where a listed directory lies: what insideRoots and display

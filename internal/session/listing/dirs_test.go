@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/memidx/memidx/internal/session/sessiontest"
 	"github.com/stretchr/testify/assert"
@@ -122,12 +123,26 @@ func TestListSessions(t *testing.T) {
 	}
 	sub := byPath[filepath.Join(a, "sub1.jsonl")]
 	assert.True(t, sub.Nested)
-	assert.Equal(t, "-proj", sub.Bucket)
+	assert.Equal(t, "-proj", sub.Bucket())
 	assert.True(t, lt.t0.Add(400).Equal(sub.ModTime()), "nanosecond mtime: %v", sub.ModTime())
 	top := byPath[a+".jsonl"]
 	assert.False(t, top.Nested)
-	assert.Equal(t, "-proj", top.Bucket)
+	assert.Equal(t, "-proj", top.Bucket())
 	assert.Positive(t, top.Size())
+	assert.Equal(t, top.Path, top.Top(), "a listed top-level session is its own top")
+	assert.Equal(t, top.Path, sub.Top())
+	assert.Equal(t, top.Path, byPath[filepath.Join(a, "sub1", "sub1.child.jsonl")].Top())
+	// The refs of a directory share one place: a ref is a path, a stat
+	// and a pointer, not two strings more.
+	tie, bbb := byPath[filepath.Join(s, "-proj", "T0_tie.jsonl")], byPath[filepath.Join(s, "-proj", "T2_bbb.jsonl")]
+	assert.Same(t, tie.place, bbb.place)
+	assert.Same(t, sub.place, byPath[filepath.Join(a, "__advisor.jsonl")].place)
+	assert.Equal(t, "--srv-x--", byPath[filepath.Join(s, "--srv-x--", "T3_ccc.jsonl")].Bucket())
+	assert.LessOrEqual(t, unsafe.Sizeof(Ref{}), uintptr(40))
+	resolved := ResolvedRef(top.Path, "-proj", false, top.Stat)
+	assert.Equal(t, "-proj", resolved.Bucket())
+	assert.Empty(t, resolved.Top(), "a resolved ref was not listed")
+	assert.Empty(t, ResolvedRef(top.Path, "", true, nil).Bucket())
 	// The bucket symlinked outside the sessions root is not followed.
 	assert.NotContains(t, byPath, filepath.Join(lt.ext, "T5_eee.jsonl"))
 
@@ -156,7 +171,7 @@ func TestListSessionsExplicitDir(t *testing.T) {
 	assert.Contains(t, paths(refs), filepath.Join(lt.custom, "T6_fff", "sub.jsonl"))
 	for _, r := range refs {
 		if strings.HasPrefix(r.Path, lt.custom) {
-			assert.Empty(t, r.Bucket, r.Path)
+			assert.Empty(t, r.Bucket(), r.Path)
 		}
 	}
 
@@ -248,7 +263,7 @@ func TestListArchived(t *testing.T) {
 	require.Len(t, refs, 1)
 	assert.Equal(t, filepath.Join(lt.dirs.ArchiveRoot, "-proj", "T0_old.jsonl.gz"), refs[0].Path)
 	assert.True(t, refs[0].Archived)
-	assert.Equal(t, "-proj", refs[0].Bucket)
+	assert.Equal(t, "-proj", refs[0].Bucket())
 }
 
 func TestListBuckets(t *testing.T) {

@@ -96,7 +96,7 @@ func TestListFollowsSymlinkedArtifacts(t *testing.T) {
 				assert.Equal(t, r.Path != top, r.Nested, r.Path)
 				rel, err := filepath.Rel(tr.sessions, r.Path)
 				require.NoError(t, err)
-				assert.Equal(t, strings.Split(rel, string(filepath.Separator))[0], r.Bucket, r.Path)
+				assert.Equal(t, strings.Split(rel, string(filepath.Separator))[0], r.Bucket(), r.Path)
 			}
 
 			res, err := (&Resolver{Dirs: locate.Dirs{SessionsRoot: tr.sessions}, Env: locate.Env{Cwd: "/"}}).Resolve(Scope{Kind: ScopeGlobal})

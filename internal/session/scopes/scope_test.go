@@ -327,7 +327,7 @@ func TestResolveTargetPath(t *testing.T) {
 		require.Nil(t, res.Error, target)
 		require.Len(t, res.Refs, 1)
 		assert.Equal(t, id1, res.Refs[0].Path, target)
-		assert.Equal(t, "-src-app", res.Refs[0].Bucket)
+		assert.Equal(t, "-src-app", res.Refs[0].Bucket())
 		assert.False(t, res.Refs[0].Nested)
 	}
 

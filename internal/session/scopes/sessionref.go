@@ -42,5 +42,5 @@ func (r *Resolver) sessionRef(p string) (Ref, error) {
 		return Ref{}, err
 	}
 	fst := listing.StatOf(st)
-	return Ref{Path: path, Bucket: bucket, Nested: nested, Stat: &fst}, nil
+	return listing.ResolvedRef(path, bucket, nested, &fst), nil
 }
