@@ -43,15 +43,27 @@ func (ix *Index) loadRecords(ctx context.Context, mode lineage.Mode) (map[string
 // again before anything was written to the file (by this process or
 // another) gets the records it decoded last time (see recordCache).
 func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, error) {
-	return ix.loadRecordsKept(ctx, mode, true)
+	return ix.loadRecordsKept(ctx, mode, true, false)
 }
 
 // loadRecordsKept is loadRecordsAt; unless keep is set, records it
 // decodes are not kept yet but marked unkept: the refresh that matches
 // them with its targets points them at the targets' paths first
 // (keepMatched), so that the kept records hold no copy of the paths
-// the host's listing holds anyway.
-func (ix *Index) loadRecordsKept(ctx context.Context, mode lineage.Mode, keep bool) (loaded, error) {
+// the host's listing holds anyway. keyed (with keep unset) reads them
+// into a gateTable by key, without their paths: a refresh of the whole
+// archive gives them the targets' paths (keyGateFull), and the copies
+// are never made (11 MB at 100k sessions, which a server's first call
+// held beside the listing's paths at its peak).
+func (ix *Index) loadRecordsKept(ctx context.Context, mode lineage.Mode, keep, keyed bool) (loaded, error) {
+	got, err := ix.loadRecordsOnce(ctx, mode, keep, keyed && !keep)
+	if errors.Is(err, errGateKeyed) {
+		return ix.loadRecordsOnce(ctx, mode, keep, false)
+	}
+	return got, err
+}
+
+func (ix *Index) loadRecordsOnce(ctx context.Context, mode lineage.Mode, keep, keyed bool) (loaded, error) {
 	var got loaded
 	err := ix.store.View(ctx, func(tx *bolt.Tx) error {
 		at, ok := ix.commitOf(tx)
@@ -66,24 +78,43 @@ func (ix *Index) loadRecordsKept(ctx context.Context, mode lineage.Mode, keep bo
 		// The records are kept in a list first and the map made at its
 		// final size: growing it was a tenth of the walk.
 		var recs []*Record
+		var tab *gateTable
+		if keyed {
+			tab = &gateTable{}
+		}
 		got.clean = true
 		var key []byte
-		eachRecordShared(tx, mode, ix.policyIDs, func(k []byte, r *Record, err error) {
-			if err != nil {
+		prefix := len(mode) + 1
+		eachRecordShared(tx, mode, ix.policyIDs, !keyed, func(k []byte, r *Record, err error) {
+			switch {
+			case err != nil:
 				got.bad = append(got.bad, append([]byte(nil), k...))
 				return
+			case tab != nil:
+				if len(k) != prefix+gateSumLen || !tab.add(r, k[prefix:]) {
+					tab.broken = true
+				}
+			default:
+				recs = append(recs, r)
+				key = appendRecordKey(key[:0], mode, r.Path)
+				got.clean = got.clean && bytes.Equal(key, k)
 			}
-			recs = append(recs, r)
 			if r.Doc != 0 {
 				got.docs = append(got.docs, r.Doc)
 			}
-			key = appendRecordKey(key[:0], mode, r.Path)
-			got.clean = got.clean && bytes.Equal(key, k)
 		})
+		if tab != nil && tab.broken {
+			return errGateKeyed // not record keys: read the paths
+		}
 		slices.Sort(got.docs)
-		got.stored = make(map[string]*Record, len(recs))
-		for _, r := range recs {
-			got.stored[r.Path] = r
+		if tab != nil {
+			tab.seal()
+			got.gate = tab
+		} else {
+			got.stored = make(map[string]*Record, len(recs))
+			for _, r := range recs {
+				got.stored[r.Path] = r
+			}
 		}
 		indexfile.DropPages(tx) // the records are copies
 		switch {

@@ -339,6 +339,8 @@ type gateTable struct {
 	// len(dir) is 1<<bits + 1, bits = 64 - shift.
 	dir   []int32
 	shift uint
+	// broken: a key was not a record key, or out of order.
+	broken bool
 }
 
 // gateBucketLoad is about how many sums share a directory entry.
@@ -399,40 +401,54 @@ func (g *gateTable) lookup(sum [gateSumLen]byte) *Record {
 // targets found theirs: a found one takes its target's path; when some
 // were not found, the others' are read from the manifest, and k.stored
 // maps every path to its record as loadGateAt's would (what a refresh
-// that sees a record without a target needs: the orphans sweep).
-func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessions, g *gateTable) {
+// that sees a record without a target needs: the orphans sweep). It
+// reports whether every record got its path from a manifest read at
+// commit at (the gate's own: the records then equal a decode by path,
+// and may be kept), and whether each is stored under its own path's key
+// (loaded.clean; a found one is, by its key's sum).
+func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessions, g *gateTable, at commit) (complete, clean bool) {
 	for i, rec := range k.recs {
 		if rec != nil {
 			rec.Path = k.targets[i].Path
 		}
 	}
-	if k.allTargets() {
-		return
-	}
-	prefix := []byte(string(mode) + "\x00")
-	_ = ix.store.View(ctx, func(tx *bolt.Tx) error {
-		mb := tx.Bucket(manifestBucket)
-		if mb == nil {
-			return nil
-		}
-		key := slices.Clone(prefix)
-		for i, rec := range g.recs {
-			if rec.Path != "" {
-				continue
+	complete, clean = true, true
+	if !k.allTargets() {
+		prefix := []byte(string(mode) + "\x00")
+		err := ix.store.View(ctx, func(tx *bolt.Tx) error {
+			mb := tx.Bucket(manifestBucket)
+			if now, ok := ix.commitOf(tx); !ok || now != at || mb == nil {
+				complete = false
 			}
-			key = append(key[:len(prefix)], g.sums[i][:]...)
-			if p, ok := gatePathOf(mb.Get(key)); ok {
+			if mb == nil {
+				return nil
+			}
+			key := slices.Clone(prefix)
+			for i, rec := range g.recs {
+				if rec.Path != "" {
+					continue
+				}
+				key = append(key[:len(prefix)], g.sums[i][:]...)
+				p, ok := gatePathOf(mb.Get(key))
+				if !ok {
+					complete = false
+					continue
+				}
 				rec.Path = string(p)
+				sum := sha256.Sum256(p)
+				clean = clean && [gateSumLen]byte(sum[:gateSumLen]) == g.sums[i]
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+		complete = complete && err == nil
+	}
 	k.stored = make(map[string]*Record, len(g.recs))
 	for _, rec := range g.recs {
 		if rec.Path != "" {
 			k.stored[rec.Path] = rec
 		}
 	}
+	return complete, clean
 }
 
 // gatePathOf is the path of a manifest entry.

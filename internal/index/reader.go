@@ -221,7 +221,7 @@ func (r *Reader) Records() ([]*Record, error) {
 	if r.ix != nil {
 		policyIDs = r.ix.policyIDs
 	}
-	eachRecordShared(r.tx, r.mode, policyIDs, func(_ []byte, rec *Record, err error) {
+	eachRecordShared(r.tx, r.mode, policyIDs, true, func(_ []byte, rec *Record, err error) {
 		if err == nil {
 			out = append(out, rec)
 		}

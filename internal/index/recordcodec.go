@@ -410,11 +410,17 @@ func readTime(d *recordReader) (float64, bool) {
 // (doc, data stamp, source hash), the record does not decode and is
 // rebuilt.
 func (a *recordArena) decodeFull(mode lineage.Mode, key, gate, sealed []byte) (*Record, error) {
+	return a.decodeFullAs(mode, key, gate, sealed, true)
+}
+
+// decodeFullAs is decodeFull; without withPath the record's Path is left
+// empty, as decodeGateAs leaves it.
+func (a *recordArena) decodeFullAs(mode lineage.Mode, key, gate, sealed []byte, withPath bool) (*Record, error) {
 	var t tail
 	if err := t.read(key, sealed); err != nil {
 		return nil, err
 	}
-	r, err := a.decodeGate(mode, key, gate)
+	r, err := a.decodeGateAs(mode, key, gate, withPath)
 	if err != nil {
 		return nil, fmt.Errorf("manifest entry of record %q: %w", key, err)
 	}
@@ -496,13 +502,15 @@ func branchesOf(b []byte) string {
 // order, and the whole record it decodes to (decodeFull), or why it does
 // not. The key is valid only inside the transaction.
 func eachRecord(tx *bolt.Tx, mode lineage.Mode, fn func(key []byte, r *Record, err error)) {
-	eachRecordShared(tx, mode, nil, fn)
+	eachRecordShared(tx, mode, nil, true, fn)
 }
 
 // eachRecordShared is eachRecord, the records sharing the policy strings
-// of policyIDs (Index.policyIDs). The records and the manifest hold the
-// same keys in the same order: one cursor over each walks both.
-func eachRecordShared(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, fn func(key []byte, r *Record, err error)) {
+// of policyIDs (Index.policyIDs); without withPath their Paths are left
+// empty (the caller finds them by key, gateTable). The records and the
+// manifest hold the same keys in the same order: one cursor over each
+// walks both.
+func eachRecordShared(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, withPath bool, fn func(key []byte, r *Record, err error)) {
 	b := tx.Bucket(recordsBucket)
 	if b == nil {
 		return
@@ -524,7 +532,7 @@ func eachRecordShared(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]strin
 		if bytes.Equal(gk, k) {
 			gate = gv
 		}
-		r, err := arena.decodeFull(mode, k, gate, v)
+		r, err := arena.decodeFullAs(mode, k, gate, v, withPath)
 		fn(k, r, err)
 	}
 }

@@ -301,10 +301,35 @@ func (r *refreshRun) keepQuiet() {
 		return
 	}
 	recs := make([]*Record, len(r.targets))
+	find := func(p string) *Record { return r.base.stored[p] }
+	if g := r.base.gate; g != nil {
+		find = g.find
+	}
+	listed := 0
 	for i := range r.targets {
-		recs[i] = r.base.stored[r.targets[i].Path]
+		if recs[i] = find(r.targets[i].Path); recs[i] != nil {
+			listed++
+		}
+	}
+	if g := r.base.gate; g != nil {
+		r.unkeyGate(&knownSessions{targets: r.targets, recs: recs, listed: listed, total: len(g.recs)})
+		if !r.base.unkept {
+			return // some path not read at the decode's commit
+		}
 	}
 	r.keepWith(recs)
+}
+
+// unkeyGate turns the records of a keyed decode (loadRecordsKept), found
+// by key for k's targets, into records by path, as a decode by path
+// would have read them (gatePaths), and returns them; they are kept only
+// when every path was read at the decode's commit.
+func (r *refreshRun) unkeyGate(k *knownSessions) map[string]*Record {
+	complete, clean := r.ix.gatePaths(r.ctx, r.mode, k, r.base.gate, r.base.at)
+	r.base.stored, r.base.gate, r.gate = k.stored, nil, nil
+	r.base.clean, r.base.byTargets = clean, true
+	r.base.unkept = r.base.unkept && complete
+	return k.stored
 }
 
 // keepWith points the records at their targets' paths (recs[i] is
@@ -318,7 +343,7 @@ func (r *refreshRun) keepWith(recs []*Record) {
 	}
 	// clean: each record is stored under its own path, which is then
 	// the path of the target that found it.
-	if r.base.clean && matched > 0 && 2*matched >= len(stored) {
+	if r.base.clean && !r.base.byTargets && matched > 0 && 2*matched >= len(stored) {
 		for _, rec := range stored {
 			rec.Path = "" // the key still spells it
 		}

@@ -268,9 +268,17 @@ func keeping(t *testing.T, n int) (*fixture, *Index) {
 // targets, every kept record and key shares a target's string; when few
 // are, they keep their own. Either way they are the records a fresh
 // index decodes, and kept for the next call.
+//
+// An archive's preload (PreloadArchive) decodes the records without
+// their paths, by key: every record a target found then shares its
+// path, however few were listed, and the others read theirs.
 func TestPreloadedRecordsTakeTheTargetsPaths(t *testing.T) {
-	for _, listed := range []int{10, 9, 3} {
-		t.Run(fmt.Sprint(listed, " of 10 listed"), func(t *testing.T) {
+	for _, c := range []struct {
+		listed  int
+		archive bool
+	}{{10, false}, {9, false}, {3, false}, {10, true}, {9, true}, {3, true}} {
+		listed := c.listed
+		t.Run(fmt.Sprint(listed, " of 10 listed, archive ", c.archive), func(t *testing.T) {
 			f := newFixture(t, 10)
 			built := f.index()
 			f.refresh(built, lineage.Active)
@@ -286,6 +294,15 @@ func TestPreloadedRecordsTakeTheTargetsPaths(t *testing.T) {
 				targets = append(targets, Target{Path: strings.Clone(p)})
 			}
 			pre := ix.Preload(ctx, lineage.Active)
+			if c.archive {
+				pre = ix.PreloadArchive(ctx, lineage.Active)
+				<-pre.done
+				require.NotNil(t, pre.got.gate, "read by key")
+				require.Len(t, pre.got.gate.recs, len(f.paths))
+				for _, rec := range pre.got.gate.recs {
+					require.Empty(t, rec.Path, "a path was copied")
+				}
+			}
 			_, err = ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Preloaded: pre})
 			require.NoError(t, err)
 
@@ -302,7 +319,7 @@ func TestPreloadedRecordsTakeTheTargetsPaths(t *testing.T) {
 				keys[unsafe.StringData(k)] = true
 				require.Equal(t, k, rec.Path)
 			}
-			shared := 2*listed >= len(f.paths)
+			shared := 2*listed >= len(f.paths) || c.archive
 			for _, tg := range targets {
 				rec := kept.stored[tg.Path]
 				require.Equal(t, shared, unsafe.StringData(rec.Path) == unsafe.StringData(tg.Path), "%s: record's path", tg.Path)
@@ -319,8 +336,15 @@ func TestPreloadedRecordsTakeTheTargetsPaths(t *testing.T) {
 // A run answered from the kept quiet refresh keeps the records it
 // decoded: when the record cache held other records than the quiet
 // refresh's commit (a slower run's, kept last), the next quiet calls
-// decode once, not every time.
+// decode once, not every time; records an archive's preload read by key
+// too.
 func TestQuietAnswerKeepsWhatItDecoded(t *testing.T) {
+	for _, archive := range []bool{false, true} {
+		t.Run(fmt.Sprint("archive ", archive), func(t *testing.T) { quietAnswerKeeps(t, archive) })
+	}
+}
+
+func quietAnswerKeeps(t *testing.T, archive bool) {
 	f := newFixture(t, 20)
 	ix := f.index()
 	defer ix.Close()
@@ -330,6 +354,9 @@ func TestQuietAnswerKeepsWhatItDecoded(t *testing.T) {
 	call := func() {
 		o := opt
 		o.Preloaded = ix.Preload(ctx, lineage.Active)
+		if archive {
+			o.Preloaded = ix.PreloadArchive(ctx, lineage.Active)
+		}
 		_, err := ix.Refresh(ctx, targets, o)
 		require.NoError(t, err)
 	}
@@ -354,6 +381,37 @@ func TestQuietAnswerKeepsWhatItDecoded(t *testing.T) {
 	for _, tg := range targets { // pointing at the targets' paths, as keepMatched's
 		require.Same(t, unsafe.StringData(tg.Path), unsafe.StringData(kept.stored[tg.Path].Path), tg.Path)
 	}
+}
+
+// Records an archive's preload read by key are not kept when the paths
+// of those no target found were read at another commit than theirs:
+// the cache would hold a mix of two commits under one.
+func TestKeyedRecordsOfAnotherCommitAreNotKept(t *testing.T) {
+	f := newFixture(t, 10)
+	built := f.index()
+	f.refresh(built, lineage.Active)
+	ix := f.index()
+	defer ix.Close()
+	ix.LongLived()
+	pre := ix.PreloadArchive(ctx, lineage.Active)
+	<-pre.done
+	require.NotNil(t, pre.got.gate)
+	f.rewriteOne(9, 1) // another process rebuilds it meanwhile
+	f.refresh(built, lineage.Active)
+	built.Close()
+	targets := make([]Target, 9) // the first 9: one record is found by no target
+	for i := range targets {
+		targets[i] = Target{Path: f.paths[i]}
+	}
+	rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Preloaded: pre})
+	require.NoError(t, err)
+	require.Len(t, rep.States, 9)
+	for _, st := range rep.States {
+		require.NotNil(t, st.Record, st.Path)
+		require.Equal(t, st.Path, st.Record.Path)
+	}
+	_, kept := ix.decoded.get(lineage.Active, pre.got.at)
+	require.False(t, kept, "records of the preload's commit kept with paths of another")
 }
 
 // The record cache does not take records of an older commit of its file

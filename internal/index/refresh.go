@@ -205,7 +205,7 @@ func (ix *Index) preload(ctx context.Context, mode lineage.Mode, archive bool) *
 			p.got, p.err = ix.loadGateAt(ctx, mode)
 			return
 		}
-		p.got, p.err = ix.loadRecordsKept(ctx, mode, false)
+		p.got, p.err = ix.loadRecordsKept(ctx, mode, false, archive)
 	}()
 	return p
 }

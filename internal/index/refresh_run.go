@@ -162,6 +162,9 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 		r.known, r.ids = matchTargetsBy(find, total, r.targets, check)
 	}
 	r.ids.mtimes = mtimes
+	if r.gate != nil && !r.partial {
+		stored = r.unkeyGate(r.known)
+	}
 	r.keepMatched()
 	if carried && verifyCarry {
 		r.verifyCarried(find, total)
@@ -170,7 +173,7 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 	r.known.stored = stored
 	switch {
 	case r.gate != nil:
-		r.ix.gatePaths(r.ctx, r.mode, r.known, r.gate)
+		r.ix.gatePaths(r.ctx, r.mode, r.known, r.gate, r.base.at)
 	case r.partial:
 		// The manifest's copies of the paths are garbage now: the heap
 		// limit no longer counts them, so the collector takes them back
