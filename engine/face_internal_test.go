@@ -101,7 +101,7 @@ func TestResultTypesKeepTheWire(t *testing.T) {
 	bareShown.Reasons = []string{}
 	dig := filled[coldvocab.Digest]()
 	rep := filled[index.Report]()
-	rep.States = []index.State{{Path: "/a", Reason: "unreadable", Detail: "d"}, {Path: "/b", Record: &rec}}
+	rep.States = []index.State{index.FailedState("/a", "unreadable", "d"), {Path: "/b", Record: &rec}}
 	for _, tc := range []struct {
 		name      string
 		want, got any

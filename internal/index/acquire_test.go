@@ -117,8 +117,8 @@ func open(v *View, st State) (Loaded, error) {
 	if l, ok := v.Memory(st.Record); ok {
 		return l, nil
 	}
-	if st.Built != nil {
-		return st.Built.Open()
+	if st.Built() != nil {
+		return st.Built().Open()
 	}
 	if st.Record.Tier == Hot {
 		sh, err := v.Reader().Shard(st.Record)

@@ -34,7 +34,7 @@ func (d *Description) Describe(v *View) error {
 	}
 	st := v.State(0)
 	rec := st.Record
-	if b := st.Built; b != nil {
+	if b := st.Built(); b != nil {
 		// Built by the refresh, which the index could not take.
 		return d.describe(b.Hot, b.Cold)
 	}

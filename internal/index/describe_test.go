@@ -61,7 +61,7 @@ func TestDescribeCold(t *testing.T) {
 	// A stored digest leaves its identity to its record: the description
 	// has it back.
 	rec := last.Record(0)
-	t.Logf("built in memory: %v", last.State(0).Built != nil)
+	t.Logf("built in memory: %v", last.State(0).Built() != nil)
 	assert.Equal(t, digestIdentity(rec), coldvocab.Digest{SessionID: d.Digest.SessionID, File: d.Digest.File, Cwd: d.Digest.Cwd,
 		MtimeMs: d.Digest.MtimeMs, Size: d.Digest.Size, SourceHash: d.Digest.SourceHash, Branches: d.Digest.Branches,
 		LineageFingerprint: d.Digest.LineageFingerprint, Policy: d.Digest.Policy})

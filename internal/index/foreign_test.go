@@ -68,7 +68,7 @@ func TestRefresh_ForeignFileIsLeftAlone(t *testing.T) {
 					for _, st := range rep.States {
 						assert.Nil(t, st.Record, st.Path)
 						assert.Equal(t, IndexForeignFile, st.Reason, st.Path)
-						assert.Contains(t, st.Detail, path)
+						assert.Contains(t, st.Detail(), path)
 					}
 				} else {
 					assert.Equal(t, 3, rep.Rebuilt)
@@ -81,7 +81,7 @@ func TestRefresh_ForeignFileIsLeftAlone(t *testing.T) {
 				assert.Contains(t, rep.Coverage.Error.Message, path)
 				if i == 0 {
 					for _, st := range rep.States {
-						assert.NotNil(t, st.Built, "%s: the build answers the call", st.Path)
+						assert.NotNil(t, st.Built(), "%s: the build answers the call", st.Path)
 					}
 				}
 			}

@@ -252,14 +252,49 @@ type State struct {
 	Rebuilt bool
 	// Reason says why there is no current record.
 	Reason string
-	// Detail is the error behind Reason when it says more than the reason
-	// does: a write the index file did not take ("no space left on
-	// device").
-	Detail string
-	// Built is the record's tier data when this refresh built it but the
-	// index could not take it (unwritable, busy): the caller answers from
-	// it instead of reading the source again.
-	Built *Built
+	// note holds what few states have (Detail, Built): a server keeps a
+	// state per session, and the two were 16 of its 72 bytes.
+	note *stateNote
+}
+
+// stateNote is the rare part of a State.
+type stateNote struct {
+	detail string
+	built  *Built
+}
+
+// Detail is the error behind Reason when it says more than the reason
+// does: a write the index file did not take ("no space left on device").
+func (s State) Detail() string {
+	if s.note == nil {
+		return ""
+	}
+	return s.note.detail
+}
+
+// Built is the record's tier data when this refresh built it but the
+// index could not take it (unwritable, busy): the caller answers from it
+// instead of reading the source again.
+func (s State) Built() *Built {
+	if s.note == nil {
+		return nil
+	}
+	return s.note.built
+}
+
+// FailedState is the state of a target a refresh could not index, for
+// reason, with the error behind it (detail, "" for none).
+func FailedState(path, reason, detail string) State {
+	st := State{Path: path, Reason: reason}
+	if detail != "" {
+		st.note = &stateNote{detail: detail}
+	}
+	return st
+}
+
+// keepBuilt notes b, what this refresh built for the state's record.
+func (s *State) keepBuilt(b *Built) {
+	s.note = &stateNote{detail: s.Detail(), built: b}
 }
 
 // Coverage is the index part of an answer's coverage.

@@ -945,7 +945,7 @@ func (w *writer) failUnwritten(reason string) {
 		if st.Rebuilt {
 			rep.Rebuilt-- // its bytes were read all the same
 		}
-		*st = State{Path: st.Path, Reason: reason, Detail: w.writeErr.Error()}
+		*st = FailedState(st.Path, reason, w.writeErr.Error())
 	}
 	w.unwritten = nil
 }
@@ -978,7 +978,7 @@ func (w *writer) finish() error {
 	w.failUnwritten(reason)
 	for _, b := range w.batch {
 		if b.hot != nil || b.cold != nil {
-			r.rep.States[b.state].Built = &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}
+			r.rep.States[b.state].keepBuilt(&Built{Record: b.rec, Hot: b.hot, Cold: b.cold})
 		}
 	}
 	return nil

@@ -637,19 +637,19 @@ func TestRefresh_BusyKeepsBuilds(t *testing.T) {
 	require.Equal(t, 3, rep.Rebuilt)
 	tiers := map[string]int{}
 	for _, st := range rep.States {
-		require.NotNil(t, st.Built, st.Path)
-		assert.Same(t, st.Record, st.Built.Record)
+		require.NotNil(t, st.Built(), st.Path)
+		assert.Same(t, st.Record, st.Built().Record)
 		tiers[st.Record.Tier.String()]++
 		if st.Record.Tier == Hot {
-			assert.NotNil(t, st.Built.Hot)
+			assert.NotNil(t, st.Built().Hot)
 		} else {
-			assert.NotNil(t, st.Built.Cold)
+			assert.NotNil(t, st.Built().Cold)
 		}
 	}
 	assert.Equal(t, map[string]int{Hot.String(): 2, Cold.String(): 1}, tiers)
 	// An index that took them keeps nothing in the states.
 	for _, st := range f.refresh(f.index(), lineage.Active).States {
-		assert.Nil(t, st.Built)
+		assert.Nil(t, st.Built())
 	}
 }
 

@@ -40,7 +40,7 @@ func splitStates(states []State) Split {
 	for i := range states {
 		switch rec := states[i].Record; {
 		case rec == nil:
-		case rec.Tier == Hot || states[i].Built != nil:
+		case rec.Tier == Hot || states[i].Built() != nil:
 			each++
 		default:
 			cold++
@@ -57,7 +57,7 @@ func splitStates(states []State) Split {
 		st := &states[i]
 		switch rec := st.Record; {
 		case rec == nil:
-		case rec.Tier == Hot || st.Built != nil:
+		case rec.Tier == Hot || st.Built() != nil:
 			sp.Each = append(sp.Each, i)
 		default:
 			sp.Cold = append(sp.Cold, rec)

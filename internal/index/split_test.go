@@ -15,7 +15,7 @@ func TestSplitSortsStatesByWhereTheirDataIs(t *testing.T) {
 		{Record: cold1},
 		{Reason: "source_unavailable"}, // no record: not searched
 		{Record: hot},
-		{Record: builtCold, Built: &Built{Record: builtCold}},
+		{Record: builtCold, note: &stateNote{built: &Built{Record: builtCold}}},
 		{Record: cold2},
 	}}
 	sp := rep.Split()

@@ -161,7 +161,7 @@ func (v *View) needsIndex() bool {
 		}
 	}
 	for _, i := range split.Each {
-		if l, inMem := v.mem[rep.States[i].Record]; rep.States[i].Built == nil && (!inMem || !l.IsHot) {
+		if l, inMem := v.mem[rep.States[i].Record]; rep.States[i].Built() == nil && (!inMem || !l.IsHot) {
 			return true
 		}
 	}

@@ -45,7 +45,7 @@ func (s *Searcher) openHot(v *index.View, each []int) (raced []int) {
 			s.Hot = append(s.Hot, hotSource(l))
 			continue
 		}
-		if b := st.Built; b != nil {
+		if b := st.Built(); b != nil {
 			// Built by this call's refresh, which the index could not
 			// take (busy): answer from memory.
 			l, err := b.Open()
@@ -86,7 +86,7 @@ func (s *Searcher) openHot(v *index.View, each []int) (raced []int) {
 func hotRecords(v *index.View, each []int) []*index.Record {
 	recs := make([]*index.Record, 0, len(each))
 	for _, i := range each {
-		if st := v.State(i); st.Built == nil && st.Record.Tier == index.Hot {
+		if st := v.State(i); st.Built() == nil && st.Record.Tier == index.Hot {
 			recs = append(recs, st.Record)
 		}
 	}

@@ -38,7 +38,7 @@ func (w *lexWorld) inMemory(t *testing.T, plan search.Plan, need int) answer {
 		Fallback: true, HotSessions: 3, MaxSyncSourceBytes: 1 << 30}
 	_, _, err = ix.Acquire(ctx, want, func(v *index.View) error {
 		for i := range v.Len() {
-			require.NotNil(t, v.State(i).Built, "session %d from memory", i)
+			require.NotNil(t, v.State(i).Built(), "session %d from memory", i)
 		}
 		s := search.New(ctx, plan, search.Filters{}, nil)
 		defer s.Release()
