@@ -16,6 +16,11 @@ import (
 // so that a field a conversion drops or swaps shows.
 func fill(v reflect.Value, n *int) {
 	*n++
+	if v.Type() == reflect.TypeFor[index.Stamp]() { // a time, held as its bits
+		t := float64(*n) + 0.25
+		v.Set(reflect.ValueOf(index.StampOf(&t)))
+		return
+	}
 	switch v.Kind() {
 	case reflect.Bool:
 		v.SetBool(true)

@@ -531,7 +531,7 @@ func sessionHit(q *recallQuery, ph *search.PageHit) *SessionHit {
 		SessionID:                boundString(rec.SessionID, 512),
 		Tier:                     index.Cold.String(),
 		Cwd:                      boundString(rec.Cwd, 2048),
-		LastTimestamp:            rec.LastTs,
+		LastTimestamp:            rec.LastTs.Ptr(),
 		Score:                    ph.Score,
 		MatchedTerms:             ph.Matched,
 		MatchedStructuralEntries: ph.MatchedS,

@@ -179,7 +179,7 @@ func sessionRow(st index.State, ref scopes.Ref, mode lineage.Mode) SessionRow {
 	n, tier, fp, h := rec.EntryCount, rec.Tier.String(), rec.LineageFingerprint.String(), rec.SourceHash.String()
 	row.ID, row.Cwd = rec.SessionID, rec.Cwd
 	row.EntryCount, row.Tier, row.LineageFingerprint, row.SourceHash = &n, &tier, &fp, &h
-	row.FirstTimestamp, row.LastTimestamp = rec.FirstTs, rec.LastTs
+	row.FirstTimestamp, row.LastTimestamp = rec.FirstTs.Ptr(), rec.LastTs.Ptr()
 	row.Complete = rec.Complete()
 	if rec.Reasons != nil {
 		row.Reasons = rec.Reasons

@@ -590,13 +590,11 @@ func (s *entrySink) add(e *normalize.Entry) error {
 	rec := s.rec
 	rec.EntryCount++
 	if ts := e.Timestamp; ts != nil {
-		if rec.FirstTs == nil || *ts < *rec.FirstTs {
-			v := *ts
-			rec.FirstTs = &v
+		if first, ok := rec.FirstTs.Value(); !ok || *ts < first {
+			rec.FirstTs = stampAt(*ts)
 		}
-		if rec.LastTs == nil || *ts > *rec.LastTs {
-			v := *ts
-			rec.LastTs = &v
+		if last, ok := rec.LastTs.Value(); !ok || *ts > last {
+			rec.LastTs = stampAt(*ts)
 		}
 	}
 	if s.cold != nil {

@@ -507,15 +507,14 @@ func (ix *Index) holdRecords(held int64) {
 var completeMu sync.Mutex
 
 // completions holds what complete copies into partial records: their
-// strings cut from shared chunks, their timestamps from slabs. A search
+// strings cut from shared chunks. A search
 // over two common words completes most of an archive's records, and a
 // whole record decoded and copied for each was 80 MB at 100k sessions.
-// What a chunk or slab holds stays as long as a record refers to it.
+// What a chunk holds stays as long as a record refers to it.
 var completions completionArena
 
 type completionArena struct {
 	arena recordArena
-	times timeSlab
 	// tx and records are a cursor over the records bucket of the last
 	// transaction completed in: bbolt allocates a bucket each time a read
 	// transaction opens one, and a cursor for each Get. key and scratch
@@ -524,14 +523,6 @@ type completionArena struct {
 	records *bolt.Cursor
 	key     []byte
 	scratch recordSlot
-}
-
-// time returns a copy of *t from the slab (nil for nil).
-func (c *completionArena) time(t *float64) *float64 {
-	if t == nil {
-		return nil
-	}
-	return c.times.put(*t)
 }
 
 // complete fills a partial record's remaining fields from its full record
@@ -566,7 +557,7 @@ func complete(tx *bolt.Tx, mode lineage.Mode, rec *Record) {
 	rec.SessionID, rec.Cwd = c.arena.str(bytesOf(full.SessionID)), c.arena.str(bytesOf(full.Cwd))
 	rec.LineageFingerprint = full.LineageFingerprint
 	rec.CacheBytes = full.CacheBytes
-	rec.FirstTs, rec.LastTs = c.time(full.FirstTs), c.time(full.LastTs)
+	rec.FirstTs, rec.LastTs = full.FirstTs, full.LastTs
 	rec.partial = false
 }
 

@@ -110,9 +110,9 @@ type Record struct {
 	CacheBytes int64    `json:"cacheBytes"`
 	// Pack is the cold pack that holds the record's digest (pack.go; 0:
 	// the digest has a value of its own in the cold bucket).
-	Pack    uint64   `json:"-"`
-	FirstTs *float64 `json:"firstTs"`
-	LastTs  *float64 `json:"lastTs"`
+	Pack    uint64 `json:"-"`
+	FirstTs Stamp  `json:"firstTs"`
+	LastTs  Stamp  `json:"lastTs"`
 	// IndexedAtNs is when the source was read; a source modified within
 	// the racy window before that is re-hashed on the next refresh, because
 	// a write in the same clock tick can leave every stat field unchanged.

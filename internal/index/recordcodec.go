@@ -71,12 +71,13 @@ func encodeRecord(r *Record) ([]byte, error) {
 	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
 	b = binary.AppendUvarint(b, uint64(r.Doc))
 	b = binary.AppendUvarint(b, r.Pack)
-	for _, f := range []*float64{r.FirstTs, r.LastTs} {
-		if f == nil {
+	for _, f := range []Stamp{r.FirstTs, r.LastTs} {
+		t, ok := f.Value()
+		if !ok {
 			b = append(b, 0)
 			continue
 		}
-		b = binary.LittleEndian.AppendUint64(append(b, 1), math.Float64bits(*f))
+		b = binary.LittleEndian.AppendUint64(append(b, 1), math.Float64bits(t))
 	}
 	b = binary.LittleEndian.AppendUint32(b, keySum(key))
 	return blocksum.Seal(b)
@@ -200,8 +201,6 @@ type recordArena struct {
 	// fingerprints to them (manifest.go).
 	policies  map[string]string
 	policyIDs map[uint64]string
-	// times is the slab of the timestamps of whole records (decodeFull).
-	times timeSlab
 	// cwds, when set, holds the one copy of each working directory the
 	// whole records share (cwd).
 	cwds map[string]string
@@ -216,8 +215,7 @@ type recordArena struct {
 // and, for a scratch slot, for the strings its packed fields expand to.
 type recordSlot struct {
 	Record
-	firstTs, lastTs float64
-	text            [packedMax]byte
+	text [packedMax]byte
 }
 
 const (
@@ -324,12 +322,7 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	r.Cwd = a.str(t.cwd)
 	r.SourceHash, r.LineageFingerprint = t.sourceHash, t.lineage
 	r.CacheBytes, r.DataStamp, r.Doc, r.Pack = t.cacheBytes, t.stamp, t.doc, t.pack
-	if t.hasFirst {
-		slot.firstTs, r.FirstTs = t.first, &slot.firstTs
-	}
-	if t.hasLast {
-		slot.lastTs, r.LastTs = t.last, &slot.lastTs
-	}
+	r.FirstTs, r.LastTs = t.first, t.last
 	return r, nil
 }
 
@@ -344,10 +337,8 @@ type tail struct {
 	stamp               uint32
 	doc                 uint32
 	pack                uint64
-	// first and last are the timestamps, present when hasFirst and
-	// hasLast.
-	first, last       float64
-	hasFirst, hasLast bool
+	// first and last are the timestamps (0: none).
+	first, last Stamp
 }
 
 // read checks and reads the stored record under key.
@@ -368,8 +359,8 @@ func (t *tail) read(key, sealed []byte) error {
 	t.lineage = d.packed().sum(&d)
 	t.cacheBytes = d.varint()
 	t.stamp, t.doc, t.pack = d.build()
-	t.first, t.hasFirst = readTime(&d)
-	t.last, t.hasLast = readTime(&d)
+	t.first = readTime(&d)
+	t.last = readTime(&d)
 	sum := d.bytes(4)
 	if !d.ok || d.pos != len(d.b) {
 		return errRecordShape
@@ -390,18 +381,18 @@ func (t *tail) read(key, sealed []byte) error {
 
 // readTime reads a presence byte and, when it is 1, the eight bytes of
 // a float64.
-func readTime(d *recordReader) (float64, bool) {
+func readTime(d *recordReader) Stamp {
 	p := d.bytes(1)
 	switch {
 	case p == nil:
 	case p[0] == 1:
 		if b := d.bytes(8); b != nil {
-			return math.Float64frombits(binary.LittleEndian.Uint64(b)), true
+			return stampAt(math.Float64frombits(binary.LittleEndian.Uint64(b)))
 		}
 	case p[0] != 0:
 		d.ok = false
 	}
-	return 0, false
+	return 0
 }
 
 // decodeFull decodes the whole record of a session: its manifest entry
@@ -432,7 +423,7 @@ func (a *recordArena) decodeFullAs(mode lineage.Mode, key, gate, sealed []byte, 
 	r.Cwd = a.cwd(t.cwd)
 	r.LineageFingerprint = t.lineage
 	r.CacheBytes = t.cacheBytes
-	r.FirstTs, r.LastTs = a.time(t.first, t.hasFirst), a.time(t.last, t.hasLast)
+	r.FirstTs, r.LastTs = t.first, t.last
 	r.partial = false
 	return r, nil
 }
@@ -457,34 +448,6 @@ func (a *recordArena) cwd(b []byte) string {
 		a.cwds[s] = s
 	}
 	return s
-}
-
-// time returns a pointer to a copy of t from the arena's slab (nil when
-// it is not there).
-func (a *recordArena) time(t float64, there bool) *float64 {
-	switch {
-	case !there:
-		return nil
-	case a == nil || a.alone:
-		v := t // t itself stays on the stack: the arena's path allocates nothing
-		return &v
-	}
-	return a.times.put(t)
-}
-
-// timeSlab hands out the timestamps records point to, cut from shared
-// slabs of arenaSlab: a pointer a record, not an allocation.
-type timeSlab []float64
-
-// put returns a pointer to a copy of t.
-func (s *timeSlab) put(t float64) *float64 {
-	if len(*s) == 0 {
-		*s = make([]float64, arenaSlab)
-	}
-	p := &(*s)[0]
-	*s = (*s)[1:]
-	*p = t
-	return p
 }
 
 // branchesOf is b as a string: a branch mode's own constant when it is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -94,3 +95,26 @@ func TestStoredRecordWithAHashThatIsNoSum(t *testing.T) {
 		}
 	}
 }
+
+// TestStamp: a stamp holds any time, 0 and negative ones too, and none;
+// its JSON is the time or null, as the pointer it replaced wrote.
+func TestStamp(t *testing.T) {
+	var none Stamp
+	_, ok := none.Value()
+	assert.False(t, ok)
+	assert.Nil(t, none.Ptr())
+	assert.Equal(t, none, StampOf(nil))
+	for _, v := range []float64{0, -0.5, 1.7e12, math.MaxFloat64, math.Inf(-1), math.SmallestNonzeroFloat64} {
+		s := StampOf(&v)
+		assert.NotZero(t, s, "%v is a time, not none", v)
+		got, ok := s.Value()
+		require.True(t, ok)
+		assert.Equal(t, math.Float64bits(v), math.Float64bits(got))
+		assert.Equal(t, v, *s.Ptr())
+	}
+	b, err := json.Marshal(struct{ A, B Stamp }{StampOf(ptrTo(1.5)), none})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"A":1.5,"B":null}`, string(b))
+}
+
+func ptrTo[T any](v T) *T { return &v }
