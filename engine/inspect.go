@@ -134,7 +134,7 @@ func (e *Engine) inspectIndex(ctx context.Context) (*IndexReport, error) {
 				row := IndexRecord{
 					Path: rec.Path, SessionID: rec.SessionID, Branches: rec.Branches, Tier: rec.Tier.String(),
 					SourceBytes: rec.Identity.Size, CacheBytes: rec.CacheBytes, EntryCount: rec.EntryCount,
-					Complete: rec.Complete(), Reasons: rec.Reasons, SourceHash: rec.SourceHash.String(),
+					Complete: rec.Complete(), Reasons: rec.Reasons(), SourceHash: rec.SourceHash.String(),
 					LineageFingerprint: rec.LineageFingerprint.String(),
 				}
 				if row.Reasons == nil {

@@ -75,7 +75,7 @@ type DigestCoverage struct {
 func recordOf(r *index.Record) *SessionRecord {
 	out := &SessionRecord{CacheVersion: int(r.CacheVersion), Path: r.Path, Branches: r.Branches, SessionID: r.SessionID,
 		Cwd: r.Cwd, SourceHash: r.SourceHash.String(), LineageFingerprint: r.LineageFingerprint.String(), Policy: r.Policy,
-		Tier: r.Tier.String(), EntryCount: r.EntryCount, Reasons: r.Reasons, CacheBytes: r.CacheBytes,
+		Tier: r.Tier.String(), EntryCount: r.EntryCount, Reasons: r.Reasons(), CacheBytes: r.CacheBytes,
 		FirstTs: r.FirstTs.Ptr(), LastTs: r.LastTs.Ptr(), indexedAtNs: r.IndexedAtNs}
 	if out.Reasons == nil {
 		out.Reasons = []string{}

@@ -181,8 +181,8 @@ func sessionRow(st index.State, ref scopes.Ref, mode lineage.Mode) SessionRow {
 	row.EntryCount, row.Tier, row.LineageFingerprint, row.SourceHash = &n, &tier, &fp, &h
 	row.FirstTimestamp, row.LastTimestamp = rec.FirstTs.Ptr(), rec.LastTs.Ptr()
 	row.Complete = rec.Complete()
-	if rec.Reasons != nil {
-		row.Reasons = rec.Reasons
+	if rs := rec.Reasons(); rs != nil {
+		row.Reasons = rs
 	}
 	return row
 }

@@ -150,7 +150,7 @@ func TestRebuild_TinyRecordsStayWithinTheBound(t *testing.T) {
 	rec := rep.States[1].Record
 	assert.Equal(t, Hot, rec.Tier)
 	assert.Equal(t, n, rec.EntryCount)
-	assert.Empty(t, rec.Reasons)
+	assert.Empty(t, rec.Reasons())
 	if !raceEnabled {
 		assert.Less(t, peak, budget, "the heap stays within the scaled 256 MiB")
 	}
@@ -167,7 +167,7 @@ func TestRebuild_TinyRecordsStayWithinTheBound(t *testing.T) {
 	f.cfg.MaxBuildBytes = 0
 	rep = f.rebuild(f.index())
 	require.NotNil(t, rep.States[1].Record, rep.States[1].Reason)
-	assert.Equal(t, []string{coverage.MalformedLine}, rep.States[1].Record.Reasons)
+	assert.Equal(t, []string{coverage.MalformedLine}, rep.States[1].Record.Reasons())
 }
 
 // The newest session is larger than maxSyncSourceBytes: it is skipped with

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -528,11 +529,11 @@ func (ix *Index) newRecord(src *Source, h *session.Header, hash string, sel *lin
 		Identity:           src.Identity,
 		SourceHash:         MustSum(hash),
 		LineageFingerprint: MustSum(sel.Fingerprint),
-		LiveSignature:      liveSignature(liveFor(mode, live)),
 		Policy:             ix.policyOf(tier, mode), // one shared string, not one a record
 		Tier:               tier,
 		IndexedAtNs:        time.Now().UnixNano(),
 	}
+	rec.setNote(nil, liveSignature(liveFor(mode, live)))
 	if h != nil {
 		rec.SessionID = h.ID
 		rec.Cwd = h.Cwd
@@ -638,7 +639,7 @@ func (s *entrySink) finish(problems coverage.Set) (*built, error) {
 		rec.CacheBytes = int64(len(blob))
 		rec.DataStamp, _ = blocksum.Stamp(b.stored)
 	}
-	rec.Reasons = problems.Reasons()
+	rec.SetReasons(problems.Reasons())
 	return b, nil
 }
 
@@ -694,7 +695,7 @@ func (ix *Index) buildSource(t Target, mode lineage.Mode, tier Tier, full bool) 
 		return nil, err
 	}
 	if src.Changed {
-		b.rec.Reasons = append(b.rec.Reasons, coverage.SourceChangedDuringIndex)
+		b.rec.SetReasons(append(slices.Clip(b.rec.Reasons()), coverage.SourceChangedDuringIndex))
 	}
 	return &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}, nil
 }

@@ -92,7 +92,7 @@ func TestSlimBuildMatchesWholeBuild(t *testing.T) {
 					}
 					compared++
 					requireSameBuild(t, whole, slim, filepath.Base(p)+" "+string(mode)+" "+tier.String())
-					for _, r := range slim.rec.Reasons {
+					for _, r := range slim.rec.Reasons() {
 						reasons[r] = true
 					}
 				}

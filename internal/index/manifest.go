@@ -47,10 +47,10 @@ const manifestFormat = 2
 // Reasons and each as a string. The key is the record's key.
 
 func encodeGate(r *Record) ([]byte, error) {
-	b := make([]byte, 0, 96+len(r.Path)+len(r.Policy)+sha256.Size+16*len(r.Reasons))
+	b := make([]byte, 0, 96+len(r.Path)+len(r.Policy)+sha256.Size+16*len(r.Reasons()))
 	b = append(b, manifestFormat)
 	b = appendString(b, r.Path)
-	b = appendString(b, r.LiveSignature)
+	b = appendString(b, r.LiveSignature())
 	b = binary.LittleEndian.AppendUint64(b, policyID(r.Policy))
 	if r.SourceHash.IsZero() {
 		return nil, fmt.Errorf("record of %s: no source hash", r.Path)
@@ -77,25 +77,27 @@ func appendPlacement(b []byte, r *Record) []byte {
 	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
 	b = binary.AppendUvarint(b, uint64(r.Doc))
 	b = binary.AppendUvarint(b, r.Pack)
-	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
-	for _, s := range r.Reasons {
+	b = binary.AppendUvarint(b, uint64(len(r.Reasons())))
+	for _, s := range r.Reasons() {
 		b = appendString(b, s)
 	}
 	return b
 }
 
-// readPlacement reads what appendPlacement wrote into r.
-func (a *recordArena) readPlacement(d *recordReader, r *Record) {
+// readPlacement reads what appendPlacement wrote into r, and returns
+// the reasons.
+func (a *recordArena) readPlacement(d *recordReader, r *Record) (reasons []string) {
 	r.Identity.Inode = d.uvarint()
 	r.Identity.Dev = d.uvarint()
 	r.DataStamp, r.Doc, r.Pack = d.build()
 	if n := d.uvarint(); d.ok && n <= uint64(len(d.b)-d.pos) {
 		for range n {
-			r.Reasons = append(r.Reasons, a.str(d.field()))
+			reasons = append(reasons, a.str(d.field()))
 		}
 	} else {
 		d.ok = false
 	}
+	return reasons
 }
 
 // decodeGate decodes the manifest entry under key of mode into a partial
@@ -132,7 +134,7 @@ func (a *recordArena) decodeGateAs(mode lineage.Mode, key, sealed []byte, withPa
 	if p := d.field(); withPath {
 		r.Path = a.path(p)
 	}
-	r.LiveSignature = a.str(d.field())
+	live := a.str(d.field())
 	if v := d.bytes(8); v != nil {
 		r.Policy = a.policyByID(binary.LittleEndian.Uint64(v))
 	}
@@ -149,7 +151,7 @@ func (a *recordArena) decodeGateAs(mode lineage.Mode, key, sealed []byte, withPa
 		d.ok = false
 	}
 	gateNumbers(&d, r)
-	a.readPlacement(&d, r)
+	r.setNote(a.readPlacement(&d, r), live)
 	// The key is not checked against the path (a SHA-256 an entry): an
 	// entry under another key can only make its session look changed or
 	// its data missing, since the full record and the tier data are

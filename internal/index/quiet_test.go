@@ -185,7 +185,7 @@ func TestQuietRefreshWithLiveBranch(t *testing.T) {
 		require.Equal(t, hits, ix.quiet.hits.Load(), c.name)
 		require.True(t, rep.States[0].Rebuilt, "%s: the live target is built for its branch", c.name)
 		require.Equal(t, 1, rep.Rebuilt, c.name)
-		require.Equal(t, liveSignature(c.live), rep.States[0].Record.LiveSignature, c.name)
+		require.Equal(t, liveSignature(c.live), rep.States[0].Record.LiveSignature(), c.name)
 		require.Zero(t, refresh(c.live).Rebuilt, c.name) // nothing to do: kept
 		refresh(c.live)
 		require.Equal(t, hits+1, ix.quiet.hits.Load(), "%s: then answered from the kept refresh", c.name)

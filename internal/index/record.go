@@ -2,6 +2,7 @@ package index
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -89,11 +90,8 @@ type Record struct {
 	Identity           Identity `json:"-"`
 	SourceHash         Sum      `json:"sourceHash"`
 	LineageFingerprint Sum      `json:"lineageFingerprint"`
-	// LiveSignature identifies the host's live branch the record was built
-	// under ("" for the persisted leaf).
-	LiveSignature string `json:"-"`
-	Policy        string `json:"policy"`
-	Tier          Tier   `json:"tier"`
+	Policy             string   `json:"policy"`
+	Tier               Tier     `json:"tier"`
 	// partial: read from the manifest (manifest.go); SessionID, Cwd,
 	// LineageFingerprint, CacheBytes, FirstTs and LastTs are empty until
 	// a Reader reads its tier data and completes it. It and Doc fill
@@ -105,9 +103,13 @@ type Record struct {
 	Doc        uint32 `json:"-"`
 	EntryCount int    `json:"entryCount"`
 	// SumLen is the hot shard's total token count (BM25 mean length).
-	SumLen     int64    `json:"-"`
-	Reasons    []string `json:"reasons"`
-	CacheBytes int64    `json:"cacheBytes"`
+	SumLen int64 `json:"-"`
+	// note holds what few records have: their own coverage reasons and
+	// the live branch they were built under (Reasons, LiveSignature). A
+	// pointer rather than a slice and a string: 32 bytes less a record,
+	// of which a server keeps one per session.
+	note       *recordNote
+	CacheBytes int64 `json:"cacheBytes"`
 	// Pack is the cold pack that holds the record's digest (pack.go; 0:
 	// the digest has a value of its own in the cold bucket).
 	Pack    uint64 `json:"-"`
@@ -179,8 +181,75 @@ func (id Identity) RacyAt(atNs int64, window time.Duration) bool {
 	return atNs-max(id.MtimeNs, id.CtimeNs) < int64(id.windowOf(window))
 }
 
+// recordNote is the rare part of a Record.
+type recordNote struct {
+	reasons       []string
+	liveSignature string
+}
+
+// Reasons are why the record's own coverage is incomplete (none: it is
+// complete). The caller must not change them.
+func (r *Record) Reasons() []string {
+	if r.note == nil {
+		return nil
+	}
+	return r.note.reasons
+}
+
+// LiveSignature identifies the host's live branch the record was built
+// under ("" for the persisted leaf).
+func (r *Record) LiveSignature() string {
+	if r.note == nil {
+		return ""
+	}
+	return r.note.liveSignature
+}
+
+// SetReasons sets the record's own coverage reasons.
+func (r *Record) SetReasons(reasons []string) { r.setNote(reasons, r.LiveSignature()) }
+
+// setNote sets the record's rare part; none when both are empty. The
+// note is new: a copy of the record made before keeps its own.
+func (r *Record) setNote(reasons []string, live string) {
+	r.note = nil
+	if len(reasons) > 0 || live != "" {
+		r.note = &recordNote{reasons: reasons, liveSignature: live}
+	}
+}
+
 // Complete reports whether the record's own coverage is complete.
-func (r *Record) Complete() bool { return len(r.Reasons) == 0 }
+func (r *Record) Complete() bool { return len(r.Reasons()) == 0 }
+
+// recordJSON is a Record's JSON, field for field as it was when the
+// record held its reasons itself ("reasons" is [] for none).
+type recordJSON struct {
+	CacheVersion       int32    `json:"cacheVersion"`
+	Path               string   `json:"path"`
+	Branches           string   `json:"branches"`
+	SessionID          string   `json:"sessionId"`
+	Cwd                string   `json:"cwd"`
+	SourceHash         Sum      `json:"sourceHash"`
+	LineageFingerprint Sum      `json:"lineageFingerprint"`
+	Policy             string   `json:"policy"`
+	Tier               Tier     `json:"tier"`
+	EntryCount         int      `json:"entryCount"`
+	Reasons            []string `json:"reasons"`
+	CacheBytes         int64    `json:"cacheBytes"`
+	FirstTs            Stamp    `json:"firstTs"`
+	LastTs             Stamp    `json:"lastTs"`
+}
+
+// MarshalJSON writes the record as recordJSON.
+func (r *Record) MarshalJSON() ([]byte, error) {
+	reasons := r.Reasons()
+	if reasons == nil {
+		reasons = []string{}
+	}
+	return json.Marshal(recordJSON{CacheVersion: r.CacheVersion, Path: r.Path, Branches: r.Branches,
+		SessionID: r.SessionID, Cwd: r.Cwd, SourceHash: r.SourceHash, LineageFingerprint: r.LineageFingerprint,
+		Policy: r.Policy, Tier: r.Tier, EntryCount: r.EntryCount, Reasons: reasons, CacheBytes: r.CacheBytes,
+		FirstTs: r.FirstTs, LastTs: r.LastTs})
+}
 
 // MtimeMs is the source mtime in JavaScript milliseconds.
 func (r *Record) MtimeMs() float64 { return float64(r.Identity.MtimeNs) / 1e6 }

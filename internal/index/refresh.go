@@ -372,7 +372,7 @@ func (rep *Report) Recount() {
 		cov.IndexedSessions++
 		if !st.Record.Complete() {
 			cov.IncompleteSessions++
-			for _, r := range st.Record.Reasons {
+			for _, r := range st.Record.Reasons() {
 				reasons.Add(r)
 			}
 		}

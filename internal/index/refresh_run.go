@@ -358,7 +358,7 @@ func (r *refreshRun) current(rec *Record, id Identity, tier Tier, t Target) bool
 		policy = r.hotPolicy
 	}
 	return rec != nil && rec.Identity == id && rec.Tier == tier && rec.Policy == policy &&
-		rec.LiveSignature == liveSignature(liveFor(r.mode, t.Live))
+		rec.LiveSignature() == liveSignature(liveFor(r.mode, t.Live))
 }
 
 // decide keeps the records that are fresh and returns the work, newest

@@ -450,8 +450,8 @@ func TestRecordRoundTrip(t *testing.T) {
 		{"bare", &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Cold, SourceHash: sumA, Policy: "p"}},
 		{"every field", &Record{CacheVersion: indexfile.CacheVersion, Path: "/a/ü b.jsonl", Branches: "all", SessionID: "id", Cwd: "/w",
 			Identity:   Identity{Size: 1 << 40, MtimeNs: -5, CtimeNs: 1<<62 + 3, Inode: 1<<64 - 1, Dev: 7},
-			SourceHash: sumA, LiveSignature: "live", Policy: "p", Tier: Hot,
-			EntryCount: 123456, SumLen: 99, Reasons: []string{"a", "", "max_entry_chars"}, CacheBytes: 1 << 33,
+			SourceHash: sumA, Policy: "p", Tier: Hot, note: &recordNote{reasons: []string{"a", "", "max_entry_chars"}, liveSignature: "live"},
+			EntryCount: 123456, SumLen: 99, CacheBytes: 1 << 33,
 			DataStamp: 0xdeadbeef, Doc: 1<<32 - 1, Pack: 1 << 40, FirstTs: stampAt(ts), LastTs: stampAt(te), IndexedAtNs: 1<<63 - 1, VerifiedAtNs: -1 << 63}},
 		{"packed", &Record{CacheVersion: indexfile.CacheVersion, Path: "/p.jsonl", Branches: "active", Tier: Cold, Policy: "q",
 			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: sumB, LineageFingerprint: sumA, Doc: 3, DataStamp: 9, FirstTs: stampAt(ts)}},
@@ -506,7 +506,7 @@ func TestRecordHoldsOnlyItsOwnPart(t *testing.T) {
 func FuzzDecodeRecord(f *testing.F) {
 	ts := 3.0
 	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot,
-		Reasons: []string{"r"}, FirstTs: stampAt(ts), EntryCount: 4, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: sumA}
+		FirstTs: stampAt(ts), EntryCount: 4, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: sumA}
 	enc, _ := encodeRecord(rec)
 	data, _ := blocksum.Unseal(enc)
 	f.Add(data)
@@ -541,7 +541,7 @@ func FuzzDecodeRecord(f *testing.F) {
 // cold pack).
 func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
 	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot, EntryCount: 12,
-		Reasons: []string{"max_entry_chars"}, SourceHash: sumA, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39",
+		SourceHash: sumA, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39",
 		LineageFingerprint: sumB, Doc: 5, DataStamp: 7, Policy: "p"}
 	gate, enc := encodeWhole(t, rec)
 	key := recordKey(lineage.Active, rec.Path)
@@ -762,7 +762,7 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 			Branches: "active", SessionID: fmt.Sprint("id", i), Tier: Hot, EntryCount: i, Doc: uint32(i), SourceHash: sumA}
 		if i%3 == 0 {
 			rec.FirstTs, rec.LastTs = stampAt(first), stampAt(last)
-			rec.Reasons = []string{"max_entry_chars"}
+			rec.SetReasons([]string{"max_entry_chars"})
 			rec.SessionID, rec.LineageFingerprint = "019d59f8-84c2-738a-a424-2e63ffc49c39", sumB
 		}
 		if i == 7 {

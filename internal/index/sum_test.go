@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -118,3 +119,25 @@ func TestStamp(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// A record keeps what few records have (reasons, a live signature) in a
+// note, and holds its sums, tier and stamps as values: a server keeps a
+// record per session.
+func TestRecordKeepsItsRarePartsApart(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(Record{}), uintptr(280))
+	var r Record
+	assert.True(t, r.Complete())
+	assert.Nil(t, r.note)
+	r.setNote(nil, "")
+	assert.Nil(t, r.note, "nothing to note")
+	r.setNote(nil, "live")
+	before := r
+	r.SetReasons([]string{"max_entry_chars"})
+	assert.Equal(t, "live", r.LiveSignature(), "reasons keep the live signature")
+	assert.Equal(t, []string{"max_entry_chars"}, r.Reasons())
+	assert.False(t, r.Complete())
+	assert.Empty(t, before.Reasons(), "a copy made before keeps its own note")
+	b, err := json.Marshal(&Record{})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"reasons":[]`)
+}
