@@ -749,13 +749,13 @@ func TestReader_VerifiedOncePerCommit(t *testing.T) {
 // TestRecordArenaDecodesAsAlone: records decoded through one arena (as a
 // walk of the records bucket decodes them) equal their lone decodes,
 // across slab and text-chunk boundaries and after the sealed bytes they
-// came from are overwritten, and no record shares a float with another.
+// came from are overwritten.
 func TestRecordArenaDecodesAsAlone(t *testing.T) {
 	shared := strings.Clone("entry:4000;branches:active")
 	ids := policyIDs(map[string]string{shared: shared, "another policy": "another policy"})
 	arena := recordArena{policyIDs: ids}
 	var got, want []*Record
-	n := arenaSlab*2 + 3
+	n := perSlab(unsafe.Sizeof(Record{}))*2 + 3
 	for i := range n {
 		first, last := float64(i), float64(i)+0.5
 		rec := &Record{CacheVersion: indexfile.CacheVersion, Path: fmt.Sprintf("/p/%d/%s.jsonl", i, strings.Repeat("x", i*97%600)),
