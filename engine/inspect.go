@@ -132,8 +132,8 @@ func (e *Engine) inspectIndex(ctx context.Context) (*IndexReport, error) {
 			t.CacheBytes += lex
 			for _, rec := range recs {
 				row := IndexRecord{
-					Path: rec.Path, SessionID: rec.SessionID, Branches: rec.Branches, Tier: rec.Tier.String(),
-					SourceBytes: rec.Identity.Size, CacheBytes: rec.CacheBytes, EntryCount: rec.EntryCount,
+					Path: rec.Path, SessionID: rec.SessionID, Branches: rec.Branches.String(), Tier: rec.Tier.String(),
+					SourceBytes: rec.Identity.Size, CacheBytes: rec.CacheBytes, EntryCount: int(rec.EntryCount),
 					Complete: rec.Complete(), Reasons: rec.Reasons(), SourceHash: rec.SourceHash.String(),
 					LineageFingerprint: rec.LineageFingerprint.String(),
 				}

@@ -311,7 +311,7 @@ func checkSingle(rec *index.Record, req recallArgs) *ErrorObject {
 		return eo
 	}
 	if req.EntryRange != nil {
-		return req.EntryRange.within(rec.EntryCount)
+		return req.EntryRange.within(int(rec.EntryCount))
 	}
 	return nil
 }

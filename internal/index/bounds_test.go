@@ -149,7 +149,7 @@ func TestRebuild_TinyRecordsStayWithinTheBound(t *testing.T) {
 	require.NotNil(t, rep.States[1].Record, rep.States[1].Reason)
 	rec := rep.States[1].Record
 	assert.Equal(t, Hot, rec.Tier)
-	assert.Equal(t, n, rec.EntryCount)
+	assert.Equal(t, n, int(rec.EntryCount))
 	assert.Empty(t, rec.Reasons())
 	if !raceEnabled {
 		assert.Less(t, peak, budget, "the heap stays within the scaled 256 MiB")

@@ -525,7 +525,7 @@ func (ix *Index) newRecord(src *Source, h *session.Header, hash string, sel *lin
 	rec := &Record{
 		CacheVersion:       indexfile.CacheVersion,
 		Path:               src.Path,
-		Branches:           string(mode),
+		Branches:           BranchModeOf(mode),
 		Identity:           src.Identity,
 		SourceHash:         MustSum(hash),
 		LineageFingerprint: MustSum(sel.Fingerprint),
@@ -579,7 +579,7 @@ func digestIdentity(rec *Record) coldvocab.Digest {
 		MtimeMs:            rec.MtimeMs(),
 		Size:               rec.Identity.Size,
 		SourceHash:         rec.SourceHash.String(),
-		Branches:           rec.Branches,
+		Branches:           rec.Branches.String(),
 		LineageFingerprint: rec.LineageFingerprint.String(),
 		Policy:             rec.Policy,
 	}

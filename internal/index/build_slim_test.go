@@ -179,7 +179,7 @@ func TestSlimFallsBackToTheWholeRead(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, reads, "slim, then whole")
 	require.NotNil(t, src.Data, "the whole read")
-	require.Equal(t, 40_001, b.rec.EntryCount)
+	require.Equal(t, int32(40_001), b.rec.EntryCount)
 }
 
 // requireKeptTerms checks that a cold build's kept vocabulary gives the

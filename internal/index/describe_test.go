@@ -39,7 +39,7 @@ func TestDescribe(t *testing.T) {
 			assert.Equal(t, tc.hot, d.Shard != nil)
 			assert.Equal(t, tc.cold, d.Digest != nil)
 			if d.Shard != nil {
-				assert.Equal(t, last.Record(0).EntryCount, d.Shard.Entries)
+				assert.Equal(t, int(last.Record(0).EntryCount), d.Shard.Entries)
 				assert.Positive(t, d.Shard.Terms)
 			}
 		})
@@ -56,7 +56,7 @@ func TestDescribeCold(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Cold, last.Record(0).Tier)
 	require.NotNil(t, d.Digest)
-	assert.Equal(t, last.Record(0).EntryCount, d.Digest.EntryCount)
+	assert.Equal(t, int(last.Record(0).EntryCount), d.Digest.EntryCount)
 	assert.Nil(t, d.Shard)
 	// A stored digest leaves its identity to its record: the description
 	// has it back.

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -130,7 +131,7 @@ func (a *recordArena) decodeGateAs(mode lineage.Mode, key, sealed []byte, withPa
 	}
 	r := a.gate()
 	r.CacheVersion = indexfile.CacheVersion
-	r.Branches = string(mode)
+	r.Branches = BranchModeOf(mode)
 	if p := d.field(); withPath {
 		r.Path = a.path(p)
 	}
@@ -199,7 +200,11 @@ func gateNumbers(d *recordReader, r *Record) {
 	r.Identity.Size = d.varint()
 	r.Identity.MtimeNs = d.varint()
 	r.Identity.CtimeNs = d.varint()
-	r.EntryCount = int(d.varint())
+	if n := d.varint(); n >= 0 && n <= math.MaxInt32 {
+		r.EntryCount = int32(n)
+	} else {
+		d.ok = false
+	}
 	r.SumLen = d.varint()
 	r.IndexedAtNs = d.varint()
 	r.VerifiedAtNs = d.varint()

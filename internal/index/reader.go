@@ -115,7 +115,7 @@ func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 	if err := r.sameData(rec, dict, cols, ents); err != nil {
 		return hotbm25.Shard{}, err
 	}
-	s, err := hotbm25.OpenSeen(dict, cols, ents, rec.EntryCount, r.shardSeen(key))
+	s, err := hotbm25.OpenSeen(dict, cols, ents, int(rec.EntryCount), r.shardSeen(key))
 	if err != nil {
 		return hotbm25.Shard{}, fmt.Errorf("%s: %w", rec.Path, err)
 	}

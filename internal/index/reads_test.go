@@ -30,7 +30,7 @@ func TestBuildReadsItsSourceOnce(t *testing.T) {
 
 			b, err := ix.BuildSource(Target{Path: f.paths[0]}, "active", Hot)
 			require.NoError(t, err)
-			assert.Equal(t, 1, b.Record.EntryCount)
+			assert.Equal(t, int32(1), b.Record.EntryCount)
 		})
 	}
 }

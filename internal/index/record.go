@@ -75,54 +75,89 @@ func identityFrom(s listing.FileStat) Identity {
 }
 
 // Record is the stored description of one session file in one branch
-// mode; the tier data (hot shard or cold digest) sits beside it.
+// mode; the tier data (hot shard or cold digest) sits beside it. A server
+// keeps one per session, so its fields are laid out to leave no padding:
+// the pointers first, then the words, the sums and the small numbers.
+// Its JSON is recordJSON's.
 type Record struct {
-	CacheVersion int32 `json:"cacheVersion"`
-	// DataStamp is the blocksum.Stamp of the tier data written with the
-	// record: a reader whose data has another stamp met a session that
-	// another process rewrote after this record was read. (Beside
-	// CacheVersion, it fills its word.)
-	DataStamp          uint32   `json:"-"`
-	Path               string   `json:"path"`
-	Branches           string   `json:"branches"`
-	SessionID          string   `json:"sessionId"`
-	Cwd                string   `json:"cwd"`
-	Identity           Identity `json:"-"`
-	SourceHash         Sum      `json:"sourceHash"`
-	LineageFingerprint Sum      `json:"lineageFingerprint"`
-	Policy             string   `json:"policy"`
-	Tier               Tier     `json:"tier"`
-	// partial: read from the manifest (manifest.go); SessionID, Cwd,
-	// LineageFingerprint, CacheBytes, FirstTs and LastTs are empty until
-	// a Reader reads its tier data and completes it. It and Doc fill
-	// Tier's word.
-	partial bool
-	// Doc is the record's number in the archive lexicon (0: none; hot
-	// records written before hot shards joined the lexicon have none). It
-	// is never reused, so a rebuilt session's old postings are masked.
-	Doc        uint32 `json:"-"`
-	EntryCount int    `json:"entryCount"`
-	// SumLen is the hot shard's total token count (BM25 mean length).
-	SumLen int64 `json:"-"`
+	Path      string
+	SessionID string
+	Cwd       string
+	Policy    string
 	// note holds what few records have: their own coverage reasons and
 	// the live branch they were built under (Reasons, LiveSignature). A
-	// pointer rather than a slice and a string: 32 bytes less a record,
-	// of which a server keeps one per session.
-	note       *recordNote
-	CacheBytes int64 `json:"cacheBytes"`
+	// pointer rather than a slice and a string: 32 bytes less a record.
+	note     *recordNote
+	Identity Identity
+	// SumLen is the hot shard's total token count (BM25 mean length).
+	SumLen     int64
+	CacheBytes int64
 	// Pack is the cold pack that holds the record's digest (pack.go; 0:
 	// the digest has a value of its own in the cold bucket).
-	Pack    uint64 `json:"-"`
-	FirstTs Stamp  `json:"firstTs"`
-	LastTs  Stamp  `json:"lastTs"`
+	Pack    uint64
+	FirstTs Stamp
+	LastTs  Stamp
 	// IndexedAtNs is when the source was read; a source modified within
 	// the racy window before that is re-hashed on the next refresh, because
 	// a write in the same clock tick can leave every stat field unchanged.
-	IndexedAtNs int64 `json:"-"`
+	IndexedAtNs int64
 	// VerifiedAtNs is the last refresh that found the source's identity
 	// unchanged and re-hashed it to the same SourceHash (0: none).
-	VerifiedAtNs int64 `json:"-"`
+	VerifiedAtNs       int64
+	SourceHash         Sum
+	LineageFingerprint Sum
+	Tier               Tier
+	Branches           BranchMode
+	// partial: read from the manifest (manifest.go); SessionID, Cwd,
+	// LineageFingerprint, CacheBytes, FirstTs and LastTs are empty until
+	// a Reader reads its tier data and completes it.
+	partial      bool
+	CacheVersion int32
+	// DataStamp is the blocksum.Stamp of the tier data written with the
+	// record: a reader whose data has another stamp met a session that
+	// another process rewrote after this record was read.
+	DataStamp uint32
+	// Doc is the record's number in the archive lexicon (0: none; hot
+	// records written before hot shards joined the lexicon have none). It
+	// is never reused, so a rebuilt session's old postings are masked.
+	Doc        uint32
+	EntryCount int32
 }
+
+// BranchMode is a record's branch mode (lineage.Active or lineage.All)
+// as a byte: the zero BranchMode is none.
+type BranchMode uint8
+
+// The branch modes of records.
+const (
+	ActiveBranch BranchMode = iota + 1
+	AllBranches
+)
+
+// BranchModeOf is the BranchMode of mode; none for a mode that is neither.
+func BranchModeOf(mode lineage.Mode) BranchMode {
+	switch mode {
+	case lineage.Active:
+		return ActiveBranch
+	case lineage.All:
+		return AllBranches
+	}
+	return 0
+}
+
+// Mode is the lineage mode b stands for ("" for none).
+func (b BranchMode) Mode() lineage.Mode {
+	switch b {
+	case ActiveBranch:
+		return lineage.Active
+	case AllBranches:
+		return lineage.All
+	}
+	return ""
+}
+
+// String is the mode's name on the wire ("active", "all"; "" for none).
+func (b BranchMode) String() string { return string(b.Mode()) }
 
 // DefaultRacyWindow is the racy window of a source whose change time has
 // no sub-second part (or that has none): file times there may have whole
@@ -232,7 +267,7 @@ type recordJSON struct {
 	LineageFingerprint Sum      `json:"lineageFingerprint"`
 	Policy             string   `json:"policy"`
 	Tier               Tier     `json:"tier"`
-	EntryCount         int      `json:"entryCount"`
+	EntryCount         int32    `json:"entryCount"`
 	Reasons            []string `json:"reasons"`
 	CacheBytes         int64    `json:"cacheBytes"`
 	FirstTs            Stamp    `json:"firstTs"`
@@ -240,12 +275,12 @@ type recordJSON struct {
 }
 
 // MarshalJSON writes the record as recordJSON.
-func (r *Record) MarshalJSON() ([]byte, error) {
+func (r Record) MarshalJSON() ([]byte, error) {
 	reasons := r.Reasons()
 	if reasons == nil {
 		reasons = []string{}
 	}
-	return json.Marshal(recordJSON{CacheVersion: r.CacheVersion, Path: r.Path, Branches: r.Branches,
+	return json.Marshal(recordJSON{CacheVersion: r.CacheVersion, Path: r.Path, Branches: r.Branches.String(),
 		SessionID: r.SessionID, Cwd: r.Cwd, SourceHash: r.SourceHash, LineageFingerprint: r.LineageFingerprint,
 		Policy: r.Policy, Tier: r.Tier, EntryCount: r.EntryCount, Reasons: reasons, CacheBytes: r.CacheBytes,
 		FirstTs: r.FirstTs, LastTs: r.LastTs})

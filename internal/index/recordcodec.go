@@ -59,7 +59,7 @@ const recordFormat = 6
 // as its 16 bytes (packedForm).
 
 func encodeRecord(r *Record) ([]byte, error) {
-	key := recordKey(lineage.Mode(r.Branches), r.Path)
+	key := recordKey(r.Branches.Mode(), r.Path)
 	b := make([]byte, 0, 96+len(r.SessionID)+len(r.Cwd)+2*packedMax)
 	b = append(b, recordFormat)
 	b = binary.AppendUvarint(b, uint64(r.CacheVersion))
@@ -336,7 +336,7 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 // tail is a stored record read in place: its fields are valid only while
 // the sealed value is.
 type tail struct {
-	mode                string
+	mode                BranchMode
 	sessionID           packedField
 	sourceHash, lineage Sum
 	cwd                 []byte
@@ -382,7 +382,9 @@ func (t *tail) read(key, sealed []byte) error {
 	if binary.LittleEndian.Uint32(sum) != keySum(key) || i <= 0 {
 		return fmt.Errorf("record key %q does not match the key it was written under", key)
 	}
-	t.mode = branchesOf(key[:i])
+	if t.mode = BranchModeOf(lineage.Mode(key[:i])); t.mode == 0 {
+		return fmt.Errorf("record key %q of no branch mode", key)
+	}
 	return nil
 }
 
@@ -455,17 +457,6 @@ func (a *recordArena) cwd(b []byte) string {
 		a.cwds[s] = s
 	}
 	return s
-}
-
-// branchesOf is b as a string: a branch mode's own constant when it is
-// one.
-func branchesOf(b []byte) string {
-	for _, m := range []lineage.Mode{lineage.Active, lineage.All} {
-		if string(b) == string(m) {
-			return string(m)
-		}
-	}
-	return string(b)
 }
 
 // eachRecord calls fn with the key of every record of mode in tx, in key

@@ -447,26 +447,26 @@ func TestRecordRoundTrip(t *testing.T) {
 		name string
 		rec  *Record
 	}{
-		{"bare", &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Cold, SourceHash: sumA, Policy: "p"}},
-		{"every field", &Record{CacheVersion: indexfile.CacheVersion, Path: "/a/ü b.jsonl", Branches: "all", SessionID: "id", Cwd: "/w",
+		{"bare", &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Cold, SourceHash: sumA, Policy: "p"}},
+		{"every field", &Record{CacheVersion: indexfile.CacheVersion, Path: "/a/ü b.jsonl", Branches: AllBranches, SessionID: "id", Cwd: "/w",
 			Identity:   Identity{Size: 1 << 40, MtimeNs: -5, CtimeNs: 1<<62 + 3, Inode: 1<<64 - 1, Dev: 7},
 			SourceHash: sumA, Policy: "p", Tier: Hot, note: &recordNote{reasons: []string{"a", "", "max_entry_chars"}, liveSignature: "live"},
 			EntryCount: 123456, SumLen: 99, CacheBytes: 1 << 33,
 			DataStamp: 0xdeadbeef, Doc: 1<<32 - 1, Pack: 1 << 40, FirstTs: stampAt(ts), LastTs: stampAt(te), IndexedAtNs: 1<<63 - 1, VerifiedAtNs: -1 << 63}},
-		{"packed", &Record{CacheVersion: indexfile.CacheVersion, Path: "/p.jsonl", Branches: "active", Tier: Cold, Policy: "q",
+		{"packed", &Record{CacheVersion: indexfile.CacheVersion, Path: "/p.jsonl", Branches: ActiveBranch, Tier: Cold, Policy: "q",
 			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: sumB, LineageFingerprint: sumA, Doc: 3, DataStamp: 9, FirstTs: stampAt(ts)}},
-		{"look-alikes", &Record{CacheVersion: indexfile.CacheVersion, Path: "/l.jsonl", Branches: "active", Tier: Cold, Policy: "q",
+		{"look-alikes", &Record{CacheVersion: indexfile.CacheVersion, Path: "/l.jsonl", Branches: ActiveBranch, Tier: Cold, Policy: "q",
 			SessionID: "019D59F8-84C2-738A-A424-2E63FFC49C39", SourceHash: sumA,
 			Cwd: hexA[:36]}},
-		{"uuid-shaped, not hex", &Record{CacheVersion: indexfile.CacheVersion, Path: "/u.jsonl", Branches: "all", Tier: Hot, Policy: "p",
+		{"uuid-shaped, not hex", &Record{CacheVersion: indexfile.CacheVersion, Path: "/u.jsonl", Branches: AllBranches, Tier: Hot, Policy: "p",
 			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c3g", SourceHash: sumA, LineageFingerprint: sumB}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := c.rec
 			gate, stored := encodeWhole(t, rec)
-			key := recordKey(lineage.Mode(rec.Branches), rec.Path)
+			key := recordKey(rec.Branches.Mode(), rec.Path)
 			arena := recordArena{policyIDs: policyIDs(map[string]string{"p": "p", "q": "q"})}
-			got, err := arena.decodeFull(lineage.Mode(rec.Branches), key, gate, stored)
+			got, err := arena.decodeFull(rec.Branches.Mode(), key, gate, stored)
 			require.NoError(t, err)
 			assert.Equal(t, rec, got)
 			own, err := decodeRecord(key, stored)
@@ -484,7 +484,7 @@ func TestRecordRoundTrip(t *testing.T) {
 // 508 bytes in format 5.
 func TestRecordHoldsOnlyItsOwnPart(t *testing.T) {
 	ts := 1.7e12
-	rec := &Record{CacheVersion: indexfile.CacheVersion, Branches: "active", Tier: Cold,
+	rec := &Record{CacheVersion: indexfile.CacheVersion, Branches: ActiveBranch, Tier: Cold,
 		Path:      "/work/corpora/100k/sessions/--home-dev-src-webshop--/2026-04-04T19-29-12-386Z_019d59f8-84c2-738a-a424-2e63ffc49c39.jsonl",
 		SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", Cwd: "/home/dev/src/webshop",
 		SourceHash: sumA, LineageFingerprint: sumB,
@@ -505,7 +505,7 @@ func TestRecordHoldsOnlyItsOwnPart(t *testing.T) {
 // of the path it was read for).
 func FuzzDecodeRecord(f *testing.F) {
 	ts := 3.0
-	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot,
+	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot,
 		FirstTs: stampAt(ts), EntryCount: 4, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: sumA}
 	enc, _ := encodeRecord(rec)
 	data, _ := blocksum.Unseal(enc)
@@ -540,7 +540,7 @@ func FuzzDecodeRecord(f *testing.F) {
 // another build of the session (another doc, stamp, source hash or
 // cold pack).
 func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
-	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot, EntryCount: 12,
+	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot, EntryCount: 12,
 		SourceHash: sumA, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39",
 		LineageFingerprint: sumB, Doc: 5, DataStamp: 7, Policy: "p"}
 	gate, enc := encodeWhole(t, rec)
@@ -759,7 +759,7 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 	for i := range n {
 		first, last := float64(i), float64(i)+0.5
 		rec := &Record{CacheVersion: indexfile.CacheVersion, Path: fmt.Sprintf("/p/%d/%s.jsonl", i, strings.Repeat("x", i*97%600)),
-			Branches: "active", SessionID: fmt.Sprint("id", i), Tier: Hot, EntryCount: i, Doc: uint32(i), SourceHash: sumA}
+			Branches: ActiveBranch, SessionID: fmt.Sprint("id", i), Tier: Hot, EntryCount: int32(i), Doc: uint32(i), SourceHash: sumA}
 		if i%3 == 0 {
 			rec.FirstTs, rec.LastTs = stampAt(first), stampAt(last)
 			rec.SetReasons([]string{"max_entry_chars"})
@@ -792,6 +792,6 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 		if i%2 == 1 {
 			assert.Same(t, unsafe.StringData(shared), unsafe.StringData(got[i].Policy), "record %d shares the policy", i)
 		}
-		assert.Same(t, unsafe.StringData(string(lineage.Active)), unsafe.StringData(got[i].Branches), "record %d: the mode's constant", i)
+		assert.Equal(t, ActiveBranch, got[i].Branches, "record %d", i)
 	}
 }

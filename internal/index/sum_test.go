@@ -72,7 +72,7 @@ func TestRecordJSONSpellsSumsInHex(t *testing.T) {
 // foreign record that still seals) does not decode, so it is rebuilt; it
 // is not taken for a record without one.
 func TestStoredRecordWithAHashThatIsNoSum(t *testing.T) {
-	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: "active", Tier: Hot,
+	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot,
 		SourceHash: sumA, LineageFingerprint: sumB, Policy: "p"}
 	key := recordKey(lineage.Active, rec.Path)
 	stored, err := encodeRecord(rec)
@@ -124,7 +124,7 @@ func ptrTo[T any](v T) *T { return &v }
 // note, and holds its sums, tier and stamps as values: a server keeps a
 // record per session.
 func TestRecordKeepsItsRarePartsApart(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(Record{}), uintptr(280))
+	assert.LessOrEqual(t, unsafe.Sizeof(Record{}), uintptr(256))
 	var r Record
 	assert.True(t, r.Complete())
 	assert.Nil(t, r.note)

@@ -49,7 +49,7 @@ func builtSource(tb testing.TB, path string, ents []normalize.Entry) HotSource {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rec := &index.Record{Path: path, SumLen: built.SumLen, EntryCount: len(ents), Tier: index.Hot}
+	rec := &index.Record{Path: path, SumLen: built.SumLen, EntryCount: int32(len(ents)), Tier: index.Hot}
 	return HotSource{Rec: rec, Shard: sh, Tier: index.Hot, First: -1, Last: -1}
 }
 

@@ -53,7 +53,7 @@ func (q *Query) heldBy(rec *index.Record) bool {
 	case x.SourceHash != "" && !rec.SourceHash.Is(x.SourceHash):
 		return false
 	}
-	return q.Range == nil || q.Range.Last < rec.EntryCount
+	return q.Range == nil || q.Range.Last < int(rec.EntryCount)
 }
 
 // Page is what a recall's page needs of its last try: the coverage, the

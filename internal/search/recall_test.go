@@ -153,8 +153,8 @@ func TestRecallSingleSession(t *testing.T) {
 		{"source in capitals", search.Expect{SourceHash: strings.ToUpper(rec.SourceHash.String())}, nil, true},
 		{"lineage one digit off", search.Expect{LineageFingerprint: offByOne(rec.LineageFingerprint.String())}, nil, true},
 		{"lineage changed", search.Expect{LineageFingerprint: "other"}, nil, true},
-		{"range within", search.Expect{}, &search.Range{First: 0, Last: rec.EntryCount - 1}, false},
-		{"range past the end", search.Expect{}, &search.Range{First: 0, Last: rec.EntryCount}, true},
+		{"range within", search.Expect{}, &search.Range{First: 0, Last: int(rec.EntryCount) - 1}, false},
+		{"range past the end", search.Expect{}, &search.Range{First: 0, Last: int(rec.EntryCount)}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := w.recall(t, one, search.Query{Plan: search.LiteralPlan("walrus", false), PageSize: 10, Single: true, Expect: tc.expect, Range: tc.rng})

@@ -43,7 +43,7 @@ func coldDigest(t *testing.T, path string, mtime int64, ents ...digestEntry) Col
 	require.NoError(t, err)
 	v, err := coldvocab.Open(blob)
 	require.NoError(t, err)
-	rec := &index.Record{Path: path, EntryCount: len(ents), Tier: index.Cold}
+	rec := &index.Record{Path: path, EntryCount: int32(len(ents)), Tier: index.Cold}
 	rec.Identity.MtimeNs = mtime
 	return ColdSource{Rec: rec, View: v}
 }
@@ -251,7 +251,7 @@ func damagedShard(t *testing.T) HotSource {
 	require.Error(t, err)
 	sh, err := built.Open() // a fresh guard: nothing read yet
 	require.NoError(t, err)
-	rec := &index.Record{Path: "/damaged.jsonl", SumLen: built.SumLen, EntryCount: len(ents), Tier: index.Hot}
+	rec := &index.Record{Path: "/damaged.jsonl", SumLen: built.SumLen, EntryCount: int32(len(ents)), Tier: index.Hot}
 	return HotSource{Rec: rec, Shard: sh, Tier: index.Hot, First: -1, Last: -1}
 }
 

@@ -36,7 +36,7 @@ func newDiffWorld(t *testing.T, rng *rand.Rand, withCold bool) *diffWorld {
 			for i := range has {
 				has[i] = rng.IntN(2) == 0
 			}
-			rec := &index.Record{Path: fmt.Sprintf("/c%d.jsonl", c), EntryCount: rng.IntN(40), Tier: index.Cold}
+			rec := &index.Record{Path: fmt.Sprintf("/c%d.jsonl", c), EntryCount: int32(rng.IntN(40)), Tier: index.Cold}
 			rec.Identity.MtimeNs = int64(rng.IntN(3))
 			w.cold = append(w.cold, ColdSource{Rec: rec, Has: has})
 		}

@@ -64,7 +64,7 @@ func skipShard(t *testing.T, ents []skipEntry, n int, mtime int64, odd map[int]f
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &index.Record{Path: fmt.Sprintf("/k%d.jsonl", n), SumLen: built.SumLen, EntryCount: len(ents), Tier: index.Hot}
+	rec := &index.Record{Path: fmt.Sprintf("/k%d.jsonl", n), SumLen: built.SumLen, EntryCount: int32(len(ents)), Tier: index.Hot}
 	rec.Identity.MtimeNs = mtime
 	return HotSource{Rec: rec, Shard: sh, Tier: index.Hot, First: -1, Last: -1}
 }
