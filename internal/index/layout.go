@@ -385,7 +385,7 @@ func reverify(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
 	if mb == nil {
 		return nil
 	}
-	cur, err := (*recordArena)(nil).decodeFull(lineage.Mode(rec.Branches), key, mb.Get(key), recs.Get(key))
+	cur, err := (*recordArena)(nil).decodeFull(rec.Branches.Mode(), key, mb.Get(key), recs.Get(key))
 	if err != nil || cur.Tier != rec.Tier || cur.SourceHash != rec.SourceHash || !samePolicy(cur.Policy, rec.Policy) ||
 		cur.DataStamp != rec.DataStamp || cur.Doc != rec.Doc || cur.Pack != rec.Pack {
 		return nil

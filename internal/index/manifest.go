@@ -420,7 +420,10 @@ func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessi
 		}
 	}
 	complete, clean = true, true
-	if !k.allTargets() {
+	// Whether some record is still without a path, not whether as many
+	// targets as records found one: two targets of one path would hide a
+	// record no target found.
+	if slices.ContainsFunc(g.recs, func(r *Record) bool { return r.Path == "" }) {
 		prefix := []byte(string(mode) + "\x00")
 		err := ix.store.View(ctx, func(tx *bolt.Tx) error {
 			mb := tx.Bucket(manifestBucket)

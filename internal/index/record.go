@@ -38,6 +38,17 @@ func (t Tier) String() string {
 // MarshalText writes the tier's name.
 func (t Tier) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
+// UnmarshalText reads what MarshalText wrote.
+func (t *Tier) UnmarshalText(b []byte) error {
+	for _, x := range []Tier{0, Hot, Cold} {
+		if string(b) == x.String() {
+			*t = x
+			return nil
+		}
+	}
+	return fmt.Errorf("index: %q is not a tier", b)
+}
+
 // Identity is what the stat gate compares: a source whose identity is
 // unchanged is not re-read. ctime changes on every write and on utimes, so
 // a same-size rewrite that restores mtime still changes it.

@@ -414,6 +414,36 @@ func TestKeyedRecordsOfAnotherCommitAreNotKept(t *testing.T) {
 	require.False(t, kept, "records of the preload's commit kept with paths of another")
 }
 
+// Two targets of one path do not hide a record no target found from a
+// keyed preload's refresh: the kept records are all the file's, and a
+// later call for that session finds its record current (a review found
+// the kept set one short, and the session rebuilt).
+func TestKeyedRecordsWithDuplicateTargets(t *testing.T) {
+	f := newFixture(t, 10)
+	built := f.index()
+	f.refresh(built, lineage.Active)
+	built.Close()
+	ix := f.index()
+	defer ix.Close()
+	ix.LongLived()
+	targets := make([]Target, 0, 10)
+	for _, p := range f.paths[:9] {
+		targets = append(targets, Target{Path: p})
+	}
+	targets = append(targets, Target{Path: f.paths[0]}) // s0 twice, s9 not at all
+	pre := ix.PreloadArchive(ctx, lineage.Active)
+	_, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Preloaded: pre})
+	require.NoError(t, err)
+	kept, ok := ix.decoded.byMode[lineage.Active]
+	require.True(t, ok)
+	require.Len(t, kept.stored, 10)
+	require.NotNil(t, kept.stored[f.paths[9]])
+	rep, err := ix.Refresh(ctx, []Target{{Path: f.paths[9]}}, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}})
+	require.NoError(t, err)
+	require.Zero(t, rep.Rebuilt, "s9 was current in the file")
+	require.NotNil(t, rep.States[0].Record)
+}
+
 // The record cache does not take records of an older commit of its file
 // over those of a later one; another file's are taken.
 func TestRecordCacheKeepsTheLaterCommit(t *testing.T) {

@@ -130,3 +130,13 @@ func (s Stamp) Ptr() *float64 {
 
 // MarshalJSON writes the time, or null.
 func (s Stamp) MarshalJSON() ([]byte, error) { return json.Marshal(s.Ptr()) }
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (s *Stamp) UnmarshalJSON(b []byte) error {
+	var t *float64
+	if err := json.Unmarshal(b, &t); err != nil {
+		return err
+	}
+	*s = StampOf(t)
+	return nil
+}

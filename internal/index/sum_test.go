@@ -116,6 +116,32 @@ func TestStamp(t *testing.T) {
 	b, err := json.Marshal(struct{ A, B Stamp }{StampOf(ptrTo(1.5)), none})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"A":1.5,"B":null}`, string(b))
+	var back struct{ A, B Stamp }
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, StampOf(ptrTo(1.5)), back.A)
+	assert.Equal(t, none, back.B)
+	assert.Error(t, json.Unmarshal([]byte(`{"A":"x"}`), &back))
+}
+
+// A tier's JSON is its name, and reads back.
+func TestTierText(t *testing.T) {
+	for _, tier := range []Tier{0, Hot, Cold} {
+		b, err := json.Marshal(tier)
+		require.NoError(t, err)
+		var back Tier
+		require.NoError(t, json.Unmarshal(b, &back))
+		assert.Equal(t, tier, back)
+	}
+	assert.Equal(t, `"hot"`, string(must(json.Marshal(Hot))))
+	var bad Tier
+	assert.Error(t, json.Unmarshal([]byte(`"warm"`), &bad))
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 func ptrTo[T any](v T) *T { return &v }
