@@ -32,28 +32,38 @@ func (ix *Index) SteerHeap(base, floor int64) (restore func()) {
 // base+floor and returns the BuildCharged hook that steers it, and restore,
 // which puts back the previous limit and makes the hook do nothing.
 func HeapSteering(base, floor int64) (charged func(inUse int64), restore func()) {
-	charged, _, restore = HeapSteeringHeld(base, floor)
+	charged, _, restore = HeapSteeringHeld(base, floor, floor)
 	return charged, restore
 }
 
 // HeapSteeringHeld is HeapSteering with a second hook, held (an index's
 // RecordsHeld): what the records a call read hold, added to base. The
 // limit is to bound garbage; one under what the call must hold anyway
-// only makes the collector run back to back.
-func HeapSteeringHeld(base, floor int64) (charged, held func(n int64), restore func()) {
-	prev := debug.SetMemoryLimit(base + floor)
+// only makes the collector run back to back. Until a build is charged
+// the floor is readFloor (at most floor): a call that only reads makes a
+// search's garbage, not a build's; one that builds keeps floor from its
+// first build on.
+func HeapSteeringHeld(base, floor, readFloor int64) (charged, held func(n int64), restore func()) {
+	readFloor = min(readFloor, floor)
+	prev := debug.SetMemoryLimit(base + readFloor)
 	var mu sync.Mutex
 	var inUse, holds int64
-	done := false
+	done, built := false, false
 	set := func() {
-		if !done {
-			debug.SetMemoryLimit(base + holds + max(floor, inUse+floor/8))
+		if done {
+			return
 		}
+		f := readFloor
+		if built {
+			f = floor
+		}
+		debug.SetMemoryLimit(base + holds + max(f, inUse+floor/8))
 	}
 	charged = func(n int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		inUse = n
+		built = built || n > 0
 		set()
 	}
 	held = func(n int64) {
