@@ -196,7 +196,7 @@ func TestShortQuestionsCollectLess(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Close() })
 	assert.Equal(t, shortGCPercent, debug.SetGCPercent(shortGCPercent))
-	assert.Equal(t, int64(shortHeapFloor), debug.SetMemoryLimit(shortHeapFloor))
+	assert.Equal(t, int64(shortReadFloor), debug.SetMemoryLimit(shortReadFloor), "nothing built yet: the read floor")
 	restoreHeap()
 	assert.Equal(t, 100, debug.SetGCPercent(100), "put back")
 	assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(math.MaxInt64), "put back")
