@@ -60,7 +60,7 @@ type lastGate struct {
 	hotPolicy, coldPolicy string
 	targets               []Target
 	recs                  []*Record
-	fresh                 []byte
+	fresh                 []Tier
 	mtimes                []int64
 	seq                   uint64 // when it was kept (the oldest goes first)
 }
@@ -244,7 +244,7 @@ func (r *refreshRun) matchCarried(g *lastGate, replaced []*Record, mtimes []int6
 // would, and panics where r's carried gate differs (verifyCarry).
 func (r *refreshRun) verifyCarried(find func(path string) *Record, total int) {
 	states := make([]State, len(r.targets))
-	fresh := make([]byte, len(r.targets))
+	fresh := make([]Tier, len(r.targets))
 	mtimes := make([]int64, len(r.targets))
 	k, ids := matchTargetsBy(find, total, r.targets, r.gateCheck(states, fresh, mtimes))
 	for i := range r.targets {

@@ -40,8 +40,8 @@ type refreshRun struct {
 	hot   []bool     // by target
 	// fresh[i] is the tier the stored record of target i is current for
 	// (its source unchanged and not racy, its policy and live view the
-	// run's): a tierCode, byte-sized since there is one a target.
-	fresh []byte
+	// run's; 0: none).
+	fresh []Tier
 	// roster is the stored hot roster; newRoster, when set, replaces it
 	// with the next write (an Archive refresh that ranked another one).
 	roster    []recentSession
@@ -146,7 +146,7 @@ func (r *refreshRun) stat(stored map[string]*Record) {
 	// Made here, after a kept quiet refresh did not answer: that answer
 	// shares its own.
 	r.rep.States = make([]State, len(r.targets))
-	r.fresh = make([]byte, len(r.targets))
+	r.fresh = make([]Tier, len(r.targets))
 	find, total := func(p string) *Record { return stored[p] }, len(stored)
 	if r.gate != nil {
 		find, total = r.gate.find, len(r.gate.recs)
@@ -251,26 +251,15 @@ func matchOne(i int, targets []Target, find func(path string) *Record, k *knownS
 // names the target's state, notes the tier its record is current for,
 // and copies its mtime beside the others' (hotSet ranks them all: read
 // from each target's stat, a cache miss apiece).
-func (r *refreshRun) gateCheck(states []State, fresh []byte, mtimes []int64) func(i int, rec *Record, id Identity, statErr error) {
+func (r *refreshRun) gateCheck(states []State, fresh []Tier, mtimes []int64) func(i int, rec *Record, id Identity, statErr error) {
 	window := r.ix.racyWindow()
 	return func(i int, rec *Record, id Identity, statErr error) {
 		states[i].Path = r.targets[i].Path
 		mtimes[i] = id.MtimeNs
 		if rec != nil && statErr == nil && r.current(rec, id, rec.Tier, r.targets[i]) && !rec.racy(window) {
-			fresh[i] = tierCode(rec.Tier)
+			fresh[i] = rec.Tier
 		}
 	}
-}
-
-// tierCode is a tier as one byte (0 for none).
-func tierCode(tier Tier) byte {
-	switch tier {
-	case Hot:
-		return 1
-	case Cold:
-		return 2
-	}
-	return 0
 }
 
 // targetIDs are the targets' fresh identities: the listing's stat of a
@@ -375,7 +364,7 @@ func (r *refreshRun) decide() []job {
 		if r.hot[i] {
 			tier = Hot
 		}
-		if r.fresh[i] == tierCode(tier) && !r.opt.Force {
+		if r.fresh[i] == tier && !r.opt.Force {
 			st.Record = r.known.recs[i]
 			r.rep.Unchanged++
 			continue
