@@ -52,7 +52,7 @@ func (ix *Index) loadRecordsAt(ctx context.Context, mode lineage.Mode) (loaded, 
 // (keepMatched), so that the kept records hold no copy of the paths
 // the host's listing holds anyway. keyed (with keep unset) reads them
 // into a gateTable by key, without their paths: a refresh of the whole
-// archive gives them the targets' paths (keyGateFull), and the copies
+// archive gives them the targets' paths (refreshRun.unkeyGate), and the copies
 // are never made (11 MB at 100k sessions, which a server's first call
 // held beside the listing's paths at its peak).
 func (ix *Index) loadRecordsKept(ctx context.Context, mode lineage.Mode, keep, keyed bool) (loaded, error) {
@@ -82,6 +82,7 @@ func (ix *Index) loadRecordsOnce(ctx context.Context, mode lineage.Mode, keep, k
 		if keyed {
 			tab = &gateTable{}
 		}
+		notKeyed := false // a key not in record-key form, or out of order
 		got.clean = true
 		var key []byte
 		prefix := len(mode) + 1
@@ -92,7 +93,7 @@ func (ix *Index) loadRecordsOnce(ctx context.Context, mode lineage.Mode, keep, k
 				return
 			case tab != nil:
 				if len(k) != prefix+gateSumLen || !tab.add(r, k[prefix:]) {
-					tab.broken = true
+					notKeyed = true
 				}
 			default:
 				recs = append(recs, r)
@@ -103,7 +104,7 @@ func (ix *Index) loadRecordsOnce(ctx context.Context, mode lineage.Mode, keep, k
 				got.docs = append(got.docs, r.Doc)
 			}
 		})
-		if tab != nil && tab.broken {
+		if notKeyed {
 			return errGateKeyed // not record keys: read the paths
 		}
 		slices.Sort(got.docs)

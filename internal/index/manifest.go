@@ -346,8 +346,6 @@ type gateTable struct {
 	// len(dir) is 1<<bits + 1, bits = 64 - shift.
 	dir   []int32
 	shift uint
-	// broken: a key was not a record key, or out of order.
-	broken bool
 }
 
 // gateBucketLoad is about how many sums share a directory entry.
@@ -389,8 +387,7 @@ func (g *gateTable) top(i int) uint64 {
 
 // find is the record stored for path, nil when there is none.
 func (g *gateTable) find(path string) *Record {
-	sum := sha256.Sum256(bytesOf(path))
-	return g.lookup([gateSumLen]byte(sum[:gateSumLen]))
+	return g.lookup(gateSumOf(bytesOf(path)))
 }
 
 // lookup is the record stored under sum, nil when there is none.
@@ -445,8 +442,7 @@ func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessi
 					continue
 				}
 				rec.Path = string(p)
-				sum := sha256.Sum256(p)
-				clean = clean && [gateSumLen]byte(sum[:gateSumLen]) == g.sums[i]
+				clean = clean && gateSumOf(p) == g.sums[i]
 			}
 			return nil
 		})

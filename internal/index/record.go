@@ -305,15 +305,21 @@ func (r *Record) MtimeMs() float64 { return float64(r.Identity.MtimeNs) / 1e6 }
 // keep bbolt's pages full and its comparisons cheap; the manifest entry
 // stores the path, and the record a checksum of its key (keySum).
 func recordKey(mode lineage.Mode, path string) []byte {
-	return appendRecordKey(make([]byte, 0, len(mode)+1+16), mode, path)
+	return appendRecordKey(make([]byte, 0, len(mode)+1+gateSumLen), mode, path)
 }
 
 // appendRecordKey appends the key of recordKey to k.
 func appendRecordKey(k []byte, mode lineage.Mode, path string) []byte {
-	sum := sha256.Sum256([]byte(path))
+	sum := gateSumOf(bytesOf(path))
 	k = append(k, mode...)
 	k = append(k, 0)
-	return append(k, sum[:16]...)
+	return append(k, sum[:]...)
+}
+
+// gateSumOf is the SHA-256 prefix of path that its record key ends in.
+func gateSumOf(path []byte) [gateSumLen]byte {
+	sum := sha256.Sum256(path)
+	return [gateSumLen]byte(sum[:gateSumLen])
 }
 
 // Policy is the part of the configuration a record's content depends on,

@@ -301,18 +301,16 @@ func (r *refreshRun) keepQuiet() {
 		return
 	}
 	recs := make([]*Record, len(r.targets))
-	find := func(p string) *Record { return r.base.stored[p] }
-	if g := r.base.gate; g != nil {
-		find = g.find
-	}
-	listed := 0
+	g := r.base.gate
 	for i := range r.targets {
-		if recs[i] = find(r.targets[i].Path); recs[i] != nil {
-			listed++
+		if g != nil {
+			recs[i] = g.find(r.targets[i].Path)
+		} else {
+			recs[i] = r.base.stored[r.targets[i].Path]
 		}
 	}
-	if g := r.base.gate; g != nil {
-		r.unkeyGate(&knownSessions{targets: r.targets, recs: recs, listed: listed, total: len(g.recs)})
+	if g != nil {
+		r.unkeyGate(&knownSessions{targets: r.targets, recs: recs})
 		if !r.base.unkept {
 			return // some path not read at the decode's commit
 		}
@@ -321,9 +319,9 @@ func (r *refreshRun) keepQuiet() {
 }
 
 // unkeyGate turns the records of a keyed decode (loadRecordsKept), found
-// by key for k's targets, into records by path, as a decode by path
-// would have read them (gatePaths), and returns them; they are kept only
-// when every path was read at the decode's commit.
+// by key for k's targets (k.recs), into records by path, as a decode by
+// path would have read them (gatePaths), and returns them; they are kept
+// only when every path was read at the decode's commit.
 func (r *refreshRun) unkeyGate(k *knownSessions) map[string]*Record {
 	complete, clean := r.ix.gatePaths(r.ctx, r.mode, k, r.base.gate, r.base.at)
 	r.base.stored, r.base.gate, r.gate = k.stored, nil, nil
