@@ -581,11 +581,33 @@ func (p *waitProgress) stop() {
 	}
 }
 
-func (s *server) writeResponse(r *rpcResponse) { s.out.write(encodeResponse(r)) }
+// writeResponse writes one answer through a buffer kept for the next: a
+// recall's answer (some 15 KB) was a tenth of a server's garbage a call.
+func (s *server) writeResponse(r *rpcResponse) {
+	bp, _ := responseBufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	b := appendResponse((*bp)[:0], r)
+	s.out.write(b) // copies: the writer keeps nothing of b
+	if cap(b) <= maxPooledResponse {
+		*bp = b
+		responseBufs.Put(bp)
+	}
+}
+
+// responseBufs are writeResponse's buffers; one over maxPooledResponse
+// (a large expand) is left to the collector rather than kept.
+var responseBufs sync.Pool
+
+const maxPooledResponse = 256 << 10
 
 // encodeResponse encodes one answer; an answer that cannot be encoded
 // becomes an internal error.
-func encodeResponse(r *rpcResponse) []byte {
+func encodeResponse(r *rpcResponse) []byte { return appendResponse(nil, r) }
+
+// appendResponse is encodeResponse appended to dst.
+func appendResponse(dst []byte, r *rpcResponse) []byte {
 	r.JSONRPC = "2.0"
 	if r.ID == nil {
 		r.ID = json.RawMessage("null")
@@ -594,7 +616,7 @@ func encodeResponse(r *rpcResponse) []byte {
 		r.Result = json.RawMessage("null")
 	}
 	if cr, ok := r.Result.(*engine.CallResult); ok && r.Error == nil {
-		if b, ok := spliceResult(r.ID, cr); ok {
+		if b, ok := spliceResult(dst, r.ID, cr); ok {
 			return b
 		}
 	}
@@ -602,16 +624,16 @@ func encodeResponse(r *rpcResponse) []byte {
 	if err != nil {
 		b, _ = marshalJSON(rpcResponse{JSONRPC: "2.0", ID: r.ID, Error: &rpcError{Code: rpcInternalError, Message: err.Error()}})
 	}
-	return b
+	return append(dst, b...)
 }
 
 // spliceResult writes the answer of a call as marshalJSON would, with the
 // result's JSON (compact, from the engine) spliced in rather than scanned
 // again by the encoder: the largest part of a recall's answer.
-func spliceResult(id json.RawMessage, cr *engine.CallResult) ([]byte, bool) {
-	var head bytes.Buffer
+func spliceResult(dst []byte, id json.RawMessage, cr *engine.CallResult) ([]byte, bool) {
+	head := bytes.NewBuffer(dst)
 	head.WriteString(`{"jsonrpc":"2.0","id":`)
-	if json.Compact(&head, id) != nil {
+	if json.Compact(head, id) != nil {
 		return nil, false
 	}
 	head.WriteString(`,"result":`)

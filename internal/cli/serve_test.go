@@ -441,6 +441,12 @@ func TestServeSplicedAnswerIsTheEncoders(t *testing.T) {
 			require.NoError(t, err)
 			got := encodeResponse(&rpcResponse{ID: json.RawMessage(id), Result: cr})
 			assert.Equal(t, string(want), string(got), "id %s, result %d", id, i)
+			// Into a buffer that holds it (writeResponse's, kept from
+			// the last answer): the same bytes, in that buffer.
+			dst := make([]byte, 0, 4096)
+			into := appendResponse(dst, &rpcResponse{ID: json.RawMessage(id), Result: cr})
+			assert.Equal(t, string(want), string(into), "id %s, result %d, appended", id, i)
+			assert.Same(t, &dst[:1][0], &into[0], "id %s, result %d: written elsewhere", id, i)
 		}
 	}
 }
