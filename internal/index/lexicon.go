@@ -733,7 +733,8 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode), lb: lb, keys: keys}
+	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode), lb: lb, keys: keys,
+		segs: make([]lexicon.Segment, 0, len(keys))} // some 300 bytes each
 	longLived := r.ix.longLived.Load()
 	at, atOK := r.commit()
 	if !longLived {

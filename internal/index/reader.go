@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,12 @@ type Reader struct {
 	ix           *Index
 	at           commit
 	atRead, atOK bool
+	// hot is the hot bucket once Shard looked it up (hotRead), and key a
+	// record key's buffer: a common term opens every hot shard, and each
+	// open made both anew.
+	hot     *bolt.Bucket
+	hotRead bool
+	key     []byte
 }
 
 // View runs fn with a Reader over the current index file. With no index
@@ -99,19 +106,22 @@ func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 	if r.tx == nil || rec.Tier != Hot {
 		return hotbm25.Shard{}, ErrNoData
 	}
-	hb := r.tx.Bucket(hotBucket)
-	if hb == nil {
+	if !r.hotRead {
+		r.hot, r.hotRead = r.tx.Bucket(hotBucket), true
+	}
+	if r.hot == nil {
 		return hotbm25.Shard{}, ErrNoData
 	}
 	if err := r.whole(rec); err != nil {
 		return hotbm25.Shard{}, err
 	}
-	key := recordKey(r.mode, rec.Path)
-	b := hb.Bucket(key)
+	r.key = appendRecordKey(r.key[:0], r.mode, rec.Path)
+	key := r.key // shardSeen copies what it keeps
+	b := r.hot.Bucket(key)
 	if b == nil {
 		return hotbm25.Shard{}, ErrNoData
 	}
-	dict, cols, ents := b.Get(keyDict), b.Get(keyCols), b.Get(keyEnts)
+	dict, cols, ents := shardValues(b)
 	if err := r.sameData(rec, dict, cols, ents); err != nil {
 		return hotbm25.Shard{}, err
 	}
@@ -120,6 +130,20 @@ func (r *Reader) Shard(rec *Record) (hotbm25.Shard, error) {
 		return hotbm25.Shard{}, fmt.Errorf("%s: %w", rec.Path, err)
 	}
 	return s, nil
+}
+
+// shardValues reads a shard's three values through one cursor (Get
+// makes a cursor each).
+func shardValues(b *bolt.Bucket) (dict, cols, ents []byte) {
+	c := b.Cursor()
+	get := func(key []byte) []byte {
+		// A nested bucket under the key reads as nil, as with Get.
+		if k, v := c.Seek(key); bytes.Equal(k, key) {
+			return v
+		}
+		return nil
+	}
+	return get(keyDict), get(keyCols), get(keyEnts)
 }
 
 // Digest returns the cold digest blob of rec and its in-place view.
