@@ -358,17 +358,24 @@ func (b *settled) release() {
 	}
 }
 
-// top returns the best need of the settled candidates as items (their
-// sources appended to s.cold) and how many candidates there are. The
+// top appends the best need of the settled candidates to items (their
+// sources to s.Cold) and returns how many candidates there are. The
 // candidates holding the same terms score the same, and within such a
 // group scope order (newest first, then path) is the items' order (less),
 // so the first need of each group hold the best need of all.
-func (b *settled) top(s *Searcher, need int) ([]Item, int) {
+func (b *settled) top(s *Searcher, need int, items []Item) ([]Item, int) {
 	if b == nil {
-		return nil, 0
+		return items, 0
 	}
 	groups, count := b.groups(need)
-	var items []Item
+	// Sized once: a ColdSource is some 250 bytes, and appending from
+	// empty allocated twice what a page of two terms' groups needs.
+	n := 0
+	for _, g := range groups {
+		n += len(g.first)
+	}
+	s.Cold = slices.Grow(s.Cold, n)
+	items = slices.Grow(items, n)
 	for _, g := range groups {
 		for _, i := range g.first {
 			rec := b.colds[i]
