@@ -225,6 +225,18 @@ func (ix *Index) commitOf(tx *bolt.Tx) (commit, bool) {
 	return commit{txid: tx.ID(), file: id}, true
 }
 
+// cachedRecords is the record cache's records of mode, when they are of
+// the commit the index file is at.
+func (ix *Index) cachedRecords(ctx context.Context, mode lineage.Mode) (got loaded, ok bool) {
+	_ = ix.store.View(ctx, func(tx *bolt.Tx) error {
+		if at, atOK := ix.commitOf(tx); atOK {
+			got, ok = ix.decoded.get(mode, at)
+		}
+		return nil
+	})
+	return got, ok
+}
+
 func (c *recordCache) get(mode lineage.Mode, at commit) (loaded, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -80,3 +80,35 @@ func TestViewAfterKnowsWhenRecordsAreCurrent(t *testing.T) {
 	rd := &Reader{}
 	assert.False(t, rd.Current(again.States[0].Record), "no transaction, nothing is current")
 }
+
+// A preload whose records the cache holds at the file's commit is done
+// when it returns (no goroutine to wait for), and gives what the cache
+// holds; once the file changed, it reads again, in the background.
+func TestPreloadTakesCachedRecordsAtOnce(t *testing.T) {
+	f := newFixture(t, 3)
+	ix := f.index()
+	ix.LongLived()
+	f.refresh(ix, lineage.Active)
+	quiet := f.refresh(ix, lineage.Active)
+	require.Equal(t, 0, quiet.Rebuilt)
+
+	done := func(p *Preloaded) bool {
+		select {
+		case <-p.done:
+			return true
+		default:
+			return false
+		}
+	}
+	p := ix.Preload(ctx, lineage.Active)
+	require.True(t, done(p), "the cache holds the records: nothing to wait for")
+	require.NoError(t, p.err)
+	assert.Same(t, quiet.States[0].Record, p.got.stored[quiet.States[0].Path])
+
+	later := time.Now().Add(time.Minute)
+	require.NoError(t, os.Chtimes(ix.Store().Path(), later, later))
+	q := ix.Preload(ctx, lineage.Active)
+	got, err := ix.records(ctx, lineage.Active, q)
+	require.NoError(t, err)
+	assert.NotSame(t, quiet.States[0].Record, got.stored[quiet.States[0].Path], "a changed file is decoded again")
+}
