@@ -235,6 +235,21 @@ func (s *server) serveStream(in io.Reader, out io.Writer) error {
 	f := detectFraming(r)
 	s.out = &frameWriter{w: bufio.NewWriter(out), f: f, queued: s.queuedBytes}
 	fr := &frameReader{r: r, f: f, max: maxMessageBytes}
+	read := make(chan struct{})
+	s.readLoop(fr, read)
+	<-read
+	s.wg.Wait()
+	return nil
+}
+
+// readLoop reads and takes messages until the stream ends, then closes
+// read. A message that is one call hands the reading on to a new
+// goroutine and runs the call on this one, which has just been given a
+// processor for its read: a goroutine of the call's own waited for one
+// first, and while the collector marks, its fractional workers hold the
+// processors for up to milliseconds at such a hand-off (a 100k
+// server's slow calls). The new reader's wait is off the call's path.
+func (s *server) readLoop(fr *frameReader, read chan struct{}) {
 	for {
 		// Back-pressure: a client that does not read its answers is
 		// not read from either.
@@ -245,40 +260,50 @@ func (s *server) serveStream(in io.Reader, out io.Writer) error {
 			s.writeResponse(&rpcResponse{Error: &rpcError{Code: rpcParseError, Message: fe.msg}})
 			continue
 		}
+		var call func()
 		if msg = bytes.TrimSpace(msg); len(msg) > 0 {
-			s.handle(msg)
+			call = s.handle(msg)
 		}
 		if err != nil {
-			break
+			close(read)
+			if call != nil {
+				call()
+			}
+			return
+		}
+		if call != nil {
+			go s.readLoop(fr, read)
+			call()
+			return
 		}
 	}
-	s.wg.Wait()
-	return nil
 }
 
-// handle takes one message: a request, a notification or a batch.
-func (s *server) handle(msg []byte) {
+// handle takes one message: a request, a notification or a batch. For a
+// call, it returns the call to run (see prepare).
+func (s *server) handle(msg []byte) (call func()) {
 	if !json.Valid(msg) {
 		var v any
 		err := json.Unmarshal(msg, &v)
 		s.writeResponse(&rpcResponse{Error: &rpcError{Code: rpcParseError, Message: "parse error: " + err.Error()}})
-		return
+		return nil
 	}
 	if msg[0] == '[' {
 		s.handleBatch(msg)
-		return
+		return nil
 	}
 	resp, c := s.accept(msg)
 	if resp != nil {
 		s.writeResponse(resp)
 	}
-	if c != nil {
-		s.start(c, func(r *rpcResponse) {
-			if r != nil {
-				s.writeResponse(r)
-			}
-		})
+	if c == nil {
+		return nil
 	}
+	return s.prepare(c, func(r *rpcResponse) {
+		if r != nil {
+			s.writeResponse(r)
+		}
+	})
 }
 
 // handleBatch answers a JSON-RPC batch with one array, in the order of the
@@ -426,7 +451,11 @@ func (c *call) key() string { return idKey(c.req.ID) }
 
 // start runs c on its own goroutine and hands its answer (nil for a
 // notification) to done.
-func (s *server) start(c *call, done func(*rpcResponse)) {
+func (s *server) start(c *call, done func(*rpcResponse)) { go s.prepare(c, done)() }
+
+// prepare is start's accounting, done by the reader in reading order;
+// it returns the call, to run on a goroutine of its own.
+func (s *server) prepare(c *call, done func(*rpcResponse)) func() {
 	// Back-pressure on what calls hold: the reader waits here until the
 	// arguments of the calls not yet answered leave room for this one's.
 	charge := int64(len(c.req.Params) + len(c.req.ID) + len(c.req.Method))
@@ -440,7 +469,7 @@ func (s *server) start(c *call, done func(*rpcResponse)) {
 		s.inflight[c.key()] = append(s.inflight[c.key()], c)
 		s.mu.Unlock()
 	}
-	go func() {
+	return func() {
 		defer s.wg.Done()
 		defer func() { <-s.queued }()
 		defer s.pendingBytes.release(charge)
@@ -473,7 +502,7 @@ func (s *server) start(c *call, done func(*rpcResponse)) {
 			resp.ID = c.req.ID
 		}
 		done(resp)
-	}()
+	}
 }
 
 // cancel cancels the calls in flight with this id and returns how many.
