@@ -488,7 +488,7 @@ func rebuildReportOf(scope, branches string, rep *index.Report) *RebuildReport {
 		Seconds: rep.Seconds, Coverage: indexCoverage(rep.Coverage), WriteError: rep.WriteError}
 	for _, st := range rep.States {
 		if st.Record == nil {
-			out.Unindexed = append(out.Unindexed, UnindexedSession{Path: st.Path, Reason: st.Reason, Detail: st.Detail()})
+			out.Unindexed = append(out.Unindexed, UnindexedSession{Path: st.Path, Reason: st.Reason(), Detail: st.Detail()})
 		}
 	}
 	return out

@@ -143,7 +143,7 @@ func sessionRows(v *index.View, refs []scopes.Ref, mode lineage.Mode) []SessionR
 	titles := sessionTitles{read: map[string]string{}}
 	for i := range v.Len() {
 		row := sessionRow(v.State(i), refs[i], mode)
-		if v.State(i).Reason != coverage.InvalidHeader {
+		if v.State(i).Reason() != coverage.InvalidHeader {
 			row.Title = titles.of(row.File)
 		}
 		rows = append(rows, row)
@@ -167,13 +167,13 @@ func nextSessions(req sessionsArgs, scope string, mode lineage.Mode, limit, end 
 // listed size and mtime.
 func sessionRow(st index.State, ref scopes.Ref, mode lineage.Mode) SessionRow {
 	row := SessionRow{File: st.Path, Mtime: float64(ref.ModTime().UnixNano()) / 1e6, Size: ref.Size(), Branches: string(mode), Reasons: []string{}}
-	if st.Reason == coverage.InvalidHeader {
+	if st.Reason() == coverage.InvalidHeader {
 		// Not a session: nothing of it is reported but its name.
 		row.Mtime, row.Size = 0, 0
 	}
 	rec := st.Record
 	if rec == nil {
-		row.Reasons = []string{st.Reason}
+		row.Reasons = []string{st.Reason()}
 		return row
 	}
 	n, tier, fp, h := int(rec.EntryCount), rec.Tier.String(), rec.LineageFingerprint.String(), rec.SourceHash.String()

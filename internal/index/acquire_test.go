@@ -245,7 +245,7 @@ func TestAcquireFallsBackToTheSources(t *testing.T) {
 	assert.Equal(t, Hot, states[0].Record.Tier)
 	assert.Equal(t, Cold, states[1].Record.Tier)
 	assert.Nil(t, states[2].Record)
-	assert.Equal(t, coverage.MaxSyncSourceBytes, states[2].Reason)
+	assert.Equal(t, coverage.MaxSyncSourceBytes, states[2].Reason())
 	assert.Equal(t, 1, hot)
 	assert.Equal(t, 1, cold)
 	assert.ElementsMatch(t, f.paths[:2], got)

@@ -146,7 +146,7 @@ func TestRebuild_TinyRecordsStayWithinTheBound(t *testing.T) {
 	peak = memtest.PeakHeap(func() { rep = f.rebuild(ix) })
 	restore()
 	t.Logf("default bound: built, peak heap above base %d MiB (budget %d MiB)", peak>>20, budget>>20)
-	require.NotNil(t, rep.States[1].Record, rep.States[1].Reason)
+	require.NotNil(t, rep.States[1].Record, rep.States[1].Reason())
 	rec := rep.States[1].Record
 	assert.Equal(t, Hot, rec.Tier)
 	assert.Equal(t, n, int(rec.EntryCount))
@@ -166,7 +166,7 @@ func TestRebuild_TinyRecordsStayWithinTheBound(t *testing.T) {
 	assert.Equal(t, []string{Hot.String(), "-" + MaxBuildBytes}, tiersOf(rep), "the whole read is charged %d MiB", BuildCost(st.Size(), n+2)>>20)
 	f.cfg.MaxBuildBytes = 0
 	rep = f.rebuild(f.index())
-	require.NotNil(t, rep.States[1].Record, rep.States[1].Reason)
+	require.NotNil(t, rep.States[1].Record, rep.States[1].Reason())
 	assert.Equal(t, []string{coverage.MalformedLine}, rep.States[1].Record.Reasons())
 }
 

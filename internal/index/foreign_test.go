@@ -67,7 +67,7 @@ func TestRefresh_ForeignFileIsLeftAlone(t *testing.T) {
 					assert.Zero(t, rep.Indexed)
 					for _, st := range rep.States {
 						assert.Nil(t, st.Record, st.Path)
-						assert.Equal(t, IndexForeignFile, st.Reason, st.Path)
+						assert.Equal(t, IndexForeignFile, st.Reason(), st.Path)
 						assert.Contains(t, st.Detail(), path)
 					}
 				} else {

@@ -33,7 +33,7 @@ func TestRefreshRefusesFilesThatAreNotSessions(t *testing.T) {
 	rep := f.refresh(ix, lineage.Active)
 	require.Len(t, rep.States, 4)
 	assert.Nil(t, rep.States[2].Record)
-	assert.Equal(t, coverage.InvalidHeader, rep.States[2].Reason)
+	assert.Equal(t, coverage.InvalidHeader, rep.States[2].Reason())
 	assert.Contains(t, rep.Coverage.Reasons, coverage.InvalidHeader)
 	assert.False(t, rep.Coverage.Complete)
 	require.NotNil(t, rep.States[3].Record, "a blank file is a fresh session")

@@ -262,17 +262,37 @@ type State struct {
 	Record *Record
 	// Rebuilt is true when this refresh read the source.
 	Rebuilt bool
-	// Reason says why there is no current record.
-	Reason string
-	// note holds what few states have (Detail, Built): a server keeps a
-	// state per session, and the two were 16 of its 72 bytes.
+	// note holds what few states have (Reason, Detail, Built): a server
+	// keeps a state per session, and the three were 32 of its 72 bytes.
+	// A note is never changed once made (copies of a state share it).
 	note *stateNote
 }
 
 // stateNote is the rare part of a State.
 type stateNote struct {
+	reason string
 	detail string
 	built  *Built
+}
+
+// Reason says why there is no current record ("" when there is one).
+func (s State) Reason() string {
+	if s.note == nil {
+		return ""
+	}
+	return s.note.reason
+}
+
+// setReason sets Reason, keeping Detail and Built.
+func (s *State) setReason(reason string) { s.setNote(reason, s.Detail(), s.Built()) }
+
+// setNote gives s a note of its own with these (none when all are empty).
+func (s *State) setNote(reason, detail string, built *Built) {
+	if reason == "" && detail == "" && built == nil {
+		s.note = nil
+		return
+	}
+	s.note = &stateNote{reason: reason, detail: detail, built: built}
 }
 
 // Detail is the error behind Reason when it says more than the reason
@@ -297,17 +317,13 @@ func (s State) Built() *Built {
 // FailedState is the state of a target a refresh could not index, for
 // reason, with the error behind it (detail, "" for none).
 func FailedState(path, reason, detail string) State {
-	st := State{Path: path, Reason: reason}
-	if detail != "" {
-		st.note = &stateNote{detail: detail}
-	}
+	st := State{Path: path}
+	st.setNote(reason, detail, nil)
 	return st
 }
 
 // keepBuilt notes b, what this refresh built for the state's record.
-func (s *State) keepBuilt(b *Built) {
-	s.note = &stateNote{detail: s.Detail(), built: b}
-}
+func (s *State) keepBuilt(b *Built) { s.setNote(s.Reason(), s.Detail(), b) }
 
 // Coverage is the index part of an answer's coverage.
 type Coverage struct {
@@ -376,8 +392,8 @@ func (rep *Report) Recount() {
 	for i := range rep.States {
 		st := &rep.States[i]
 		if st.Record == nil {
-			if st.Reason != "" {
-				reasons.Add(st.Reason)
+			if r := st.Reason(); r != "" {
+				reasons.Add(r)
 			}
 			continue
 		}
@@ -534,7 +550,7 @@ func under(path string, dirs []string) bool {
 func EmptyReport(targets []Target, reason string) *Report {
 	rep := &Report{Seen: len(targets), States: make([]State, len(targets))}
 	for i, t := range targets {
-		rep.States[i] = State{Path: t.Path, Reason: reason}
+		rep.States[i] = FailedState(t.Path, reason, "")
 	}
 	rep.reasons.Add(reason)
 	rep.Recount()

@@ -357,7 +357,7 @@ func (r *refreshRun) decide() []job {
 	for i := range r.targets {
 		st := &r.rep.States[i]
 		if r.ids.err(i) != nil {
-			st.Reason = coverage.SourceUnavailable
+			st.setReason(coverage.SourceUnavailable)
 			continue
 		}
 		tier := Cold
@@ -398,7 +398,7 @@ func (r *refreshRun) budget(jobs []job) []job {
 			skip = coverage.MaxSyncSourceBytes
 		}
 		if skip != "" {
-			r.rep.States[j.i].Reason = skip
+			r.rep.States[j.i].setReason(skip)
 			r.reasons.Add(skip)
 			// A stale record still answers for what it had; it is
 			// counted stale by Recount.
@@ -611,7 +611,7 @@ func (w *writer) take(res result) {
 	st := &rep.States[res.i]
 	switch {
 	case res.err != nil:
-		st.Reason = buildReason(res.err)
+		st.setReason(buildReason(res.err))
 	case res.fresh != nil:
 		st.Record = res.fresh
 		rep.Unchanged++

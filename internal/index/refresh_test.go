@@ -77,7 +77,7 @@ func tiersOf(rep *Report) []string {
 	var out []string
 	for _, s := range rep.States {
 		if s.Record == nil {
-			out = append(out, "-"+s.Reason)
+			out = append(out, "-"+s.Reason())
 		} else {
 			out = append(out, s.Record.Tier.String())
 		}
@@ -675,8 +675,8 @@ func TestRefresh_TwoProcessesAtOnce(t *testing.T) {
 					return
 				}
 				for _, s := range rep.States {
-					if s.Record == nil && s.Reason != IndexBusy {
-						errs <- fmt.Errorf("%s: %s", s.Path, s.Reason)
+					if s.Record == nil && s.Reason() != IndexBusy {
+						errs <- fmt.Errorf("%s: %s", s.Path, s.Reason())
 					}
 				}
 			}

@@ -143,7 +143,7 @@ func TestSoleWriteNotAfterAWriteThatWasNot(t *testing.T) {
 	require.Greater(t, commits(), 2, "the run wrote in more than one batch")
 	require.Empty(t, rep.WriteError)
 	for _, st := range rep.States {
-		require.NotNil(t, st.Record, "%s: %s", st.Path, st.Reason)
+		require.NotNil(t, st.Record, "%s: %s", st.Path, st.Reason())
 	}
 }
 

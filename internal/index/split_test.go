@@ -13,7 +13,7 @@ func TestSplitSortsStatesByWhereTheirDataIs(t *testing.T) {
 	builtCold := &Record{Tier: Cold, EntryCount: 13}
 	rep := &Report{States: []State{
 		{Record: cold1},
-		{Reason: "source_unavailable"}, // no record: not searched
+		FailedState("", "source_unavailable", ""), // no record: not searched
 		{Record: hot},
 		{Record: builtCold, note: &stateNote{built: &Built{Record: builtCold}}},
 		{Record: cold2},

@@ -7,20 +7,24 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// A state keeps its rare parts (the error behind its reason, what was
-// built in memory) apart: a server keeps a state per session.
+// A state keeps its rare parts (why it has no record, the error behind
+// that, what was built in memory) apart: a server keeps a state per
+// session.
 func TestStateKeepsItsRarePartsApart(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(State{}), uintptr(56))
+	assert.LessOrEqual(t, unsafe.Sizeof(State{}), uintptr(40))
 	var plain State
+	assert.Empty(t, plain.Reason())
 	assert.Empty(t, plain.Detail())
 	assert.Nil(t, plain.Built())
 
 	failed := FailedState("/s.jsonl", IndexUnwritable, "no space left on device")
 	assert.Equal(t, "/s.jsonl", failed.Path)
-	assert.Equal(t, IndexUnwritable, failed.Reason)
+	assert.Equal(t, IndexUnwritable, failed.Reason())
 	assert.Equal(t, "no space left on device", failed.Detail())
 	assert.Nil(t, failed.Record)
-	assert.Nil(t, FailedState("/s.jsonl", IndexBusy, "").note, "no detail, no note")
+	busy := FailedState("/s.jsonl", IndexBusy, "")
+	assert.Equal(t, IndexBusy, busy.Reason())
+	assert.Empty(t, busy.Detail())
 
 	b := &Built{Record: &Record{Path: "/s.jsonl"}}
 	copied := failed
@@ -28,4 +32,13 @@ func TestStateKeepsItsRarePartsApart(t *testing.T) {
 	assert.Same(t, b, failed.Built())
 	assert.Equal(t, "no space left on device", failed.Detail(), "the detail stays")
 	assert.Nil(t, copied.Built(), "a copy made before shares no later note")
+
+	// A reason set or cleared on one copy is that copy's alone.
+	again := failed
+	again.setReason("")
+	assert.Empty(t, again.Reason())
+	assert.Same(t, b, again.Built(), "clearing the reason keeps the rest")
+	assert.Equal(t, IndexUnwritable, failed.Reason(), "the other copy keeps its reason")
+	busy.setReason("")
+	assert.Nil(t, busy.note, "nothing left to note: no note")
 }

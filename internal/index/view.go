@@ -145,7 +145,8 @@ func (v *View) readSingle() error {
 	v.single = &Loaded{Record: b.Record, Tier: Cold, IsHot: true, Shard: sh}
 	v.mem[b.Record] = *v.single
 	rep.own()
-	rep.States[0].Record, rep.States[0].Reason = b.Record, ""
+	rep.States[0].Record = b.Record
+	rep.States[0].setReason("")
 	rep.Recount()
 	return nil
 }
@@ -180,11 +181,13 @@ func (v *View) readAll() {
 	for i := range rep.States {
 		st := &rep.States[i]
 		if i == 0 && v.single != nil {
-			st.Record, st.Reason = v.single.Record, ""
+			st.Record = v.single.Record
+			st.setReason("")
 			continue
 		}
 		if spent >= v.need.MaxSyncSourceBytes {
-			st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
+			st.Record = nil
+			st.setReason(coverage.MaxSyncSourceBytes)
 			continue
 		}
 		tier := Cold
@@ -216,7 +219,8 @@ func (v *View) Reread(raced []int) []Loaded {
 	for _, i := range raced {
 		st := &rep.States[i]
 		if spent >= v.need.MaxSyncSourceBytes {
-			st.Record, st.Reason = nil, coverage.MaxSyncSourceBytes
+			st.Record = nil
+			st.setReason(coverage.MaxSyncSourceBytes)
 			continue
 		}
 		if l, ok := v.readState(i, st.Record.Tier); ok {
@@ -240,11 +244,14 @@ func (v *View) readState(i int, tier Tier) (Loaded, bool) {
 	}
 	switch {
 	case errors.Is(err, ErrSourceUnavailable):
-		st.Record, st.Reason = nil, coverage.SourceUnavailable
+		st.Record = nil
+		st.setReason(coverage.SourceUnavailable)
 	case err != nil:
-		st.Record, st.Reason = nil, coverage.IndexError
+		st.Record = nil
+		st.setReason(coverage.IndexError)
 	default:
-		st.Record, st.Reason = l.Record, ""
+		st.Record = l.Record
+		st.setReason("")
 		return l, true
 	}
 	return Loaded{}, false
