@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -286,13 +287,45 @@ func (s State) Reason() string {
 // setReason sets Reason, keeping Detail and Built.
 func (s *State) setReason(reason string) { s.setNote(reason, s.Detail(), s.Built()) }
 
-// setNote gives s a note of its own with these (none when all are empty).
+// setNote gives s a note with these (none when all are empty): a reason
+// alone gets the note shared by every state with that reason alone.
 func (s *State) setNote(reason, detail string, built *Built) {
-	if reason == "" && detail == "" && built == nil {
+	switch {
+	case reason == "" && detail == "" && built == nil:
 		s.note = nil
-		return
+	case detail == "" && built == nil:
+		s.note = reasonNote(reason)
+	default:
+		s.note = &stateNote{reason: reason, detail: detail, built: built}
 	}
-	s.note = &stateNote{reason: reason, detail: detail, built: built}
+}
+
+// reasonNotes are the shared notes of a reason alone (notes are never
+// changed, so states may share them): a first call over an archive it
+// cannot index at once gives most of its states one, 104k at 100k
+// sessions. Reasons are a few constants; past maxReasonNotes a note is
+// made each time.
+var reasonNotes struct {
+	sync.Mutex
+	m map[string]*stateNote
+}
+
+const maxReasonNotes = 64
+
+func reasonNote(reason string) *stateNote {
+	reasonNotes.Lock()
+	defer reasonNotes.Unlock()
+	if n := reasonNotes.m[reason]; n != nil {
+		return n
+	}
+	n := &stateNote{reason: reason}
+	if reasonNotes.m == nil {
+		reasonNotes.m = map[string]*stateNote{}
+	}
+	if len(reasonNotes.m) < maxReasonNotes {
+		reasonNotes.m[reason] = n
+	}
+	return n
 }
 
 // Detail is the error behind Reason when it says more than the reason

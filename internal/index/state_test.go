@@ -41,4 +41,12 @@ func TestStateKeepsItsRarePartsApart(t *testing.T) {
 	assert.Equal(t, IndexUnwritable, failed.Reason(), "the other copy keeps its reason")
 	busy.setReason("")
 	assert.Nil(t, busy.note, "nothing left to note: no note")
+
+	// A reason alone is one note for every state that has it.
+	a, c := FailedState("/a.jsonl", IndexBusy, ""), FailedState("/c.jsonl", IndexBusy, "")
+	assert.Same(t, a.note, c.note)
+	allocs := testing.AllocsPerRun(20, func() { a.setReason(IndexUnwritable) })
+	assert.Zero(t, allocs)
+	assert.Equal(t, IndexUnwritable, a.Reason())
+	assert.Equal(t, IndexBusy, c.Reason(), "the shared note is not changed")
 }
