@@ -409,13 +409,13 @@ func (l *lister) listBuckets(dirs []bucketDir) {
 		}
 		return
 	}
-	parts := make([]*lister, len(dirs))
+	parts := make([]listed, len(dirs))
 	order := largestFirst(dirs)
 	inParallel(len(dirs), func(k int) {
 		i := order[k]
 		part := l.fork()
 		part.listFlat(dirs[i].dir, dirs[i].bucket)
-		parts[i] = part
+		parts[i] = part.listed()
 	})
 	l.take(parts)
 }
@@ -462,7 +462,7 @@ func inParallel(n int, f func(i int)) {
 // Until a path can repeat, a part's refs are kept as they are (the
 // watcher's cache shares them) and result sorts them into one slice: no
 // copy before that.
-func (l *lister) take(parts []*lister) {
+func (l *lister) take(parts []listed) {
 	for _, part := range parts {
 		// Two directories may hold the same file only if one of them
 		// was reached through a link.
@@ -478,6 +478,23 @@ func (l *lister) take(parts []*lister) {
 		}
 		l.errs = append(l.errs, part.errs...)
 	}
+}
+
+// listed is what take needs of one directory's listing: a value, since a
+// server takes a kept listing for every bucket on every call.
+type listed struct {
+	refs   []Ref
+	errs   []error
+	linked bool
+}
+
+// listed is l's listing of one directory (a fork's, which takes no runs).
+func (l *lister) listed() listed {
+	refs := l.refs
+	if len(l.runs) > 0 {
+		refs = slices.Concat(append(l.runs, refs)...)
+	}
+	return listed{refs: refs, errs: l.errs, linked: l.linked}
 }
 
 // fork is an empty lister with l's settings, for one directory.

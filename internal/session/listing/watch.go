@@ -591,7 +591,7 @@ type View struct {
 }
 
 type takeGroup struct {
-	parts  []*lister
+	parts  []listed
 	linked bool
 }
 
@@ -966,7 +966,7 @@ func sameDir(dir string, id FileStat) bool {
 // kept, all taken in directory order. under is the root's kept part the
 // dirs are the buckets of (nil for dirs named by the caller).
 func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
-	parts := make([]*lister, len(dirs))
+	parts := make([]listed, len(dirs))
 	var todo []int
 	for i, d := range dirs {
 		p := v.cached(flatKey(d, l.opts))
@@ -976,7 +976,7 @@ func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
 			p = nil // another directory at its path now: read it
 		}
 		if p != nil {
-			parts[i] = &lister{refs: p.refs}
+			parts[i] = listed{refs: p.refs}
 			v.used = append(v.used, p)
 		} else {
 			v.missed = true
@@ -989,7 +989,7 @@ func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
 			st, serr := os.Stat(dirs[i].dir) // before the watch and the read
 			pl := l.fork()
 			pl.listFlat(dirs[i].dir, dirs[i].bucket)
-			parts[i] = pl
+			parts[i] = pl.listed()
 			if serr == nil && !pl.linked && !pl.unwatched && len(pl.errs) == 0 {
 				// The kept refs are shared: nobody writes a Ref's Stat.
 				v.c.store(m, newPart(&part{key: flatKey(dirs[i], l.opts), refs: pl.refs, dirs: pl.read, id: StatOf(st)}))
