@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/memidx/memidx/internal/coverage"
 )
@@ -171,10 +172,7 @@ func decodeStrict(data []byte, v any, aliases map[string]string) *coverage.Error
 	}
 	// Drop explicit nulls: null means absent. Names must match exactly
 	// (encoding/json alone would take "pagesize" for "pageSize").
-	known := map[string]bool{}
-	for _, n := range tagNames(v) {
-		known[n] = true
-	}
+	known := knownArgs(v)
 	for k, raw := range obj {
 		if !known[k] {
 			return invalid("unknown argument %q; valid arguments: %s", k, fieldList(v))
@@ -216,10 +214,7 @@ func checkObjectArg(v any, name string, raw json.RawMessage) *coverage.Error {
 		return nil // not an object: the decoder says what it is
 	}
 	zero := reflect.New(ft).Interface()
-	valid := map[string]bool{}
-	for _, n := range tagNames(zero) {
-		valid[n] = true
-	}
+	valid := knownArgs(zero)
 	for k := range inner {
 		if !valid[k] {
 			return invalid("unknown argument %q; valid arguments of %s: %s", name+"."+k, name, fieldList(zero))
@@ -250,6 +245,25 @@ func jsType(goType string) string {
 	}
 	return "object"
 }
+
+// knownArgs is the set of v's argument names (tagNames), made once a
+// type: a server decodes a request's arguments every call, and the set
+// was a twentieth of a rare term's garbage. It must not be changed.
+func knownArgs(v any) map[string]bool {
+	t := reflect.TypeOf(v)
+	if m, ok := knownArgSets.Load(t); ok {
+		return m.(map[string]bool)
+	}
+	known := map[string]bool{}
+	for _, n := range tagNames(v) {
+		known[n] = true
+	}
+	m, _ := knownArgSets.LoadOrStore(t, known)
+	return m.(map[string]bool)
+}
+
+// knownArgSets holds knownArgs by type (the few argument structs).
+var knownArgSets sync.Map
 
 func fieldList(v any) string {
 	names := tagNames(v)
