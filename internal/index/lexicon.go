@@ -11,6 +11,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -306,6 +307,23 @@ func shardSource(doc uint32, dict []byte) (lexicon.Source, error) {
 
 // segmentList returns the keys of mode's segments, as listed.
 func segmentList(lb *bolt.Bucket, mode lineage.Mode) ([][]byte, error) {
+	keys, err := listedSegments(lb, mode)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if lb.Bucket(k) == nil {
+			return nil, missingSegment(k)
+		}
+	}
+	return keys, nil
+}
+
+// listedSegments is segmentList without the check that each listed
+// segment is there, for a caller that opens each anyway and fails on a
+// missing one (missingSegment): a read checked each twice. The keys
+// share one buffer.
+func listedSegments(lb *bolt.Bucket, mode lineage.Mode) ([][]byte, error) {
 	v := lb.Get(lexKey(mode, "segs"))
 	if v == nil {
 		if len(segmentBuckets(lb, mode)) > 0 {
@@ -317,15 +335,20 @@ func segmentList(lb *bolt.Bucket, mode lineage.Mode) ([][]byte, error) {
 	if err != nil || len(data)%8 != 0 {
 		return nil, fmt.Errorf("%w: segment list: %v", ErrLexiconDamaged, err)
 	}
-	keys := make([][]byte, 0, len(data)/8)
+	n := len(data) / 8
+	prefix := lexKey(mode, "s")
+	buf := make([]byte, 0, n*(len(prefix)+8))
+	keys := make([][]byte, 0, n)
 	for i := 0; i < len(data); i += 8 {
-		k := segmentKey(mode, binary.BigEndian.Uint64(data[i:]))
-		if lb.Bucket(k) == nil {
-			return nil, fmt.Errorf("%w: listed segment %x is missing", ErrLexiconDamaged, k)
-		}
-		keys = append(keys, k)
+		at := len(buf)
+		buf = binary.BigEndian.AppendUint64(append(buf, prefix...), binary.BigEndian.Uint64(data[i:]))
+		keys = append(keys, buf[at:len(buf):len(buf)])
 	}
 	return keys, nil
+}
+
+func missingSegment(k []byte) error {
+	return fmt.Errorf("%w: listed segment %x is missing", ErrLexiconDamaged, k)
 }
 
 // putSegmentList stores the list of mode's segment keys.
@@ -688,6 +711,7 @@ type Lexicon struct {
 	// epoch than the records a caller holds may have dropped their docs,
 	// or be another file's.
 	Epoch LexiconEpoch
+	ids   *lexIDMemo // the Index's, for Identity (nil: made each time)
 	segs  []lexicon.Segment
 	// lb and keys find the segments' censuses (Vocabularies).
 	lb   *bolt.Bucket
@@ -712,12 +736,45 @@ type Lexicon struct {
 // bumps the epoch), so two reads with the same identity find the same
 // postings, and what a caller derived from them may be kept between reads.
 func (l *Lexicon) Identity() string {
+	if l.ids != nil {
+		return l.ids.of(l)
+	}
+	return l.identity()
+}
+
+func (l *Lexicon) identity() string {
 	b := append([]byte(nil), l.Epoch.ID...)
 	b = binary.AppendUvarint(b, l.Epoch.Merge)
 	for _, k := range l.keys {
 		b = append(b, k...)
 	}
 	return string(b)
+}
+
+// lexIDMemo keeps the last lexicon identity an Index made and what it was
+// made of: a server's every search asks it, of the same lexicon until a
+// write (some 600 bytes of a 100k archive's, twice, a call).
+type lexIDMemo struct {
+	mu    sync.Mutex
+	epoch LexiconEpoch
+	keys  [][]byte
+	id    string
+}
+
+// of is l's identity, the kept one when l is of the same epoch and
+// segments.
+func (m *lexIDMemo) of(l *Lexicon) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.id != "" && m.epoch == l.Epoch && slices.EqualFunc(m.keys, l.keys, bytes.Equal) {
+		return m.id
+	}
+	m.epoch, m.id = l.Epoch, l.identity()
+	m.keys = make([][]byte, len(l.keys))
+	for i, k := range l.keys {
+		m.keys[i] = bytes.Clone(k)
+	}
+	return m.id
 }
 
 // Lexicon opens the reader's mode's lexicon; nil when the index has none.
@@ -729,12 +786,15 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	if lb == nil {
 		return nil, nil
 	}
-	keys, err := segmentList(lb, r.mode)
+	keys, err := listedSegments(lb, r.mode) // each is opened below
 	if err != nil {
 		return nil, err
 	}
 	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode), lb: lb, keys: keys,
 		segs: make([]lexicon.Segment, 0, len(keys))} // some 300 bytes each
+	if r.ix != nil {
+		l.ids = &r.ix.lexIDs
+	}
 	longLived := r.ix.longLived.Load()
 	at, atOK := r.commit()
 	if !longLived {
@@ -742,6 +802,9 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	}
 	for _, k := range keys {
 		raw := segmentAt(lb, k)
+		if raw == nil {
+			return nil, missingSegment(k)
+		}
 		s, err := lexicon.OpenSeen(raw, r.segSeen(k))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)

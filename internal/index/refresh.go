@@ -79,6 +79,8 @@ type Index struct {
 	// runKeys are the run keys of the lexicon segments a long-lived
 	// Index read.
 	runKeys runKeysMemo
+	// lexIDs is the last lexicon identity made (Lexicon.Identity).
+	lexIDs lexIDMemo
 	// policies holds one instance of each policy string of this
 	// configuration: the records decoded with one share it, so that the
 	// stat gate compares a pointer, not a string, per record.
