@@ -82,36 +82,21 @@ func Open(sealed []byte) (Bytes, error) { return OpenSeen(sealed, nil) }
 // Seen keeps which blocks of one stored value reads have verified, across
 // the opens of it: a caller that knows the bytes are the same as at the
 // last open (the same commit of the same file) need not verify them again.
-// It also keeps the last open's guard, for an open of the same bytes at
-// the same address (a server's next call, on the same mapping): a guard
-// a call was a sixth of a 100k server's garbage. It never reads through
-// that guard's slices otherwise: they may point into a mapping that is
-// gone, and are only compared by address. It is safe for concurrent use.
+// It holds no bytes. It is safe for concurrent use.
 type Seen struct {
 	mu   sync.Mutex
 	bits []atomic.Uint64
-	last *guard
 }
 
-// guard returns the guard of data and sums: the last one when it guards
-// the same bytes, else a new one with the bits for a value of nw words of
-// blocks (another shape starts afresh).
-func (s *Seen) guard(data, sums []byte, nw int) *guard {
+// words returns the bits for a value of nw words of blocks; another
+// shape starts afresh.
+func (s *Seen) words(nw int) []atomic.Uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if g := s.last; g != nil && sameBytes(g.data, data) && sameBytes(g.sums, sums) {
-		return g
-	}
 	if len(s.bits) != nw {
 		s.bits = make([]atomic.Uint64, nw)
 	}
-	s.last = &guard{data: data, sums: sums, seen: s.bits}
-	return s.last
-}
-
-// sameBytes reports whether a and b are the same bytes in memory.
-func sameBytes(a, b []byte) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+	return s.bits
 }
 
 // OpenSeen is Open with the verified blocks kept in seen (nil: kept with
@@ -121,12 +106,10 @@ func OpenSeen(sealed []byte, seen *Seen) (Bytes, error) {
 	if !ok {
 		return Bytes{}, ErrCorrupt
 	}
-	nw := (len(sums)/4 + 63) / 64
-	if seen != nil {
-		return Bytes{b: data, g: seen.guard(data, sums, nw)}, nil
-	}
 	g := &guard{data: data, sums: sums}
-	switch {
+	switch nw := (len(sums)/4 + 63) / 64; {
+	case seen != nil:
+		g.seen = seen.words(nw)
 	case nw <= len(g.small):
 		g.seen = g.small[:nw]
 	default:

@@ -273,34 +273,3 @@ func TestSeenCarriesVerificationAcrossOpens(t *testing.T) {
 	_, ok = o.Slice(0, 4)
 	assert.False(t, ok, "a value of another shape starts afresh")
 }
-
-// A Seen opening the same bytes again (the same address) shares the last
-// open's guard and allocates nothing; other bytes of the same shape get a
-// guard of their own, which does not inherit the first one's damage.
-func TestSeenReusesTheGuardOfTheSameBytes(t *testing.T) {
-	data := randomData(4*BlockSize, 13)
-	sealed, err := Seal(append([]byte(nil), data...))
-	require.NoError(t, err)
-	var seen Seen
-	first, err := OpenSeen(sealed, &seen)
-	require.NoError(t, err)
-	allocs := testing.AllocsPerRun(20, func() {
-		again, err := OpenSeen(sealed, &seen)
-		if err != nil || again.g != first.g {
-			t.Fatal("the same bytes got another guard")
-		}
-	})
-	assert.Zero(t, allocs)
-
-	damaged := append([]byte(nil), sealed...)
-	damaged[Overhead(len(data))+3*BlockSize+1] ^= 1 // in block 3
-	d, err := OpenSeen(damaged, &seen)
-	require.NoError(t, err)
-	assert.NotSame(t, first.g, d.g, "other bytes, another guard")
-	_, ok := d.Slice(3*BlockSize, 3*BlockSize+2)
-	assert.False(t, ok)
-	assert.Error(t, d.Err())
-	back, err := OpenSeen(sealed, &seen)
-	require.NoError(t, err)
-	assert.NoError(t, back.Err(), "the first bytes' guard carries no other's damage")
-}
