@@ -176,11 +176,13 @@ func setLive(conn *connLive, params json.RawMessage) rpcResponse {
 // built-in methods.
 type handler func(ctx context.Context, s *server, c *call) (any, error)
 
-// server is one serve connection. A reader (the caller of serveStream)
-// reads messages in order and handles the control methods (host.setLive,
-// $/cancelRequest) itself, at once; every other call runs on its own
-// goroutine, and the frameWriter writes whole answers and notifications
-// one at a time, in completion order.
+// server is one serve connection. One reader at a time (readLoop: the
+// caller of serveStream first, then the goroutine it hands the reading
+// to) reads messages in order and handles the control methods
+// (host.setLive, $/cancelRequest) itself, at once; a call runs on the
+// goroutine that read it or, in a batch, on its own, and the
+// frameWriter writes whole answers and notifications one at a time, in
+// completion order.
 type server struct {
 	ctx   context.Context
 	e     *engine.Engine
@@ -235,21 +237,50 @@ func (s *server) serveStream(in io.Reader, out io.Writer) error {
 	f := detectFraming(r)
 	s.out = &frameWriter{w: bufio.NewWriter(out), f: f, queued: s.queuedBytes}
 	fr := &frameReader{r: r, f: f, max: maxMessageBytes}
-	read := make(chan struct{})
-	s.readLoop(fr, read)
-	<-read
+	rd := &reading{done: make(chan struct{})}
+	s.readLoop(fr, rd)
+	<-rd.done
 	s.wg.Wait()
-	return nil
+	return rd.err
 }
 
-// readLoop reads and takes messages until the stream ends, then closes
-// read. A message that is one call hands the reading on to a new
+// reading is the state of a stream's reading as readers hand it on:
+// done is closed when it ends, err says how when a reader panicked.
+type reading struct {
+	once sync.Once
+	done chan struct{}
+	err  error
+}
+
+func (rd *reading) end(err error) {
+	rd.once.Do(func() {
+		rd.err = err
+		close(rd.done)
+	})
+}
+
+// handOn continues the reading on a new goroutine. A panic there ends
+// the reading with an error, as one on the first reader ends serve
+// through the command's recover.
+func (s *server) handOn(fr *frameReader, rd *reading) {
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				rd.end(fmt.Errorf("serve: reading requests: %v", r))
+			}
+		}()
+		s.readLoop(fr, rd)
+	}()
+}
+
+// readLoop reads and takes messages until the stream ends, then ends
+// rd. A message that is one call hands the reading on to a new
 // goroutine and runs the call on this one, which has just been given a
 // processor for its read: a goroutine of the call's own waited for one
 // first, and while the collector marks, its fractional workers hold the
 // processors for up to milliseconds at such a hand-off (a 100k
 // server's slow calls). The new reader's wait is off the call's path.
-func (s *server) readLoop(fr *frameReader, read chan struct{}) {
+func (s *server) readLoop(fr *frameReader, rd *reading) {
 	for {
 		// Back-pressure: a client that does not read its answers is
 		// not read from either.
@@ -265,14 +296,14 @@ func (s *server) readLoop(fr *frameReader, read chan struct{}) {
 			call = s.handle(msg)
 		}
 		if err != nil {
-			close(read)
+			rd.end(nil)
 			if call != nil {
 				call()
 			}
 			return
 		}
 		if call != nil {
-			go s.readLoop(fr, read)
+			s.handOn(fr, rd)
 			call()
 			return
 		}

@@ -57,3 +57,36 @@ func TestServeRunsACallOnItsReader(t *testing.T) {
 	require.NoError(t, inW.Close())
 	require.NoError(t, <-done)
 }
+
+// panicReader gives its text, then panics on the next read.
+type panicReader struct{ r io.Reader }
+
+func (p *panicReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if err == io.EOF {
+		panic("reader broke")
+	}
+	return n, err
+}
+
+// A reader that panics after the reading was handed on (a call ran on
+// the first reader) ends serve with an error, once every call is
+// answered, rather than taking the process down; and a call in the
+// stream's last, unterminated line is still run and answered.
+func TestServeHandedOnReaderPanicEndsServe(t *testing.T) {
+	w := newServeWorld(t)
+	s := w.server()
+	s.extra = map[string]handler{"test.quick": func(ctx context.Context, s *server, c *call) (any, error) { return "quick", nil }}
+	var out strings.Builder
+	err := s.serveStream(&panicReader{strings.NewReader(req(1, "test.quick", nil) + "\n")}, &out)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "reader broke")
+	assert.Contains(t, out.String(), `"id":1`)
+
+	s = w.server()
+	s.extra = map[string]handler{"test.quick": func(ctx context.Context, s *server, c *call) (any, error) { return "quick", nil }}
+	out.Reset()
+	require.NoError(t, s.serveStream(strings.NewReader(req(1, "test.quick", nil)+"\n"+req(2, "test.quick", nil)), &out))
+	assert.Contains(t, out.String(), `"id":1`)
+	assert.Contains(t, out.String(), `"id":2`, "the last line, without its newline")
+}
