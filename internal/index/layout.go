@@ -226,15 +226,20 @@ func (ix *Index) commitOf(tx *bolt.Tx) (commit, bool) {
 }
 
 // cachedRecords is the record cache's records of mode, when they are of
-// the commit the index file is at.
-func (ix *Index) cachedRecords(ctx context.Context, mode lineage.Mode) (got loaded, ok bool) {
-	_ = ix.store.View(ctx, func(tx *bolt.Tx) error {
+// the commit the index file is at (ok). err is the read's failure (a
+// lock held past its timeout), which the background read would only meet
+// again after as long; a missing index file is no error here.
+func (ix *Index) cachedRecords(ctx context.Context, mode lineage.Mode) (got loaded, ok bool, err error) {
+	err = ix.store.View(ctx, func(tx *bolt.Tx) error {
 		if at, atOK := ix.commitOf(tx); atOK {
 			got, ok = ix.decoded.get(mode, at)
 		}
 		return nil
 	})
-	return got, ok
+	if errors.Is(err, indexfile.ErrMissing) {
+		err = nil
+	}
+	return got, ok, err
 }
 
 func (c *recordCache) get(mode lineage.Mode, at commit) (loaded, bool) {

@@ -204,8 +204,8 @@ func (ix *Index) preload(ctx context.Context, mode lineage.Mode, archive bool) *
 	// processor whenever the collector's fractional workers held both
 	// (a third of a 100k server's slow calls).
 	if !gate {
-		if got, ok := ix.cachedRecords(ctx, mode); ok {
-			p.got = got
+		if got, ok, err := ix.cachedRecords(ctx, mode); ok || err != nil {
+			p.got, p.err = got, err
 			close(p.done)
 			return p
 		}
