@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,6 +27,7 @@ func TestHitEncodingCopiesNoHit(t *testing.T) {
 		var e hitEncoder
 		require.NoError(t, e.encode(h))
 		assert.JSONEq(t, string(want), e.buf.String())
+		assert.True(t, strings.HasPrefix(e.buf.String(), `{"kind":`), "kind first: %s", e.buf.String())
 		if raceInternal {
 			continue // its instrumentation allocates
 		}

@@ -40,6 +40,7 @@ func TestViewIsReadOnly(t *testing.T) {
 		cov := v.Coverage()
 		cov.Reasons = append(cov.Reasons, "changed by a caller")
 		assert.Same(t, kept, v.Record(0), "a State is a copy")
+		assert.Empty(t, v.State(0).Reason(), "a copy's reason is its own note")
 		assert.NotContains(t, v.Coverage().Reasons, "changed by a caller", "the coverage is a copy")
 
 		read := v.Reread([]int{0})
