@@ -59,8 +59,12 @@ func lexKey(mode lineage.Mode, name string) []byte {
 	return append(append([]byte(mode), 0), name...)
 }
 
-func segmentKey(mode lineage.Mode, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(lexKey(mode, "s"), seq)
+func segmentKey(mode lineage.Mode, seq uint64) []byte { return appendSegmentKey(nil, mode, seq) }
+
+// appendSegmentKey appends the key of mode's segment seq to b.
+func appendSegmentKey(b []byte, mode lineage.Mode, seq uint64) []byte {
+	b = append(append(b, mode...), 0, 's')
+	return binary.BigEndian.AppendUint64(b, seq)
 }
 
 // A segment is the one value of a bucket of its own: bbolt rewrites a
@@ -336,12 +340,11 @@ func listedSegments(lb *bolt.Bucket, mode lineage.Mode) ([][]byte, error) {
 		return nil, fmt.Errorf("%w: segment list: %v", ErrLexiconDamaged, err)
 	}
 	n := len(data) / 8
-	prefix := lexKey(mode, "s")
-	buf := make([]byte, 0, n*(len(prefix)+8))
+	buf := make([]byte, 0, n*(len(mode)+2+8))
 	keys := make([][]byte, 0, n)
 	for i := 0; i < len(data); i += 8 {
 		at := len(buf)
-		buf = binary.BigEndian.AppendUint64(append(buf, prefix...), binary.BigEndian.Uint64(data[i:]))
+		buf = appendSegmentKey(buf, mode, binary.BigEndian.Uint64(data[i:]))
 		keys = append(keys, buf[at:len(buf):len(buf)])
 	}
 	return keys, nil

@@ -105,7 +105,7 @@ func StampOf(t *float64) Stamp {
 	if t == nil {
 		return 0
 	}
-	return Stamp(^math.Float64bits(*t))
+	return stampAt(*t)
 }
 
 // stampAt is the Stamp of t.
