@@ -485,7 +485,8 @@ func (c *call) key() string { return idKey(c.req.ID) }
 func (s *server) start(c *call, done func(*rpcResponse)) { go s.prepare(c, done)() }
 
 // prepare is start's accounting, done by the reader in reading order;
-// it returns the call, to run on a goroutine of its own.
+// it returns the call, to run on a goroutine of its own (start) or on
+// the reader's once it has handed the reading on (readLoop).
 func (s *server) prepare(c *call, done func(*rpcResponse)) func() {
 	// Back-pressure on what calls hold: the reader waits here until the
 	// arguments of the calls not yet answered leave room for this one's.

@@ -289,6 +289,13 @@ func (s State) Reason() string {
 // setReason sets Reason, keeping Detail and Built.
 func (s *State) setReason(reason string) { s.setNote(reason, s.Detail(), s.Built()) }
 
+// answer sets the state's record and the reason it has none ("" with a
+// record), keeping Detail and Built.
+func (s *State) answer(rec *Record, reason string) {
+	s.Record = rec
+	s.setReason(reason)
+}
+
 // setNote gives s a note with these (none when all are empty): a reason
 // alone gets the note shared by every state with that reason alone.
 func (s *State) setNote(reason, detail string, built *Built) {

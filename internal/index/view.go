@@ -145,8 +145,7 @@ func (v *View) readSingle() error {
 	v.single = &Loaded{Record: b.Record, Tier: Cold, IsHot: true, Shard: sh}
 	v.mem[b.Record] = *v.single
 	rep.own()
-	rep.States[0].Record = b.Record
-	rep.States[0].setReason("")
+	rep.States[0].answer(b.Record, "")
 	rep.Recount()
 	return nil
 }
@@ -181,13 +180,11 @@ func (v *View) readAll() {
 	for i := range rep.States {
 		st := &rep.States[i]
 		if i == 0 && v.single != nil {
-			st.Record = v.single.Record
-			st.setReason("")
+			st.answer(v.single.Record, "")
 			continue
 		}
 		if spent >= v.need.MaxSyncSourceBytes {
-			st.Record = nil
-			st.setReason(coverage.MaxSyncSourceBytes)
+			st.answer(nil, coverage.MaxSyncSourceBytes)
 			continue
 		}
 		tier := Cold
@@ -219,8 +216,7 @@ func (v *View) Reread(raced []int) []Loaded {
 	for _, i := range raced {
 		st := &rep.States[i]
 		if spent >= v.need.MaxSyncSourceBytes {
-			st.Record = nil
-			st.setReason(coverage.MaxSyncSourceBytes)
+			st.answer(nil, coverage.MaxSyncSourceBytes)
 			continue
 		}
 		if l, ok := v.readState(i, st.Record.Tier); ok {
@@ -244,14 +240,11 @@ func (v *View) readState(i int, tier Tier) (Loaded, bool) {
 	}
 	switch {
 	case errors.Is(err, ErrSourceUnavailable):
-		st.Record = nil
-		st.setReason(coverage.SourceUnavailable)
+		st.answer(nil, coverage.SourceUnavailable)
 	case err != nil:
-		st.Record = nil
-		st.setReason(coverage.IndexError)
+		st.answer(nil, coverage.IndexError)
 	default:
-		st.Record = l.Record
-		st.setReason("")
+		st.answer(l.Record, "")
 		return l, true
 	}
 	return Loaded{}, false

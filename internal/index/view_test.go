@@ -35,8 +35,7 @@ func TestViewIsReadOnly(t *testing.T) {
 	_, _, err := f.ix.Acquire(context.Background(), need, func(v *View) error {
 		require.Same(t, kept, v.Record(0), "answered from the kept refresh")
 		st := v.State(0)
-		st.Record = nil
-		st.setReason("changed by a caller")
+		st.answer(nil, "changed by a caller")
 		cov := v.Coverage()
 		cov.Reasons = append(cov.Reasons, "changed by a caller")
 		assert.Same(t, kept, v.Record(0), "a State is a copy")
