@@ -3,14 +3,13 @@ package index
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/memidx/memidx/internal/memtest"
 	"github.com/memidx/memidx/internal/session/listing"
 )
 
@@ -159,19 +158,8 @@ func givenIDs(targets []Target, ids []Identity, errs []error) *targetIDs {
 	return t
 }
 
-// bytesAllocated is the fewest bytes f allocated over a few runs (other
-// goroutines of the test process may allocate meanwhile).
-func bytesAllocated(f func()) uint64 {
-	least := uint64(math.MaxUint64)
-	for range 5 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		f()
-		runtime.ReadMemStats(&after)
-		least = min(least, after.TotalAlloc-before.TotalAlloc)
-	}
-	return least
-}
+// bytesAllocated is the fewest bytes f allocated over a few runs.
+func bytesAllocated(f func()) uint64 { return memtest.FewestBytes(5, f) }
 
 // The stat gate keeps no copy of what the listing stat-ed: per listed
 // target it allocates the slot of its record (8 bytes), and a split of

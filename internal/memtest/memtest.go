@@ -47,3 +47,18 @@ func PeakHeap(f func()) uint64 {
 	}
 	return 0
 }
+
+// FewestBytes runs f tries times and returns the fewest bytes it
+// allocated in a run (TotalAlloc): other goroutines of a test process
+// may allocate meanwhile, and the fewest is the closest to f's own.
+func FewestBytes(tries int, f func()) uint64 {
+	least := ^uint64(0)
+	for range tries {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	return least
+}

@@ -2,7 +2,6 @@ package search_test
 
 import (
 	"context"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/memidx/memidx/internal/index"
 	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/memtest"
 	"github.com/memidx/memidx/internal/search"
 )
 
@@ -20,20 +20,16 @@ func (w *lexWorld) openBytes(t *testing.T, plan search.Plan, need, tries int) ui
 	t.Helper()
 	ctx := context.Background()
 	want := index.Need{Targets: w.targets, Refresh: index.RefreshOptions{Mode: lineage.Active, Searched: []string{w.dir}}}
-	least := ^uint64(0)
+	var least uint64
 	_, _, err := w.ix.Acquire(ctx, want, func(v *index.View) error {
-		for range tries {
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
+		least = memtest.FewestBytes(tries, func() {
 			s := search.New(ctx, plan, search.Filters{}, &w.docs)
 			s.Open(v)
 			search.SortByState(v, s.Cold)
 			s.Run(need)
 			require.True(t, s.LexiconAnswered)
 			s.Release()
-			runtime.ReadMemStats(&after)
-			least = min(least, after.TotalAlloc-before.TotalAlloc)
-		}
+		})
 		return nil
 	})
 	require.NoError(t, err)

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/memidx/memidx/internal/memtest"
 	"github.com/memidx/memidx/internal/session/listing"
 	"github.com/memidx/memidx/internal/session/locate"
 )
@@ -34,15 +34,7 @@ func keptListingBytes(t *testing.T, n, tries int) uint64 {
 		require.Len(t, refs, n)
 	}
 	list() // listed and kept
-	least := ^uint64(0)
-	for range tries {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		list()
-		runtime.ReadMemStats(&after)
-		least = min(least, after.TotalAlloc-before.TotalAlloc)
-	}
-	return least
+	return memtest.FewestBytes(tries, list)
 }
 
 // A listing a server takes from kept bucket listings costs a few small
