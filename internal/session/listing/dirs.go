@@ -183,7 +183,7 @@ func ListArchived(dirs locate.Dirs) ([]Ref, error) {
 	l := newLister(dirs, ListOptions{TopLevelOnly: true})
 	l.suffix = ".jsonl.gz"
 	l.archived = true
-	if c, err := filepath.EvalSymlinks(filepath.Clean(dirs.ArchiveRoot)); err == nil {
+	if c, err := canonical(filepath.Clean(dirs.ArchiveRoot)); err == nil {
 		l.allowed = []string{c}
 	}
 	l.listRoot(dirs.ArchiveRoot)
@@ -287,7 +287,7 @@ func mapRoots(dirs locate.Dirs) []mappedRoot {
 			continue
 		}
 		r = filepath.Clean(r)
-		if c, err := filepath.EvalSymlinks(r); err == nil {
+		if c, err := canonical(r); err == nil {
 			roots = append(roots, mappedRoot{given: r, canon: c, sessions: i != 1, archive: i == 2})
 		}
 	}

@@ -35,3 +35,18 @@ func TestStatOfAListedFileAllocatesNothing(t *testing.T) {
 		d.close()
 	}
 }
+
+// Resolving a root that holds no symlink, as every listing does, allocates
+// nothing (filepath.EvalSymlinks allocated twice an element).
+func TestCanonicalOfASymlinkFreeRootAllocatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "agent", "sessions")
+	require.NoError(t, os.MkdirAll(root, 0o755))
+	canon, err := filepath.EvalSymlinks(root)
+	require.NoError(t, err)
+	got, err := canonical(canon)
+	require.NoError(t, err)
+	assert.Equal(t, canon, got)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = canonical(canon) }))
+	assert.NotZero(t, testing.AllocsPerRun(10, func() { _, _ = filepath.EvalSymlinks(canon) }), "the garbage this spares")
+}
