@@ -565,10 +565,13 @@ func (c *ListCache) store(m mark, p *part) {
 	}
 }
 
-func (c *ListCache) get(key string) *part {
+// get is the kept part of key, nil when none. The key is spelled in
+// bytes and the lookup copies nothing: a listing looks up its root's and
+// each bucket directory's part on every call.
+func (c *ListCache) get(key []byte) *part {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.parts[key]
+	p := c.parts[string(key)]
 	if p != nil {
 		c.stats.Reused++
 	}
@@ -629,7 +632,7 @@ func (v *View) lister(dirs locate.Dirs, opts ListOptions) *lister {
 	return l
 }
 
-func (v *View) cached(key string) *part {
+func (v *View) cached(key []byte) *part {
 	if !v.fresh {
 		return nil
 	}
@@ -838,8 +841,8 @@ func (v *View) listRoot(l *lister, root string) {
 		return
 	}
 	root = filepath.Clean(root)
-	key := rootKeyPrefix + root
-	if p := v.cached(key); p != nil {
+	var kb [128]byte
+	if p := v.cached(append(append(kb[:0], rootKeyPrefix...), root...)); p != nil {
 		if sameDir(root, p.id) {
 			v.used = append(v.used, p)
 			v.listDirs(l, p.buckets, p)
@@ -859,7 +862,7 @@ func (v *View) listRoot(l *lister, root string) {
 	// A linked bucket's target may change without an event here.
 	var kept *part
 	if watched && serr == nil && !linked {
-		kept = newPart(&part{key: key, buckets: buckets, dirs: []string{root}, id: StatOf(st)})
+		kept = newPart(&part{key: rootKeyPrefix + root, buckets: buckets, dirs: []string{root}, id: StatOf(st)})
 		v.c.store(m, kept) // kept only while nothing named root since m
 	}
 	v.listDirs(l, buckets, kept)
@@ -968,8 +971,10 @@ func sameDir(dir string, id FileStat) bool {
 func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
 	parts := make([]listed, len(dirs))
 	var todo []int
+	var key []byte
 	for i, d := range dirs {
-		p := v.cached(flatKey(d, l.opts))
+		key = appendFlatKey(key[:0], d, l.opts)
+		p := v.cached(key)
 		if p != nil && v.stillNames(d.dir, p, under) {
 			p = v.withWrites(p)
 		} else {
@@ -1004,6 +1009,14 @@ func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
 	v.groups = append(v.groups, takeGroup{parts, l.linked})
 }
 
-func flatKey(d bucketDir, opts ListOptions) string {
-	return "F\x00" + filepath.Clean(d.dir) + "\x00" + d.bucket + "\x00" + opts.key()
+func flatKey(d bucketDir, opts ListOptions) string { return string(appendFlatKey(nil, d, opts)) }
+
+// appendFlatKey appends the key of d's kept part (flatKey) to b.
+func appendFlatKey(b []byte, d bucketDir, opts ListOptions) []byte {
+	b = append(b, "F\x00"...)
+	b = append(b, filepath.Clean(d.dir)...)
+	b = append(b, 0)
+	b = append(b, d.bucket...)
+	b = append(b, 0)
+	return append(b, opts.key()...)
 }

@@ -1,0 +1,28 @@
+package listing
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// A kept part is found by its key spelled in bytes, as a listing spells it
+// on every call, without copying the key.
+func TestKeptPartLookupCopiesNoKey(t *testing.T) {
+	c := NewListCache()
+	defer c.Close()
+	d := bucketDir{dir: "/agent/sessions/--work--", bucket: "--work--"}
+	for _, opts := range []ListOptions{{}, {TopLevelOnly: true}} {
+		p := newPart(&part{key: flatKey(d, opts)})
+		c.mu.Lock()
+		c.parts[p.key] = p
+		c.mu.Unlock()
+		key := appendFlatKey(make([]byte, 0, 128), d, opts)
+		assert.Equal(t, flatKey(d, opts), string(key))
+		assert.Same(t, p, c.get(key))
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _ = c.get(key) }))
+	}
+	other := appendFlatKey(nil, bucketDir{dir: "/agent/sessions/--work--/", bucket: "--work--"}, ListOptions{})
+	assert.NotNil(t, c.get(other), "the directory is cleaned, as flatKey cleans it")
+	assert.Nil(t, c.get(appendFlatKey(nil, bucketDir{dir: "/agent/sessions/--else--", bucket: "--else--"}, ListOptions{})))
+}
