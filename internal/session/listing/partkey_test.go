@@ -2,6 +2,7 @@ package listing
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -25,4 +26,29 @@ func TestKeptPartLookupCopiesNoKey(t *testing.T) {
 	other := appendFlatKey(nil, bucketDir{dir: "/agent/sessions/--work--/", bucket: "--work--"}, ListOptions{})
 	assert.NotNil(t, c.get(other), "the directory is cleaned, as flatKey cleans it")
 	assert.Nil(t, c.get(appendFlatKey(nil, bucketDir{dir: "/agent/sessions/--else--", bucket: "--else--"}, ListOptions{})))
+}
+
+// A barrier's timer is reused, and a reused one fires after its own
+// duration, never with what an earlier use left behind.
+func TestSyncTimerReuse(t *testing.T) {
+	first := syncTimer(time.Millisecond)
+	<-first.C // fired: nothing left to deliver once stopped
+	putSyncTimer(first)
+	long := syncTimer(time.Hour)
+	select {
+	case <-long.C:
+		t.Fatal("a reused timer delivered an earlier firing")
+	case <-time.After(20 * time.Millisecond):
+	}
+	putSyncTimer(long)
+	short := syncTimer(time.Millisecond)
+	select {
+	case <-short.C:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a reused timer did not fire")
+	}
+	putSyncTimer(short)
+	if !raceEnabled {
+		assert.Zero(t, testing.AllocsPerRun(100, func() { putSyncTimer(syncTimer(time.Hour)) }))
+	}
 }

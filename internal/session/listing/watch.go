@@ -473,8 +473,8 @@ func (c *ListCache) sync() bool {
 	if timeout <= 0 {
 		timeout = 2 * time.Second
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	timer := syncTimer(timeout)
+	defer putSyncTimer(timer)
 	for {
 		c.mu.Lock()
 		switch {
@@ -509,6 +509,26 @@ func (c *ListCache) sync() bool {
 			return false
 		}
 	}
+}
+
+// syncTimers keeps the barriers' timers: every call of a watching
+// server waits at one, and a new timer a call was a few hundred bytes of
+// its garbage. A timer stopped since Go 1.23 delivers nothing stale.
+var syncTimers sync.Pool
+
+// syncTimer is a timer that fires after d, reused when one is kept.
+func syncTimer(d time.Duration) *time.Timer {
+	if t, ok := syncTimers.Get().(*time.Timer); ok {
+		t.Reset(d)
+		return t
+	}
+	return time.NewTimer(d)
+}
+
+// putSyncTimer stops t and keeps it for another barrier.
+func putSyncTimer(t *time.Timer) {
+	t.Stop()
+	syncTimers.Put(t)
 }
 
 // addWatch watches dir before a lister reads it.

@@ -1,0 +1,5 @@
+//go:build !race
+
+package listing
+
+const raceEnabled = false
