@@ -793,8 +793,8 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lexicon{Epoch: lexiconEpoch(r.tx, r.mode), lb: lb, keys: keys,
-		segs: make([]lexicon.Segment, 0, len(keys))} // some 300 bytes each
+	l := newLexicon(len(keys))
+	l.Epoch, l.lb, l.keys = lexiconEpoch(r.tx, r.mode), lb, keys
 	if r.ix != nil {
 		l.ids = &r.ix.lexIDs
 	}
@@ -821,6 +821,34 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 		l.segs = append(l.segs, s)
 	}
 	return l, nil
+}
+
+// lexicons keeps the tables of released Lexicons (Release): a search
+// opens the lexicon once, and its segments' table, some 300 bytes a
+// segment, was a tenth of a rare-term recall's garbage in a server.
+var lexicons sync.Pool
+
+// newLexicon is an empty Lexicon with room for n segments, a released
+// one when the pool has one.
+func newLexicon(n int) *Lexicon {
+	if l, ok := lexicons.Get().(*Lexicon); ok && cap(l.segs) >= n {
+		return l
+	}
+	return &Lexicon{segs: make([]lexicon.Segment, 0, n)}
+}
+
+// Release gives l's tables back for another read's Lexicon: l must not be
+// used after. Its segments point into the read's map, which may be
+// unmapped and its addresses reused: they are cleared, not kept.
+func (l *Lexicon) Release() {
+	if l == nil {
+		return
+	}
+	segs, back := l.segs[:cap(l.segs)], l.giveBack[:cap(l.giveBack)]
+	clear(segs)
+	clear(back)
+	*l = Lexicon{segs: segs[:0], giveBack: back[:0]}
+	lexicons.Put(l)
 }
 
 // read is called when a lookup is done with segment i (see giveBack).

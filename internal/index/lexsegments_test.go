@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/memtest"
 )
 
 // A Reader opens the lexicon's listed segments once each: the list's
@@ -74,4 +75,42 @@ func TestLexiconIdentityIsKeptWhileTheLexiconIs(t *testing.T) {
 	c, fresh, _ := identity()
 	assert.Equal(t, fresh, c)
 	assert.NotEqual(t, a, c)
+}
+
+// A released lexicon's table serves the next read's lexicon, which
+// answers as a fresh one does; the released one holds nothing of the
+// read's map.
+func TestReleasedLexiconTableIsReused(t *testing.T) {
+	f := newFixture(t, 4)
+	ix := f.index()
+	f.refresh(ix, lineage.Active)
+	open := func(release bool) (docs []uint32, bytes uint64) {
+		require.NoError(t, ix.View(ctx, lineage.Active, func(rd *Reader) error {
+			_, err := rd.Lexicon() // warm: the segments' checks are kept
+			require.NoError(t, err)
+			bytes = memtest.FewestBytes(8, func() {
+				lex, _ := rd.Lexicon()
+				docs, _ = lex.Docs(nil, "alpha0")
+				if release {
+					lex.Release()
+				}
+			})
+			lex, err := rd.Lexicon()
+			require.NoError(t, err)
+			lex.Release()
+			assert.Empty(t, lex.segs)
+			for _, s := range lex.segs[:cap(lex.segs)] {
+				assert.Zero(t, s, "a kept segment points into the map")
+			}
+			return nil
+		}))
+		return docs, bytes
+	}
+	kept, fresh := open(false)
+	reused, pooled := open(true)
+	assert.NotEmpty(t, kept)
+	assert.Equal(t, kept, reused)
+	if !raceEnabled {
+		assert.Less(t, pooled, fresh, "a released table is taken again")
+	}
 }

@@ -209,6 +209,8 @@ var docsPool sync.Pool
 // release gives the postings buffers back; nothing reads them after the
 // sources are made.
 func (l *lexLookup) release() {
+	l.lex.Release()
+	l.lex = nil
 	for i, d := range l.docs {
 		if d != nil {
 			d = d[:0]
