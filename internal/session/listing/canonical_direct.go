@@ -3,6 +3,7 @@
 package listing
 
 import (
+	"io/fs"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
@@ -14,9 +15,10 @@ import (
 // a rare-term recall's garbage at 100k sessions). A clean absolute path
 // none of whose elements is a symlink, and whose every element but the
 // last is a directory, is its own canonical path: it is checked with one
-// allocation-free lstat an element (statAt), and any other path, or a
-// failed lstat, is left to EvalSymlinks, which gives the same answer or
-// error as before.
+// allocation-free lstat an element (statAt). Any other path is left to
+// EvalSymlinks, which gives the same answer or error as before; an
+// element that cannot be lstat'ed gives the error EvalSymlinks gives for
+// it.
 func canonical(p string) (string, error) {
 	if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 		return filepath.EvalSymlinks(p)
@@ -26,8 +28,14 @@ func canonical(p string) (string, error) {
 		if i < len(p) && p[i] != '/' {
 			continue
 		}
-		if statAt(unix.AT_FDCWD, p[:i], &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-			return filepath.EvalSymlinks(p)
+		if err := statAt(unix.AT_FDCWD, p[:i], &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if err == unix.EINTR {
+				return filepath.EvalSymlinks(p)
+			}
+			// EvalSymlinks' error: its lstat of the same element failed,
+			// no element before being a symlink (a missing archive root
+			// is the common case).
+			return "", &fs.PathError{Op: "lstat", Path: p[:i], Err: err}
 		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:

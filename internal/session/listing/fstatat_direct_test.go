@@ -50,3 +50,12 @@ func TestCanonicalOfASymlinkFreeRootAllocatesNothing(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = canonical(canon) }))
 	assert.NotZero(t, testing.AllocsPerRun(10, func() { _, _ = filepath.EvalSymlinks(canon) }), "the garbage this spares")
 }
+
+// A root that does not exist (most archives have no archive root) costs
+// its error alone.
+func TestCanonicalOfAMissingRootAllocatesItsErrorOnly(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "archive")
+	_, err := canonical(missing)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { _, _ = canonical(missing) }), 1.0)
+}
