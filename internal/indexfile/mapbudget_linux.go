@@ -34,17 +34,33 @@ func (r *residentFile) bytes() (int64, bool) {
 		r.bad = err != nil
 		return 0, false
 	}
-	fields := bytes.Fields(r.buf[:n])
-	if len(fields) < 3 {
-		r.bad = true
-		return 0, false
-	}
-	pages, err := strconv.ParseInt(string(fields[2]), 10, 64)
-	if err != nil {
+	pages, ok := statmField(r.buf[:n], 2)
+	if !ok {
 		r.bad = true
 		return 0, false
 	}
 	return pages * int64(os.Getpagesize()), true
+}
+
+// statmField is the i-th space-separated number of a statm line, read in
+// place: a server reads statm on every call, and splitting the line into
+// fields was a slice of them each time.
+func statmField(line []byte, i int) (int64, bool) {
+	for ; i > 0; i-- {
+		at := bytes.IndexByte(line, ' ')
+		if at < 0 {
+			return 0, false
+		}
+		line = bytes.TrimLeft(line[at:], " ")
+	}
+	if end := bytes.IndexAny(line, " \n"); end >= 0 {
+		line = line[:end]
+	}
+	n, err := strconv.ParseInt(string(line), 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 // close closes the file, if open.

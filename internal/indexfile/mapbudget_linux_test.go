@@ -96,3 +96,34 @@ func keptMapped(t *testing.T, s *Store) int64 {
 	}))
 	return held
 }
+
+// A statm field is read in place: the numbers bytes.Fields would give,
+// and no allocation for a server's read a call.
+func TestStatmField(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		i    int
+		want int64
+		ok   bool
+	}{
+		{"415202 26306 2134 864 0 43551 0\n", 2, 2134, true},
+		{"415202 26306 2134 864 0 43551 0\n", 0, 415202, true},
+		{"415202 26306 2134 864 0 43551 0\n", 6, 0, true},
+		{"1 2 3", 2, 3, true},
+		{"1  2   3\n", 2, 3, true},
+		{"1 2\n", 2, 0, false},
+		{"1 x 3\n", 1, 0, false},
+		{"1 -2 3\n", 1, 0, false},
+		{"", 0, 0, false},
+	} {
+		got, ok := statmField([]byte(c.line), c.i)
+		require.Equal(t, c.ok, ok, "%q field %d", c.line, c.i)
+		require.Equal(t, c.want, got, "%q field %d", c.line, c.i)
+	}
+	var r residentFile
+	defer r.close()
+	n, ok := r.bytes()
+	require.True(t, ok)
+	require.Positive(t, n)
+	require.Zero(t, testing.AllocsPerRun(100, func() { r.bytes() }))
+}
