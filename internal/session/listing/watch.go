@@ -991,7 +991,8 @@ func sameDir(dir string, id FileStat) bool {
 func (v *View) listDirs(l *lister, dirs []bucketDir, under *part) {
 	parts := make([]listed, len(dirs))
 	var todo []int
-	var key []byte
+	var kb [256]byte // a key fits, most of the time: no allocation
+	key := kb[:0]
 	for i, d := range dirs {
 		key = appendFlatKey(key[:0], d, l.opts)
 		p := v.cached(key)
