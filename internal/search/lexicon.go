@@ -256,7 +256,12 @@ func (s *Searcher) hotTerms(rd *index.Reader, epoch index.LexiconEpoch, hots []*
 	if s.NoLexicon || s.filt.any() || (s.plan.Kind != PlanTerms && s.plan.Kind != PlanPhrase) || nt == 0 || nt > 64 {
 		return nil
 	}
-	held := make(map[uint32]uint64, len(hots))
+	held := s.spare.held
+	if held == nil {
+		held = make(map[uint32]uint64, len(hots))
+		s.spare.held = held
+	}
+	clear(held)
 	lo, hi := uint32(math.MaxUint32), uint32(0)
 	for _, rec := range hots {
 		if rec.Doc != 0 {

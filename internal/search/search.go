@@ -246,6 +246,18 @@ type Searcher struct {
 	// hotLists holds the cursors stats looked up: term ti's postings in
 	// hot source i at ti*len(hot)+i, for searchHotTop to read.
 	hotLists []hotbm25.Postings
+	// spare holds the search's scratch tables, from the pool and back to
+	// it at Release (sourceBufs).
+	spare scratch
+}
+
+// scratch are tables a search fills and drops within one call: the hot
+// docs' held terms (hotTerms), the hot records (hotRecords) and the
+// ranked items (Run; a page reads them before Release).
+type scratch struct {
+	held  map[uint32]uint64
+	recs  []*index.Record
+	items []Item
 }
 
 // New returns a search of plan with filt, under ctx (which bounds a regex
@@ -254,7 +266,7 @@ type Searcher struct {
 func New(ctx context.Context, plan Plan, filt Filters, docs *DocMemo) *Searcher {
 	s := &Searcher{ctx: ctx, plan: plan, filt: filt, docs: docs}
 	if b, ok := sourcePool.Get().(*sourceBufs); ok {
-		s.Hot, s.Cold, s.hotLists = b.hot, b.cold, b.lists
+		s.Hot, s.Cold, s.hotLists, s.spare = b.hot, b.cold, b.lists, b.spare
 	}
 	return s
 }
@@ -266,6 +278,7 @@ type sourceBufs struct {
 	hot   []HotSource
 	cold  []ColdSource
 	lists []hotbm25.Postings
+	spare scratch
 }
 
 var sourcePool sync.Pool
@@ -285,14 +298,20 @@ func (s *Searcher) recycle() {
 // point into records and mapped tier data, which the pool must not
 // keep); nil when they are over maxPooledSources.
 func (s *Searcher) takeSources() *sourceBufs {
-	defer func() { s.Hot, s.Cold, s.hotLists = nil, nil, nil }()
-	if cap(s.Hot) > maxPooledSources || cap(s.Cold) > maxPooledSources || cap(s.hotLists) > 4*maxPooledSources {
+	defer func() { s.Hot, s.Cold, s.hotLists, s.spare = nil, nil, nil, scratch{} }()
+	sp := &s.spare
+	if cap(s.Hot) > maxPooledSources || cap(s.Cold) > maxPooledSources || cap(s.hotLists) > 4*maxPooledSources ||
+		len(sp.held) > maxPooledSources || cap(sp.recs) > maxPooledSources || cap(sp.items) > maxPooledSources {
 		return nil
 	}
-	b := &sourceBufs{hot: s.Hot[:0], cold: s.Cold[:0], lists: s.hotLists[:0]}
+	b := &sourceBufs{hot: s.Hot[:0], cold: s.Cold[:0], lists: s.hotLists[:0],
+		spare: scratch{held: sp.held, recs: sp.recs[:0], items: sp.items[:0]}}
 	clear(b.hot[:cap(b.hot)])
 	clear(b.cold[:cap(b.cold)])
 	clear(b.lists[:cap(b.lists)])
+	clear(b.spare.held)
+	clear(b.spare.recs[:cap(b.spare.recs)])
+	clear(b.spare.items[:cap(b.spare.items)])
 	return b
 }
 
@@ -701,6 +720,7 @@ func (s *Searcher) Run(need int) ([]Item, int) {
 	}
 	cold, coldCount := s.searchCold(need)
 	items = append(items, cold...)
+	s.spare.items = items // back to the pool at Release
 	s.regexFinish()
 	// The total counts what the budgets retain; with the top-k path items
 	// holds only the hot items that can reach the page, which are the

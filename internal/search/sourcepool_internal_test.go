@@ -41,3 +41,44 @@ func TestTakeSourcesKeepsCapacityNotContents(t *testing.T) {
 	assert.Nil(t, s.takeSources(), "over the bound: not pooled")
 	assert.Nil(t, s.Hot)
 }
+
+// A search's scratch tables (the hot docs' held terms, the hot records,
+// the ranked items) go back to the pool empty, with their room: the next
+// search takes them instead of making its own. Over the bound, they are
+// left to the collector.
+func TestScratchTablesArePooledEmpty(t *testing.T) {
+	rec := &index.Record{Path: "/s.jsonl"}
+	s := New(context.Background(), Plan{}, Filters{}, nil)
+	s.spare = scratch{
+		held:  map[uint32]uint64{7: 1, 9: 3},
+		recs:  []*index.Record{rec, rec},
+		items: []Item{{Score: 1, file: "/s.jsonl"}, {Score: 2}},
+	}
+	recs, items := s.spare.recs[:cap(s.spare.recs)], s.spare.items[:cap(s.spare.items)]
+	b := s.takeSources()
+	require.NotNil(t, b)
+	assert.Equal(t, scratch{}, s.spare)
+	assert.Empty(t, b.spare.held)
+	assert.NotNil(t, b.spare.held, "the map is kept, emptied")
+	assert.Empty(t, b.spare.recs)
+	assert.Equal(t, cap(recs), cap(b.spare.recs))
+	for i := range recs {
+		assert.Nil(t, recs[i], "record %d still pointed to", i)
+	}
+	for i := range items {
+		assert.Zero(t, items[i], "item %d kept", i)
+	}
+
+	if !RaceDetector {
+		for sourcePool.Get() != nil { // what other tests left
+		}
+		sourcePool.Put(b)
+		next := New(context.Background(), Plan{}, Filters{}, nil)
+		assert.Equal(t, cap(recs), cap(next.spare.recs), "the next search takes them")
+		next.Release()
+	}
+
+	s.spare.items = make([]Item, 0, maxPooledSources+1)
+	assert.Nil(t, s.takeSources(), "over the bound: not pooled")
+	assert.Equal(t, scratch{}, s.spare)
+}

@@ -34,7 +34,8 @@ func SortByState(v *index.View, cold []ColdSource) {
 // process rewrote since the refresh.
 func (s *Searcher) openHot(v *index.View, each []int) (raced []int) {
 	rd := v.Reader()
-	hotTerms := s.hotTerms(rd, v.LexEpoch(), hotRecords(v, each))
+	s.spare.recs = hotRecords(s.spare.recs[:0], v, each)
+	hotTerms := s.hotTerms(rd, v.LexEpoch(), s.spare.recs)
 	// A HotSource is some hundred bytes: growing the slice shard by shard
 	// was a fifth of a server's garbage a call at 100k sessions.
 	s.Hot = slices.Grow(s.Hot, len(each))
@@ -81,10 +82,9 @@ func (s *Searcher) openHot(v *index.View, each []int) (raced []int) {
 	return raced
 }
 
-// hotRecords are the records of states whose hot shards the index holds
-// (not read into memory, not built by this call).
-func hotRecords(v *index.View, each []int) []*index.Record {
-	recs := make([]*index.Record, 0, len(each))
+// hotRecords appends to recs the records of states whose hot shards the
+// index holds (not read into memory, not built by this call).
+func hotRecords(recs []*index.Record, v *index.View, each []int) []*index.Record {
 	for _, i := range each {
 		if st := v.State(i); st.Built() == nil && st.Record.Tier == index.Hot {
 			recs = append(recs, st.Record)

@@ -91,7 +91,11 @@ func (h *topHeap) down(i int) {
 // one that could reach the page is scored, rounded and compared by less
 // as there; none is materialised unless it can reach the page.
 func (s *Searcher) searchHotTop(k int) ([]Item, int) {
-	h := topHeap{k: k, it: make([]Item, 0, k)}
+	it := s.spare.items[:0]
+	if cap(it) < k {
+		it = make([]Item, 0, k)
+	}
+	h := topHeap{k: k, it: it}
 	ts := s.newTermScan()
 	defer ts.release()
 	count := 0
