@@ -153,6 +153,13 @@ var sessionsAliases = map[string]string{}
 // are renamed first; an alias given together with its canonical name is an
 // error.
 func decodeStrict(data []byte, v any, aliases map[string]string) *coverage.Error {
+	return decodeStrictAs(data, v, aliases, true)
+}
+
+// decodeStrictAs is decodeStrict; direct decodes arguments given as they
+// are (every name one of v's, no alias, no null, no object) without the
+// strict decoder (tests compare the two).
+func decodeStrictAs(data []byte, v any, aliases map[string]string, direct bool) *coverage.Error {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		data = []byte("{}")
@@ -161,6 +168,9 @@ func decodeStrict(data []byte, v any, aliases map[string]string) *coverage.Error
 	if err := json.Unmarshal(data, &obj); err != nil {
 		return invalid("the request must be a JSON object: %v", err)
 	}
+	// asGiven: data says what obj holds (no alias renamed, no null
+	// dropped, no object argument), and is decoded as it is.
+	asGiven := direct
 	for alias, canon := range aliases {
 		if raw, ok := obj[alias]; ok {
 			if _, dup := obj[canon]; dup {
@@ -168,6 +178,7 @@ func decodeStrict(data []byte, v any, aliases map[string]string) *coverage.Error
 			}
 			obj[canon] = raw
 			delete(obj, alias)
+			asGiven = false
 		}
 	}
 	// Drop explicit nulls: null means absent. Names must match exactly
@@ -179,27 +190,46 @@ func decodeStrict(data []byte, v any, aliases map[string]string) *coverage.Error
 		}
 		if string(bytes.TrimSpace(raw)) == "null" {
 			delete(obj, k)
+			asGiven = false
 			continue
+		}
+		if objectField(v, k) != nil {
+			asGiven = false // its keys are checked by the decoder below
 		}
 		if eo := checkObjectArg(v, k, raw); eo != nil {
 			return eo
 		}
 	}
+	if asGiven {
+		// Every name is one of v's, exactly: the strict decoder below
+		// would find nothing more, and re-encoding the object to feed it
+		// was most of a call's request garbage.
+		if err := json.Unmarshal(data, v); err != nil {
+			return typeErr(err, v)
+		}
+		return nil
+	}
 	norm, _ := json.Marshal(obj)
 	dec := json.NewDecoder(bytes.NewReader(norm))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		msg := err.Error()
-		if strings.HasPrefix(msg, "json: unknown field ") {
-			return invalid("unknown argument %s; valid arguments: %s", strings.TrimPrefix(msg, "json: unknown field "), fieldList(v))
-		}
-		var te *json.UnmarshalTypeError
-		if ok := asTypeError(err, &te); ok {
-			return invalid("argument %q must be of type %s, not %s", te.Field, jsType(te.Type.String()), te.Value)
-		}
-		return invalid("%v", err)
+		return typeErr(err, v)
 	}
 	return nil
+}
+
+// typeErr is the invalid_request error for what decoding the arguments
+// into v met.
+func typeErr(err error, v any) *coverage.Error {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "json: unknown field ") {
+		return invalid("unknown argument %s; valid arguments: %s", strings.TrimPrefix(msg, "json: unknown field "), fieldList(v))
+	}
+	var te *json.UnmarshalTypeError
+	if ok := asTypeError(err, &te); ok {
+		return invalid("argument %q must be of type %s, not %s", te.Field, jsType(te.Type.String()), te.Value)
+	}
+	return invalid("%v", err)
 }
 
 // checkObjectArg names an unknown key inside an object argument (context,
