@@ -34,6 +34,12 @@ func TestDecodeAsGivenIsTheStrictDecoder(t *testing.T) {
 		`{"query":"x","entryRange":{"first":1,"last":2}}`,
 		`{"query":"x","since":"2026-01-01T00:00:00Z","role":"user","tool":"bash"}`,
 		`{"query":"\u00e9\ud83d\ude00","queryMode":"phrase"}`,
+		`{"offset":"x","offset":1}`,
+		`{"query":1,"query":"x"}`,
+		`{"query":1,"offset":"x"}`,
+		`{"queryMode":1,"offset":[1]}`,
+		`{"offset":1e400,"offset":1}`,
+		`{"q\u0075ery":"x"}`,
 	} {
 		for _, alias := range []bool{false, true} {
 			text := in

@@ -201,13 +201,15 @@ func decodeStrictAs(data []byte, v any, aliases map[string]string, direct bool) 
 		}
 	}
 	if asGiven {
-		// Every name is one of v's, exactly: the strict decoder below
-		// would find nothing more, and re-encoding the object to feed it
-		// was most of a call's request garbage.
-		if err := json.Unmarshal(data, v); err != nil {
-			return typeErr(err, v)
+		// Every name is one of v's, exactly, and re-encoding the object to
+		// feed the strict decoder was most of a call's request garbage.
+		// What decodes as given is what the strict decoder gives; an
+		// error goes the strict way, which decodes a repeated key's last
+		// value only and names the first bad argument by name order.
+		if json.Unmarshal(data, v) == nil {
+			return nil
 		}
-		return nil
+		reflect.ValueOf(v).Elem().SetZero()
 	}
 	norm, _ := json.Marshal(obj)
 	dec := json.NewDecoder(bytes.NewReader(norm))
