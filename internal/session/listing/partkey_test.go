@@ -29,11 +29,16 @@ func TestKeptPartLookupCopiesNoKey(t *testing.T) {
 }
 
 // A barrier's timer is reused, and a reused one fires after its own
-// duration, never with what an earlier use left behind.
+// duration, never with what an earlier use left behind, a firing nobody
+// received included (which the old timer channels, GODEBUG
+// asynctimerchan=1, kept).
 func TestSyncTimerReuse(t *testing.T) {
 	first := syncTimer(time.Millisecond)
 	<-first.C // fired: nothing left to deliver once stopped
 	putSyncTimer(first)
+	unread := syncTimer(time.Millisecond)
+	time.Sleep(10 * time.Millisecond) // fired, never received (a barrier met first)
+	putSyncTimer(unread)
 	long := syncTimer(time.Hour)
 	select {
 	case <-long.C:

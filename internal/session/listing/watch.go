@@ -513,7 +513,7 @@ func (c *ListCache) sync() bool {
 
 // syncTimers keeps the barriers' timers: every call of a watching
 // server waits at one, and a new timer a call was a few hundred bytes of
-// its garbage. A timer stopped since Go 1.23 delivers nothing stale.
+// its garbage.
 var syncTimers sync.Pool
 
 // syncTimer is a timer that fires after d, reused when one is kept.
@@ -525,9 +525,17 @@ func syncTimer(d time.Duration) *time.Timer {
 	return time.NewTimer(d)
 }
 
-// putSyncTimer stops t and keeps it for another barrier.
+// putSyncTimer stops t and keeps it for another barrier. A firing
+// nobody received is drained: since Go 1.23 a stopped timer delivers
+// nothing stale, but with GODEBUG=asynctimerchan=1 it would, and a
+// barrier would count a timeout that did not happen.
 func putSyncTimer(t *time.Timer) {
-	t.Stop()
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
 	syncTimers.Put(t)
 }
 
