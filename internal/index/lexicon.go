@@ -806,10 +806,12 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	for _, k := range keys {
 		raw := segmentAt(lb, k)
 		if raw == nil {
+			l.Release()
 			return nil, missingSegment(k)
 		}
 		s, err := lexicon.OpenSeen(raw, r.segSeen(k))
 		if err != nil {
+			l.Release()
 			return nil, fmt.Errorf("%w: %v", ErrLexiconDamaged, err)
 		}
 		switch {

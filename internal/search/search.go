@@ -301,8 +301,11 @@ func (s *Searcher) takeSources() *sourceBufs {
 	defer func() { s.Hot, s.Cold, s.hotLists, s.spare = nil, nil, nil, scratch{} }()
 	sp := &s.spare
 	if cap(s.Hot) > maxPooledSources || cap(s.Cold) > maxPooledSources || cap(s.hotLists) > 4*maxPooledSources ||
-		len(sp.held) > maxPooledSources || cap(sp.recs) > maxPooledSources || cap(sp.items) > maxPooledSources {
+		len(sp.held) > maxPooledSources || cap(sp.recs) > maxPooledSources {
 		return nil
+	}
+	if cap(sp.items) > maxPooledSources {
+		sp.items = nil // a broad query's: left to the collector alone
 	}
 	b := &sourceBufs{hot: s.Hot[:0], cold: s.Cold[:0], lists: s.hotLists[:0],
 		spare: scratch{held: sp.held, recs: sp.recs[:0], items: sp.items[:0]}}

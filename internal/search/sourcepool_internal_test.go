@@ -79,6 +79,13 @@ func TestScratchTablesArePooledEmpty(t *testing.T) {
 	}
 
 	s.spare.items = make([]Item, 0, maxPooledSources+1)
+	s.Hot = make([]HotSource, 0, 8)
+	b = s.takeSources()
+	if assert.NotNil(t, b, "a broad query's items alone are dropped") {
+		assert.Nil(t, b.spare.items)
+		assert.Equal(t, 8, cap(b.hot))
+	}
+	s.spare.recs = make([]*index.Record, 0, maxPooledSources+1)
 	assert.Nil(t, s.takeSources(), "over the bound: not pooled")
 	assert.Equal(t, scratch{}, s.spare)
 }
