@@ -413,7 +413,7 @@ func (g *gateTable) lookup(sum [gateSumLen]byte) *Record {
 func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessions, g *gateTable, at commit) (complete, clean bool) {
 	for i, rec := range k.recs {
 		if rec != nil {
-			rec.Path = k.targets[i].Path
+			rec.pointAt(k.targets[i].Path)
 		}
 	}
 	complete, clean = true, true
@@ -441,7 +441,7 @@ func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessi
 					complete = false
 					continue
 				}
-				rec.Path = string(p)
+				rec.pointAt(string(p))
 				clean = clean && gateSumOf(p) == g.sums[i]
 			}
 			return nil
@@ -479,7 +479,7 @@ func sharePaths(k *knownSessions) (freed int64) {
 		}
 		p := k.targets[i].Path
 		freed += int64(len(rec.Path))
-		rec.Path = p
+		rec.pointAt(p)
 		k.stored[p] = rec // a map assignment takes the new key's bytes
 	}
 	return freed

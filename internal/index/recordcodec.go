@@ -428,13 +428,30 @@ func (a *recordArena) decodeFullAs(mode lineage.Mode, key, gate, sealed []byte, 
 		return nil, fmt.Errorf("record %q does not match its manifest entry", key)
 	}
 	r.Branches = t.mode
-	r.SessionID = a.packedString(t.sessionID, nil)
+	r.SessionID = a.sessionID(t.sessionID)
 	r.Cwd = a.cwd(t.cwd)
 	r.LineageFingerprint = t.lineage
 	r.CacheBytes = t.cacheBytes
 	r.FirstTs, r.LastTs = t.first, t.last
 	r.partial = false
 	return r, nil
+}
+
+// sessionID is packedString for a whole record's session id: its own
+// allocation when the arena shares working directories (a server's
+// records), not the text chunks'. A server's record cuts its id from its
+// path when the file is named for the session (Record.pointAt), and the
+// copy is then garbage; in a chunk, the few ids of files named otherwise
+// (subagent sessions, 3% at 100k) kept every chunk alive.
+func (a *recordArena) sessionID(f packedField) string {
+	if a == nil || a.cwds == nil || a.scratch != nil || a.alone {
+		return a.packedString(f, nil)
+	}
+	if f.head == 0 {
+		return string(f.raw)
+	}
+	var local [packedMax]byte
+	return string(local[:f.expand(local[:])])
 }
 
 // maxSharedCwds bounds the working directories an arena shares: an
@@ -452,10 +469,13 @@ func (a *recordArena) cwd(b []byte) string {
 	if s, ok := a.cwds[string(b)]; ok {
 		return s
 	}
-	s := a.str(b)
-	if len(a.cwds) < maxSharedCwds {
-		a.cwds[s] = s
+	if len(a.cwds) >= maxSharedCwds {
+		return a.str(b)
 	}
+	// Its own allocation, not the text chunks': those then hold session
+	// ids only, which Record.pointAt lets go of.
+	s := string(b)
+	a.cwds[s] = s
 	return s
 }
 

@@ -348,14 +348,14 @@ func (r *refreshRun) keepWith(recs []*Record) {
 		for i, rec := range recs {
 			if rec != nil && rec.Path == "" {
 				p := r.targets[i].Path
-				rec.Path = p
+				rec.pointAt(p)
 				stored[p] = rec // a map assignment takes the new key's bytes
 			}
 		}
 		for p, rec := range stored {
 			if rec.Path == "" {
 				own := strings.Clone(p)
-				rec.Path = own
+				rec.pointAt(own)
 				stored[own] = rec
 			}
 		}

@@ -469,6 +469,20 @@ func TestRecordRoundTrip(t *testing.T) {
 			got, err := arena.decodeFull(rec.Branches.Mode(), key, gate, stored)
 			require.NoError(t, err)
 			assert.Equal(t, rec, got)
+			// A server's arena (shared working directories) gives ids and
+			// working directories allocations of their own: its text
+			// chunks stay empty, so an id a record cuts from its path
+			// (pointAt) keeps no chunk alive.
+			server := recordArena{policyIDs: arena.policyIDs, cwds: map[string]string{}}
+			got, err = server.decodeFull(rec.Branches.Mode(), key, gate, stored)
+			require.NoError(t, err)
+			assert.Equal(t, rec, got)
+			chunk := string(server.text[:cap(server.text)])
+			assert.False(t, within(got.SessionID, chunk), "the id in a text chunk")
+			assert.False(t, within(got.Cwd, chunk), "the working directory in a text chunk")
+			if got.note == nil {
+				assert.Zero(t, cap(server.text), "text chunks")
+			}
 			own, err := decodeRecord(key, stored)
 			require.NoError(t, err)
 			assert.Equal(t, &Record{CacheVersion: rec.CacheVersion, Branches: rec.Branches, SessionID: rec.SessionID, Cwd: rec.Cwd,
