@@ -556,6 +556,9 @@ func (l *lister) listFlat(dir, bucket string) {
 		}
 	}
 	l.refs = slices.Grow(l.refs, n)
+	// The directory's stats in one allocation: one each was 100,000
+	// objects of 48 bytes (for 40) in a server at 100k sessions.
+	stats := make([]FileStat, n)
 	spelled := at.spelled == dir
 	var place *refPlace
 	for _, e := range ents {
@@ -564,7 +567,8 @@ func (l *lister) listFlat(dir, bucket string) {
 			continue
 		}
 		p := joinClean(dir, name) // a directory entry's name is one clean element
-		ref, in, ok := l.stat(d, at, p, name, spelled, e)
+		ref, in, ok := l.stat(d, at, p, name, spelled, e, &stats[0])
+		stats = stats[1:]
 		if !ok {
 			continue
 		}
@@ -683,7 +687,7 @@ func (l *lister) listNested(dir, canonDir string, open func() (*os.File, error),
 			pl := l.place(canonDir)
 			at = &pl
 		}
-		ref, in, ok := l.stat(d, *at, p, name, at.spelled == dir, e)
+		ref, in, ok := l.stat(d, *at, p, name, at.spelled == dir, e, new(FileStat))
 		if !ok {
 			continue
 		}
@@ -704,7 +708,8 @@ func (l *lister) isSessionName(name string) bool {
 // stat builds the Ref of p, the entry e (named name) of d, a directory
 // at place at, and names its bucket ("" outside the sessions root; the
 // caller places the ref); spelled says that p's directory is at.spelled.
-func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, spelled bool, e dirEntry) (Ref, string, bool) {
+// The stat is written to slot, which the ref then points to.
+func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, spelled bool, e dirEntry, slot *FileStat) (Ref, string, bool) {
 	var path, bucket string
 	switch {
 	case e.Type()&fs.ModeSymlink != 0:
@@ -734,7 +739,8 @@ func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, spelled bool, e
 		l.skip(ReasonInvalidFileName, path)
 		return Ref{}, "", false
 	}
-	return Ref{Path: path, Archived: l.archived, Stat: &st}, bucket, true
+	*slot = st
+	return Ref{Path: path, Archived: l.archived, Stat: slot}, bucket, true
 }
 
 // dirPlace is where a listed directory lies: what insideRoots and display

@@ -1,10 +1,19 @@
 package listing
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/memidx/memidx/internal/session/locate"
 )
 
 // A kept part is found by its key spelled in bytes, as a listing spells it
@@ -55,5 +64,33 @@ func TestSyncTimerReuse(t *testing.T) {
 	putSyncTimer(short)
 	if !raceEnabled {
 		assert.Zero(t, testing.AllocsPerRun(100, func() { putSyncTimer(syncTimer(time.Hour)) }))
+	}
+}
+
+// A directory's sessions share one allocation of stats: their Stat
+// pointers lie in one block, each its own slot.
+func TestADirectorysStatsAreOneBlock(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	bucket := filepath.Join(root, "sessions", "--work--")
+	require.NoError(t, os.MkdirAll(bucket, 0o755))
+	const n = 40
+	for i := range n {
+		require.NoError(t, os.WriteFile(filepath.Join(bucket, fmt.Sprintf("s%02d.jsonl", i)), []byte(strings.Repeat("x", i+1)), 0o600))
+	}
+	refs, err := ListSessions(locate.Dirs{SessionsRoot: filepath.Join(root, "sessions")}, ListOptions{TopLevelOnly: true})
+	require.NoError(t, err)
+	require.Len(t, refs, n)
+	var at []uintptr
+	for _, r := range refs {
+		st, err := os.Stat(r.Path)
+		require.NoError(t, err)
+		assert.Equal(t, st.Size(), r.Stat.Size, r.Path)
+		at = append(at, uintptr(unsafe.Pointer(r.Stat)))
+	}
+	slices.Sort(at)
+	size := unsafe.Sizeof(FileStat{})
+	for i := 1; i < len(at); i++ {
+		assert.Equal(t, size, at[i]-at[i-1], "slot %d follows slot %d", i, i-1)
 	}
 }
