@@ -26,16 +26,12 @@ type Ref struct {
 	// Stat is the file's stat when it was listed or resolved, so that a
 	// caller need not stat it again: its size and times (Size, ModTime).
 	Stat *FileStat
-	// place is where the ref was found (Bucket, Top), shared by the refs
-	// of a directory: a server keeps every ref twice (its directory's
-	// listing and the merged one), and two strings a ref were 3.2 MB of
-	// each at 100k sessions. nil: no bucket, not listed.
+	// place is where the ref was found (Bucket, Top, Nested, Archived),
+	// shared by the refs of a directory: a server keeps every ref twice
+	// (its directory's listing and the merged one), and two strings a ref
+	// were 3.2 MB of each at 100k sessions, two flags 1.6 MB of both.
+	// nil: no bucket, not listed, neither nested nor archived.
 	place *refPlace
-	// Nested marks a subagent session or advisor transcript inside another
-	// session's artifacts directory.
-	Nested bool
-	// Archived marks a gzip file of the omp gc archive (ListArchived only).
-	Archived bool
 }
 
 // refPlace is the bucket of the refs of one directory and, for nested
@@ -44,18 +40,29 @@ type Ref struct {
 type refPlace struct {
 	bucket, top string
 	listed      bool
+	// nested: subagent sessions or advisor transcripts inside another
+	// session's artifacts directory; archived: gzip files of the omp gc
+	// archive (ListArchived only).
+	nested, archived bool
 }
 
 // ResolvedRef is the ref of a file found by its path rather than listed
 // (its Top is ""): bucket is its bucket directory's name ("" outside
 // the sessions root).
 func ResolvedRef(path, bucket string, nested bool, st *FileStat) Ref {
-	r := Ref{Path: path, Stat: st, Nested: nested}
-	if bucket != "" {
-		r.place = &refPlace{bucket: bucket}
+	r := Ref{Path: path, Stat: st}
+	if bucket != "" || nested {
+		r.place = &refPlace{bucket: bucket, nested: nested}
 	}
 	return r
 }
+
+// Nested reports a subagent session or advisor transcript inside another
+// session's artifacts directory.
+func (r Ref) Nested() bool { return r.place != nil && r.place.nested }
+
+// Archived reports a gzip file of the omp gc archive (ListArchived only).
+func (r Ref) Archived() bool { return r.place != nil && r.place.archived }
 
 // Bucket is the bucket directory name under the sessions root, "" for a
 // file outside it.
@@ -100,12 +107,13 @@ func (r Ref) Top() string {
 }
 
 // placed returns the place of a ref listed in bucket under top ("": a
-// top-level session), cur when it is that place.
-func placed(cur *refPlace, bucket, top string) *refPlace {
-	if cur != nil && cur.bucket == bucket && cur.top == top && cur.listed {
+// top-level session) by l, cur when it is that place.
+func (l *lister) placed(cur *refPlace, bucket, top string) *refPlace {
+	nested := top != ""
+	if cur != nil && cur.bucket == bucket && cur.top == top && cur.listed && cur.nested == nested && cur.archived == l.archived {
 		return cur
 	}
-	return &refPlace{bucket: bucket, top: top, listed: true}
+	return &refPlace{bucket: bucket, top: top, listed: true, nested: nested, archived: l.archived}
 }
 
 // ListOptions select what ListSessions returns. The zero value is what
@@ -575,7 +583,7 @@ func (l *lister) listFlat(dir, bucket string) {
 		if in == "" {
 			in = bucket
 		}
-		place = placed(place, in, "")
+		place = l.placed(place, in, "")
 		ref.place = place
 		l.add(ref)
 		if !l.opts.TopLevelOnly {
@@ -691,11 +699,10 @@ func (l *lister) listNested(dir, canonDir string, open func() (*os.File, error),
 		if !ok {
 			continue
 		}
-		ref.Nested = true
 		if in == "" {
 			in = w.bucket
 		}
-		w.place = placed(w.place, in, w.top)
+		w.place = l.placed(w.place, in, w.top) // nested: its top is set
 		ref.place = w.place
 		l.add(ref)
 	}
@@ -740,7 +747,7 @@ func (l *lister) stat(d *dirHandle, at dirPlace, p, name string, spelled bool, e
 		return Ref{}, "", false
 	}
 	*slot = st
-	return Ref{Path: path, Archived: l.archived, Stat: slot}, bucket, true
+	return Ref{Path: path, Stat: slot}, bucket, true
 }
 
 // dirPlace is where a listed directory lies: what insideRoots and display
@@ -819,7 +826,7 @@ func (l *lister) add(ref Ref) {
 		}
 	}
 	if i, ok := l.seen[ref.Path]; ok {
-		if l.refs[i].Nested && !ref.Nested {
+		if l.refs[i].Nested() && !ref.Nested() {
 			l.refs[i] = ref
 		}
 		return

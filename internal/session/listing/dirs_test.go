@@ -122,11 +122,11 @@ func TestListSessions(t *testing.T) {
 		byPath[r.Path] = r
 	}
 	sub := byPath[filepath.Join(a, "sub1.jsonl")]
-	assert.True(t, sub.Nested)
+	assert.True(t, sub.Nested())
 	assert.Equal(t, "-proj", sub.Bucket())
 	assert.True(t, lt.t0.Add(400).Equal(sub.ModTime()), "nanosecond mtime: %v", sub.ModTime())
 	top := byPath[a+".jsonl"]
-	assert.False(t, top.Nested)
+	assert.False(t, top.Nested())
 	assert.Equal(t, "-proj", top.Bucket())
 	assert.Positive(t, top.Size())
 	assert.Equal(t, top.Path, top.Top(), "a listed top-level session is its own top")
@@ -262,7 +262,7 @@ func TestListArchived(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, refs, 1)
 	assert.Equal(t, filepath.Join(lt.dirs.ArchiveRoot, "-proj", "T0_old.jsonl.gz"), refs[0].Path)
-	assert.True(t, refs[0].Archived)
+	assert.True(t, refs[0].Archived())
 	assert.Equal(t, "-proj", refs[0].Bucket())
 }
 

@@ -94,3 +94,20 @@ func TestADirectorysStatsAreOneBlock(t *testing.T) {
 		assert.Equal(t, size, at[i]-at[i-1], "slot %d follows slot %d", i, i-1)
 	}
 }
+
+// A ref is its path, its stat and its place: a server holds every ref
+// twice, and the flags a ref carried were 8 bytes of each. What they say
+// lives in the place, resolved refs included.
+func TestARefIsItsPathStatAndPlace(t *testing.T) {
+	assert.Equal(t, 4*unsafe.Sizeof(uintptr(0)), unsafe.Sizeof(Ref{}))
+	for _, c := range []struct {
+		bucket string
+		nested bool
+	}{{"", false}, {"", true}, {"--w--", false}, {"--w--", true}} {
+		r := ResolvedRef("/s/x.jsonl", c.bucket, c.nested, nil)
+		assert.Equal(t, c.nested, r.Nested(), "%+v", c)
+		assert.Equal(t, c.bucket, r.Bucket(), "%+v", c)
+		assert.False(t, r.Archived())
+		assert.Empty(t, r.Top(), "resolved, not listed")
+	}
+}

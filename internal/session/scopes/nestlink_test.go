@@ -93,7 +93,7 @@ func TestListFollowsSymlinkedArtifacts(t *testing.T) {
 			}
 			assert.Equal(t, append(nested, top), paths(refs))
 			for _, r := range refs {
-				assert.Equal(t, r.Path != top, r.Nested, r.Path)
+				assert.Equal(t, r.Path != top, r.Nested(), r.Path)
 				rel, err := filepath.Rel(tr.sessions, r.Path)
 				require.NoError(t, err)
 				assert.Equal(t, strings.Split(rel, string(filepath.Separator))[0], r.Bucket(), r.Path)

@@ -266,7 +266,7 @@ func (r *Resolver) resolveSession(res *Resolution, reasons *coverage.Set) {
 	refs, searched, dir := r.projectRefs(reasons, true)
 	res.Searched, res.ProjectDir = searched, dir
 	for _, ref := range refs {
-		if !ref.Nested {
+		if !ref.Nested() {
 			res.Refs = []Ref{ref}
 			return
 		}

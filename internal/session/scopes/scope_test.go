@@ -328,7 +328,7 @@ func TestResolveTargetPath(t *testing.T) {
 		require.Len(t, res.Refs, 1)
 		assert.Equal(t, id1, res.Refs[0].Path, target)
 		assert.Equal(t, "-src-app", res.Refs[0].Bucket())
-		assert.False(t, res.Refs[0].Nested)
+		assert.False(t, res.Refs[0].Nested())
 	}
 
 	// A symlink resolves to its target.
@@ -340,7 +340,7 @@ func TestResolveTargetPath(t *testing.T) {
 	// A nested file is reported as nested.
 	res = resolve(t, r, "session:"+filepath.Join(f.Canon, "T1_id1", "sub.jsonl"))
 	require.Len(t, res.Refs, 1)
-	assert.True(t, res.Refs[0].Nested)
+	assert.True(t, res.Refs[0].Nested())
 
 	// A session file inside the roots is accepted by path whatever its
 	// name; a file without a session header is not a session, whatever
