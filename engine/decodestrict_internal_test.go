@@ -66,3 +66,23 @@ func TestDecodeAsGivenIsTheStrictDecoder(t *testing.T) {
 	strict := testing.AllocsPerRun(50, func() { _ = strictReference(data, &a, recallAliases) })
 	assert.Less(t, direct, strict, "decoded as given: fewer allocations")
 }
+
+// A wrong type names the JSON type the argument takes, named string types
+// (queryMode, scope, branches) as strings.
+func TestWrongTypeNamesTheJSONType(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"queryMode":1}`:    `argument "queryMode" must be of type string, not number`,
+		`{"scope":true}`:     `argument "scope" must be of type string, not bool`,
+		`{"pageSize":"3"}`:   `argument "pageSize" must be of type number, not string`,
+		`{"query":["a"]}`:    `argument "query" must be of type string, not array`,
+		`{"context":"x"}`:    `argument "context" must be of type object, not string`,
+		`{"entryRange":[1]}`: `argument "entryRange" must be of type object, not array`,
+		`{"offset":{"a":1}}`: `argument "offset" must be of type number, not object`,
+	} {
+		var a recallArgs
+		eo := decodeArgs([]byte(in), &a, recallAliases)
+		if assert.NotNil(t, eo, in) {
+			assert.Equal(t, want, eo.Message, in)
+		}
+	}
+}

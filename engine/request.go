@@ -229,7 +229,7 @@ func typeErr(err error, v any) *coverage.Error {
 	}
 	var te *json.UnmarshalTypeError
 	if ok := asTypeError(err, &te); ok {
-		return invalid("argument %q must be of type %s, not %s", te.Field, jsType(te.Type.String()), te.Value)
+		return invalid("argument %q must be of type %s, not %s", te.Field, jsType(te.Type), te.Value)
 	}
 	return invalid("%v", err)
 }
@@ -263,16 +263,20 @@ func asTypeError(err error, te **json.UnmarshalTypeError) bool {
 	return ok
 }
 
-func jsType(goType string) string {
-	goType = strings.TrimPrefix(goType, "*")
-	switch {
-	case goType == "string":
-		return "string"
-	case goType == "float64" || goType == "int64" || goType == "int":
+// jsType is the JSON type that an argument of Go type t takes.
+func jsType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string" // named ones too: queryMode, scope, branches
+	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return "number"
-	case goType == "bool":
+	case reflect.Bool:
 		return "boolean"
-	case strings.HasPrefix(goType, "[]"):
+	case reflect.Slice, reflect.Array:
 		return "array"
 	}
 	return "object"
