@@ -128,14 +128,13 @@ type Engine struct {
 	watch       *listing.ListCache // Options.Watch
 	// told is set once an answer has carried the notices.
 	told atomic.Bool
-	// lastTargets are the targets of the last listing resolved, with the
-	// live session they were given (see targetsOf).
+	// lastTargets are the refs of the last listing resolved, with which
+	// of them is the live session (see livePathOf).
 	lastTargets struct {
 		sync.Mutex
 		refs     []listing.Ref
 		liveFile string
-		live     *lineage.Live
-		targets  []index.Target
+		livePath string
 	}
 	docs search.DocMemo // the cold records' doc index, kept between searches
 	// keptTitles are a watching Engine's session titles (titles.go).
@@ -293,6 +292,10 @@ type resolved struct {
 	targets  []index.Target
 	mode     lineage.Mode
 	liveFile string
+	// live is the host's live branch, and livePath the target it is of
+	// (its Path as listed; "" when no target is the live session).
+	live     *lineage.Live
+	livePath string
 	// pre, when set, is the stored records being read while the scope
 	// was listed.
 	pre *index.Preloaded
@@ -336,18 +339,21 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	if live == nil {
 		liveFile = "" // a current session file without a live branch
 	}
-	r.targets = e.targetsOf(res.Refs, liveFile, live)
+	// The targets are the listing's refs themselves (a copy of them was
+	// 3.2 MB a call at 100k sessions, kept by a server).
+	r.targets = res.Refs
+	if r.livePath = e.livePathOf(res.Refs, liveFile); r.livePath != "" {
+		r.live = live
+	}
 	return r, nil
 }
 
-// dropRefs lets go of the listing's refs once the targets are made, for
-// a call that reads no more of them (a recall): they are 64 bytes a
-// session (6.7 MB at 100k), and the targets keep their paths and stats.
-// A watched listing's refs are its cache's, kept anyway.
-func (r *resolved) dropRefs(e *Engine) {
-	if e.shared().watch == nil {
-		r.res.Refs = nil
+// liveOf is the live branch of the target at path (nil: none).
+func (r *resolved) liveOf(path string) *lineage.Live {
+	if r.live != nil && path == r.livePath {
+		return r.live
 	}
+	return nil
 }
 
 // defaultScopeNotice says what the session scope searched without a live
@@ -363,41 +369,40 @@ func defaultScopeNotice(res scopes.Resolution) Notice {
 	return Notice{Key: "scope", Message: msg}
 }
 
-// targetsOf returns the targets of refs, the live session's (liveFile)
-// with the live branch. A watched listing that did not change is the same
-// refs again (listing.ListCache), and with the same live branch gets the
-// same targets again: nobody changes either. An unwatched
-// listing is new each call, so nothing is kept: keeping its refs (96
-// bytes a session, 10 MB at 100k) would hold them to the call's end.
-func (e *Engine) targetsOf(refs []listing.Ref, liveFile string, live *lineage.Live) []index.Target {
+// livePathOf is the Path of the ref of refs that is the live session
+// (liveFile, canonical), "" when none is. A watched listing that did not
+// change is the same refs again (listing.ListCache), and with the same
+// live file gets the answer again: nobody changes either. An unwatched
+// listing is new each call, so nothing is kept.
+func (e *Engine) livePathOf(refs []listing.Ref, liveFile string) string {
 	base := e.shared()
 	if base.watch == nil {
-		return targetsOfRefs(refs, liveFile, live)
+		return livePathIn(refs, liveFile)
 	}
 	lt := &base.lastTargets
 	lt.Lock()
 	defer lt.Unlock()
-	if len(refs) > 0 && len(lt.refs) == len(refs) && &lt.refs[0] == &refs[0] && lt.liveFile == liveFile && lt.live.Same(live) {
-		return lt.targets
+	if len(refs) > 0 && len(lt.refs) == len(refs) && &lt.refs[0] == &refs[0] && lt.liveFile == liveFile {
+		return lt.livePath
 	}
-	lt.refs, lt.liveFile, lt.live, lt.targets = refs, liveFile, live, targetsOfRefs(refs, liveFile, live)
-	return lt.targets
+	lt.refs, lt.liveFile, lt.livePath = refs, liveFile, livePathIn(refs, liveFile)
+	return lt.livePath
 }
 
-// targetsOfRefs is a target for each ref, the live session's (liveFile,
-// canonical; "" for none) with its live branch. A listed path's last
+// livePathIn is livePathOf without the memo. A listed path's last
 // element is already canonical: it is compared first, so that a host's
 // live session costs one realpath, not one per session.
-func targetsOfRefs(refs []listing.Ref, liveFile string, live *lineage.Live) []index.Target {
-	targets := make([]index.Target, len(refs))
+func livePathIn(refs []listing.Ref, liveFile string) string {
+	if liveFile == "" {
+		return ""
+	}
 	liveName := string(filepath.Separator) + filepath.Base(liveFile)
-	for i, ref := range refs {
-		targets[i] = index.Target{Path: ref.Path, Stat: ref.Stat}
-		if liveFile != "" && strings.HasSuffix(ref.Path, liveName) && canonical(ref.Path) == liveFile {
-			targets[i].Live = live
+	for i := range refs {
+		if p := refs[i].Path; strings.HasSuffix(p, liveName) && canonical(p) == liveFile {
+			return p
 		}
 	}
-	return slices.Clip(targets)
+	return ""
 }
 
 func canonical(p string) string {
@@ -434,6 +439,8 @@ func (e *Engine) refreshOptions(r *resolved) index.RefreshOptions {
 		Roots:     []string{e.dirs.SessionsRoot, e.dirs.SessionDir},
 		Preloaded: r.pre,
 		Watched:   e.shared().watch != nil,
+		Live:      r.live,
+		LivePath:  r.livePath,
 	}
 }
 

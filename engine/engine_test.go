@@ -951,4 +951,14 @@ func TestWatchedLiveHostAnswersQuietly(t *testing.T) {
 	assert.Equal(t, hits+1, hitsNow)
 	host.set("a1", "u1", "a1")
 	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "zebrafish", Scope: "global"}).Total)
+	// The targets are the listing's refs, not a copy; the live session is
+	// named once, by its path as listed.
+	shared, livePath, err := engine.ResolvedTargets(e, "global")
+	require.NoError(t, err)
+	assert.True(t, shared, "targets copied from the refs")
+	canon, err := filepath.EvalSymlinks(path)
+	require.NoError(t, err)
+	gotCanon, err := filepath.EvalSymlinks(livePath)
+	require.NoError(t, err)
+	assert.Equal(t, canon, gotCanon)
 }

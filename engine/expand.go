@@ -124,14 +124,15 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 		return nil, &ErrorObject{Code: coverage.SessionNotFound, Message: "Session not found: " + target}, nil
 	}
 	t := r.targets[0]
-	key := snapKey(t.Path, mode, t.Live)
+	live := r.liveOf(t.Path)
+	key := snapKey(t.Path, mode, live)
 	if id, err := index.StatIdentity(t.Path); err == nil {
 		if snap := e.snaps.get(key, id); snap != nil {
 			return snap, nil, nil
 		}
 	}
 	readAt := time.Now()
-	if snap := readSlimSnapshot(t.Path, mode, t.Live); snap != nil {
+	if snap := readSlimSnapshot(t.Path, mode, live); snap != nil {
 		snap.title = e.titles().of(t.Path)
 		e.snaps.put(key, snap.id, readAt, snap)
 		return snap, nil, nil
@@ -141,7 +142,7 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 		return nil, &ErrorObject{Code: coverage.SourceUnavailable, Message: err.Error(), SessionFile: t.Path}, nil
 	}
 	f := src.Parse()
-	sel := lineage.Select(f, mode, t.Live) // Select ignores live for branches "all"
+	sel := lineage.Select(f, mode, live) // Select ignores live for branches "all"
 	res := normalize.Session(f, sel, normalize.Lossless())
 	snap := &snapshot{path: t.Path, hash: src.Hash, fp: sel.Fingerprint, mode: mode, entries: res.Entries, id: src.Identity,
 		cost: wholeSnapshotCost(int64(len(src.Data)), res.Entries)}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/memidx/memidx/internal/index"
+	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/session/listing"
 )
 
@@ -71,7 +72,7 @@ func SetBeforeWalkPage(f func()) (restore func()) {
 	return func() { beforeWalkPage = old }
 }
 
-// KeptRefs is how many listing refs e keeps between calls (targetsOf).
+// KeptRefs is how many listing refs e keeps between calls (livePathOf).
 func KeptRefs(e *Engine) int {
 	lt := &e.shared().lastTargets
 	lt.Lock()
@@ -101,4 +102,16 @@ func QuietStats(e *Engine) (hits, walked int64) { return e.shared().ix.QuietStat
 func init() {
 	index.VerifyCarry(true)
 	index.VerifySole(true)
+}
+
+// ResolvedTargets resolves scope as a recall would, and reports whether
+// its targets are the listing's refs themselves (the same array) and
+// which target is the live session ("" for none).
+func ResolvedTargets(e *Engine, scope string) (shared bool, livePath string, err error) {
+	r, err := e.resolve(scope, lineage.Active)
+	if err != nil {
+		return false, "", err
+	}
+	shared = len(r.targets) > 0 && len(r.targets) == len(r.res.Refs) && &r.targets[0] == &r.res.Refs[0]
+	return shared, r.livePath, nil
 }

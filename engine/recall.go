@@ -190,7 +190,6 @@ func (e *Engine) recall(ctx context.Context, req recallArgs) (*RecallPage, error
 		return nil, err
 	}
 	r.pre = pre
-	r.dropRefs(e)
 	single := (r.scope.Kind == scopes.ScopeSessionTarget || r.scope.Kind == scopes.ScopeSession) && len(r.targets) == 1
 	// An invalid or oversized pattern searches nothing.
 	sq := e.searchQuery(q, single, eo != nil)

@@ -663,18 +663,19 @@ type Built struct {
 var ErrSourceUnavailable = errors.New("source unavailable")
 
 // BuildSource reads and builds one session in memory, as a refresh would
-// for tier (Hot or Cold), with the index's policy. Nothing is written: the
+// for tier (Hot or Cold), with the index's policy, under live when it is
+// the host's live session (nil: it is not). Nothing is written: the
 // engine uses it to answer when the index file cannot be used. A source
 // that cannot be read gives ErrSourceUnavailable.
-func (ix *Index) BuildSource(t Target, mode lineage.Mode, tier Tier) (*Built, error) {
-	return ix.buildSource(t, mode, tier, false)
+func (ix *Index) BuildSource(t Target, live *lineage.Live, mode lineage.Mode, tier Tier) (*Built, error) {
+	return ix.buildSource(t, live, mode, tier, false)
 }
 
 // HydrateSource reads one session into an in-memory hot shard of its full,
 // untruncated entries, so that a cold session answers entry by entry; the
-// record still says Cold. Nothing is written.
-func (ix *Index) HydrateSource(t Target, mode lineage.Mode) (*Built, error) {
-	b, err := ix.buildSource(t, mode, Hot, true)
+// record still says Cold. live is as for BuildSource. Nothing is written.
+func (ix *Index) HydrateSource(t Target, live *lineage.Live, mode lineage.Mode) (*Built, error) {
+	b, err := ix.buildSource(t, live, mode, Hot, true)
 	if err != nil {
 		return nil, err
 	}
@@ -682,10 +683,10 @@ func (ix *Index) HydrateSource(t Target, mode lineage.Mode) (*Built, error) {
 	return b, nil
 }
 
-func (ix *Index) buildSource(t Target, mode lineage.Mode, tier Tier, full bool) (*Built, error) {
+func (ix *Index) buildSource(t Target, live *lineage.Live, mode lineage.Mode, tier Tier, full bool) (*Built, error) {
 	gate := ix.newBuildGate()
 	b, src, release, readErr, err := ix.readAndBuild(context.Background(), t.Path, nil, gate, func(src *Source) (*built, error) {
-		return ix.build(src, mode, tier, t.Live, full)
+		return ix.build(src, mode, tier, live, full)
 	})
 	defer release()
 	if readErr != nil {

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/session/listing"
 )
 
@@ -17,7 +16,8 @@ import (
 // changed. The gate's answer for a target is a pure function of its path,
 // its listed stat, its live branch and its stored record (and of the
 // run's policies and racy window, which a run compares whole): so a
-// target listed as at the last gate (sameListed), whose record is still
+// target listed as at the last gate (sameListed), under the same live
+// branch (liveBranch.sameFor), whose record is still
 // the one that gate found, gets that gate's answer again. The records are the
 // kept ones (recordCache) at the same generation, or patched from it by
 // the last write (patchDecoded), which names the records it replaced.
@@ -62,7 +62,8 @@ type lastGate struct {
 	recs                  []*Record
 	fresh                 []Tier
 	mtimes                []int64
-	seq                   uint64 // when it was kept (the oldest goes first)
+	live                  liveBranch // the run's, whose live target it answered for
+	seq                   uint64     // when it was kept (the oldest goes first)
 }
 
 // base returns the kept gate r may carry from, and the records replaced
@@ -116,7 +117,7 @@ func (m *gateMemo) keep(r *refreshRun) {
 	}
 	m.seq++
 	m.last[k] = &lastGate{gen: r.base.gen, window: r.ix.racyWindow(), hotPolicy: r.hotPolicy, coldPolicy: r.coldPolicy,
-		targets: r.targets, recs: r.known.recs, fresh: r.fresh, mtimes: r.ids.mtimes, seq: m.seq}
+		targets: r.targets, recs: r.known.recs, fresh: r.fresh, mtimes: r.ids.mtimes, live: r.live, seq: m.seq}
 }
 
 // regive points the gate kept for k at the targets to, when it holds
@@ -152,9 +153,9 @@ func listedBefore(a, b *Target) bool {
 
 // align is the index of t among g's targets from j on (one look ahead), -1
 // when it is not there.
-func (g *lastGate) align(t *Target, j int, mode lineage.Mode) int {
+func (g *lastGate) align(t *Target, j int) int {
 	for d := 0; d < 2 && j+d < len(g.targets); d++ {
-		if sameListed(t, &g.targets[j+d], mode) {
+		if sameListed(t, &g.targets[j+d]) {
 			return j + d
 		}
 	}
@@ -162,14 +163,13 @@ func (g *lastGate) align(t *Target, j int, mode lineage.Mode) int {
 }
 
 // sameListed reports whether a and b are the same file with the same
-// listed stat and, in the mode that reads one, the same live branch: a
+// listed stat: under the same live branch (a quietKey says that), a
 // record is current for them alike (the stat gate's answer, a kept quiet
 // refresh). A stat-less target is the same as none.
-func sameListed(a, b *Target, mode lineage.Mode) bool {
+func sameListed(a, b *Target) bool {
 	// A watched listing that did not change shares its strings and stats
 	// with the kept targets: compare pointers before what they point to.
-	return a.Stat != nil && b.Stat != nil && a.Path == b.Path && (a.Stat == b.Stat || *a.Stat == *b.Stat) &&
-		liveFor(mode, a.Live).Same(liveFor(mode, b.Live))
+	return a.Stat != nil && b.Stat != nil && a.Path == b.Path && (a.Stat == b.Stat || *a.Stat == *b.Stat)
 }
 
 // replacedSet answers whether a record is among those replaced: a scan
@@ -209,12 +209,15 @@ func (r *refreshRun) matchCarried(g *lastGate, replaced []*Record, mtimes []int6
 	j := 0 // the next of g's targets to align with
 	for i := range targets {
 		t := &targets[i]
-		at := g.align(t, j, r.mode)
+		at := g.align(t, j)
 		if at < 0 {
 			for j < len(g.targets) && listedBefore(&g.targets[j], t) {
 				j++ // moved or gone since
 			}
-			at = g.align(t, j, r.mode)
+			at = g.align(t, j)
+		}
+		if at >= 0 && !g.live.sameFor(r.live, t.Path) {
+			at = -1 // the live target, under another branch now
 		}
 		if at < 0 {
 			if j < len(g.targets) && g.targets[j].Path == t.Path {

@@ -277,8 +277,9 @@ func TestDeadGatesAreDropped(t *testing.T) {
 }
 
 // A live target is carried while its branch is the same (equal, not the
-// same pointer), and matched again when the host moves to another leaf;
-// every carried answer is checked (verifyCarry).
+// same pointer), and matched again when the host moves to another leaf,
+// the same slice of targets given with it (the engine's: the listing's
+// refs); every carried answer is checked (verifyCarry).
 func TestCarriedGateWithLiveBranch(t *testing.T) {
 	f := newFixture(t, 6)
 	ix := f.index()
@@ -286,13 +287,9 @@ func TestCarriedGateWithLiveBranch(t *testing.T) {
 	var targets []Target
 	refresh := func(leaf string) *Report {
 		targets = listedTargets(t, targets, f.paths, false)
-		live := slices.Clone(targets) // the engine's: a new slice when the branch is set
-		for i := range live {
-			if live[i].Path == f.paths[0] {
-				live[i].Live = &lineage.Live{LeafID: leaf}
-			}
-		}
-		rep, err := ix.Refresh(ctx, live, watchedOpts(f))
+		opt := watchedOpts(f)
+		opt.Live, opt.LivePath = &lineage.Live{LeafID: leaf}, f.paths[0]
+		rep, err := ix.Refresh(ctx, targets, opt)
 		require.NoError(t, err)
 		return rep
 	}

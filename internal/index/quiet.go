@@ -14,14 +14,16 @@ import (
 // each with the same listed stat, at the same commit of the index file,
 // would find the same, so it answers with a copy instead of the pass over
 // every target (a long-lived host whose watcher says nothing changed asks
-// exactly that, call after call). A target with a live branch is the same
-// when its branch is (a host that set its live session asks this too: at
-// 100k sessions it paid 52 ms a call for the pass). Targets without a
-// listed stat are never answered this way, nor is a narrower refresh
-// that ranked its tiers with the roster's files (they are stat-ed anew).
+// exactly that, call after call). A refresh with a live branch is the
+// same when its branch and live target are (a host that set its live
+// session asks this too: at 100k sessions it paid 52 ms a call for the
+// pass); the same slice of targets may come with another branch, so the
+// branch is compared whatever the slice. Targets without a listed stat
+// are never answered this way, nor is a narrower refresh that ranked its
+// tiers with the roster's files (they are stat-ed anew).
 //
 // A caller never changes a slice of targets once it has given it (a
-// watched listing's are shared and never written: engine's targetsOf), so
+// watched listing's refs are shared and never written), so
 // the kept refresh holds the caller's slice, not a copy (3 MB at 100k
 // sessions), and one that gives the very slice again (same array, same
 // length) is not compared again, which at 100k sessions was half of a
@@ -46,7 +48,10 @@ type quietKey struct {
 type quietRefresh struct {
 	at    commit
 	given []Target // the caller's own slice (see quietCache)
-	rep   Report
+	// live is the live branch it was asked with: the same slice of
+	// targets comes with another when the host's session moves on.
+	live liveBranch
+	rep  Report
 }
 
 func keyOf(r *refreshRun) quietKey {
@@ -54,11 +59,46 @@ func keyOf(r *refreshRun) quietKey {
 		strings.Join(r.opt.Searched, "\x00"), strings.Join(r.opt.Roots, "\x00")}
 }
 
+// liveBranch is the live branch a refresh was asked with, as its mode
+// reads it (none in a mode that reads none), and the target it is of
+// (RefreshOptions.Live, LivePath).
+type liveBranch struct {
+	path string
+	live *lineage.Live
+}
+
+func liveBranchOf(mode lineage.Mode, opt *RefreshOptions) liveBranch {
+	if l := liveFor(mode, opt.Live); l != nil {
+		return liveBranch{opt.LivePath, l}
+	}
+	return liveBranch{}
+}
+
+// of is the live branch of the target at path (nil: none).
+func (b liveBranch) of(path string) *lineage.Live {
+	if b.live != nil && path == b.path {
+		return b.live
+	}
+	return nil
+}
+
+// sameFor reports whether b and o give the target at path the same live
+// branch (equal, not the same pointer).
+func (b liveBranch) sameFor(o liveBranch, path string) bool { return b.of(path).Same(o.of(path)) }
+
+// same reports whether b and o give every target the same live branch.
+func (b liveBranch) same(o liveBranch) bool {
+	if b.live == nil || o.live == nil {
+		return b.live == nil && o.live == nil
+	}
+	return b.path == o.path && b.live.Same(o.live)
+}
+
 // sameTargets reports whether a and b list the same files with the same
-// listed stats and live branches (sameListed); both passed quietable
-// (every target has a listed stat).
-func sameTargets(a, b []Target, mode lineage.Mode) bool {
-	return slices.EqualFunc(a, b, func(x, y Target) bool { return sameListed(&x, &y, mode) })
+// listed stats (sameListed); both passed quietable (every target has a
+// listed stat).
+func sameTargets(a, b []Target) bool {
+	return slices.EqualFunc(a, b, func(x, y Target) bool { return sameListed(&x, &y) })
 }
 
 // sameSlice reports whether a and b are the same slice: one array, one
@@ -73,7 +113,7 @@ func (c *quietCache) given(r *refreshRun) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q, ok := c.last[keyOf(r)]
-	return ok && sameSlice(q.given, r.targets)
+	return ok && sameSlice(q.given, r.targets) && q.live.same(r.live)
 }
 
 // quietable is the package's quietable, counted.
@@ -107,12 +147,12 @@ func (c *quietCache) get(r *refreshRun, at commit) (*Report, bool) {
 	c.mu.Lock()
 	q, ok := c.last[keyOf(r)]
 	c.mu.Unlock()
-	if !ok || q.at != at {
+	if !ok || q.at != at || !q.live.same(r.live) {
 		return nil, false
 	}
 	if !sameSlice(q.given, r.targets) {
 		c.walked.Add(int64(len(r.targets)))
-		if !sameTargets(q.given, r.targets, r.mode) {
+		if !sameTargets(q.given, r.targets) {
 			return nil, false
 		}
 		c.regive(r, q)
@@ -155,7 +195,7 @@ func (c *quietCache) put(r *refreshRun, at commit) {
 	}
 	rep := *r.rep
 	rep.Coverage.Reasons = slices.Clone(r.rep.Coverage.Reasons)
-	c.last[keyOf(r)] = quietRefresh{at: at, given: r.targets, rep: rep}
+	c.last[keyOf(r)] = quietRefresh{at: at, given: r.targets, live: r.live, rep: rep}
 }
 
 // QuietStats counts the refreshes answered from a kept quiet refresh, and

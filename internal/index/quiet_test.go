@@ -155,13 +155,10 @@ func TestQuietRefreshWithLiveBranch(t *testing.T) {
 	f := newFixture(t, 3)
 	ix := f.index()
 	defer ix.Close()
-	listed := func(live *lineage.Live) []Target {
-		out := listedStats(t, f.paths)
-		out[0].Live = live
-		return out
-	}
+	targets := listedStats(t, f.paths) // one slice, as a watched listing gives
 	refresh := func(live *lineage.Live) *Report {
-		rep, err := ix.Refresh(ctx, listed(live), RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Archive: true})
+		rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Archive: true,
+			Live: live, LivePath: targets[0].Path})
 		require.NoError(t, err)
 		return rep
 	}

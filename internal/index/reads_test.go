@@ -28,7 +28,7 @@ func TestBuildReadsItsSourceOnce(t *testing.T) {
 			require.Equal(t, 1, rep.Unchanged)
 			assert.Equal(t, int64(1), reads, "the re-hash of a racy record")
 
-			b, err := ix.BuildSource(Target{Path: f.paths[0]}, "active", Hot)
+			b, err := ix.BuildSource(Target{Path: f.paths[0]}, nil, "active", Hot)
 			require.NoError(t, err)
 			assert.Equal(t, int32(1), b.Record.EntryCount)
 		})

@@ -32,6 +32,8 @@ type refreshRun struct {
 	opt     RefreshOptions
 	mode    lineage.Mode
 	targets []Target
+	// live is the live branch the run builds its live target under.
+	live    liveBranch
 	rep     *Report
 	reasons coverage.Set
 
@@ -83,7 +85,7 @@ func (ix *Index) newRun(ctx context.Context, targets []Target, opt RefreshOption
 		mode = lineage.Active
 	}
 	return &refreshRun{
-		ix: ix, ctx: ctx, opt: opt, mode: mode, targets: targets,
+		ix: ix, ctx: ctx, opt: opt, mode: mode, targets: targets, live: liveBranchOf(mode, &opt),
 		rep:       &Report{Seen: len(targets)}, // States: see stat
 		hotPolicy: ix.policyOf(Hot, mode), coldPolicy: ix.policyOf(Cold, mode),
 	}
@@ -347,7 +349,7 @@ func (r *refreshRun) current(rec *Record, id Identity, tier Tier, t Target) bool
 		policy = r.hotPolicy
 	}
 	return rec != nil && rec.Identity == id && rec.Tier == tier && rec.Policy == policy &&
-		rec.LiveSignature() == liveSignature(liveFor(r.mode, t.Live))
+		rec.LiveSignature() == liveSignature(r.live.of(t.Path))
 }
 
 // decide keeps the records that are fresh and returns the work, newest
@@ -475,7 +477,7 @@ func (r *refreshRun) buildOne(j job, buf *[]byte, gate *buildGate) result {
 			res.fresh = &c
 			return nil, nil
 		}
-		return r.ix.build(src, r.mode, j.tier, t.Live, false)
+		return r.ix.build(src, r.mode, j.tier, r.live.of(t.Path), false)
 	})
 	defer release()
 	if readErr == nil && src.Data != nil && cap(src.Data) <= reuseMax {

@@ -130,7 +130,8 @@ func (v *View) readSingle() error {
 	if st := rep.States[0]; st.Record != nil && st.Record.Tier != Cold {
 		return nil
 	}
-	b, err := v.ix.HydrateSource(v.need.Targets[0], v.need.Refresh.Mode)
+	t := v.need.Targets[0]
+	b, err := v.ix.HydrateSource(t, v.need.Refresh.liveOf(t.Path), v.need.Refresh.Mode)
 	if errors.Is(err, ErrSourceUnavailable) {
 		v.singleErr = err
 		return nil
@@ -233,7 +234,8 @@ func (v *View) Reread(raced []int) []Loaded {
 // keeps no record and says why. Nothing is written.
 func (v *View) readState(i int, tier Tier) (Loaded, bool) {
 	st := &v.rep.States[i]
-	b, err := v.ix.BuildSource(v.need.Targets[i], v.need.Refresh.Mode, tier)
+	t := v.need.Targets[i]
+	b, err := v.ix.BuildSource(t, v.need.Refresh.liveOf(t.Path), v.need.Refresh.Mode, tier)
 	var l Loaded
 	if err == nil {
 		l, err = b.Open()
