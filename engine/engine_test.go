@@ -234,7 +234,26 @@ func TestLiveSessionOverridesPersistedLeaf(t *testing.T) {
 	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "zebrafish"}).Total, "the host navigated to a1")
 	assert.Equal(t, 0, recall(t, e, engine.RecallRequest{Query: "giraffe"}).Total)
 	// Without the live view, the persisted leaf (a2) wins again.
-	assert.Equal(t, 0, recall(t, w.engine(), engine.RecallRequest{Query: "zebrafish", Scope: "project"}).Total)
+	plain := w.engine()
+	assert.Equal(t, 0, recall(t, plain, engine.RecallRequest{Query: "zebrafish", Scope: "project"}).Total)
+	// The session listing describes the live branch too, and a listing
+	// between two recalls rebuilds nothing.
+	row := func(e *engine.Engine) engine.SessionRow {
+		res, err := e.Sessions(ctx, engine.SessionsRequest{Scope: "project"})
+		require.NoError(t, err)
+		require.Len(t, res.Sessions, 1)
+		return res.Sessions[0]
+	}
+	liveRow, plainRow := row(e), row(plain)
+	require.NotNil(t, liveRow.LineageFingerprint)
+	require.NotNil(t, plainRow.LineageFingerprint)
+	assert.NotEqual(t, *plainRow.LineageFingerprint, *liveRow.LineageFingerprint, "the live branch's lineage")
+	time.Sleep(index.FineRacyWindow + 50*time.Millisecond) // settled: no re-hash
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "zebrafish"}).Total)
+	before := index.SourceReads()
+	row(e)
+	assert.Equal(t, 1, recall(t, e, engine.RecallRequest{Query: "zebrafish"}).Total)
+	assert.Zero(t, index.SourceReads()-before, "listing and recall agree on the live branch's record")
 }
 
 func TestStalePointer(t *testing.T) {

@@ -93,7 +93,9 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	}
 	end := min(offset+limit, total)
 	// Refresh only the page: listing must not index a whole archive.
-	page := &resolved{scope: r.scope, res: r.res, mode: mode, targets: r.targets[offset:end]}
+	// Its live session keeps its branch (the page's records are checked
+	// under it, as a recall's are).
+	page := &resolved{scope: r.scope, res: r.res, mode: mode, targets: r.targets[offset:end], live: r.live, livePath: r.livePath}
 	need := e.need(page, false)
 	need.RecordsOnly = true
 	v, reasons, err := e.ix.Acquire(ctx, need, nil)

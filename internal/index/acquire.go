@@ -202,11 +202,7 @@ func archiveTargets(archive *scopes.Resolver) ([]Target, error) {
 	if err := res.Err(); err != nil {
 		return nil, err
 	}
-	targets := make([]Target, len(res.Refs))
-	for i, ref := range res.Refs {
-		targets[i] = Target{Path: ref.Path, Stat: ref.Stat}
-	}
-	return targets, nil
+	return res.Refs, nil // a Target is a ref
 }
 
 // completeState completes the one state's record when it is a partial
