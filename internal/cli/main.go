@@ -605,10 +605,15 @@ const shortHeapFloor = 64 << 20
 // shortReadFloor is shortHeapFloor while the question builds nothing: a
 // settled 100k recall peaked at 98-102 MiB under 64 MiB, 87-91 under 48
 // at the same wall time (0.24-0.30 s, four runs alternated); under 32,
-// 75-80 MiB, but 0.33 s. A call that indexes keeps 64 from its first
-// build on (48 throughout made a fresh 2k archive's first recall 16%
-// slower, 48 whenever no build was charged 6%).
-const shortReadFloor = 48 << 20
+// 75-80 MiB, but 0.33 s. Once the listing's refs were the targets and
+// 32 bytes each, 20 runs interleaved (medians): under 48, 240-250 ms,
+// 420-430 ms of CPU, 85 MiB; under 40, 260 ms, 78 MiB; under 36,
+// 255-265 ms, 455-460 ms, 74-75 MiB; under 32, 280 ms, 505 ms, 72 MiB.
+// 36 takes a tenth off the peak for 6% of the time, well within the
+// stat floor's 1.3x. A call that indexes keeps 64 from its first build
+// on (48 throughout made a fresh 2k archive's first recall 16% slower,
+// 48 whenever no build was charged 6%).
+const shortReadFloor = 36 << 20
 
 // shortGCPercent is GOGC for a short question (batchHeap): its first
 // collection comes at 64 MB of heap, where the soft limit
