@@ -292,10 +292,9 @@ type resolved struct {
 	targets  []index.Target
 	mode     lineage.Mode
 	liveFile string
-	// live is the host's live branch, and livePath the target it is of
-	// (its Path as listed; "" when no target is the live session).
-	live     *lineage.Live
-	livePath string
+	// live is the host's live branch and the target it is of (none when
+	// no target is the live session).
+	live index.LiveBranch
 	// pre, when set, is the stored records being read while the scope
 	// was listed.
 	pre *index.Preloaded
@@ -342,18 +341,10 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	// The targets are the listing's refs themselves (a copy of them was
 	// 3.2 MB a call at 100k sessions, kept by a server).
 	r.targets = res.Refs
-	if r.livePath = e.livePathOf(res.Refs, liveFile); r.livePath != "" {
-		r.live = live
+	if p := e.livePathOf(res.Refs, liveFile); p != "" {
+		r.live = index.LiveBranch{Path: p, Live: live}
 	}
 	return r, nil
-}
-
-// liveOf is the live branch of the target at path (nil: none).
-func (r *resolved) liveOf(path string) *lineage.Live {
-	if r.live != nil && path == r.livePath {
-		return r.live
-	}
-	return nil
 }
 
 // defaultScopeNotice says what the session scope searched without a live
@@ -440,7 +431,6 @@ func (e *Engine) refreshOptions(r *resolved) index.RefreshOptions {
 		Preloaded: r.pre,
 		Watched:   e.shared().watch != nil,
 		Live:      r.live,
-		LivePath:  r.livePath,
 	}
 }
 

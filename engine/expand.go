@@ -124,7 +124,7 @@ func (e *Engine) readSnapshot(target string, mode lineage.Mode) (*snapshot, *Err
 		return nil, &ErrorObject{Code: coverage.SessionNotFound, Message: "Session not found: " + target}, nil
 	}
 	t := r.targets[0]
-	live := r.liveOf(t.Path)
+	live := r.live.Of(t.Path)
 	key := snapKey(t.Path, mode, live)
 	if id, err := index.StatIdentity(t.Path); err == nil {
 		if snap := e.snaps.get(key, id); snap != nil {

@@ -113,5 +113,5 @@ func ResolvedTargets(e *Engine, scope string) (shared bool, livePath string, err
 		return false, "", err
 	}
 	shared = len(r.targets) > 0 && len(r.targets) == len(r.res.Refs) && &r.targets[0] == &r.res.Refs[0]
-	return shared, r.livePath, nil
+	return shared, r.live.Path, nil
 }

@@ -95,7 +95,7 @@ func (e *Engine) sessions(ctx context.Context, req sessionsArgs) (*SessionsResul
 	// Refresh only the page: listing must not index a whole archive.
 	// Its live session keeps its branch (the page's records are checked
 	// under it, as a recall's are).
-	page := &resolved{scope: r.scope, res: r.res, mode: mode, targets: r.targets[offset:end], live: r.live, livePath: r.livePath}
+	page := &resolved{scope: r.scope, res: r.res, mode: mode, targets: r.targets[offset:end], live: r.live}
 	need := e.need(page, false)
 	need.RecordsOnly = true
 	v, reasons, err := e.ix.Acquire(ctx, need, nil)

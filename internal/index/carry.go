@@ -17,7 +17,7 @@ import (
 // its listed stat, its live branch and its stored record (and of the
 // run's policies and racy window, which a run compares whole): so a
 // target listed as at the last gate (sameListed), under the same live
-// branch (liveBranch.sameFor), whose record is still
+// branch (LiveBranch.sameFor), whose record is still
 // the one that gate found, gets that gate's answer again. The records are the
 // kept ones (recordCache) at the same generation, or patched from it by
 // the last write (patchDecoded), which names the records it replaced.
@@ -62,7 +62,7 @@ type lastGate struct {
 	recs                  []*Record
 	fresh                 []Tier
 	mtimes                []int64
-	live                  liveBranch // the run's, whose live target it answered for
+	live                  LiveBranch // the run's, whose live target it answered for
 	seq                   uint64     // when it was kept (the oldest goes first)
 }
 
@@ -163,9 +163,10 @@ func (g *lastGate) align(t *Target, j int) int {
 }
 
 // sameListed reports whether a and b are the same file with the same
-// listed stat: under the same live branch (a quietKey says that), a
-// record is current for them alike (the stat gate's answer, a kept quiet
-// refresh). A stat-less target is the same as none.
+// listed stat: under the same live branch (which the callers compare,
+// LiveBranch.same and sameFor), a record is current for them alike (the
+// stat gate's answer, a kept quiet refresh). A stat-less target is the
+// same as none.
 func sameListed(a, b *Target) bool {
 	// A watched listing that did not change shares its strings and stats
 	// with the kept targets: compare pointers before what they point to.

@@ -288,7 +288,7 @@ func TestCarriedGateWithLiveBranch(t *testing.T) {
 	refresh := func(leaf string) *Report {
 		targets = listedTargets(t, targets, f.paths, false)
 		opt := watchedOpts(f)
-		opt.Live, opt.LivePath = &lineage.Live{LeafID: leaf}, f.paths[0]
+		opt.Live = LiveBranch{Path: f.paths[0], Live: &lineage.Live{LeafID: leaf}}
 		rep, err := ix.Refresh(ctx, targets, opt)
 		require.NoError(t, err)
 		return rep

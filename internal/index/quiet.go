@@ -50,7 +50,7 @@ type quietRefresh struct {
 	given []Target // the caller's own slice (see quietCache)
 	// live is the live branch it was asked with: the same slice of
 	// targets comes with another when the host's session moves on.
-	live liveBranch
+	live LiveBranch
 	rep  Report
 }
 
@@ -59,39 +59,25 @@ func keyOf(r *refreshRun) quietKey {
 		strings.Join(r.opt.Searched, "\x00"), strings.Join(r.opt.Roots, "\x00")}
 }
 
-// liveBranch is the live branch a refresh was asked with, as its mode
-// reads it (none in a mode that reads none), and the target it is of
-// (RefreshOptions.Live, LivePath).
-type liveBranch struct {
-	path string
-	live *lineage.Live
-}
-
-func liveBranchOf(mode lineage.Mode, opt *RefreshOptions) liveBranch {
-	if l := liveFor(mode, opt.Live); l != nil {
-		return liveBranch{opt.LivePath, l}
+// liveIn is b as mode reads it: none in a mode that reads no live
+// branch.
+func liveIn(mode lineage.Mode, b LiveBranch) LiveBranch {
+	if liveFor(mode, b.Live) == nil {
+		return LiveBranch{}
 	}
-	return liveBranch{}
-}
-
-// of is the live branch of the target at path (nil: none).
-func (b liveBranch) of(path string) *lineage.Live {
-	if b.live != nil && path == b.path {
-		return b.live
-	}
-	return nil
+	return b
 }
 
 // sameFor reports whether b and o give the target at path the same live
 // branch (equal, not the same pointer).
-func (b liveBranch) sameFor(o liveBranch, path string) bool { return b.of(path).Same(o.of(path)) }
+func (b LiveBranch) sameFor(o LiveBranch, path string) bool { return b.Of(path).Same(o.Of(path)) }
 
 // same reports whether b and o give every target the same live branch.
-func (b liveBranch) same(o liveBranch) bool {
-	if b.live == nil || o.live == nil {
-		return b.live == nil && o.live == nil
+func (b LiveBranch) same(o LiveBranch) bool {
+	if b.Live == nil || o.Live == nil {
+		return b.Live == nil && o.Live == nil
 	}
-	return b.path == o.path && b.live.Same(o.live)
+	return b.Path == o.Path && b.Live.Same(o.Live)
 }
 
 // sameTargets reports whether a and b list the same files with the same

@@ -158,7 +158,7 @@ func TestQuietRefreshWithLiveBranch(t *testing.T) {
 	targets := listedStats(t, f.paths) // one slice, as a watched listing gives
 	refresh := func(live *lineage.Live) *Report {
 		rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Archive: true,
-			Live: live, LivePath: targets[0].Path})
+			Live: LiveBranch{Path: targets[0].Path, Live: live}})
 		require.NoError(t, err)
 		return rep
 	}

@@ -161,18 +161,22 @@ type RefreshOptions struct {
 	// next one to carry its stat gate's answers (carry.go). A listing
 	// made anew each call is not held past it.
 	Watched bool
-	// Live is the host's live branch and LivePath the target it is of,
-	// the host's current session as listed (Target.Path): that target's
-	// records are built and checked under it, every other one's without.
-	Live     *lineage.Live
-	LivePath string
+	// Live is the host's live branch and the target it is of.
+	Live LiveBranch
 }
 
-// liveOf is the live branch of the target at path: opt.Live for
-// opt.LivePath, nil for any other.
-func (opt *RefreshOptions) liveOf(path string) *lineage.Live {
-	if opt.Live != nil && path == opt.LivePath {
-		return opt.Live
+// LiveBranch is the host's live branch and the target it is of, the
+// host's current session as listed (Target.Path): that target's records
+// are built and checked under it, every other one's without.
+type LiveBranch struct {
+	Path string
+	Live *lineage.Live
+}
+
+// Of is the live branch of the target at path (nil: none).
+func (b LiveBranch) Of(path string) *lineage.Live {
+	if b.Live != nil && path == b.Path {
+		return b.Live
 	}
 	return nil
 }

@@ -32,8 +32,9 @@ type refreshRun struct {
 	opt     RefreshOptions
 	mode    lineage.Mode
 	targets []Target
-	// live is the live branch the run builds its live target under.
-	live    liveBranch
+	// live is the live branch the run builds its live target under, as
+	// its mode reads it (liveIn).
+	live    LiveBranch
 	rep     *Report
 	reasons coverage.Set
 
@@ -85,7 +86,7 @@ func (ix *Index) newRun(ctx context.Context, targets []Target, opt RefreshOption
 		mode = lineage.Active
 	}
 	return &refreshRun{
-		ix: ix, ctx: ctx, opt: opt, mode: mode, targets: targets, live: liveBranchOf(mode, &opt),
+		ix: ix, ctx: ctx, opt: opt, mode: mode, targets: targets, live: liveIn(mode, opt.Live),
 		rep:       &Report{Seen: len(targets)}, // States: see stat
 		hotPolicy: ix.policyOf(Hot, mode), coldPolicy: ix.policyOf(Cold, mode),
 	}
@@ -349,7 +350,7 @@ func (r *refreshRun) current(rec *Record, id Identity, tier Tier, t Target) bool
 		policy = r.hotPolicy
 	}
 	return rec != nil && rec.Identity == id && rec.Tier == tier && rec.Policy == policy &&
-		rec.LiveSignature() == liveSignature(r.live.of(t.Path))
+		rec.LiveSignature() == liveSignature(r.live.Of(t.Path))
 }
 
 // decide keeps the records that are fresh and returns the work, newest
@@ -477,7 +478,7 @@ func (r *refreshRun) buildOne(j job, buf *[]byte, gate *buildGate) result {
 			res.fresh = &c
 			return nil, nil
 		}
-		return r.ix.build(src, r.mode, j.tier, r.live.of(t.Path), false)
+		return r.ix.build(src, r.mode, j.tier, r.live.Of(t.Path), false)
 	})
 	defer release()
 	if readErr == nil && src.Data != nil && cap(src.Data) <= reuseMax {

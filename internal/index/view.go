@@ -131,7 +131,7 @@ func (v *View) readSingle() error {
 		return nil
 	}
 	t := v.need.Targets[0]
-	b, err := v.ix.HydrateSource(t, v.need.Refresh.liveOf(t.Path), v.need.Refresh.Mode)
+	b, err := v.ix.HydrateSource(t, v.need.Refresh.Live.Of(t.Path), v.need.Refresh.Mode)
 	if errors.Is(err, ErrSourceUnavailable) {
 		v.singleErr = err
 		return nil
@@ -235,7 +235,7 @@ func (v *View) Reread(raced []int) []Loaded {
 func (v *View) readState(i int, tier Tier) (Loaded, bool) {
 	st := &v.rep.States[i]
 	t := v.need.Targets[i]
-	b, err := v.ix.BuildSource(t, v.need.Refresh.liveOf(t.Path), v.need.Refresh.Mode, tier)
+	b, err := v.ix.BuildSource(t, v.need.Refresh.Live.Of(t.Path), v.need.Refresh.Mode, tier)
 	var l Loaded
 	if err == nil {
 		l, err = b.Open()
