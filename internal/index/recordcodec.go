@@ -444,14 +444,10 @@ func (a *recordArena) decodeFullAs(mode lineage.Mode, key, gate, sealed []byte, 
 // copy is then garbage; in a chunk, the few ids of files named otherwise
 // (subagent sessions, 3% at 100k) kept every chunk alive.
 func (a *recordArena) sessionID(f packedField) string {
-	if a == nil || a.cwds == nil || a.scratch != nil || a.alone {
-		return a.packedString(f, nil)
+	if a != nil && a.cwds != nil && a.scratch == nil {
+		a = nil // a nil arena allocates each string alone
 	}
-	if f.head == 0 {
-		return string(f.raw)
-	}
-	var local [packedMax]byte
-	return string(local[:f.expand(local[:])])
+	return a.packedString(f, nil)
 }
 
 // maxSharedCwds bounds the working directories an arena shares: an
