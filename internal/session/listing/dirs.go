@@ -107,13 +107,13 @@ func (r Ref) Top() string {
 }
 
 // placed returns the place of a ref listed in bucket under top ("": a
-// top-level session) by l, cur when it is that place.
+// top-level session) by l, cur when it is that place: a listed place's
+// nested follows from its top, and its archived from l, which made cur.
 func (l *lister) placed(cur *refPlace, bucket, top string) *refPlace {
-	nested := top != ""
-	if cur != nil && cur.bucket == bucket && cur.top == top && cur.listed && cur.nested == nested && cur.archived == l.archived {
+	if cur != nil && cur.bucket == bucket && cur.top == top && cur.listed {
 		return cur
 	}
-	return &refPlace{bucket: bucket, top: top, listed: true, nested: nested, archived: l.archived}
+	return &refPlace{bucket: bucket, top: top, listed: true, nested: top != "", archived: l.archived}
 }
 
 // ListOptions select what ListSessions returns. The zero value is what
