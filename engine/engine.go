@@ -287,11 +287,10 @@ func (e *Engine) scopeResolver() *scopes.Resolver {
 
 // resolved is a scope turned into index targets.
 type resolved struct {
-	scope    scopes.Scope
-	res      scopes.Resolution
-	targets  []index.Target
-	mode     lineage.Mode
-	liveFile string
+	scope   scopes.Scope
+	res     scopes.Resolution
+	targets []index.Target
+	mode    lineage.Mode
 	// live is the host's live branch and the target it is of (none when
 	// no target is the live session).
 	live index.LiveBranch
@@ -327,7 +326,6 @@ func (e *Engine) resolve(scope string, mode lineage.Mode) (*resolved, error) {
 	if liveFile != "" {
 		liveFile = canonical(absFrom(e.env.Cwd, liveFile))
 	}
-	r.liveFile = liveFile
 	if sc.Kind == scopes.ScopeSession && liveFile == "" {
 		r.notices = append(r.notices, defaultScopeNotice(res))
 	}
