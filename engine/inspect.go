@@ -132,10 +132,10 @@ func (e *Engine) inspectIndex(ctx context.Context) (*IndexReport, error) {
 			t.CacheBytes += lex
 			for _, rec := range recs {
 				row := IndexRecord{
-					Path: rec.Path, SessionID: rec.SessionID, Branches: rec.Branches.String(), Tier: rec.Tier.String(),
-					SourceBytes: rec.Identity.Size, CacheBytes: rec.CacheBytes, EntryCount: int(rec.EntryCount),
+					Path: rec.Path, SessionID: rec.SessionID(), Branches: rec.Branches.String(), Tier: rec.Tier.String(),
+					SourceBytes: rec.Identity.Size, CacheBytes: rec.CacheBytes(), EntryCount: int(rec.EntryCount),
 					Complete: rec.Complete(), Reasons: rec.Reasons(), SourceHash: rec.SourceHash.String(),
-					LineageFingerprint: rec.LineageFingerprint.String(),
+					LineageFingerprint: rec.LineageFingerprint().String(),
 				}
 				if row.Reasons == nil {
 					row.Reasons = []string{}
@@ -256,6 +256,6 @@ func describedBy(out *SessionReport, d *index.Description) {
 		out.Digest = digestOf(d.Digest)
 	}
 	if s := d.Shard; s != nil {
-		out.Shard = &ShardSummary{Entries: s.Entries, Terms: s.Terms, DictBytes: d.View.Record(0).CacheBytes}
+		out.Shard = &ShardSummary{Entries: s.Entries, Terms: s.Terms, DictBytes: d.View.Record(0).CacheBytes()}
 	}
 }

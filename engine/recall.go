@@ -326,7 +326,7 @@ type bound struct{ path, hash, fp string }
 
 // boundOf is rec's bound.
 func boundOf(rec *index.Record) bound {
-	return bound{rec.Path, rec.SourceHash.String(), rec.LineageFingerprint.String()}
+	return bound{rec.Path, rec.SourceHash.String(), rec.LineageFingerprint().String()}
 }
 
 // checkExpectations compares a pointer's bindings with the session now.
@@ -405,7 +405,7 @@ func (e *Engine) buildPage(q *recallQuery, res *search.Page, archive bool) *Reca
 	if rec := res.One; rec != nil {
 		base.Scope = ScopeOf(rec.Path)
 		base.ExpectedSourceHash = rec.SourceHash.String()
-		base.ExpectedLineageFingerprint = rec.LineageFingerprint.String()
+		base.ExpectedLineageFingerprint = rec.LineageFingerprint().String()
 	}
 	titles := e.titles()
 	for i := range res.Hits {
@@ -414,7 +414,7 @@ func (e *Engine) buildPage(q *recallQuery, res *search.Page, archive bool) *Reca
 			h := entryHit(q, ph)
 			h.Title = titles.of(ph.Rec.Path)
 			if archive {
-				h.Cwd = boundString(ph.Rec.Cwd, 2048)
+				h.Cwd = boundString(ph.Rec.Cwd(), 2048)
 			}
 			page.Hits = append(page.Hits, Hit{Entry: h})
 		} else {
@@ -445,7 +445,7 @@ func (e *Engine) buildPage(q *recallQuery, res *search.Page, archive bool) *Reca
 func entryHit(q *recallQuery, ph *search.PageHit) *EntryHit {
 	st, rec := &ph.Stored, ph.Rec
 	h := &EntryHit{
-		SessionID:     boundString(rec.SessionID, 512),
+		SessionID:     boundString(rec.SessionID(), 512),
 		Tier:          ph.Tier.String(),
 		Index:         ph.Index,
 		Type:          st.Type,
@@ -481,7 +481,7 @@ func entryHit(q *recallQuery, ph *search.PageHit) *EntryHit {
 	follow := expandArgs{
 		Session:                    rec.Path,
 		ExpectedSourceHash:         rec.SourceHash.String(),
-		ExpectedLineageFingerprint: rec.LineageFingerprint.String(),
+		ExpectedLineageFingerprint: rec.LineageFingerprint().String(),
 		Branches:                   Branches(q.mode),
 		Indices:                    []int64{int64(ph.Index)},
 	}
@@ -525,12 +525,12 @@ func sessionHit(q *recallQuery, ph *search.PageHit) *SessionHit {
 	a.EntryRange = nil
 	a.Scope = ScopeOf(rec.Path)
 	a.ExpectedSourceHash = rec.SourceHash.String()
-	a.ExpectedLineageFingerprint = rec.LineageFingerprint.String()
+	a.ExpectedLineageFingerprint = rec.LineageFingerprint().String()
 	return &SessionHit{
-		SessionID:                boundString(rec.SessionID, 512),
+		SessionID:                boundString(rec.SessionID(), 512),
 		Tier:                     index.Cold.String(),
-		Cwd:                      boundString(rec.Cwd, 2048),
-		LastTimestamp:            rec.LastTs.Ptr(),
+		Cwd:                      boundString(rec.Cwd(), 2048),
+		LastTimestamp:            rec.LastTs().Ptr(),
 		Score:                    ph.Score,
 		MatchedTerms:             ph.Matched,
 		MatchedStructuralEntries: ph.MatchedS,

@@ -178,10 +178,10 @@ func sessionRow(st index.State, ref scopes.Ref, mode lineage.Mode) SessionRow {
 		row.Reasons = []string{st.Reason()}
 		return row
 	}
-	n, tier, fp, h := int(rec.EntryCount), rec.Tier.String(), rec.LineageFingerprint.String(), rec.SourceHash.String()
-	row.ID, row.Cwd = rec.SessionID, rec.Cwd
+	n, tier, fp, h := int(rec.EntryCount), rec.Tier.String(), rec.LineageFingerprint().String(), rec.SourceHash.String()
+	row.ID, row.Cwd = rec.SessionID(), rec.Cwd()
 	row.EntryCount, row.Tier, row.LineageFingerprint, row.SourceHash = &n, &tier, &fp, &h
-	row.FirstTimestamp, row.LastTimestamp = rec.FirstTs.Ptr(), rec.LastTs.Ptr()
+	row.FirstTimestamp, row.LastTimestamp = rec.FirstTs().Ptr(), rec.LastTs().Ptr()
 	row.Complete = rec.Complete()
 	if rs := rec.Reasons(); rs != nil {
 		row.Reasons = rs

@@ -523,20 +523,21 @@ func (ix *Index) normalizeOptions() normalize.Options {
 // newRecord is the record of a build of src before its entries are seen.
 func (ix *Index) newRecord(src *Source, h *session.Header, hash string, sel *lineage.Selection, mode lineage.Mode, tier Tier, live *lineage.Live) *Record {
 	rec := &Record{
-		CacheVersion:       indexfile.CacheVersion,
-		Path:               src.Path,
-		Branches:           BranchModeOf(mode),
-		Identity:           src.Identity,
-		SourceHash:         MustSum(hash),
-		LineageFingerprint: MustSum(sel.Fingerprint),
-		Policy:             ix.policyOf(tier, mode), // one shared string, not one a record
-		Tier:               tier,
-		IndexedAtNs:        time.Now().UnixNano(),
+		CacheVersion: indexfile.CacheVersion,
+		Path:         src.Path,
+		Branches:     BranchModeOf(mode),
+		Identity:     src.Identity,
+		SourceHash:   MustSum(hash),
+		Policy:       ix.policyOf(tier, mode), // one shared string, not one a record
+		Tier:         tier,
+		IndexedAtNs:  time.Now().UnixNano(),
+		// The build's own: it fills them in place (entrySink.add, finish).
+		facts: &sessionFacts{lineageFingerprint: MustSum(sel.Fingerprint)},
 	}
 	rec.setNote(nil, liveSignature(liveFor(mode, live)))
 	if h != nil {
-		rec.SessionID = h.ID
-		rec.Cwd = h.Cwd
+		rec.facts.sessionID = h.ID
+		rec.facts.cwd = h.Cwd
 	}
 	return rec
 }
@@ -573,14 +574,14 @@ func (ix *Index) newSink(rec *Record, tier Tier, full bool, n int) *entrySink {
 // digest leaves to its record (coldvocab.Stored), and its stamps.
 func digestIdentity(rec *Record) coldvocab.Digest {
 	return coldvocab.Digest{
-		SessionID:          rec.SessionID,
+		SessionID:          rec.SessionID(),
 		File:               rec.Path,
-		Cwd:                rec.Cwd,
+		Cwd:                rec.Cwd(),
 		MtimeMs:            rec.MtimeMs(),
 		Size:               rec.Identity.Size,
 		SourceHash:         rec.SourceHash.String(),
 		Branches:           rec.Branches.String(),
-		LineageFingerprint: rec.LineageFingerprint.String(),
+		LineageFingerprint: rec.LineageFingerprint().String(),
 		Policy:             rec.Policy,
 	}
 }
@@ -591,11 +592,12 @@ func (s *entrySink) add(e *normalize.Entry) error {
 	rec := s.rec
 	rec.EntryCount++
 	if ts := e.Timestamp; ts != nil {
-		if first, ok := rec.FirstTs.Value(); !ok || *ts < first {
-			rec.FirstTs = stampAt(*ts)
+		f := rec.facts // the build's own (newRecord)
+		if first, ok := f.firstTs.Value(); !ok || *ts < first {
+			f.firstTs = stampAt(*ts)
 		}
-		if last, ok := rec.LastTs.Value(); !ok || *ts > last {
-			rec.LastTs = stampAt(*ts)
+		if last, ok := f.lastTs.Value(); !ok || *ts > last {
+			f.lastTs = stampAt(*ts)
 		}
 	}
 	if s.cold != nil {
@@ -624,7 +626,7 @@ func (s *entrySink) finish(problems coverage.Set) (*built, error) {
 		}
 		b.hot = hb
 		rec.SumLen = hb.SumLen
-		rec.CacheBytes = int64(len(hb.Dict) + len(hb.Cols) + len(hb.Ents))
+		rec.facts.cacheBytes = int64(len(hb.Dict) + len(hb.Cols) + len(hb.Ents))
 		rec.DataStamp, _ = blocksum.Stamp(hb.Dict, hb.Cols, hb.Ents)
 	} else {
 		blob, d, err := s.cold.Finish(problems)
@@ -636,7 +638,7 @@ func (s *entrySink) finish(problems coverage.Set) (*built, error) {
 		}
 		b.cold, b.coldTerms = blob, s.cold.Terms()
 		problems = coverage.Of(d.IndexCoverage.Reasons...)
-		rec.CacheBytes = int64(len(blob))
+		rec.facts.cacheBytes = int64(len(blob))
 		rec.DataStamp, _ = blocksum.Stamp(b.stored)
 	}
 	rec.SetReasons(problems.Reasons())

@@ -560,10 +560,10 @@ func complete(tx *bolt.Tx, mode lineage.Mode, rec *Record) {
 	if err != nil || full.DataStamp != rec.DataStamp || full.Doc != rec.Doc || full.SourceHash != rec.SourceHash {
 		return
 	}
-	rec.SessionID, rec.Cwd = c.arena.str(bytesOf(full.SessionID)), c.arena.str(bytesOf(full.Cwd))
-	rec.LineageFingerprint = full.LineageFingerprint
-	rec.CacheBytes = full.CacheBytes
-	rec.FirstTs, rec.LastTs = full.FirstTs, full.LastTs
+	f := c.arena.facts()
+	*f = *full.facts
+	f.sessionID, f.cwd = c.arena.str(bytesOf(f.sessionID)), c.arena.str(bytesOf(f.cwd))
+	rec.facts = f
 	rec.partial = false
 }
 

@@ -70,7 +70,7 @@ func TestOneShotRecallDecodesOnlyTheRecordsItReads(t *testing.T) {
 			require.NoError(t, err)
 			want := *full[opened.Path]
 			assert.Equal(t, want, *opened)
-			assert.Equal(t, "s2", opened.SessionID)
+			assert.Equal(t, "s2", opened.SessionID())
 		})
 	}
 }
@@ -88,9 +88,9 @@ func TestOneShotSingleSessionRecordIsWhole(t *testing.T) {
 	require.NoError(t, err)
 	rec := v.Record(0)
 	require.NotNil(t, rec)
-	assert.Equal(t, "s1", rec.SessionID)
-	assert.Equal(t, "/p", rec.Cwd)
-	assert.NotEmpty(t, rec.LineageFingerprint)
+	assert.Equal(t, "s1", rec.SessionID())
+	assert.Equal(t, "/p", rec.Cwd())
+	assert.NotEmpty(t, rec.LineageFingerprint())
 }
 
 // A racy record re-verified by a one-shot call (whose records are partial)
@@ -107,8 +107,8 @@ func TestReverifiedPartialRecordStaysWhole(t *testing.T) {
 	require.Len(t, recs, 3)
 	for _, p := range f.paths {
 		assert.NotZero(t, recs[p].VerifiedAtNs, p)
-		assert.NotEmpty(t, recs[p].SessionID, p)
-		assert.NotEmpty(t, recs[p].LineageFingerprint, p)
+		assert.NotEmpty(t, recs[p].SessionID(), p)
+		assert.NotEmpty(t, recs[p].LineageFingerprint(), p)
 	}
 }
 
@@ -277,11 +277,11 @@ func TestWholeRecordsShareTheirCwd(t *testing.T) {
 	require.Len(t, got.stored, 20)
 	var first *byte
 	for p, r := range got.stored {
-		require.Equal(t, "/p", r.Cwd, p)
+		require.Equal(t, "/p", r.Cwd(), p)
 		if first == nil {
-			first = unsafe.StringData(r.Cwd)
+			first = unsafe.StringData(r.Cwd())
 		}
-		assert.Same(t, first, unsafe.StringData(r.Cwd), p)
+		assert.Same(t, first, unsafe.StringData(r.Cwd()), p)
 	}
 
 	var copying recordArena
@@ -331,7 +331,7 @@ func TestCompletingARecordAllocatesAboutItsStrings(t *testing.T) {
 	}))
 	for _, r := range recs {
 		require.False(t, r.partial, r.Path)
-		strs += len(r.SessionID) + len(r.Cwd)
+		strs += len(r.SessionID()) + len(r.Cwd())
 	}
 	assert.LessOrEqual(t, allocated, uint64(strs+n*16+64<<10), "%d records: %d bytes (their strings %d)", n, allocated, strs)
 }
@@ -473,7 +473,7 @@ func TestPartialRecordWithoutItsStoredRecordIsNoData(t *testing.T) {
 				st := v.State(2)
 				_, _, err := v.Reader().Digest(st.Record)
 				require.NoError(t, err)
-				assert.Equal(t, "s2", st.Record.SessionID)
+				assert.Equal(t, "s2", st.Record.SessionID())
 				return nil
 			})
 			require.NoError(t, err)

@@ -181,7 +181,7 @@ func TestStoredDigestsLeaveTheirTermsToTheLexicon(t *testing.T) {
 			require.NoError(t, err)
 			for _, rec := range recs {
 				if rec.Tier == Cold {
-					digests += rec.CacheBytes
+					digests += rec.CacheBytes()
 				}
 			}
 			t.Logf("stored %d B of %d B of digests (%.2f)", values, digests, float64(values)/float64(digests))

@@ -92,37 +92,35 @@ func identityFrom(s listing.FileStat) Identity {
 // the pointers first, then the words, the sums and the small numbers.
 // Its JSON is recordJSON's.
 type Record struct {
-	Path      string
-	SessionID string
-	Cwd       string
-	Policy    string
+	Path   string
+	Policy string
 	// note holds what few records have: their own coverage reasons and
 	// the live branch they were built under (Reasons, LiveSignature). A
 	// pointer rather than a slice and a string: 32 bytes less a record.
-	note     *recordNote
+	note *recordNote
+	// facts holds what the session's file says of itself (SessionID, Cwd,
+	// LineageFingerprint, CacheBytes, FirstTs, LastTs); nil for a partial
+	// record (see partial), which the stat gate and a search's ruling out
+	// never need it for.
+	facts    *sessionFacts
 	Identity Identity
 	// SumLen is the hot shard's total token count (BM25 mean length).
-	SumLen     int64
-	CacheBytes int64
+	SumLen int64
 	// Pack is the cold pack that holds the record's digest (pack.go; 0:
 	// the digest has a value of its own in the cold bucket).
-	Pack    uint64
-	FirstTs Stamp
-	LastTs  Stamp
+	Pack uint64
 	// IndexedAtNs is when the source was read; a source modified within
 	// the racy window before that is re-hashed on the next refresh, because
 	// a write in the same clock tick can leave every stat field unchanged.
 	IndexedAtNs int64
 	// VerifiedAtNs is the last refresh that found the source's identity
 	// unchanged and re-hashed it to the same SourceHash (0: none).
-	VerifiedAtNs       int64
-	SourceHash         Sum
-	LineageFingerprint Sum
-	Tier               Tier
-	Branches           BranchMode
-	// partial: read from the manifest (manifest.go); SessionID, Cwd,
-	// LineageFingerprint, CacheBytes, FirstTs and LastTs are empty until
-	// a Reader reads its tier data and completes it.
+	VerifiedAtNs int64
+	SourceHash   Sum
+	Tier         Tier
+	Branches     BranchMode
+	// partial: read from the manifest (manifest.go); it has no facts
+	// until a Reader reads its tier data and completes it.
 	partial      bool
 	CacheVersion int32
 	// DataStamp is the blocksum.Stamp of the tier data written with the
@@ -134,6 +132,69 @@ type Record struct {
 	// is never reused, so a rebuilt session's old postings are masked.
 	Doc        uint32
 	EntryCount int32
+}
+
+// sessionFacts is the part of a Record that a partial one lacks: 88 of
+// its bytes, which a one-shot call over 100k sessions held for every
+// session while it needed them for a few (8.8 MB; a record is 176 bytes,
+// was 256). Once a record is built or decoded its facts do not change,
+// so that a copy of the record may share them; the one exception is
+// pointAt's, which moves the session id to bytes of equal content.
+type sessionFacts struct {
+	sessionID, cwd     string
+	lineageFingerprint Sum
+	cacheBytes         int64
+	firstTs, lastTs    Stamp
+}
+
+// SessionID is the session's id ("" for a partial record).
+func (r *Record) SessionID() string {
+	if r.facts == nil {
+		return ""
+	}
+	return r.facts.sessionID
+}
+
+// Cwd is the session's working directory ("" for a partial record).
+func (r *Record) Cwd() string {
+	if r.facts == nil {
+		return ""
+	}
+	return r.facts.cwd
+}
+
+// LineageFingerprint fingerprints the branch the record was built from
+// (zero for a partial record).
+func (r *Record) LineageFingerprint() Sum {
+	if r.facts == nil {
+		return Sum{}
+	}
+	return r.facts.lineageFingerprint
+}
+
+// CacheBytes is what the session's indexed data takes (0 for a partial
+// record).
+func (r *Record) CacheBytes() int64 {
+	if r.facts == nil {
+		return 0
+	}
+	return r.facts.cacheBytes
+}
+
+// FirstTs is the session's first timestamp (none for a partial record).
+func (r *Record) FirstTs() Stamp {
+	if r.facts == nil {
+		return 0
+	}
+	return r.facts.firstTs
+}
+
+// LastTs is the session's last timestamp (none for a partial record).
+func (r *Record) LastTs() Stamp {
+	if r.facts == nil {
+		return 0
+	}
+	return r.facts.lastTs
 }
 
 // BranchMode is a record's branch mode (lineage.Active or lineage.All)
@@ -293,9 +354,9 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		reasons = []string{}
 	}
 	return json.Marshal(recordJSON{CacheVersion: r.CacheVersion, Path: r.Path, Branches: r.Branches.String(),
-		SessionID: r.SessionID, Cwd: r.Cwd, SourceHash: r.SourceHash, LineageFingerprint: r.LineageFingerprint,
-		Policy: r.Policy, Tier: r.Tier, EntryCount: r.EntryCount, Reasons: reasons, CacheBytes: r.CacheBytes,
-		FirstTs: r.FirstTs, LastTs: r.LastTs})
+		SessionID: r.SessionID(), Cwd: r.Cwd(), SourceHash: r.SourceHash, LineageFingerprint: r.LineageFingerprint(),
+		Policy: r.Policy, Tier: r.Tier, EntryCount: r.EntryCount, Reasons: reasons, CacheBytes: r.CacheBytes(),
+		FirstTs: r.FirstTs(), LastTs: r.LastTs()})
 }
 
 // MtimeMs is the source mtime in JavaScript milliseconds.
@@ -371,8 +432,11 @@ func (p Policy) String(tier Tier, mode lineage.Mode) string {
 // old path is not kept alive by it.
 func (r *Record) pointAt(p string) {
 	r.Path = p
-	if id, ok := sessionIDIn(p, r.SessionID); ok {
-		r.SessionID = id
+	if r.facts == nil {
+		return
+	}
+	if id, ok := sessionIDIn(p, r.facts.sessionID); ok {
+		r.facts.sessionID = id // equal content: a copy sharing the facts reads the same
 	}
 }
 

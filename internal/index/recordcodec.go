@@ -60,18 +60,22 @@ const recordFormat = 6
 
 func encodeRecord(r *Record) ([]byte, error) {
 	key := recordKey(r.Branches.Mode(), r.Path)
-	b := make([]byte, 0, 96+len(r.SessionID)+len(r.Cwd)+2*packedMax)
+	f := r.facts
+	if f == nil {
+		f = &sessionFacts{} // a partial record's (none is stored)
+	}
+	b := make([]byte, 0, 96+len(f.sessionID)+len(f.cwd)+2*packedMax)
 	b = append(b, recordFormat)
 	b = binary.AppendUvarint(b, uint64(r.CacheVersion))
-	b = appendPacked(b, r.SessionID)
-	b = appendString(b, r.Cwd)
+	b = appendPacked(b, f.sessionID)
+	b = appendString(b, f.cwd)
 	b = appendPackedSum(b, r.SourceHash)
-	b = appendPackedSum(b, r.LineageFingerprint)
-	b = binary.AppendVarint(b, r.CacheBytes)
+	b = appendPackedSum(b, f.lineageFingerprint)
+	b = binary.AppendVarint(b, f.cacheBytes)
 	b = binary.LittleEndian.AppendUint32(b, r.DataStamp)
 	b = binary.AppendUvarint(b, uint64(r.Doc))
 	b = binary.AppendUvarint(b, r.Pack)
-	for _, f := range []Stamp{r.FirstTs, r.LastTs} {
+	for _, f := range []Stamp{f.firstTs, f.lastTs} {
 		t, ok := f.Value()
 		if !ok {
 			b = append(b, 0)
@@ -186,6 +190,9 @@ type recordArena struct {
 	// they held are then garbage.
 	paths []byte
 	gates []Record
+	// factSlab holds the facts of whole records decoded from the manifest
+	// and the records, and those complete gives partial records.
+	factSlab []sessionFacts
 	// held counts the bytes of the slabs and chunks allocated for
 	// partial records; hold, when set, is told each time it grows by
 	// holdStep (Index.holdRecords), and told is what it was told last.
@@ -215,7 +222,8 @@ type recordArena struct {
 // and, for a scratch slot, for the strings its packed fields expand to.
 type recordSlot struct {
 	Record
-	text [packedMax]byte
+	facts sessionFacts
+	text  [packedMax]byte
 }
 
 const (
@@ -310,6 +318,20 @@ func (a *recordArena) gate() *Record {
 	return r
 }
 
+// facts returns zero session facts for a whole record: from the arena's
+// slab, or allocated alone for a nil arena.
+func (a *recordArena) facts() *sessionFacts {
+	if a == nil || a.alone {
+		return new(sessionFacts)
+	}
+	if len(a.factSlab) == 0 {
+		a.factSlab = make([]sessionFacts, perSlab(unsafe.Sizeof(sessionFacts{})))
+	}
+	f := &a.factSlab[0]
+	a.factSlab = a.factSlab[1:]
+	return f
+}
+
 // decode decodes a stored record (the session's own part, see
 // encodeRecord): a Record with the fields of the stored record only, its
 // branch mode taken from the key. Its tier, path, policy, identity,
@@ -325,11 +347,14 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	r := &slot.Record
 	r.CacheVersion = indexfile.CacheVersion
 	r.Branches = t.mode
-	r.SessionID = a.packedString(t.sessionID, slot.text[:0:packedMax])
-	r.Cwd = a.str(t.cwd)
-	r.SourceHash, r.LineageFingerprint = t.sourceHash, t.lineage
-	r.CacheBytes, r.DataStamp, r.Doc, r.Pack = t.cacheBytes, t.stamp, t.doc, t.pack
-	r.FirstTs, r.LastTs = t.first, t.last
+	f := &slot.facts
+	f.sessionID = a.packedString(t.sessionID, slot.text[:0:packedMax])
+	f.cwd = a.str(t.cwd)
+	f.lineageFingerprint, f.cacheBytes = t.lineage, t.cacheBytes
+	f.firstTs, f.lastTs = t.first, t.last
+	r.facts = f
+	r.SourceHash = t.sourceHash
+	r.DataStamp, r.Doc, r.Pack = t.stamp, t.doc, t.pack
 	return r, nil
 }
 
@@ -428,11 +453,12 @@ func (a *recordArena) decodeFullAs(mode lineage.Mode, key, gate, sealed []byte, 
 		return nil, fmt.Errorf("record %q does not match its manifest entry", key)
 	}
 	r.Branches = t.mode
-	r.SessionID = a.sessionID(t.sessionID)
-	r.Cwd = a.cwd(t.cwd)
-	r.LineageFingerprint = t.lineage
-	r.CacheBytes = t.cacheBytes
-	r.FirstTs, r.LastTs = t.first, t.last
+	f := a.facts()
+	f.sessionID = a.sessionID(t.sessionID)
+	f.cwd = a.cwd(t.cwd)
+	f.lineageFingerprint, f.cacheBytes = t.lineage, t.cacheBytes
+	f.firstTs, f.lastTs = t.first, t.last
+	r.facts = f
 	r.partial = false
 	return r, nil
 }

@@ -630,7 +630,7 @@ func (w *writer) take(res result) {
 		rep.Rebuilt++
 		rep.BytesRead += res.b.bytes
 		w.batch = append(w.batch, res.b)
-		w.batchBytes += res.b.rec.CacheBytes
+		w.batchBytes += res.b.rec.CacheBytes()
 		w.batchSource += res.b.bytes
 	}
 	if w.batchFull() {

@@ -447,19 +447,15 @@ func TestRecordRoundTrip(t *testing.T) {
 		name string
 		rec  *Record
 	}{
-		{"bare", &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Cold, SourceHash: sumA, Policy: "p"}},
-		{"every field", &Record{CacheVersion: indexfile.CacheVersion, Path: "/a/ü b.jsonl", Branches: AllBranches, SessionID: "id", Cwd: "/w",
+		{"bare", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Cold, SourceHash: sumA, Policy: "p"}, sessionFacts{})},
+		{"every field", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/a/ü b.jsonl", Branches: AllBranches,
 			Identity:   Identity{Size: 1 << 40, MtimeNs: -5, CtimeNs: 1<<62 + 3, Inode: 1<<64 - 1, Dev: 7},
 			SourceHash: sumA, Policy: "p", Tier: Hot, note: &recordNote{reasons: []string{"a", "", "max_entry_chars"}, liveSignature: "live"},
-			EntryCount: 123456, SumLen: 99, CacheBytes: 1 << 33,
-			DataStamp: 0xdeadbeef, Doc: 1<<32 - 1, Pack: 1 << 40, FirstTs: stampAt(ts), LastTs: stampAt(te), IndexedAtNs: 1<<63 - 1, VerifiedAtNs: -1 << 63}},
-		{"packed", &Record{CacheVersion: indexfile.CacheVersion, Path: "/p.jsonl", Branches: ActiveBranch, Tier: Cold, Policy: "q",
-			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: sumB, LineageFingerprint: sumA, Doc: 3, DataStamp: 9, FirstTs: stampAt(ts)}},
-		{"look-alikes", &Record{CacheVersion: indexfile.CacheVersion, Path: "/l.jsonl", Branches: ActiveBranch, Tier: Cold, Policy: "q",
-			SessionID: "019D59F8-84C2-738A-A424-2E63FFC49C39", SourceHash: sumA,
-			Cwd: hexA[:36]}},
-		{"uuid-shaped, not hex", &Record{CacheVersion: indexfile.CacheVersion, Path: "/u.jsonl", Branches: AllBranches, Tier: Hot, Policy: "p",
-			SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c3g", SourceHash: sumA, LineageFingerprint: sumB}},
+			EntryCount: 123456, SumLen: 99,
+			DataStamp: 0xdeadbeef, Doc: 1<<32 - 1, Pack: 1 << 40, IndexedAtNs: 1<<63 - 1, VerifiedAtNs: -1 << 63}, sessionFacts{sessionID: "id", cwd: "/w", cacheBytes: 1 << 33, firstTs: stampAt(ts), lastTs: stampAt(te)})},
+		{"packed", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/p.jsonl", Branches: ActiveBranch, Tier: Cold, Policy: "q", SourceHash: sumB, Doc: 3, DataStamp: 9}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", lineageFingerprint: sumA, firstTs: stampAt(ts)})},
+		{"look-alikes", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/l.jsonl", Branches: ActiveBranch, Tier: Cold, Policy: "q", SourceHash: sumA}, sessionFacts{sessionID: "019D59F8-84C2-738A-A424-2E63FFC49C39", cwd: hexA[:36]})},
+		{"uuid-shaped, not hex", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/u.jsonl", Branches: AllBranches, Tier: Hot, Policy: "p", SourceHash: sumA}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c3g", lineageFingerprint: sumB})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := c.rec
@@ -478,16 +474,16 @@ func TestRecordRoundTrip(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, rec, got)
 			chunk := string(server.text[:cap(server.text)])
-			assert.False(t, within(got.SessionID, chunk), "the id in a text chunk")
-			assert.False(t, within(got.Cwd, chunk), "the working directory in a text chunk")
+			assert.False(t, within(got.SessionID(), chunk), "the id in a text chunk")
+			assert.False(t, within(got.Cwd(), chunk), "the working directory in a text chunk")
 			if got.note == nil {
 				assert.Zero(t, cap(server.text), "text chunks")
 			}
 			own, err := decodeRecord(key, stored)
 			require.NoError(t, err)
-			assert.Equal(t, &Record{CacheVersion: rec.CacheVersion, Branches: rec.Branches, SessionID: rec.SessionID, Cwd: rec.Cwd,
-				SourceHash: rec.SourceHash, LineageFingerprint: rec.LineageFingerprint, CacheBytes: rec.CacheBytes,
-				DataStamp: rec.DataStamp, Doc: rec.Doc, Pack: rec.Pack, FirstTs: rec.FirstTs, LastTs: rec.LastTs}, own)
+			assert.Equal(t, withFacts(&Record{CacheVersion: rec.CacheVersion, Branches: rec.Branches,
+				SourceHash: rec.SourceHash,
+				DataStamp:  rec.DataStamp, Doc: rec.Doc, Pack: rec.Pack}, sessionFacts{sessionID: rec.SessionID(), cwd: rec.Cwd(), lineageFingerprint: rec.LineageFingerprint(), cacheBytes: rec.CacheBytes(), firstTs: rec.FirstTs(), lastTs: rec.LastTs()}), own)
 		})
 	}
 }
@@ -498,18 +494,17 @@ func TestRecordRoundTrip(t *testing.T) {
 // 508 bytes in format 5.
 func TestRecordHoldsOnlyItsOwnPart(t *testing.T) {
 	ts := 1.7e12
-	rec := &Record{CacheVersion: indexfile.CacheVersion, Branches: ActiveBranch, Tier: Cold,
-		Path:      "/work/corpora/100k/sessions/--home-dev-src-webshop--/2026-04-04T19-29-12-386Z_019d59f8-84c2-738a-a424-2e63ffc49c39.jsonl",
-		SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", Cwd: "/home/dev/src/webshop",
-		SourceHash: sumA, LineageFingerprint: sumB,
+	rec := withFacts(&Record{CacheVersion: indexfile.CacheVersion, Branches: ActiveBranch, Tier: Cold,
+		Path:       "/work/corpora/100k/sessions/--home-dev-src-webshop--/2026-04-04T19-29-12-386Z_019d59f8-84c2-738a-a424-2e63ffc49c39.jsonl",
+		SourceHash: sumA,
 		Policy:     PolicyOf(Config{MaxColdVocabularyBytes: 1 << 20, MaxColdCacheBytes: 1 << 22}).String(Cold, lineage.Active),
 		Identity:   Identity{Size: 17000, MtimeNs: 1.7e18, CtimeNs: 1.7e18, Inode: 1 << 30, Dev: 2049},
-		EntryCount: 40, CacheBytes: 3000, DataStamp: 0xdeadbeef, Doc: 100000, Pack: 20000, FirstTs: stampAt(ts), LastTs: stampAt(ts),
-		IndexedAtNs: 1.7e18}
+		EntryCount: 40, DataStamp: 0xdeadbeef, Doc: 100000, Pack: 20000,
+		IndexedAtNs: 1.7e18}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", cwd: "/home/dev/src/webshop", lineageFingerprint: sumB, cacheBytes: 3000, firstTs: stampAt(ts), lastTs: stampAt(ts)})
 	stored, err := encodeRecord(rec)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(stored), 150, "stored record bytes")
-	for _, s := range []string{rec.Path, rec.Policy, hexA, hexB, rec.SessionID} {
+	for _, s := range []string{rec.Path, rec.Policy, hexA, hexB, rec.SessionID()} {
 		assert.NotContains(t, string(stored), s)
 	}
 }
@@ -519,8 +514,7 @@ func TestRecordHoldsOnlyItsOwnPart(t *testing.T) {
 // of the path it was read for).
 func FuzzDecodeRecord(f *testing.F) {
 	ts := 3.0
-	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot,
-		FirstTs: stampAt(ts), EntryCount: 4, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", SourceHash: sumA}
+	rec := withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot, EntryCount: 4, SourceHash: sumA}, sessionFacts{firstTs: stampAt(ts), sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39"})
 	enc, _ := encodeRecord(rec)
 	data, _ := blocksum.Unseal(enc)
 	f.Add(data)
@@ -554,9 +548,8 @@ func FuzzDecodeRecord(f *testing.F) {
 // another build of the session (another doc, stamp, source hash or
 // cold pack).
 func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
-	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot, EntryCount: 12,
-		SourceHash: sumA, SessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39",
-		LineageFingerprint: sumB, Doc: 5, DataStamp: 7, Policy: "p"}
+	rec := withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot, EntryCount: 12,
+		SourceHash: sumA, Doc: 5, DataStamp: 7, Policy: "p"}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", lineageFingerprint: sumB})
 	gate, enc := encodeWhole(t, rec)
 	key := recordKey(lineage.Active, rec.Path)
 	arena := recordArena{policyIDs: policyIDs(map[string]string{"p": "p"})}
@@ -773,15 +766,17 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 	for i := range n {
 		first, last := float64(i), float64(i)+0.5
 		rec := &Record{CacheVersion: indexfile.CacheVersion, Path: fmt.Sprintf("/p/%d/%s.jsonl", i, strings.Repeat("x", i*97%600)),
-			Branches: ActiveBranch, SessionID: fmt.Sprint("id", i), Tier: Hot, EntryCount: int32(i), Doc: uint32(i), SourceHash: sumA}
+			Branches: ActiveBranch, Tier: Hot, EntryCount: int32(i), Doc: uint32(i), SourceHash: sumA}
+		facts := sessionFacts{sessionID: fmt.Sprint("id", i)}
 		if i%3 == 0 {
-			rec.FirstTs, rec.LastTs = stampAt(first), stampAt(last)
+			facts.firstTs, facts.lastTs = stampAt(first), stampAt(last)
 			rec.SetReasons([]string{"max_entry_chars"})
-			rec.SessionID, rec.LineageFingerprint = "019d59f8-84c2-738a-a424-2e63ffc49c39", sumB
+			facts.sessionID, facts.lineageFingerprint = "019d59f8-84c2-738a-a424-2e63ffc49c39", sumB
 		}
 		if i == 7 {
-			rec.Cwd = strings.Repeat("c", arenaTextChunk) // larger than a chunk
+			facts.cwd = strings.Repeat("c", arenaTextChunk) // larger than a chunk
 		}
+		rec.facts = &facts
 		rec.Policy = "entry:4000;branches:active"
 		if i%2 == 0 {
 			rec.Policy = "another policy"

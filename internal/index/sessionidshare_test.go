@@ -60,8 +60,8 @@ func TestRecordsCutTheirSessionIDsFromTheirPaths(t *testing.T) {
 			for i, st := range rep.States {
 				rec := st.Record
 				require.NotNil(t, rec, names[i])
-				assert.Equal(t, ids[i], rec.SessionID, names[i])
-				assert.Equal(t, i < 2, within(rec.SessionID, rec.Path), "%s, archive %v, call %d: the id cut from the path", names[i], archive, call)
+				assert.Equal(t, ids[i], rec.SessionID(), names[i])
+				assert.Equal(t, i < 2, within(rec.SessionID(), rec.Path), "%s, archive %v, call %d: the id cut from the path", names[i], archive, call)
 				assert.Equal(t, unsafe.StringData(targets[i].Path), unsafe.StringData(rec.Path), "%s: the target's path", names[i])
 			}
 			pre = nil

@@ -72,8 +72,8 @@ func TestRecordJSONSpellsSumsInHex(t *testing.T) {
 // foreign record that still seals) does not decode, so it is rebuilt; it
 // is not taken for a record without one.
 func TestStoredRecordWithAHashThatIsNoSum(t *testing.T) {
-	rec := &Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot,
-		SourceHash: sumA, LineageFingerprint: sumB, Policy: "p"}
+	rec := withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot,
+		SourceHash: sumA, Policy: "p"}, sessionFacts{lineageFingerprint: sumB})
 	key := recordKey(lineage.Active, rec.Path)
 	stored, err := encodeRecord(rec)
 	require.NoError(t, err)
@@ -147,10 +147,12 @@ func must[T any](v T, err error) T {
 func ptrTo[T any](v T) *T { return &v }
 
 // A record keeps what few records have (reasons, a live signature) in a
-// note, and holds its sums, tier and stamps as values: a server keeps a
-// record per session.
+// note, and what a partial record lacks (its session's facts) apart, and
+// holds its sums, tier and stamps as values: a server keeps a record per
+// session, and a one-shot call a partial record per session.
 func TestRecordKeepsItsRarePartsApart(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(Record{}), uintptr(256))
+	assert.LessOrEqual(t, unsafe.Sizeof(Record{}), uintptr(176))
+	assert.Nil(t, (&Record{}).facts, "a partial record's facts")
 	var r Record
 	assert.True(t, r.Complete())
 	assert.Nil(t, r.note)
@@ -166,4 +168,11 @@ func TestRecordKeepsItsRarePartsApart(t *testing.T) {
 	b, err := json.Marshal(&Record{})
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"reasons":[]`)
+}
+
+// withFacts gives rec the session facts f, as a build gives a whole
+// record its own, and returns it.
+func withFacts(rec *Record, f sessionFacts) *Record {
+	rec.facts = &f
+	return rec
 }

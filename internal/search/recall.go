@@ -48,7 +48,7 @@ type Expect struct {
 func (q *Query) heldBy(rec *index.Record) bool {
 	x := &q.Expect
 	switch {
-	case x.LineageFingerprint != "" && !rec.LineageFingerprint.Is(x.LineageFingerprint):
+	case x.LineageFingerprint != "" && !rec.LineageFingerprint().Is(x.LineageFingerprint):
 		return false
 	case x.SourceHash != "" && !rec.SourceHash.Is(x.SourceHash):
 		return false

@@ -147,11 +147,11 @@ func TestRecallSingleSession(t *testing.T) {
 		rng     *search.Range
 		stopped bool
 	}{
-		{"bindings hold", search.Expect{SourceHash: rec.SourceHash.String(), LineageFingerprint: rec.LineageFingerprint.String()}, nil, false},
+		{"bindings hold", search.Expect{SourceHash: rec.SourceHash.String(), LineageFingerprint: rec.LineageFingerprint().String()}, nil, false},
 		{"source changed", search.Expect{SourceHash: "other"}, nil, true},
 		{"source one digit off", search.Expect{SourceHash: offByOne(rec.SourceHash.String())}, nil, true},
 		{"source in capitals", search.Expect{SourceHash: strings.ToUpper(rec.SourceHash.String())}, nil, true},
-		{"lineage one digit off", search.Expect{LineageFingerprint: offByOne(rec.LineageFingerprint.String())}, nil, true},
+		{"lineage one digit off", search.Expect{LineageFingerprint: offByOne(rec.LineageFingerprint().String())}, nil, true},
 		{"lineage changed", search.Expect{LineageFingerprint: "other"}, nil, true},
 		{"range within", search.Expect{}, &search.Range{First: 0, Last: int(rec.EntryCount) - 1}, false},
 		{"range past the end", search.Expect{}, &search.Range{First: 0, Last: int(rec.EntryCount)}, true},
