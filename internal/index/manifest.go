@@ -304,7 +304,7 @@ func (ix *Index) loadGate(ctx context.Context, mode lineage.Mode, keyed bool) (l
 			// soft limit stays near where the path map left it
 			// (without a charge, 100k: peak RSS -3 MB, but 4
 			// collections, not 3, and +0.1-0.2 s of CPU).
-			arena.grow(int64(len(tab.recs)) * (gateSumLen + mapEntryBytes/2))
+			arena.grow(gateCharge(tab.len()))
 		} else {
 			got.stored = make(map[string]*Record, len(recs))
 			for _, r := range recs {
@@ -321,6 +321,10 @@ func (ix *Index) loadGate(ctx context.Context, mode lineage.Mode, keyed bool) (l
 	}
 	return got, err
 }
+
+// gateCharge is what a gate table of n records is charged to the heap
+// limit (loadGate).
+func gateCharge(n int) int64 { return int64(n) * (gateSumLen + mapEntryBytes/2) }
 
 // gateSumLen is the length of the path's SHA-256 prefix in a record key
 // (recordKey).
@@ -340,40 +344,61 @@ const gateSumLen = 16
 // of 100k sums was 4 MB live and 8 MB allocated while it grew, in the
 // call's peak; the directory is a tenth of that, pointer-free).
 type gateTable struct {
-	recs []*Record
-	sums [][gateSumLen]byte // by record, increasing
+	// chunks hold the records and their sums in sum order, gateChunk to
+	// a chunk: one slice grown by append to 100k entries was 13 MB
+	// allocated for 2.4 live, in a one-shot call's peak.
+	chunks [][]gateEntry
+	n      int
 	// dir[b] is the first record whose sum's top bits are b or more;
 	// len(dir) is 1<<bits + 1, bits = 64 - shift.
 	dir   []int32
 	shift uint
 }
 
+// gateEntry is a record of a gateTable and the sum it is stored under.
+type gateEntry struct {
+	sum [gateSumLen]byte
+	rec *Record
+}
+
+// gateChunk is how many entries a chunk of a gateTable holds (48 KB).
+const gateChunk = 2048
+
 // gateBucketLoad is about how many sums share a directory entry.
 const gateBucketLoad = 4
+
+// len is how many records the table holds.
+func (g *gateTable) len() int { return g.n }
+
+// at is entry i.
+func (g *gateTable) at(i int) *gateEntry { return &g.chunks[i/gateChunk][i%gateChunk] }
 
 // add adds rec stored under a key that ends in sum; false when sum does
 // not come after the last one added.
 func (g *gateTable) add(rec *Record, sum []byte) bool {
 	s := [gateSumLen]byte(sum)
-	if n := len(g.sums); n > 0 && bytes.Compare(g.sums[n-1][:], s[:]) >= 0 {
+	if g.n > 0 && bytes.Compare(g.at(g.n - 1).sum[:], s[:]) >= 0 {
 		return false
 	}
-	g.recs = append(g.recs, rec)
-	g.sums = append(g.sums, s)
+	if g.n%gateChunk == 0 {
+		g.chunks = append(g.chunks, make([]gateEntry, gateChunk))
+	}
+	*g.at(g.n) = gateEntry{s, rec}
+	g.n++
 	return true
 }
 
 // seal builds the directory once every sum is added.
 func (g *gateTable) seal() {
 	bits := uint(1)
-	for 1<<bits < len(g.sums)/gateBucketLoad {
+	for 1<<bits < g.n/gateBucketLoad {
 		bits++
 	}
 	g.shift = 64 - bits
 	g.dir = make([]int32, 1<<bits+1)
 	i := 0
 	for b := range g.dir {
-		for i < len(g.sums) && g.top(i) < uint64(b) {
+		for i < g.n && g.top(i) < uint64(b) {
 			i++
 		}
 		g.dir[b] = int32(i)
@@ -382,7 +407,7 @@ func (g *gateTable) seal() {
 
 // top is the directory entry of sum i.
 func (g *gateTable) top(i int) uint64 {
-	return binary.BigEndian.Uint64(g.sums[i][:8]) >> g.shift
+	return binary.BigEndian.Uint64(g.at(i).sum[:8]) >> g.shift
 }
 
 // find is the record stored for path, nil when there is none.
@@ -394,8 +419,8 @@ func (g *gateTable) find(path string) *Record {
 func (g *gateTable) lookup(sum [gateSumLen]byte) *Record {
 	b := binary.BigEndian.Uint64(sum[:8]) >> g.shift
 	for i := g.dir[b]; i < g.dir[b+1]; i++ {
-		if g.sums[i] == sum {
-			return g.recs[i]
+		if e := g.at(int(i)); e.sum == sum {
+			return e.rec
 		}
 	}
 	return nil
@@ -404,13 +429,14 @@ func (g *gateTable) lookup(sum [gateSumLen]byte) *Record {
 // gatePaths gives the records of a keyed gate their paths, once the
 // targets found theirs: a found one takes its target's path; when some
 // were not found, the others' are read from the manifest, and k.stored
-// maps every path to its record as loadGateAt's would (what a refresh
-// that sees a record without a target needs: the orphans sweep). It
+// maps every path to its record as loadGateAt's would, when byPath (what
+// a refresh that keeps the records needs, and one that sees a record
+// without a target: hotSet, the orphans sweep). It
 // reports whether every record got its path from a manifest read at
 // commit at (the gate's own: the records then equal a decode by path,
 // and may be kept), and whether each is stored under its own path's key
 // (loaded.clean; a found one is, by its key's sum).
-func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessions, g *gateTable, at commit) (complete, clean bool) {
+func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessions, g *gateTable, at commit, byPath bool) (complete, clean bool) {
 	for i, rec := range k.recs {
 		if rec != nil {
 			rec.pointAt(k.targets[i].Path)
@@ -420,7 +446,11 @@ func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessi
 	// Whether some record is still without a path, not whether as many
 	// targets as records found one: two targets of one path would hide a
 	// record no target found.
-	if slices.ContainsFunc(g.recs, func(r *Record) bool { return r.Path == "" }) {
+	pathless := false
+	for i := range g.n {
+		pathless = pathless || g.at(i).rec.Path == ""
+	}
+	if pathless {
 		prefix := []byte(string(mode) + "\x00")
 		err := ix.store.View(ctx, func(tx *bolt.Tx) error {
 			mb := tx.Bucket(manifestBucket)
@@ -431,26 +461,31 @@ func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessi
 				return nil
 			}
 			key := slices.Clone(prefix)
-			for i, rec := range g.recs {
+			for i := range g.n {
+				e := g.at(i)
+				rec := e.rec
 				if rec.Path != "" {
 					continue
 				}
-				key = append(key[:len(prefix)], g.sums[i][:]...)
+				key = append(key[:len(prefix)], e.sum[:]...)
 				p, ok := gatePathOf(mb.Get(key))
 				if !ok {
 					complete = false
 					continue
 				}
 				rec.pointAt(string(p))
-				clean = clean && gateSumOf(p) == g.sums[i]
+				clean = clean && gateSumOf(p) == e.sum
 			}
 			return nil
 		})
 		complete = complete && err == nil
 	}
-	k.stored = make(map[string]*Record, len(g.recs))
-	for _, rec := range g.recs {
-		if rec.Path != "" {
+	if !byPath {
+		return complete, clean
+	}
+	k.stored = make(map[string]*Record, g.n)
+	for i := range g.n {
+		if rec := g.at(i).rec; rec.Path != "" {
 			k.stored[rec.Path] = rec
 		}
 	}

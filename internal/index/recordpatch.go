@@ -323,7 +323,7 @@ func (r *refreshRun) keepQuiet() {
 // path would have read them (gatePaths), and returns them; they are kept
 // only when every path was read at the decode's commit.
 func (r *refreshRun) unkeyGate(k *knownSessions) map[string]*Record {
-	complete, clean := r.ix.gatePaths(r.ctx, r.mode, k, r.base.gate, r.base.at)
+	complete, clean := r.ix.gatePaths(r.ctx, r.mode, k, r.base.gate, r.base.at, true)
 	r.base.stored, r.base.gate, r.gate = k.stored, nil, nil
 	r.base.clean, r.base.byTargets = clean, true
 	r.base.unkept = r.base.unkept && complete

@@ -298,9 +298,9 @@ func TestPreloadedRecordsTakeTheTargetsPaths(t *testing.T) {
 				pre = ix.PreloadArchive(ctx, lineage.Active)
 				<-pre.done
 				require.NotNil(t, pre.got.gate, "read by key")
-				require.Len(t, pre.got.gate.recs, len(f.paths))
-				for _, rec := range pre.got.gate.recs {
-					require.Empty(t, rec.Path, "a path was copied")
+				require.Equal(t, len(f.paths), pre.got.gate.len())
+				for i := range pre.got.gate.len() {
+					require.Empty(t, pre.got.gate.at(i).rec.Path, "a path was copied")
 				}
 			}
 			_, err = ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, Preloaded: pre})
