@@ -266,7 +266,7 @@ func (ix *Index) loadGate(ctx context.Context, mode lineage.Mode, keyed bool) (l
 			return nil
 		}
 		prefix := []byte(string(mode) + "\x00")
-		arena := recordArena{policies: ix.policies, policyIDs: ix.policyIDs, hold: ix.holdRecords}
+		arena := recordArena{policies: ix.policies, policyIDs: ix.policyIDs, hold: ix.holdRecords, keyed: keyed}
 		var recs []*Record
 		var tab *gateTable
 		if keyed {
@@ -299,12 +299,7 @@ func (ix *Index) loadGate(ctx context.Context, mode lineage.Mode, keyed bool) (l
 		if tab != nil {
 			tab.seal()
 			got.gate = tab
-			// The sums and their directory, charged beside what gate
-			// charged for a path map's entry, which is not made: the
-			// soft limit stays near where the path map left it
-			// (without a charge, 100k: peak RSS -3 MB, but 4
-			// collections, not 3, and +0.1-0.2 s of CPU).
-			arena.grow(gateCharge(tab.len()))
+			arena.grow(tab.bytes())
 		} else {
 			got.stored = make(map[string]*Record, len(recs))
 			for _, r := range recs {
@@ -321,10 +316,6 @@ func (ix *Index) loadGate(ctx context.Context, mode lineage.Mode, keyed bool) (l
 	}
 	return got, err
 }
-
-// gateCharge is what a gate table of n records is charged to the heap
-// limit (loadGate).
-func gateCharge(n int) int64 { return int64(n) * (gateSumLen + mapEntryBytes/2) }
 
 // gateSumLen is the length of the path's SHA-256 prefix in a record key
 // (recordKey).
@@ -369,6 +360,11 @@ const gateBucketLoad = 4
 
 // len is how many records the table holds.
 func (g *gateTable) len() int { return g.n }
+
+// bytes is what the table holds: its chunks and its directory.
+func (g *gateTable) bytes() int64 {
+	return int64(len(g.chunks))*gateChunk*int64(unsafe.Sizeof(gateEntry{})) + int64(len(g.dir))*4
+}
 
 // at is entry i.
 func (g *gateTable) at(i int) *gateEntry { return &g.chunks[i/gateChunk][i%gateChunk] }

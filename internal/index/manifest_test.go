@@ -246,6 +246,34 @@ func TestOneShotRecordsAreHeldAgainstTheHeapLimit(t *testing.T) {
 	}
 }
 
+// What a one-shot call tells RecordsHeld is what it holds: the partial
+// records' slabs, and a map entry for each only when they go into a map
+// by path; read by key, the gate table's chunks and directory instead
+// (a map entry charged for each was 4.8 MB of a 100k call's heap limit
+// that nothing used).
+func TestHeldRecordsAreWhatTheGateHolds(t *testing.T) {
+	f := newAcquireFixture(t, 400)
+	f.indexAll()
+	ix := Open(f.ix.Config(), time.Second)
+	t.Cleanup(func() { ix.Close() })
+	var told int64
+	ix.RecordsHeld = func(held int64) { told = held }
+	slabs := int64((400 + perSlab(unsafe.Sizeof(Record{})) - 1) / perSlab(unsafe.Sizeof(Record{})))
+	slab := int64(perSlab(unsafe.Sizeof(Record{}))) * int64(unsafe.Sizeof(Record{}))
+
+	keyed, err := ix.loadGate(context.Background(), lineage.Active, true)
+	require.NoError(t, err)
+	require.NotNil(t, keyed.gate)
+	assert.Equal(t, slabs*slab+keyed.gate.bytes(), keyed.held)
+	assert.Equal(t, keyed.held, told)
+
+	byPath, err := ix.loadGate(context.Background(), lineage.Active, false)
+	require.NoError(t, err)
+	require.Nil(t, byPath.gate)
+	entries := slabs * int64(perSlab(unsafe.Sizeof(Record{}))) * mapEntryBytes
+	assert.Greater(t, byPath.held, slabs*slab+entries, "the slabs, a map entry each and the paths")
+}
+
 // Once the partial records take the listing's paths, the heap limit stops
 // counting the manifest's copies, which are garbage: the collector takes
 // them back instead of the heap growing past them (13 MB at 100k).

@@ -198,6 +198,8 @@ type recordArena struct {
 	// holdStep (Index.holdRecords), and told is what it was told last.
 	held, told int64
 	hold       func(held int64)
+	// keyed: the partial records go to a gateTable, not a map by path.
+	keyed bool
 	// scratch, when set, is the one slot decode fills, and its strings
 	// are cut from the value itself, not copied: a record valid only
 	// while the value is (inside its transaction), which complete reads
@@ -311,7 +313,11 @@ func (a *recordArena) gate() *Record {
 	if len(a.gates) == 0 {
 		n := perSlab(unsafe.Sizeof(Record{}))
 		a.gates = make([]Record, n)
-		a.grow(int64(n) * int64(unsafe.Sizeof(Record{})+mapEntryBytes))
+		per := unsafe.Sizeof(Record{})
+		if !a.keyed {
+			per += mapEntryBytes // a map by path will hold each
+		}
+		a.grow(int64(n) * int64(per))
 	}
 	r := &a.gates[0]
 	a.gates = a.gates[1:]
