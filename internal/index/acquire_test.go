@@ -211,7 +211,7 @@ func TestAcquireDropsDamagedDataAndAsksAgain(t *testing.T) {
 			v.Damaged(v.Record(0))
 			return fmt.Errorf("shard: %w", ErrDamaged)
 		}
-		assert.True(t, v.State(0).Rebuilt, "the dropped session is rebuilt")
+		assert.True(t, v.State(0).Rebuilt(), "the dropped session is rebuilt")
 		return nil
 	})
 	require.NoError(t, err)

@@ -31,7 +31,7 @@ func TestDecodedRecordsLastUntilTheFileChanges(t *testing.T) {
 	other := f.index()
 	require.NoError(t, os.WriteFile(f.paths[0], []byte(sessionText("s0", "alpha0 beta gamma")), 0o600))
 	rep := f.refresh(other, lineage.Active)
-	require.True(t, rep.States[0].Rebuilt) // and a session it pushed out of the hot tier
+	require.True(t, rep.States[0].Rebuilt()) // and a session it pushed out of the hot tier
 	c := f.refresh(ix, lineage.Active)
 	assert.Equal(t, 0, c.Rebuilt, "the other writer's record is current")
 	assert.NotSame(t, b.States[0].Record, c.States[0].Record)

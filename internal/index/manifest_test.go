@@ -149,9 +149,9 @@ func TestManifestEntryThatCannotVouchIsRebuilt(t *testing.T) {
 			v, _, err := ix.Acquire(context.Background(), need, nil)
 			require.NoError(t, err)
 			assert.True(t, v.Coverage().Complete)
-			assert.True(t, v.State(1).Rebuilt)
-			assert.False(t, v.State(0).Rebuilt)
-			assert.False(t, v.State(2).Rebuilt)
+			assert.True(t, v.State(1).Rebuilt())
+			assert.False(t, v.State(0).Rebuilt())
+			assert.False(t, v.State(2).Rebuilt())
 		})
 	}
 }

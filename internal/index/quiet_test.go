@@ -72,14 +72,14 @@ func TestQuietRefreshIsAnsweredAgain(t *testing.T) {
 	require.NoError(t, os.WriteFile(f.paths[1], []byte(sessionText("s1", "alpha1 epsilon")), 0o600))
 	require.NoError(t, os.Chtimes(f.paths[1], later, later))
 	changed := refresh(ix, listed(), true)
-	assert.True(t, changed.States[1].Rebuilt)
+	assert.True(t, changed.States[1].Rebuilt())
 
 	// Another writer drops a record, the files unchanged.
 	kept := refresh(ix, listed(), true)
 	require.Zero(t, kept.Rebuilt)
 	require.True(t, f.index().Forget(ctx, lineage.Active, []*Record{kept.States[2].Record}))
 	redo := refresh(ix, listed(), true)
-	assert.True(t, redo.States[2].Rebuilt, "a commit since the kept refresh: refreshed in full")
+	assert.True(t, redo.States[2].Rebuilt(), "a commit since the kept refresh: refreshed in full")
 
 	// Another writer's commit.
 	refresh(ix, listed(), true)
@@ -180,7 +180,7 @@ func TestQuietRefreshWithLiveBranch(t *testing.T) {
 		hits := ix.quiet.hits.Load()
 		rep := refresh(c.live)
 		require.Equal(t, hits, ix.quiet.hits.Load(), c.name)
-		require.True(t, rep.States[0].Rebuilt, "%s: the live target is built for its branch", c.name)
+		require.True(t, rep.States[0].Rebuilt(), "%s: the live target is built for its branch", c.name)
 		require.Equal(t, 1, rep.Rebuilt, c.name)
 		require.Equal(t, liveSignature(c.live), rep.States[0].Record.LiveSignature(), c.name)
 		require.Zero(t, refresh(c.live).Rebuilt, c.name) // nothing to do: kept

@@ -279,20 +279,37 @@ type State struct {
 	// Record is the session's current record, nil when it has none (a
 	// budget, an unreadable source, a failed build).
 	Record *Record
-	// Rebuilt is true when this refresh read the source.
-	Rebuilt bool
-	// note holds what few states have (Reason, Detail, Built): a server
-	// keeps a state per session, and the three were 32 of its 72 bytes.
-	// A note is never changed once made (copies of a state share it).
+	// note holds what few states have (Reason, Detail, Built, Rebuilt): a
+	// server keeps a state per session, and a one-shot call over 100k
+	// sessions too. A note is never changed once made (copies of a state
+	// share it).
 	note *stateNote
 }
 
 // stateNote is the rare part of a State.
 type stateNote struct {
-	reason string
-	detail string
-	built  *Built
+	reason  string
+	detail  string
+	built   *Built
+	rebuilt bool
 }
+
+// Rebuilt reports whether this refresh read the source.
+func (s State) Rebuilt() bool { return s.note != nil && s.note.rebuilt }
+
+// markRebuilt notes that this refresh read the source.
+func (s *State) markRebuilt() {
+	if s.note == nil {
+		s.note = rebuiltNote
+		return
+	}
+	n := *s.note
+	n.rebuilt = true
+	s.note = &n
+}
+
+// rebuiltNote is the shared note of a state rebuilt and nothing else.
+var rebuiltNote = &stateNote{rebuilt: true}
 
 // Reason says why there is no current record ("" when there is one).
 func (s State) Reason() string {
@@ -312,16 +329,20 @@ func (s *State) answer(rec *Record, reason string) {
 	s.setReason(reason)
 }
 
-// setNote gives s a note with these (none when all are empty): a reason
-// alone gets the note shared by every state with that reason alone.
+// setNote gives s a note with these, keeping Rebuilt (none when all are
+// empty): a reason alone gets the note shared by every state with that
+// reason alone.
 func (s *State) setNote(reason, detail string, built *Built) {
+	rebuilt := s.Rebuilt()
 	switch {
-	case reason == "" && detail == "" && built == nil:
+	case reason == "" && detail == "" && built == nil && !rebuilt:
 		s.note = nil
-	case detail == "" && built == nil:
+	case reason == "" && detail == "" && built == nil:
+		s.note = rebuiltNote
+	case detail == "" && built == nil && !rebuilt:
 		s.note = reasonNote(reason)
 	default:
-		s.note = &stateNote{reason: reason, detail: detail, built: built}
+		s.note = &stateNote{reason: reason, detail: detail, built: built, rebuilt: rebuilt}
 	}
 }
 

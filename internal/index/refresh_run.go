@@ -639,7 +639,7 @@ func (w *writer) take(res result) {
 		res.b.unstored = w.r.known.recs[res.i] == nil
 		res.b.state = res.i
 		st.Record = res.b.rec
-		st.Rebuilt = true
+		st.markRebuilt()
 		rep.Rebuilt++
 		rep.BytesRead += res.b.bytes
 		w.batch = append(w.batch, res.b)
@@ -947,7 +947,7 @@ func (w *writer) failUnwritten(reason string) {
 	rep := w.r.rep
 	for _, i := range w.unwritten {
 		st := &rep.States[i]
-		if st.Rebuilt {
+		if st.Rebuilt() {
 			rep.Rebuilt-- // its bytes were read all the same
 		}
 		*st = FailedState(st.Path, reason, w.writeErr.Error())

@@ -172,7 +172,7 @@ func TestRefresh_Invalidation(t *testing.T) {
 			rep := f.refresh(ix, lineage.Active)
 			assert.Equal(t, 1, rep.Rebuilt)
 			assert.Equal(t, 2, rep.Unchanged)
-			assert.True(t, rep.States[2].Rebuilt)
+			assert.True(t, rep.States[2].Rebuilt())
 		})
 	}
 }
@@ -392,7 +392,7 @@ func TestRefresh_CorruptRecordIsRebuilt(t *testing.T) {
 	}))
 	rep = f.refresh(ix, lineage.Active)
 	assert.Equal(t, 1, rep.Rebuilt)
-	assert.True(t, rep.States[1].Rebuilt)
+	assert.True(t, rep.States[1].Rebuilt())
 	// A sound record of one session filed under another's key.
 	enc, _ = encodeRecord(rep.States[1].Record)
 	_, err := decodeRecord(key, enc)
@@ -402,7 +402,7 @@ func TestRefresh_CorruptRecordIsRebuilt(t *testing.T) {
 	}))
 	rep = f.refresh(ix, lineage.Active)
 	assert.Equal(t, 1, rep.Rebuilt)
-	assert.True(t, rep.States[0].Rebuilt)
+	assert.True(t, rep.States[0].Rebuilt())
 	assert.Equal(t, f.paths[0], rep.States[0].Record.Path)
 	// One flipped bit anywhere in a stored record (a reason dropped, a
 	// count changed): the record fails its checksum and is rebuilt.
@@ -414,7 +414,7 @@ func TestRefresh_CorruptRecordIsRebuilt(t *testing.T) {
 	}))
 	rep = f.refresh(ix, lineage.Active)
 	assert.Equal(t, 1, rep.Rebuilt)
-	assert.True(t, rep.States[0].Rebuilt)
+	assert.True(t, rep.States[0].Rebuilt())
 }
 
 // encodeWhole is what putRecord stores of rec: its manifest entry and its

@@ -90,7 +90,7 @@ func TestSoleWriteNotAfterAnotherWrite(t *testing.T) {
 		beforeCommit = nil
 		rep := f.refresh(other, lineage.Active)
 		st := rep.States[len(rep.States)-1]
-		require.True(t, st.Rebuilt, "the other index built the new session")
+		require.True(t, st.Rebuilt(), "the other index built the new session")
 		otherDoc = st.Record.Doc
 		before = soleSkips.Load() // the other's own write skipped it
 	})

@@ -176,3 +176,28 @@ func withFacts(rec *Record, f sessionFacts) *Record {
 	rec.facts = &f
 	return rec
 }
+
+// A state keeps Rebuilt with its other rare parts (a one-shot call over
+// 100k sessions holds a state each): 32 bytes, and a note shared while
+// it says nothing else; setting a reason keeps it, and a copy made
+// before keeps its own.
+func TestStateKeepsRebuiltInItsNote(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(State{}), uintptr(32))
+	var a, b State
+	a.markRebuilt()
+	b.markRebuilt()
+	assert.True(t, a.Rebuilt())
+	assert.Same(t, a.note, b.note, "rebuilt alone: one shared note")
+	before := a
+	a.setReason("max_sync_sessions")
+	assert.True(t, a.Rebuilt(), "a reason keeps it")
+	assert.Equal(t, "max_sync_sessions", a.Reason())
+	assert.Empty(t, before.Reason(), "the copy made before")
+	assert.True(t, rebuiltNote.rebuilt && rebuiltNote.reason == "", "the shared note is unchanged")
+	var c State
+	c.setReason("max_sync_sessions")
+	c.markRebuilt()
+	assert.True(t, c.Rebuilt())
+	assert.Equal(t, "max_sync_sessions", c.Reason())
+	assert.False(t, reasonNote("max_sync_sessions").rebuilt, "the shared reason note is unchanged")
+}
