@@ -74,7 +74,7 @@ type DigestCoverage struct {
 // recordOf is the record's wire face; no reasons are [] on the wire.
 func recordOf(r *index.Record) *SessionRecord {
 	out := &SessionRecord{CacheVersion: int(r.CacheVersion), Path: r.Path, Branches: r.Branches.String(), SessionID: r.SessionID(),
-		Cwd: r.Cwd(), SourceHash: r.SourceHash.String(), LineageFingerprint: r.LineageFingerprint().String(), Policy: r.Policy,
+		Cwd: r.Cwd(), SourceHash: r.SourceHash.String(), LineageFingerprint: r.LineageFingerprint().String(), Policy: r.Policy(),
 		Tier: r.Tier.String(), EntryCount: int(r.EntryCount), Reasons: r.Reasons(), CacheBytes: r.CacheBytes(),
 		FirstTs: r.FirstTs().Ptr(), LastTs: r.LastTs().Ptr(), indexedAtNs: r.IndexedAtNs}
 	if out.Reasons == nil {

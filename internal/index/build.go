@@ -528,7 +528,7 @@ func (ix *Index) newRecord(src *Source, h *session.Header, hash string, sel *lin
 		Branches:     BranchModeOf(mode),
 		Identity:     src.Identity,
 		SourceHash:   MustSum(hash),
-		Policy:       ix.policyOf(tier, mode), // one shared string, not one a record
+		policy:       ix.policyOf(tier, mode),
 		Tier:         tier,
 		IndexedAtNs:  time.Now().UnixNano(),
 		// The build's own: it fills them in place (entrySink.add, finish).
@@ -582,7 +582,7 @@ func digestIdentity(rec *Record) coldvocab.Digest {
 		SourceHash:         rec.SourceHash.String(),
 		Branches:           rec.Branches.String(),
 		LineageFingerprint: rec.LineageFingerprint().String(),
-		Policy:             rec.Policy,
+		Policy:             rec.Policy(),
 	}
 }
 

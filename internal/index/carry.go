@@ -57,7 +57,7 @@ type gateMemo struct {
 type lastGate struct {
 	gen                   uint64
 	window                time.Duration
-	hotPolicy, coldPolicy string
+	hotPolicy, coldPolicy policyNum
 	targets               []Target
 	recs                  []*Record
 	fresh                 []Tier

@@ -86,7 +86,7 @@ func (ix *Index) loadRecordsOnce(ctx context.Context, mode lineage.Mode, keep, k
 		got.clean = true
 		var key []byte
 		prefix := len(mode) + 1
-		eachRecordShared(tx, mode, ix.policyIDs, !keyed, func(k []byte, r *Record, err error) {
+		eachRecordShared(tx, mode, !keyed, func(k []byte, r *Record, err error) {
 			switch {
 			case err != nil:
 				got.bad = append(got.bad, append([]byte(nil), k...))
@@ -134,14 +134,19 @@ func (ix *Index) loadRecordsOnce(ctx context.Context, mode lineage.Mode, keep, k
 	return got, err
 }
 
-// policyOf is the policy string of tier and mode, the instance the
-// decoded records share.
-func (ix *Index) policyOf(tier Tier, mode lineage.Mode) string {
-	p := ix.policy.String(tier, mode)
-	if c, ok := ix.policies[p]; ok {
-		return c
+// policyOf is the number of the policy string of tier and mode.
+func (ix *Index) policyOf(tier Tier, mode lineage.Mode) policyNum {
+	m, t := 0, 0
+	if mode == lineage.All {
+		m = 1
 	}
-	return p
+	if tier == Cold {
+		t = 1
+	}
+	if (mode != lineage.Active && mode != lineage.All) || (tier != Hot && tier != Cold) {
+		return policies.named(ix.policy.String(tier, mode))
+	}
+	return ix.policies[m][t]
 }
 
 // loaded is the stored records of a mode, as one read transaction saw
@@ -306,7 +311,7 @@ func (c *recordCache) swap(mode lineage.Mode, base loaded, at commit, next loade
 // what old held, and a demotion drops the hot shard's entry text, of
 // which the cold vocabulary keeps single tokens only.
 func dropsText(old, rec *Record) bool {
-	return (old.Tier == rec.Tier && old.Policy != rec.Policy) || (old.Tier == Hot && rec.Tier != Hot)
+	return (old.Tier == rec.Tier && old.policy != rec.policy) || (old.Tier == Hot && rec.Tier != Hot)
 }
 
 // writeBuilt stores records and their tier data; a tier move writes the new
@@ -404,24 +409,15 @@ func reverify(tx *bolt.Tx, recs *bolt.Bucket, key []byte, rec *Record) error {
 		return nil
 	}
 	cur, err := (*recordArena)(nil).decodeFull(rec.Branches.Mode(), key, mb.Get(key), recs.Get(key))
-	if err != nil || cur.Tier != rec.Tier || cur.SourceHash != rec.SourceHash || !samePolicy(cur.Policy, rec.Policy) ||
+	if err != nil || cur.Tier != rec.Tier || cur.SourceHash != rec.SourceHash || cur.policy != rec.policy ||
 		cur.DataStamp != rec.DataStamp || cur.Doc != rec.Doc || cur.Pack != rec.Pack {
 		return nil
 	}
 	// The verification time is in the manifest entry only: the stored
 	// record stays as it is.
 	cur.VerifiedAtNs = rec.VerifiedAtNs
-	cur.Policy = rec.Policy
+	cur.policy = rec.policy
 	return putGate(tx, key, cur)
-}
-
-// samePolicy reports whether a record decoded without the index's policy
-// strings, which names each by its fingerprint (policyByID), has the
-// policy want. A want that is itself such a name (the policy of none of
-// this configuration's strings) is no policy a record can be written
-// with.
-func samePolicy(decoded, want string) bool {
-	return decoded == (*recordArena)(nil).policyByID(policyID(want))
 }
 
 // storedPack is the cold pack of the session stored under key, by its

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"sync"
 	"unsafe"
 
@@ -48,11 +47,11 @@ const manifestFormat = 2
 // Reasons and each as a string. The key is the record's key.
 
 func encodeGate(r *Record) ([]byte, error) {
-	b := make([]byte, 0, 96+len(r.Path)+len(r.Policy)+sha256.Size+16*len(r.Reasons()))
+	b := make([]byte, 0, 96+len(r.Path)+sha256.Size+16*len(r.Reasons()))
 	b = append(b, manifestFormat)
 	b = appendString(b, r.Path)
 	b = appendString(b, r.LiveSignature())
-	b = binary.LittleEndian.AppendUint64(b, policyID(r.Policy))
+	b = binary.LittleEndian.AppendUint64(b, r.policyFingerprint())
 	if r.SourceHash.IsZero() {
 		return nil, fmt.Errorf("record of %s: no source hash", r.Path)
 	}
@@ -137,7 +136,7 @@ func (a *recordArena) decodeGateAs(mode lineage.Mode, key, sealed []byte, withPa
 	}
 	live := a.str(d.field())
 	if v := d.bytes(8); v != nil {
-		r.Policy = a.policyByID(binary.LittleEndian.Uint64(v))
+		r.policy = a.policyNum(binary.LittleEndian.Uint64(v))
 	}
 	if v := d.bytes(sha256.Size); v != nil {
 		r.SourceHash = sumFrom(v)
@@ -172,26 +171,22 @@ func policyID(policy string) uint64 {
 	return binary.LittleEndian.Uint64(sum[:8])
 }
 
-// policyIDs maps the fingerprint of each policy string of policies to its
-// shared instance.
-func policyIDs(policies map[string]string) map[uint64]string {
-	ids := make(map[uint64]string, len(policies))
-	for p := range policies {
-		ids[policyID(p)] = p
+// policyNum is the number of the policy whose fingerprint is id
+// (policies.byFingerprint), remembered by the arena: its records share a
+// few.
+func (a *recordArena) policyNum(id uint64) policyNum {
+	if a == nil {
+		return policies.byFingerprint(id)
 	}
-	return ids
-}
-
-// policyByID is the policy string of this configuration whose fingerprint
-// is id; for an id of none, a string that no current policy equals, so the
-// record is rebuilt as for any other changed policy.
-func (a *recordArena) policyByID(id uint64) string {
-	if a != nil {
-		if p, ok := a.policyIDs[id]; ok {
-			return p
-		}
+	if n, ok := a.policyNums[id]; ok {
+		return n
 	}
-	return "policy#" + strconv.FormatUint(id, 16)
+	n := policies.byFingerprint(id)
+	if a.policyNums == nil {
+		a.policyNums = map[uint64]policyNum{}
+	}
+	a.policyNums[id] = n
+	return n
 }
 
 // gateNumbers reads a manifest entry's numbers after its tier byte, up to
@@ -266,7 +261,7 @@ func (ix *Index) loadGate(ctx context.Context, mode lineage.Mode, keyed bool) (l
 			return nil
 		}
 		prefix := []byte(string(mode) + "\x00")
-		arena := recordArena{policies: ix.policies, policyIDs: ix.policyIDs, hold: ix.holdRecords, keyed: keyed}
+		arena := recordArena{hold: ix.holdRecords, keyed: keyed}
 		var recs []*Record
 		var tab *gateTable
 		if keyed {

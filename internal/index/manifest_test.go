@@ -129,7 +129,7 @@ func TestManifestEntryThatCannotVouchIsRebuilt(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			rec.Policy = "vocab:1"
+			rec.SetPolicy("vocab:1")
 			enc, err := encodeGate(rec)
 			if err != nil {
 				return err

@@ -241,11 +241,7 @@ func (r *Reader) Records() ([]*Record, error) {
 		return nil, nil
 	}
 	var out []*Record
-	var policyIDs map[uint64]string
-	if r.ix != nil {
-		policyIDs = r.ix.policyIDs
-	}
-	eachRecordShared(r.tx, r.mode, policyIDs, true, func(_ []byte, rec *Record, err error) {
+	eachRecordShared(r.tx, r.mode, true, func(_ []byte, rec *Record, err error) {
 		if err == nil {
 			out = append(out, rec)
 		}

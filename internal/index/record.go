@@ -92,8 +92,7 @@ func identityFrom(s listing.FileStat) Identity {
 // the pointers first, then the words, the sums and the small numbers.
 // Its JSON is recordJSON's.
 type Record struct {
-	Path   string
-	Policy string
+	Path string
 	// note holds what few records have: their own coverage reasons and
 	// the live branch they were built under (Reasons, LiveSignature). A
 	// pointer rather than a slice and a string: 32 bytes less a record.
@@ -132,6 +131,8 @@ type Record struct {
 	// is never reused, so a rebuilt session's old postings are masked.
 	Doc        uint32
 	EntryCount int32
+	// policy numbers its policy string (Policy, policynum.go).
+	policy policyNum
 }
 
 // sessionFacts is the part of a Record that a partial one lacks: 88 of
@@ -355,7 +356,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(recordJSON{CacheVersion: r.CacheVersion, Path: r.Path, Branches: r.Branches.String(),
 		SessionID: r.SessionID(), Cwd: r.Cwd(), SourceHash: r.SourceHash, LineageFingerprint: r.LineageFingerprint(),
-		Policy: r.Policy, Tier: r.Tier, EntryCount: r.EntryCount, Reasons: reasons, CacheBytes: r.CacheBytes(),
+		Policy: r.Policy(), Tier: r.Tier, EntryCount: r.EntryCount, Reasons: reasons, CacheBytes: r.CacheBytes(),
 		FirstTs: r.FirstTs(), LastTs: r.LastTs()})
 }
 

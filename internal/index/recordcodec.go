@@ -205,11 +205,9 @@ type recordArena struct {
 	// while the value is (inside its transaction), which complete reads
 	// a few fields of.
 	scratch *recordSlot
-	// policies, when set, holds the one instance of each policy string
-	// the records share (Index.policies); policyIDs maps their
-	// fingerprints to them (manifest.go).
-	policies  map[string]string
-	policyIDs map[uint64]string
+	// policyNums remembers the numbers of the policy fingerprints read
+	// (recordArena.policyNum).
+	policyNums map[uint64]policyNum
 	// cwds, when set, holds the one copy of each working directory the
 	// whole records share (cwd).
 	cwds map[string]string
@@ -511,21 +509,21 @@ func (a *recordArena) cwd(b []byte) string {
 // order, and the whole record it decodes to (decodeFull), or why it does
 // not. The key is valid only inside the transaction.
 func eachRecord(tx *bolt.Tx, mode lineage.Mode, fn func(key []byte, r *Record, err error)) {
-	eachRecordShared(tx, mode, nil, true, fn)
+	eachRecordShared(tx, mode, true, fn)
 }
 
-// eachRecordShared is eachRecord, the records sharing the policy strings
-// of policyIDs (Index.policyIDs); without withPath their Paths are left
+// eachRecordShared is eachRecord, the records sharing their working
+// directories (recordArena.cwds); without withPath their Paths are left
 // empty (the caller finds them by key, gateTable). The records and the
 // manifest hold the same keys in the same order: one cursor over each
 // walks both.
-func eachRecordShared(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, withPath bool, fn func(key []byte, r *Record, err error)) {
+func eachRecordShared(tx *bolt.Tx, mode lineage.Mode, withPath bool, fn func(key []byte, r *Record, err error)) {
 	b := tx.Bucket(recordsBucket)
 	if b == nil {
 		return
 	}
 	prefix := []byte(string(mode) + "\x00")
-	arena := recordArena{policyIDs: policyIDs, cwds: map[string]string{}}
+	arena := recordArena{cwds: map[string]string{}}
 	var gates *bolt.Cursor
 	var gk, gv []byte
 	if mb := tx.Bucket(manifestBucket); mb != nil {

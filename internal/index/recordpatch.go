@@ -53,7 +53,7 @@ func (ix *Index) patchDecoded(r *refreshRun, w *writer) {
 		if !ok || at.txid != w.lastTx || !sameFile(at.file, w.lastFile) || at.file != w.fileAfter {
 			return nil // written since: the next call decodes what it finds
 		}
-		if next, ok := patchLoaded(tx, r.mode, ix.policyIDs, base, w.touched); ok {
+		if next, ok := patchLoaded(tx, r.mode, base, w.touched); ok {
 			if !next.byTargets {
 				next.stored, next.byTargets = keyedByTargets(next.stored, r.targets), true
 			}
@@ -68,7 +68,7 @@ func (ix *Index) patchDecoded(r *refreshRun, w *writer) {
 // among the bad (not decoded) where they do not decode. ok is false when
 // a record read is stored under another path's key (damage): only a full
 // decode says then what the file holds.
-func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, base loaded, touched []touch) (next loaded, ok bool) {
+func patchLoaded(tx *bolt.Tx, mode lineage.Mode, base loaded, touched []touch) (next loaded, ok bool) {
 	next = loaded{epoch: lexiconEpoch(tx, mode), clean: true, stored: maps.Clone(base.stored)}
 	next.roster, next.hasRoster = readRoster(tx)
 	next.byTargets = base.byTargets
@@ -86,7 +86,7 @@ func patchLoaded(tx *bolt.Tx, mode lineage.Mode, policyIDs map[uint64]string, ba
 		}
 	}
 	recs, gates := tx.Bucket(recordsBucket), tx.Bucket(manifestBucket)
-	arena := recordArena{policyIDs: policyIDs, alone: true}
+	arena := recordArena{alone: true}
 	var want []byte
 	var added []uint32 // the docs of the records read
 	for k, path := range keys {

@@ -170,13 +170,13 @@ func TestPatchedRecordsAllocatedAlone(t *testing.T) {
 		touched = append(touched, touch{key: recordKey(lineage.Active, p), path: p})
 	}
 	require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
-		next, ok := patchLoaded(tx, lineage.Active, ix.policyIDs, base, touched[:1])
+		next, ok := patchLoaded(tx, lineage.Active, base, touched[:1])
 		require.True(t, ok)
 		require.Len(t, next.stored, 3)
 		res := testing.Benchmark(func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				patchLoaded(tx, lineage.Active, ix.policyIDs, base, touched[:1])
+				patchLoaded(tx, lineage.Active, base, touched[:1])
 			}
 		})
 		// A slab of 128 records alone is ~38 KB, a text chunk 64 KB.

@@ -81,25 +81,20 @@ type Index struct {
 	runKeys runKeysMemo
 	// lexIDs is the last lexicon identity made (Lexicon.Identity).
 	lexIDs lexIDMemo
-	// policies holds one instance of each policy string of this
-	// configuration: the records decoded with one share it, so that the
-	// stat gate compares a pointer, not a string, per record.
-	policies map[string]string
-	// policyIDs maps the manifest's fingerprints of them to them.
-	policyIDs map[uint64]string
+	// policies numbers the policy strings of this configuration, by
+	// branch mode (active, all) and tier (hot, cold): the stat gate
+	// compares a record's number with them.
+	policies [2][2]policyNum
 }
 
 // Open returns the index of cfg.IndexDir. It does not touch the disk.
 func Open(cfg Config, lockTimeout time.Duration) *Index {
 	ix := &Index{cfg: cfg, policy: PolicyOf(cfg), store: indexfile.New(cfg.IndexDir, indexfile.Options{LockTimeout: lockTimeout})}
-	ix.policies = map[string]string{}
-	for _, mode := range []lineage.Mode{lineage.Active, lineage.All} {
-		for _, tier := range []Tier{Hot, Cold} {
-			p := ix.policy.String(tier, mode)
-			ix.policies[p] = p
+	for m, mode := range []lineage.Mode{lineage.Active, lineage.All} {
+		for t, tier := range []Tier{Hot, Cold} {
+			ix.policies[m][t] = policies.named(ix.policy.String(tier, mode))
 		}
 	}
-	ix.policyIDs = policyIDs(ix.policies)
 	return ix
 }
 

@@ -51,7 +51,7 @@ type refreshRun struct {
 	hasRoster bool
 	newRoster []recentSession
 	// The two policy strings, built once, not once a target.
-	hotPolicy, coldPolicy string
+	hotPolicy, coldPolicy policyNum
 	// partial: the stored records are the manifest's (see Preload);
 	// held is what they took as they were read (loaded.held).
 	partial bool
@@ -362,7 +362,7 @@ func (r *refreshRun) current(rec *Record, id Identity, tier Tier, t Target) bool
 	if tier == Hot {
 		policy = r.hotPolicy
 	}
-	return rec != nil && rec.Identity == id && rec.Tier == tier && rec.Policy == policy &&
+	return rec != nil && rec.Identity == id && rec.Tier == tier && rec.policy == policy &&
 		rec.LiveSignature() == liveSignature(r.live.Of(t.Path))
 }
 

@@ -447,21 +447,21 @@ func TestRecordRoundTrip(t *testing.T) {
 		name string
 		rec  *Record
 	}{
-		{"bare", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Cold, SourceHash: sumA, Policy: "p"}, sessionFacts{})},
+		{"bare", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Cold, SourceHash: sumA, policy: policies.named("p")}, sessionFacts{})},
 		{"every field", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/a/ü b.jsonl", Branches: AllBranches,
 			Identity:   Identity{Size: 1 << 40, MtimeNs: -5, CtimeNs: 1<<62 + 3, Inode: 1<<64 - 1, Dev: 7},
-			SourceHash: sumA, Policy: "p", Tier: Hot, note: &recordNote{reasons: []string{"a", "", "max_entry_chars"}, liveSignature: "live"},
+			SourceHash: sumA, policy: policies.named("p"), Tier: Hot, note: &recordNote{reasons: []string{"a", "", "max_entry_chars"}, liveSignature: "live"},
 			EntryCount: 123456, SumLen: 99,
 			DataStamp: 0xdeadbeef, Doc: 1<<32 - 1, Pack: 1 << 40, IndexedAtNs: 1<<63 - 1, VerifiedAtNs: -1 << 63}, sessionFacts{sessionID: "id", cwd: "/w", cacheBytes: 1 << 33, firstTs: stampAt(ts), lastTs: stampAt(te)})},
-		{"packed", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/p.jsonl", Branches: ActiveBranch, Tier: Cold, Policy: "q", SourceHash: sumB, Doc: 3, DataStamp: 9}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", lineageFingerprint: sumA, firstTs: stampAt(ts)})},
-		{"look-alikes", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/l.jsonl", Branches: ActiveBranch, Tier: Cold, Policy: "q", SourceHash: sumA}, sessionFacts{sessionID: "019D59F8-84C2-738A-A424-2E63FFC49C39", cwd: hexA[:36]})},
-		{"uuid-shaped, not hex", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/u.jsonl", Branches: AllBranches, Tier: Hot, Policy: "p", SourceHash: sumA}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c3g", lineageFingerprint: sumB})},
+		{"packed", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/p.jsonl", Branches: ActiveBranch, Tier: Cold, policy: policies.named("q"), SourceHash: sumB, Doc: 3, DataStamp: 9}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", lineageFingerprint: sumA, firstTs: stampAt(ts)})},
+		{"look-alikes", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/l.jsonl", Branches: ActiveBranch, Tier: Cold, policy: policies.named("q"), SourceHash: sumA}, sessionFacts{sessionID: "019D59F8-84C2-738A-A424-2E63FFC49C39", cwd: hexA[:36]})},
+		{"uuid-shaped, not hex", withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/u.jsonl", Branches: AllBranches, Tier: Hot, policy: policies.named("p"), SourceHash: sumA}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c3g", lineageFingerprint: sumB})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := c.rec
 			gate, stored := encodeWhole(t, rec)
 			key := recordKey(rec.Branches.Mode(), rec.Path)
-			arena := recordArena{policyIDs: policyIDs(map[string]string{"p": "p", "q": "q"})}
+			arena := recordArena{}
 			got, err := arena.decodeFull(rec.Branches.Mode(), key, gate, stored)
 			require.NoError(t, err)
 			assert.Equal(t, rec, got)
@@ -469,7 +469,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			// working directories allocations of their own: its text
 			// chunks stay empty, so an id a record cuts from its path
 			// (pointAt) keeps no chunk alive.
-			server := recordArena{policyIDs: arena.policyIDs, cwds: map[string]string{}}
+			server := recordArena{cwds: map[string]string{}}
 			got, err = server.decodeFull(rec.Branches.Mode(), key, gate, stored)
 			require.NoError(t, err)
 			assert.Equal(t, rec, got)
@@ -497,14 +497,14 @@ func TestRecordHoldsOnlyItsOwnPart(t *testing.T) {
 	rec := withFacts(&Record{CacheVersion: indexfile.CacheVersion, Branches: ActiveBranch, Tier: Cold,
 		Path:       "/work/corpora/100k/sessions/--home-dev-src-webshop--/2026-04-04T19-29-12-386Z_019d59f8-84c2-738a-a424-2e63ffc49c39.jsonl",
 		SourceHash: sumA,
-		Policy:     PolicyOf(Config{MaxColdVocabularyBytes: 1 << 20, MaxColdCacheBytes: 1 << 22}).String(Cold, lineage.Active),
+		policy:     policies.named(PolicyOf(Config{MaxColdVocabularyBytes: 1 << 20, MaxColdCacheBytes: 1 << 22}).String(Cold, lineage.Active)),
 		Identity:   Identity{Size: 17000, MtimeNs: 1.7e18, CtimeNs: 1.7e18, Inode: 1 << 30, Dev: 2049},
 		EntryCount: 40, DataStamp: 0xdeadbeef, Doc: 100000, Pack: 20000,
 		IndexedAtNs: 1.7e18}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", cwd: "/home/dev/src/webshop", lineageFingerprint: sumB, cacheBytes: 3000, firstTs: stampAt(ts), lastTs: stampAt(ts)})
 	stored, err := encodeRecord(rec)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(stored), 150, "stored record bytes")
-	for _, s := range []string{rec.Path, rec.Policy, hexA, hexB, rec.SessionID()} {
+	for _, s := range []string{rec.Path, rec.Policy(), hexA, hexB, rec.SessionID()} {
 		assert.NotContains(t, string(stored), s)
 	}
 }
@@ -549,10 +549,10 @@ func FuzzDecodeRecord(f *testing.F) {
 // cold pack).
 func TestDecodeRecordRefusesEveryDamagedByte(t *testing.T) {
 	rec := withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot, EntryCount: 12,
-		SourceHash: sumA, Doc: 5, DataStamp: 7, Policy: "p"}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", lineageFingerprint: sumB})
+		SourceHash: sumA, Doc: 5, DataStamp: 7, policy: policies.named("p")}, sessionFacts{sessionID: "019d59f8-84c2-738a-a424-2e63ffc49c39", lineageFingerprint: sumB})
 	gate, enc := encodeWhole(t, rec)
 	key := recordKey(lineage.Active, rec.Path)
-	arena := recordArena{policyIDs: policyIDs(map[string]string{"p": "p"})}
+	arena := recordArena{}
 	got, err := arena.decodeFull(lineage.Active, key, gate, enc)
 	require.NoError(t, err)
 	assert.Equal(t, rec, got)
@@ -759,8 +759,7 @@ func TestReader_VerifiedOncePerCommit(t *testing.T) {
 // came from are overwritten.
 func TestRecordArenaDecodesAsAlone(t *testing.T) {
 	shared := strings.Clone("entry:4000;branches:active")
-	ids := policyIDs(map[string]string{shared: shared, "another policy": "another policy"})
-	arena := recordArena{policyIDs: ids}
+	arena := recordArena{}
 	var got, want []*Record
 	n := perSlab(unsafe.Sizeof(Record{}))*2 + 3
 	for i := range n {
@@ -777,13 +776,13 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 			facts.cwd = strings.Repeat("c", arenaTextChunk) // larger than a chunk
 		}
 		rec.facts = &facts
-		rec.Policy = "entry:4000;branches:active"
+		rec.SetPolicy("entry:4000;branches:active")
 		if i%2 == 0 {
-			rec.Policy = "another policy"
+			rec.SetPolicy("another policy")
 		}
 		gate, enc := encodeWhole(t, rec)
 		key := recordKey(lineage.Active, rec.Path)
-		alone, err := (&recordArena{policyIDs: ids}).decodeFull(lineage.Active, key, gate, enc)
+		alone, err := (&recordArena{}).decodeFull(lineage.Active, key, gate, enc)
 		require.NoError(t, err)
 		r, err := arena.decodeFull(lineage.Active, key, gate, enc)
 		require.NoError(t, err)
@@ -799,7 +798,7 @@ func TestRecordArenaDecodesAsAlone(t *testing.T) {
 	for i := range n {
 		require.Equal(t, want[i], got[i], "record %d", i)
 		if i%2 == 1 {
-			assert.Same(t, unsafe.StringData(shared), unsafe.StringData(got[i].Policy), "record %d shares the policy", i)
+			assert.Equal(t, policies.named(shared), got[i].policy, "record %d's policy by its number", i)
 		}
 		assert.Equal(t, ActiveBranch, got[i].Branches, "record %d", i)
 	}

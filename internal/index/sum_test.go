@@ -73,7 +73,7 @@ func TestRecordJSONSpellsSumsInHex(t *testing.T) {
 // is not taken for a record without one.
 func TestStoredRecordWithAHashThatIsNoSum(t *testing.T) {
 	rec := withFacts(&Record{CacheVersion: indexfile.CacheVersion, Path: "/s.jsonl", Branches: ActiveBranch, Tier: Hot,
-		SourceHash: sumA, Policy: "p"}, sessionFacts{lineageFingerprint: sumB})
+		SourceHash: sumA, policy: policies.named("p")}, sessionFacts{lineageFingerprint: sumB})
 	key := recordKey(lineage.Active, rec.Path)
 	stored, err := encodeRecord(rec)
 	require.NoError(t, err)
@@ -151,7 +151,7 @@ func ptrTo[T any](v T) *T { return &v }
 // holds its sums, tier and stamps as values: a server keeps a record per
 // session, and a one-shot call a partial record per session.
 func TestRecordKeepsItsRarePartsApart(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(Record{}), uintptr(176))
+	assert.LessOrEqual(t, unsafe.Sizeof(Record{}), uintptr(160))
 	assert.Nil(t, (&Record{}).facts, "a partial record's facts")
 	var r Record
 	assert.True(t, r.Complete())
