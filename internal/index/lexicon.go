@@ -803,6 +803,7 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	if !longLived {
 		l.tx = r.tx
 	}
+	var drop func(b []byte) // gives back a probe's pages (WithGiveBack)
 	for _, k := range keys {
 		raw := segmentAt(lb, k)
 		if raw == nil {
@@ -817,6 +818,19 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 		switch {
 		case !longLived:
 			l.giveBack = append(l.giveBack, raw)
+			// Opening it mapped the folio of its head: given back now,
+			// not when a lookup reads the segment, so that a call does
+			// not hold one folio a segment at once (up to 15 MB at 100k
+			// sessions, when the call's heap peaks); so are the folios
+			// a lookup's binary search maps, probe by probe (10 MB).
+			indexfile.DropRange(r.tx, raw)
+			if len(raw) > probeGiveBackFrom {
+				if drop == nil {
+					tx := r.tx
+					drop = func(b []byte) { indexfile.DropRange(tx, b) }
+				}
+				s = s.WithGiveBack(drop)
+			}
 		case atOK:
 			s = r.ix.runKeys.with(l.Epoch.ID, at, k, keys, raw, s, func() { indexfile.DropRange(r.tx, raw) })
 		}
@@ -824,6 +838,13 @@ func (r *Reader) Lexicon() (*Lexicon, error) {
 	}
 	return l, nil
 }
+
+// probeGiveBackFrom is the segment size from which a short-lived
+// lexicon gives back the pages of each probe of a lookup's search: the
+// probes of a smaller one fall in a folio or two, which the lookup's
+// own give-back covers, and giving back after each probe would only
+// fault the same folio again for the next.
+var probeGiveBackFrom = 4 << 20 // a variable for tests
 
 // lexicons keeps the tables of released Lexicons (Release): a search
 // opens the lexicon once, and its segments' table, some 300 bytes a

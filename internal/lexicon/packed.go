@@ -94,6 +94,9 @@ type packedTable struct {
 	// runKeys, when set, holds every run's first key and offset
 	// (WithRunKeys).
 	runKeys *RunKeys
+	// giveBack, when set, is given the first key of each run a search
+	// compared and passed (WithGiveBack).
+	giveBack func(b []byte)
 }
 
 // openPacked checks the header and overall bounds.
@@ -207,6 +210,9 @@ func (t packedTable) lastRunAtMost(key string) (lo, off int, ok bool) {
 			lo = mid + 1
 		} else {
 			hi = mid
+		}
+		if t.giveBack != nil {
+			t.giveBack(first)
 		}
 	}
 	if lo == 0 {

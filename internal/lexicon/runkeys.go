@@ -74,6 +74,22 @@ func (s Segment) WithRunKeys(rk *RunKeys) Segment {
 	return s
 }
 
+// WithGiveBack returns s giving fn the first key of each run a lookup's
+// binary search compares, once compared: a caller that reads s from a
+// file's map can give back the pages each probe mapped. The probes of a
+// large segment fall in pages megabytes apart, and a page cache that
+// holds the file in large folios maps a whole folio (up to 2 MiB) for
+// each: 10 MB a lookup at 100k sessions. fn must not keep b.
+func (s Segment) WithGiveBack(fn func(b []byte)) Segment {
+	if s.packed {
+		s.p.giveBack = fn
+	}
+	return s
+}
+
+// GivesBack reports whether s has a give-back hook (WithGiveBack).
+func (s Segment) GivesBack() bool { return s.p.giveBack != nil }
+
 // atMost returns the number of runs whose first key is at most key.
 func (rk *RunKeys) atMost(key string) int {
 	return sort.Search(len(rk.offs), func(i int) bool { return string(rk.key(i)) > key })

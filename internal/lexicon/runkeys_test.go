@@ -2,6 +2,7 @@ package lexicon
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -129,4 +130,45 @@ func TestRunKeysOfAnOlderSegment(t *testing.T) {
 	got, err := old.WithRunKeys(rk).AppendDocs(nil, "beta")
 	require.NoError(t, err)
 	require.Equal(t, []uint32{1, 2}, got)
+}
+
+// A segment with a give-back hook answers as without it, and gives the
+// hook each run's first key its binary search compared: as many as the
+// search's probes, each a key of the segment, and none when its run
+// keys answer (a server's lookups, which keep their pages).
+func TestGiveBackSeesEachProbe(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{0, 1, 17, 200, 5000} {
+		s, keys := randomSegment(t, r, n)
+		var given [][]byte
+		probed := s.WithGiveBack(func(b []byte) { given = append(given, slices.Clone(b)) })
+		inSegment := map[string]bool{}
+		for _, k := range keys {
+			inSegment[k] = true
+		}
+		for _, q := range append([]string{"", "\xff", "m"}, keys...) {
+			given = given[:0]
+			want, err := s.AppendDocs(nil, q)
+			require.NoError(t, err)
+			got, err := probed.AppendDocs(nil, q)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "n=%d key %q", n, q)
+			runs := s.p.runs()
+			require.LessOrEqual(t, len(given), bits.Len(uint(runs)), "n=%d key %q: one a probe", n, q)
+			if runs > 1 {
+				require.NotEmpty(t, given, "n=%d key %q", n, q)
+			}
+			for _, b := range given {
+				require.True(t, inSegment[string(b)], "n=%d: %q is a run's first key", n, b)
+			}
+		}
+		rk, err := s.RunKeys()
+		require.NoError(t, err)
+		for _, q := range keys {
+			given = given[:0]
+			_, err = probed.WithRunKeys(rk).AppendDocs(nil, q)
+			require.NoError(t, err)
+			require.Empty(t, given, "n=%d key %q: the run keys answered", n, q)
+		}
+	}
 }
