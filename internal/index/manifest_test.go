@@ -535,3 +535,51 @@ func TestPartialRecordWithoutItsStoredRecordIsNoData(t *testing.T) {
 		})
 	}
 }
+
+// A one-shot call over the archive lets go of its preloaded gate table
+// once its refresh has matched every record (the table stayed live
+// through the search, 2.4 MB at 100k sessions); the preloaded records
+// are then spent, and a later read of them reads the index again, whole.
+func TestSpentPreloadReadsTheIndexAgain(t *testing.T) {
+	f := newAcquireFixture(t, 40)
+	f.indexAll()
+	ix := Open(f.ix.Config(), time.Second)
+	ix.RacyWindow = f.ix.RacyWindow
+	t.Cleanup(func() { ix.Close() })
+	pre := ix.PreloadArchive(context.Background(), lineage.Active)
+	<-pre.done
+	require.NotNil(t, pre.got.gate, "read by key")
+	need := f.need()
+	need.Refresh.Preloaded = pre
+	v, _, err := ix.Acquire(context.Background(), need, nil)
+	require.NoError(t, err)
+	require.NotNil(t, v)
+	assert.True(t, pre.spent.Load())
+	assert.Nil(t, pre.got.gate, "the table is let go")
+	again, err := ix.records(context.Background(), lineage.Active, pre)
+	require.NoError(t, err)
+	assert.False(t, again.partial)
+	assert.Len(t, again.stored, len(f.paths), "the records, read again")
+}
+
+// When some records have no target (sessions gone since), a one-shot
+// call over the archive makes its map by path after all, and charges it
+// to the heap limit: one entry a record.
+func TestAMapByPathIsCharged(t *testing.T) {
+	f := newAcquireFixture(t, 40)
+	f.indexAll()
+	ix := Open(f.ix.Config(), time.Second)
+	ix.RacyWindow = f.ix.RacyWindow
+	t.Cleanup(func() { ix.Close() })
+	var told []int64
+	ix.RecordsHeld = func(held int64) { told = append(told, held) }
+	pre := ix.PreloadArchive(context.Background(), lineage.Active)
+	<-pre.done
+	read := pre.got.held
+	need := f.need(f.paths[:30]...)
+	need.Refresh.Preloaded = pre
+	_, _, err := ix.Acquire(context.Background(), need, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, told)
+	assert.Equal(t, read+40*mapEntryBytes, told[len(told)-1])
+}

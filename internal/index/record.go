@@ -430,7 +430,9 @@ func (p Policy) String(tier Tier, mode lineage.Mode) string {
 // file is named for the session (<time>_<id>.jsonl, as OMP names it): a
 // server holds every record, and a copy of each id was 3.7 MB of its heap
 // at 100k sessions. The id follows the path it was cut from, so that an
-// old path is not kept alive by it.
+// old path is not kept alive by it. It writes the record's facts in
+// place: it must only see a record just decoded, before any copy of it
+// is made or it is shared (stat and keepWith call it so).
 func (r *Record) pointAt(p string) {
 	r.Path = p
 	if r.facts == nil {

@@ -182,6 +182,17 @@ type Preloaded struct {
 	done chan struct{}
 	got  loaded
 	err  error
+	// spent: a refresh took the records and let go of what it no longer
+	// needed (refreshRun.releaseGate); a later read reads them again.
+	spent atomic.Bool
+}
+
+// spend lets go of the records once a refresh has taken them: a one-shot
+// call's gate table (2.4 MB at 100k sessions) would otherwise stay live
+// through its search.
+func (p *Preloaded) spend() {
+	p.spent.Store(true)
+	p.got = loaded{}
 }
 
 // Preload starts reading the stored records of mode, so that a caller can
@@ -262,6 +273,9 @@ func (ix *Index) records(ctx context.Context, mode lineage.Mode, pre *Preloaded)
 	}
 	select {
 	case <-pre.done:
+		if pre.spent.Load() {
+			return ix.loadRecordsAt(ctx, mode)
+		}
 		return pre.got, pre.err
 	case <-ctx.Done():
 		return loaded{}, ctx.Err()
