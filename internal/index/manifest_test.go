@@ -212,14 +212,22 @@ func TestSharePathsRekeysTheStoredRecords(t *testing.T) {
 	assert.Len(t, stored, 4)
 }
 
-// heldReports indexes f's sessions, then acquires them as a one-shot
-// call does and returns what it told RecordsHeld, in order.
-func heldReports(t *testing.T, f *acquireFixture) []int64 {
+// oneShotIndex indexes f's sessions and opens their index again, as the
+// next one-shot process would.
+func oneShotIndex(t *testing.T, f *acquireFixture) *Index {
 	t.Helper()
 	f.indexAll()
 	ix := Open(f.ix.Config(), time.Second)
 	ix.RacyWindow = f.ix.RacyWindow
 	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// heldReports indexes f's sessions, then acquires them as a one-shot
+// call does and returns what it told RecordsHeld, in order.
+func heldReports(t *testing.T, f *acquireFixture) []int64 {
+	t.Helper()
+	ix := oneShotIndex(t, f)
 	var told []int64
 	ix.RecordsHeld = func(held int64) { told = append(told, held) }
 	need := f.need()
@@ -252,10 +260,7 @@ func TestOneShotRecordsAreHeldAgainstTheHeapLimit(t *testing.T) {
 // (a map entry charged for each was 4.8 MB of a 100k call's heap limit
 // that nothing used).
 func TestHeldRecordsAreWhatTheGateHolds(t *testing.T) {
-	f := newAcquireFixture(t, 400)
-	f.indexAll()
-	ix := Open(f.ix.Config(), time.Second)
-	t.Cleanup(func() { ix.Close() })
+	ix := oneShotIndex(t, newAcquireFixture(t, 400))
 	var told int64
 	ix.RecordsHeld = func(held int64) { told = held }
 	slabs := int64((400 + perSlab(unsafe.Sizeof(Record{})) - 1) / perSlab(unsafe.Sizeof(Record{})))
@@ -542,10 +547,7 @@ func TestPartialRecordWithoutItsStoredRecordIsNoData(t *testing.T) {
 // are then spent, and a later read of them reads the index again, whole.
 func TestSpentPreloadReadsTheIndexAgain(t *testing.T) {
 	f := newAcquireFixture(t, 40)
-	f.indexAll()
-	ix := Open(f.ix.Config(), time.Second)
-	ix.RacyWindow = f.ix.RacyWindow
-	t.Cleanup(func() { ix.Close() })
+	ix := oneShotIndex(t, f)
 	pre := ix.PreloadArchive(context.Background(), lineage.Active)
 	<-pre.done
 	require.NotNil(t, pre.got.gate, "read by key")
@@ -567,10 +569,7 @@ func TestSpentPreloadReadsTheIndexAgain(t *testing.T) {
 // to the heap limit: one entry a record.
 func TestAMapByPathIsCharged(t *testing.T) {
 	f := newAcquireFixture(t, 40)
-	f.indexAll()
-	ix := Open(f.ix.Config(), time.Second)
-	ix.RacyWindow = f.ix.RacyWindow
-	t.Cleanup(func() { ix.Close() })
+	ix := oneShotIndex(t, f)
 	var told []int64
 	ix.RecordsHeld = func(held int64) { told = append(told, held) }
 	pre := ix.PreloadArchive(context.Background(), lineage.Active)
