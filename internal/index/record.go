@@ -148,55 +148,36 @@ type sessionFacts struct {
 	firstTs, lastTs    Stamp
 }
 
-// SessionID is the session's id ("" for a partial record).
-func (r *Record) SessionID() string {
+// noFacts are a partial record's session facts: none. Read only.
+var noFacts sessionFacts
+
+// factsOf is r's session facts, noFacts for a partial record.
+func (r *Record) factsOf() *sessionFacts {
 	if r.facts == nil {
-		return ""
+		return &noFacts
 	}
-	return r.facts.sessionID
+	return r.facts
 }
 
+// SessionID is the session's id ("" for a partial record).
+func (r *Record) SessionID() string { return r.factsOf().sessionID }
+
 // Cwd is the session's working directory ("" for a partial record).
-func (r *Record) Cwd() string {
-	if r.facts == nil {
-		return ""
-	}
-	return r.facts.cwd
-}
+func (r *Record) Cwd() string { return r.factsOf().cwd }
 
 // LineageFingerprint fingerprints the branch the record was built from
 // (zero for a partial record).
-func (r *Record) LineageFingerprint() Sum {
-	if r.facts == nil {
-		return Sum{}
-	}
-	return r.facts.lineageFingerprint
-}
+func (r *Record) LineageFingerprint() Sum { return r.factsOf().lineageFingerprint }
 
 // CacheBytes is what the session's indexed data takes (0 for a partial
 // record).
-func (r *Record) CacheBytes() int64 {
-	if r.facts == nil {
-		return 0
-	}
-	return r.facts.cacheBytes
-}
+func (r *Record) CacheBytes() int64 { return r.factsOf().cacheBytes }
 
 // FirstTs is the session's first timestamp (none for a partial record).
-func (r *Record) FirstTs() Stamp {
-	if r.facts == nil {
-		return 0
-	}
-	return r.facts.firstTs
-}
+func (r *Record) FirstTs() Stamp { return r.factsOf().firstTs }
 
 // LastTs is the session's last timestamp (none for a partial record).
-func (r *Record) LastTs() Stamp {
-	if r.facts == nil {
-		return 0
-	}
-	return r.facts.lastTs
-}
+func (r *Record) LastTs() Stamp { return r.factsOf().lastTs }
 
 // BranchMode is a record's branch mode (lineage.Active or lineage.All)
 // as a byte: the zero BranchMode is none.

@@ -60,10 +60,7 @@ const recordFormat = 6
 
 func encodeRecord(r *Record) ([]byte, error) {
 	key := recordKey(r.Branches.Mode(), r.Path)
-	f := r.facts
-	if f == nil {
-		f = &sessionFacts{} // a partial record's (none is stored)
-	}
+	f := r.factsOf()
 	b := make([]byte, 0, 96+len(f.sessionID)+len(f.cwd)+2*packedMax)
 	b = append(b, recordFormat)
 	b = binary.AppendUvarint(b, uint64(r.CacheVersion))
