@@ -438,8 +438,8 @@ func (ix *Index) gatePaths(ctx context.Context, mode lineage.Mode, k *knownSessi
 	// targets as records found one: two targets of one path would hide a
 	// record no target found.
 	pathless := false
-	for i := range g.n {
-		pathless = pathless || g.at(i).rec.Path == ""
+	for i := 0; i < g.n && !pathless; i++ {
+		pathless = g.at(i).rec.Path == ""
 	}
 	if pathless {
 		prefix := []byte(string(mode) + "\x00")

@@ -244,12 +244,19 @@ func (a *recordArena) slot() *recordSlot {
 		*a.scratch = recordSlot{}
 		return a.scratch
 	}
-	if len(a.slots) == 0 {
-		a.slots = make([]recordSlot, perSlab(unsafe.Sizeof(recordSlot{})))
-	}
-	s := &a.slots[0]
-	a.slots = a.slots[1:]
+	s, _ := fromSlab(&a.slots)
 	return s
+}
+
+// fromSlab returns the next zero value of *slab, a slab of them, making a
+// new slab when it is used up (fresh reports that).
+func fromSlab[T any](slab *[]T) (v *T, fresh bool) {
+	if len(*slab) == 0 {
+		var zero T
+		*slab, fresh = make([]T, perSlab(unsafe.Sizeof(zero))), true
+	}
+	v, *slab = &(*slab)[0], (*slab)[1:]
+	return v, fresh
 }
 
 // str returns b as a string: copied into the arena's text, or alone for a
@@ -305,17 +312,14 @@ func (a *recordArena) gate() *Record {
 	if a == nil || a.alone {
 		return new(Record)
 	}
-	if len(a.gates) == 0 {
-		n := perSlab(unsafe.Sizeof(Record{}))
-		a.gates = make([]Record, n)
+	r, fresh := fromSlab(&a.gates)
+	if fresh {
 		per := unsafe.Sizeof(Record{})
 		if !a.keyed {
 			per += mapEntryBytes // a map by path will hold each
 		}
-		a.grow(int64(n) * int64(per))
+		a.grow(int64(len(a.gates)+1) * int64(per))
 	}
-	r := &a.gates[0]
-	a.gates = a.gates[1:]
 	return r
 }
 
@@ -325,11 +329,7 @@ func (a *recordArena) facts() *sessionFacts {
 	if a == nil || a.alone {
 		return new(sessionFacts)
 	}
-	if len(a.factSlab) == 0 {
-		a.factSlab = make([]sessionFacts, perSlab(unsafe.Sizeof(sessionFacts{})))
-	}
-	f := &a.factSlab[0]
-	a.factSlab = a.factSlab[1:]
+	f, _ := fromSlab(&a.factSlab)
 	return f
 }
 
@@ -348,12 +348,7 @@ func (a *recordArena) decode(key, sealed []byte) (*Record, error) {
 	r := &slot.Record
 	r.CacheVersion = indexfile.CacheVersion
 	r.Branches = t.mode
-	f := &slot.facts
-	f.sessionID = a.packedString(t.sessionID, slot.text[:0:packedMax])
-	f.cwd = a.str(t.cwd)
-	f.lineageFingerprint, f.cacheBytes = t.lineage, t.cacheBytes
-	f.firstTs, f.lastTs = t.first, t.last
-	r.facts = f
+	r.facts = t.factsIn(&slot.facts, a.packedString(t.sessionID, slot.text[:0:packedMax]), a.str(t.cwd))
 	r.SourceHash = t.sourceHash
 	r.DataStamp, r.Doc, r.Pack = t.stamp, t.doc, t.pack
 	return r, nil
@@ -372,6 +367,14 @@ type tail struct {
 	pack                uint64
 	// first and last are the timestamps (0: none).
 	first, last Stamp
+}
+
+// factsIn fills f with the session facts t holds, its id and working
+// directory as the caller's arena spells them, and returns f.
+func (t *tail) factsIn(f *sessionFacts, sessionID, cwd string) *sessionFacts {
+	*f = sessionFacts{sessionID: sessionID, cwd: cwd, lineageFingerprint: t.lineage,
+		cacheBytes: t.cacheBytes, firstTs: t.first, lastTs: t.last}
+	return f
 }
 
 // read checks and reads the stored record under key.
@@ -454,12 +457,7 @@ func (a *recordArena) decodeFullAs(mode lineage.Mode, key, gate, sealed []byte, 
 		return nil, fmt.Errorf("record %q does not match its manifest entry", key)
 	}
 	r.Branches = t.mode
-	f := a.facts()
-	f.sessionID = a.sessionID(t.sessionID)
-	f.cwd = a.cwd(t.cwd)
-	f.lineageFingerprint, f.cacheBytes = t.lineage, t.cacheBytes
-	f.firstTs, f.lastTs = t.first, t.last
-	r.facts = f
+	r.facts = t.factsIn(a.facts(), a.sessionID(t.sessionID), a.cwd(t.cwd))
 	r.partial = false
 	return r, nil
 }
