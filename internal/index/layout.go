@@ -136,18 +136,21 @@ func (ix *Index) loadRecordsOnce(ctx context.Context, mode lineage.Mode, keep, k
 
 // policyOf is the number of the policy string of tier and mode.
 func (ix *Index) policyOf(tier Tier, mode lineage.Mode) policyNum {
-	m, t := 0, 0
-	if mode == lineage.All {
-		m = 1
+	for m := range policyModes {
+		for t := range policyTiers {
+			if policyModes[m] == mode && policyTiers[t] == tier {
+				return ix.policies[m][t]
+			}
+		}
 	}
-	if tier == Cold {
-		t = 1
-	}
-	if (mode != lineage.Active && mode != lineage.All) || (tier != Hot && tier != Cold) {
-		return policies.named(ix.policy.String(tier, mode))
-	}
-	return ix.policies[m][t]
+	return policies.named(ix.policy.String(tier, mode))
 }
+
+// policyModes and policyTiers index Index.policies.
+var (
+	policyModes = [2]lineage.Mode{lineage.Active, lineage.All}
+	policyTiers = [2]Tier{Hot, Cold}
+)
 
 // loaded is the stored records of a mode, as one read transaction saw
 // them.

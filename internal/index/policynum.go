@@ -64,7 +64,7 @@ func (t *policyTable) named(p string) policyNum {
 	t.init()
 	id := policyID(p)
 	n, ok := t.byID[id]
-	if ok && t.entry(n).name == "policy#"+strconv.FormatUint(id, 16) {
+	if ok && t.entry(n).name == unnamedPolicy(id) {
 		t.set(n, policyEntry{p, id}) // read before it was named: name it
 		t.unnamed--
 	} else {
@@ -92,11 +92,14 @@ func (t *policyTable) byFingerprint(id uint64) policyNum {
 		}
 		return t.other
 	}
-	n := t.add(policyEntry{"policy#" + strconv.FormatUint(id, 16), id})
+	n := t.add(policyEntry{unnamedPolicy(id), id})
 	t.byID[id] = n
 	t.unnamed++
 	return n
 }
+
+// unnamedPolicy is the name of a policy known by its fingerprint only.
+func unnamedPolicy(id uint64) string { return "policy#" + strconv.FormatUint(id, 16) }
 
 func (t *policyTable) init() {
 	if t.byName == nil {

@@ -82,7 +82,7 @@ type Index struct {
 	// lexIDs is the last lexicon identity made (Lexicon.Identity).
 	lexIDs lexIDMemo
 	// policies numbers the policy strings of this configuration, by
-	// branch mode (active, all) and tier (hot, cold): the stat gate
+	// branch mode and tier (policyModes, policyTiers): the stat gate
 	// compares a record's number with them.
 	policies [2][2]policyNum
 }
@@ -90,8 +90,8 @@ type Index struct {
 // Open returns the index of cfg.IndexDir. It does not touch the disk.
 func Open(cfg Config, lockTimeout time.Duration) *Index {
 	ix := &Index{cfg: cfg, policy: PolicyOf(cfg), store: indexfile.New(cfg.IndexDir, indexfile.Options{LockTimeout: lockTimeout})}
-	for m, mode := range []lineage.Mode{lineage.Active, lineage.All} {
-		for t, tier := range []Tier{Hot, Cold} {
+	for m, mode := range policyModes {
+		for t, tier := range policyTiers {
 			ix.policies[m][t] = policies.named(ix.policy.String(tier, mode))
 		}
 	}
