@@ -108,26 +108,36 @@ func TestEncodeRejectsUnsorted(t *testing.T) {
 func TestDecodeRejectsDamage(t *testing.T) {
 	good, err := Encode([]string{"alpha", "alphabet", "beta", "gamma"})
 	require.NoError(t, err)
+	legacy := deflated(t, []string{"alpha", "alphabet", "beta", "gamma"}, nil)
 	stream, err := appendStream(nil, []string{"alpha", "alphabet"})
 	require.NoError(t, err)
-	for _, tc := range []struct {
+	type damage struct {
 		name string
 		b    []byte
-	}{
-		{"no magic", []byte("FC2\x00\x01\x01")},
-		{"truncated header", good[:5]},
-		{"truncated deflate", good[:len(good)-3]},
-		{"raw over the bound", append(append([]byte{}, magic...), 1, 0xff, 0xff, 0x7f)},
-		{"count over raw", append(append([]byte{}, magic...), 9, 2)},
-		{"count off by one", rewrite(t, good, func(n, raw int, s []byte) (int, int, []byte) { return n + 1, raw, s })},
-		{"stream longer than raw", rewrite(t, good, func(n, raw int, s []byte) (int, int, []byte) { return n, raw - 1, s })},
-		{"stream shorter than raw", rewrite(t, good, func(n, raw int, s []byte) (int, int, []byte) { return n, raw + 1, s })},
-		{"unsorted", frame(t, 2, swapFirstTwo(stream))},
-		{"shared past the last string", frame(t, 2, []byte{0x01, 'a', 0x51, 'b'})},
-		{"first string shares", frame(t, 1, []byte{0x11, 'a'})},
-		{"suffix past the end", frame(t, 1, []byte{0x05, 'a'})},
-		{"trailing bytes", frame(t, 1, []byte{0x01, 'a', 0x01})},
-	} {
+	}
+	cases := []damage{
+		{"no magic", []byte("FC3\x00\x01\x01a")},
+		{"truncated header", good[:4]},
+		{"truncated stream", good[:len(good)-3]},
+		{"raw over the bound", append(append(append([]byte{}, rawMagic...), 1), bytes.Repeat([]byte{'a'}, 1<<20)...)},
+		{"count over the stream", append(append([]byte{}, rawMagic...), 9, 0x01, 'a')},
+		{"count off by one", append(append([]byte{}, rawMagic...), append([]byte{5}, good[magicLen+1:]...)...)},
+		{"unsorted", raw(2, swapFirstTwo(stream))},
+		{"shared past the last string", raw(2, []byte{0x01, 'a', 0x51, 'b'})},
+		{"first string shares", raw(1, []byte{0x11, 'a'})},
+		{"suffix past the end", raw(1, []byte{0x05, 'a'})},
+		{"trailing bytes", raw(1, []byte{0x01, 'a', 0x01})},
+		// The deflated layout, written before: read with the same care.
+		{"deflated: truncated header", legacy[:5]},
+		{"deflated: truncated deflate", legacy[:len(legacy)-3]},
+		{"deflated: raw over the bound", append(append([]byte{}, deflatedMagic...), 1, 0xff, 0xff, 0x7f)},
+		{"deflated: count over raw", append(append([]byte{}, deflatedMagic...), 9, 2)},
+		{"deflated: count off by one", deflated(t, []string{"alpha", "alphabet", "beta", "gamma"}, func(n, raw int, s []byte) (int, int, []byte) { return n + 1, raw, s })},
+		{"deflated: stream longer than raw", deflated(t, []string{"alpha", "alphabet", "beta", "gamma"}, func(n, raw int, s []byte) (int, int, []byte) { return n, raw - 1, s })},
+		{"deflated: stream shorter than raw", deflated(t, []string{"alpha", "alphabet", "beta", "gamma"}, func(n, raw int, s []byte) (int, int, []byte) { return n, raw + 1, s })},
+		{"deflated: unsorted", deflated(t, nil, func(int, int, []byte) (int, int, []byte) { return 2, len(stream), swapFirstTwo(stream) })},
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode(tc.b, 1<<20)
 			require.ErrorIs(t, err, ErrCorrupt)
@@ -135,32 +145,37 @@ func TestDecodeRejectsDamage(t *testing.T) {
 	}
 }
 
-// frame deflates stream as a list of n strings.
-func frame(t *testing.T, n int, stream []byte) []byte {
-	t.Helper()
-	return rewrite(t, mustEncode(t, nil), func(int, int, []byte) (int, int, []byte) { return n, len(stream), stream })
-}
-
-func mustEncode(t *testing.T, terms []string) []byte {
-	b, err := Encode(terms)
-	require.NoError(t, err)
-	return b
-}
-
-// rewrite decodes good's header and stream, lets f change them and
-// encodes them again, unchecked.
-func rewrite(t *testing.T, good []byte, f func(n, raw int, s []byte) (int, int, []byte)) []byte {
-	t.Helper()
-	l, err := Decode(good, 1<<20)
-	require.NoError(t, err)
-	terms := make([]string, l.Len())
-	for i := range terms {
-		terms[i] = string(l.Term(i))
+// A list written deflated, before the raw layout, still decodes.
+func TestDecodeDeflated(t *testing.T) {
+	for _, terms := range [][]string{nil, {"a"}, {"alpha", "alphabet", "beta", "gamma"}} {
+		l, err := Decode(deflated(t, terms, nil), 1<<20)
+		require.NoError(t, err)
+		require.Equal(t, len(terms), l.Len())
+		for i, term := range terms {
+			require.Equal(t, term, string(l.Term(i)))
+		}
+		n, ok := Count(deflated(t, terms, nil))
+		require.True(t, ok)
+		require.Equal(t, uint64(len(terms)), n)
 	}
+}
+
+// raw frames stream as a list of n strings, unchecked.
+func raw(n int, stream []byte) []byte {
+	return append(binary.AppendUvarint(append([]byte{}, rawMagic...), uint64(n)), stream...)
+}
+
+// deflated writes terms in the deflated layout, as Encode did before the
+// raw one; f, when given, changes the count, raw length and stream first.
+func deflated(t *testing.T, terms []string, f func(n, raw int, s []byte) (int, int, []byte)) []byte {
+	t.Helper()
 	s, err := appendStream(nil, terms)
 	require.NoError(t, err)
-	n, raw, s := f(len(terms), len(s), s)
-	head := append(append([]byte{}, magic...), binary.AppendUvarint(binary.AppendUvarint(nil, uint64(n)), uint64(raw))...)
+	n, rawLen := len(terms), len(s)
+	if f != nil {
+		n, rawLen, s = f(n, rawLen, s)
+	}
+	head := append(append([]byte{}, deflatedMagic...), binary.AppendUvarint(binary.AppendUvarint(nil, uint64(n)), uint64(rawLen))...)
 	out := bytes.NewBuffer(head)
 	w, err := flate.NewWriter(out, flate.BestSpeed)
 	require.NoError(t, err)
