@@ -2,11 +2,10 @@ package lexicon
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"unsafe"
 
 	"github.com/memidx/memidx/internal/blocksum"
+	"github.com/memidx/memidx/internal/strsort"
 )
 
 // BuildGathered writes the same sealed segment as BuildSorted, gathering
@@ -108,11 +107,4 @@ func (g *gathering) add(key []byte, src uint32) {
 }
 
 // sortedKeys returns the keys' indexes in increasing byte order.
-func (g *gathering) sortedKeys() []int32 {
-	order := make([]int32, len(g.keys))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(g.keys[a], g.keys[b]) })
-	return order
-}
+func (g *gathering) sortedKeys() []int32 { return strsort.Order(g.keys) }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // vocabulary is n distinct token-like strings: identifiers and words that
@@ -134,4 +136,78 @@ func BenchmarkVocabulary(b *testing.B) {
 			}
 		})
 	}
+}
+
+// Order gives what a stable comparison sort of the indexes gives.
+func TestOrderSortsAsSortStable(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	long := strings.Repeat("function", 3)
+	cases := [][]string{
+		nil,
+		{"a"},
+		{"b", "a", "b", "a"},
+		{"abc", "abc\x00", "ab", "abc\x00\x00", "abc"},
+		{"abcdefgh", "abcdefg", "abcdefghi", "abcdefgh\x00", "abcdefgh"},
+	}
+	for range 40 {
+		cases = append(cases, vocabulary(r, r.Intn(3000)))
+	}
+	// Many keys that share their first eight bytes: long runs.
+	var shared []string
+	for i := range 500 {
+		shared = append(shared, fmt.Sprintf("%s%d", long[:8+r.Intn(16)], r.Intn(1000)), fmt.Sprint(i))
+	}
+	cases = append(cases, shared)
+	for _, keys := range cases {
+		keys = append([]string(nil), keys...)
+		r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		want := make([]int32, len(keys))
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortStableFunc(want, func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
+		require.Equal(t, want, Order(keys))
+	}
+}
+
+func FuzzOrder(f *testing.F) {
+	f.Add("abc abc\x00 ab abcdefghij abcdefghi a", uint8(' '))
+	f.Fuzz(func(t *testing.T, words string, sep uint8) {
+		keys := strings.Split(words, string(rune(sep%128)))
+		got := Order(keys)
+		want := make([]int32, len(keys))
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortStableFunc(want, func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
+		require.Equal(t, want, got)
+	})
+}
+
+// BenchmarkOrder orders a batch's worth of distinct keys both ways.
+func BenchmarkOrder(b *testing.B) {
+	r := rand.New(rand.NewSource(5))
+	seen := map[string]bool{}
+	var keys []string
+	for _, k := range vocabulary(r, 150000) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	b.Run("slices", func(b *testing.B) {
+		for b.Loop() {
+			order := make([]int32, len(keys))
+			for i := range order {
+				order[i] = int32(i)
+			}
+			slices.SortFunc(order, func(x, y int32) int { return strings.Compare(keys[x], keys[y]) })
+		}
+	})
+	b.Run("order", func(b *testing.B) {
+		for b.Loop() {
+			Order(keys)
+		}
+	})
 }
