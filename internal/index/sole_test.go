@@ -184,9 +184,11 @@ func TestSummaryRebuildLetsGoOfRecords(t *testing.T) {
 // A session that is the run's target twice is written twice, and its
 // second write finds the first's record: no write of such a run is sole.
 // Listed twice in one batch (verifySole fails a write that skips what it
-// finds), and far apart, in two batches of a rebuild of cold sessions:
-// the second write takes the first's digest out of its pack (a pack never
-// holds a dead digest).
+// finds), and far apart, in two batches of a run of cold sessions (with
+// budgets, newest first, so in the targets' order): the second write
+// takes the first's digest out of its pack (a pack never holds a dead
+// digest). A rebuild (no budgets) writes in key order, both builds in
+// one batch: only the later one is packed.
 func TestSoleWriteNotForATargetListedTwice(t *testing.T) {
 	for _, noBudgets := range []bool{false, true} {
 		f := newFixture(t, 3)
@@ -200,47 +202,49 @@ func TestSoleWriteNotForATargetListedTwice(t *testing.T) {
 
 	verifySole = false // what a skipped lookup leaves behind
 	defer func() { verifySole = true }()
-	f := newFixture(t, 0)
-	f.cfg.HotSessions = 0
-	mt := time.Now().Add(-time.Hour)
-	for i := range batchSessions + 36 {
-		p := filepath.Join(f.dir, fmt.Sprintf("s%03d.jsonl", i))
-		var words []string
-		for j := range 300 {
-			words = append(words, fmt.Sprintf("k%dx%d", i, j))
-		}
-		require.NoError(t, os.WriteFile(p, []byte(sessionText(fmt.Sprintf("s%d", i), words...)), 0o600))
-		require.NoError(t, os.Chtimes(p, mt, mt)) // one mtime: the builds keep the targets' order
-		f.paths = append(f.paths, p)
-	}
-	ix := f.index()
-	ix.Workers = 1
-	defer ix.Close()
-	var targets []Target
-	for _, p := range append(f.paths, f.paths[0]) { // listed again, in another batch
-		targets = append(targets, Target{Path: p})
-	}
-	rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, NoBudgets: true})
-	require.NoError(t, err)
-	require.Empty(t, rep.WriteError)
-	key := string(recordKey(lineage.Active, f.paths[0]))
-	require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
-		in, packs := 0, 0
-		require.NoError(t, tx.Bucket(packBucket).ForEach(func(_, v []byte) error {
-			members, err := decodePack(v)
-			require.NoError(t, err)
-			packs++
-			for _, m := range members {
-				if string(m.key) == key {
-					in++
-				}
+	for _, noBudgets := range []bool{false, true} {
+		f := newFixture(t, 0)
+		f.cfg.HotSessions = 0
+		mt := time.Now().Add(-time.Hour)
+		for i := range batchSessions + 36 {
+			p := filepath.Join(f.dir, fmt.Sprintf("s%03d.jsonl", i))
+			var words []string
+			for j := range 300 {
+				words = append(words, fmt.Sprintf("k%dx%d", i, j))
 			}
+			require.NoError(t, os.WriteFile(p, []byte(sessionText(fmt.Sprintf("s%d", i), words...)), 0o600))
+			require.NoError(t, os.Chtimes(p, mt, mt)) // one mtime: the builds keep the targets' order
+			f.paths = append(f.paths, p)
+		}
+		ix := f.index()
+		ix.Workers = 1
+		var targets []Target
+		for _, p := range append(f.paths, f.paths[0]) { // listed again, in another batch
+			targets = append(targets, Target{Path: p})
+		}
+		rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, NoBudgets: noBudgets})
+		require.NoError(t, err)
+		require.Empty(t, rep.WriteError)
+		key := string(recordKey(lineage.Active, f.paths[0]))
+		require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
+			in, packs := 0, 0
+			require.NoError(t, tx.Bucket(packBucket).ForEach(func(_, v []byte) error {
+				members, err := decodePack(v)
+				require.NoError(t, err)
+				packs++
+				for _, m := range members {
+					if string(m.key) == key {
+						in++
+					}
+				}
+				return nil
+			}))
+			require.Greater(t, packs, 1, "the session's two writes went to two packs")
+			require.Equal(t, 1, in, "the packs that hold the session's digest (noBudgets %v)", noBudgets)
 			return nil
 		}))
-		require.Greater(t, packs, 1, "the session's two writes went to two packs")
-		require.Equal(t, 1, in, "the packs that hold the session's digest")
-		return nil
-	}))
+		ix.Close()
+	}
 }
 
 // An index file removed between two writes of a rebuild (rm of the index
