@@ -1,8 +1,10 @@
 package index
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -125,4 +127,35 @@ func TestLiveDocs_DropsWhatItMappedAsItGoes(t *testing.T) {
 		return nil
 	}))
 	assert.Equal(t, 2, drops)
+}
+
+// A run without budgets builds and writes its sessions in record-key
+// order, so that each batch's records follow the last batch's in the
+// records bucket (in any other order bbolt rewrites a page for each
+// record): with one worker, the lexicon docs, numbered in write order,
+// increase with the keys.
+func TestRebuild_WritesInKeyOrder(t *testing.T) {
+	const sessions = 300
+	f := newFixture(t, sessions)
+	ix := f.index()
+	ix.Workers = 1 // results come back in build order
+	var targets []Target
+	for _, p := range f.paths {
+		targets = append(targets, Target{Path: p})
+	}
+	rep, err := ix.Refresh(ctx, targets, RefreshOptions{Mode: lineage.Active, NoBudgets: true})
+	require.NoError(t, err)
+	require.Equal(t, sessions, rep.Rebuilt)
+	recs, _, err := ix.loadRecords(ctx, lineage.Active)
+	require.NoError(t, err)
+	byKey := make([]*Record, 0, len(recs))
+	for _, rec := range recs {
+		byKey = append(byKey, rec)
+	}
+	slices.SortFunc(byKey, func(a, b *Record) int {
+		return bytes.Compare(recordKey(lineage.Active, a.Path), recordKey(lineage.Active, b.Path))
+	})
+	for i := 1; i < len(byKey); i++ {
+		require.Less(t, byKey[i-1].Doc, byKey[i].Doc, "record %d of %d in key order", i, len(byKey))
+	}
 }

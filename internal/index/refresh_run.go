@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"hash/maphash"
@@ -394,8 +395,35 @@ func (r *refreshRun) decide() []job {
 		}
 		jobs = append(jobs, job{i, tier})
 	}
+	if r.opt.NoBudgets {
+		return r.inKeyOrder(jobs)
+	}
 	sort.SliceStable(jobs, func(a, b int) bool { return r.ids.at(jobs[a].i).MtimeNs > r.ids.at(jobs[b].i).MtimeNs })
 	return jobs
+}
+
+// inKeyOrder orders the jobs of a run without budgets (nothing is left
+// out, so no order spends them better) by their record keys. Record keys
+// are hashes: a batch written in any other order puts its records all
+// over the records and manifest buckets, and bbolt rewrites a whole page
+// for each (at 100k sessions 1.5 GB of page copies for a 170 MB file).
+// In key order each batch's keys follow the last batch's, and a write
+// appends to the buckets' last pages.
+func (r *refreshRun) inKeyOrder(jobs []job) []job {
+	sums := make([][gateSumLen]byte, len(jobs))
+	for k, j := range jobs {
+		sums[k] = gateSumOf(bytesOf(r.targets[j.i].Path))
+	}
+	order := make([]int, len(jobs))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(sums[a][:], sums[b][:]) })
+	sorted := make([]job, len(jobs))
+	for k, o := range order {
+		sorted[k] = jobs[o]
+	}
+	return sorted
 }
 
 // budget charges the jobs against the sync budgets (only real reads are
