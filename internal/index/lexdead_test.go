@@ -3,13 +3,14 @@ package index
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
-	"slices"
-	"strings"
 
 	"github.com/memidx/memidx/internal/lexicon"
 	"github.com/memidx/memidx/internal/lineage"
@@ -242,4 +243,24 @@ func TestPlaintextUnpacks(t *testing.T) {
 	}
 	require.Equal(t, 1, n, "alpha3 (cold) once, in the lexicon")
 	require.NotContains(t, string(text), "neverwritten")
+}
+
+// A merge asks of each posting whether its doc lives only when some doc
+// of its inputs is dead: every doc live, it passes no filter.
+func TestEveryDocLive(t *testing.T) {
+	censuses := []lexicon.Census{{{Doc: 1, Keys: 3}, {Doc: 4, Keys: 1}}, {{Doc: 9, Keys: 2}}}
+	for _, tc := range []struct {
+		live docMap
+		want bool
+	}{
+		{docMap{1: {}, 4: {}, 9: {}}, true},
+		{docMap{1: {}, 4: {}, 9: {}, 12: {}}, true},
+		{docMap{1: {}, 9: {}}, false},
+		{docMap{1: {}, 4: {}}, false},
+		{docMap{}, false},
+	} {
+		assert.Equal(t, tc.want, everyDocLive(censuses, tc.live), "%v", tc.live)
+	}
+	assert.True(t, everyDocLive(nil, docMap{}))
+	assert.Equal(t, lexicon.Census{{Doc: 1, Keys: 3}, {Doc: 4, Keys: 1}, {Doc: 9, Keys: 2}}, lexicon.Merged(censuses, nil))
 }

@@ -532,6 +532,11 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live docSe
 		}
 	}
 	isLive := live.has
+	if everyDocLive(censuses, live) {
+		// Nothing to drop: the merge need not ask of every posting (a
+		// map lookup each, a third of a rebuild's merges).
+		isLive = nil
+	}
 	tx := lb.Tx()
 	merged, err := lexicon.MergeEvery(segs, isLive, mergeDropKeys, func() { dropMapped(tx) })
 	if err != nil {
@@ -554,6 +559,19 @@ func mergeSegments(lb *bolt.Bucket, mode lineage.Mode, keys [][]byte, live docSe
 		return nil, err
 	}
 	return segmentKey(mode, seq), putSegment(lb, mode, seq, merged, census)
+}
+
+// everyDocLive reports whether live holds every doc of the censuses (a
+// census lists every doc of its segment).
+func everyDocLive(censuses []lexicon.Census, live docSet) bool {
+	for _, c := range censuses {
+		for _, d := range c {
+			if !live.has(d.Doc) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ErrLexiconDamaged is returned for a lexicon segment whose checksums or

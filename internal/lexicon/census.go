@@ -45,12 +45,12 @@ func sortByDoc(c Census) {
 }
 
 // Merged is the census of the merge of segments with these censuses,
-// keeping the docs live reports true for.
+// keeping the docs live reports true for (every doc when live is nil).
 func Merged(cs []Census, live func(doc uint32) bool) Census {
 	var out Census
 	for _, c := range cs {
 		for _, d := range c {
-			if live(d.Doc) {
+			if live == nil || live(d.Doc) {
 				out = append(out, d)
 			}
 		}
