@@ -254,7 +254,7 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 	// returned holds one (encode copies the last).
 	defer putTerms(b.terms)
 	vocab := b.terms.list
-	strsort.Strings(vocab)
+	b.terms.sorter.Strings(vocab)
 	d.FilesTouched = b.files
 	// Fit the cap as the reference does: keep the whole vocabulary and the
 	// longest address prefix that fits; only when no address fits, the

@@ -23,12 +23,33 @@ func Order(keys []string) []int32 {
 	if n == 0 {
 		return order
 	}
-	pre, tmpPre, tmp := make([]uint64, n), make([]uint64, n), make([]int32, n)
-	var differ uint64 // the bits in which some key's prefix differs from the first's
+	pre := make([]uint64, n)
 	for i, k := range keys {
 		pre[i] = prefixOf(k)
 		order[i] = int32(i)
-		differ |= pre[i] ^ pre[0]
+	}
+	pre, order = radixByPrefix(pre, order, make([]uint64, n), make([]int32, n))
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && pre[j] == pre[i] {
+			j++
+		}
+		if j-i > 1 {
+			rest(keys, order[i:j])
+		}
+		i = j
+	}
+	return order
+}
+
+// radixByPrefix sorts pre, and idx along with it, stably, by a radix
+// pass a byte from the least significant, skipping the bytes in which no
+// two prefixes differ; tmpPre and tmpIdx are scratch of the same length.
+// It returns the sorted slices (each either the given one or its scratch).
+func radixByPrefix(pre []uint64, idx []int32, tmpPre []uint64, tmpIdx []int32) ([]uint64, []int32) {
+	var differ uint64 // the bits in which some prefix differs from the first
+	for _, p := range pre {
+		differ |= p ^ pre[0]
 	}
 	for shift := uint(0); shift < 64; shift += 8 {
 		if differ>>shift&0xff == 0 {
@@ -44,23 +65,13 @@ func Order(keys []string) []int32 {
 		}
 		for i, p := range pre {
 			b := p >> shift & 0xff
-			tmpPre[at[b]], tmp[at[b]] = p, order[i]
+			tmpPre[at[b]], tmpIdx[at[b]] = p, idx[i]
 			at[b]++
 		}
 		pre, tmpPre = tmpPre, pre
-		order, tmp = tmp, order
+		idx, tmpIdx = tmpIdx, idx
 	}
-	for i := 0; i < n; {
-		j := i + 1
-		for j < n && pre[j] == pre[i] {
-			j++
-		}
-		if j-i > 1 {
-			rest(keys, order[i:j])
-		}
-		i = j
-	}
-	return order
+	return pre, idx
 }
 
 // rest sorts a run of indexes whose keys share their first eight bytes
