@@ -301,9 +301,17 @@ func Merge(segs []Segment, live func(doc uint32) bool) ([]byte, error) {
 func MergeEvery(segs []Segment, live func(doc uint32) bool, n int, every func()) ([]byte, error) {
 	w := segmentWriter{live: live, every: every, n: n}
 	walks := make([]*walker, len(segs))
+	size := 0
 	for i, s := range segs {
 		walks[i] = s.walk()
+		if s.packed {
+			size += s.p.index
+		}
 	}
+	// The merge is at most its inputs' size (each key once instead of once
+	// an input): room for it at once, not by doubling (a tenth of a
+	// rebuild's allocation was merges' and gathers' segments growing).
+	w.out.b = make([]byte, 0, size+packedHeaderLen)
 	var walkErr error
 	err := mergeSorted(len(segs),
 		func(src, pos int) ([]byte, bool) {
