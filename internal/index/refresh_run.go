@@ -462,6 +462,12 @@ func (r *refreshRun) budget(jobs []job) []job {
 	return kept
 }
 
+// resultsAhead is how many results the workers may finish ahead of the
+// goroutine that takes them: it gathers a batch's lexicon segment when
+// the batch is full (tens of ms at 100k sessions), and with nowhere to
+// put their results the workers stood idle meanwhile.
+const resultsAhead = 64
+
 // build reads and builds the jobs in parallel and sends each result; the
 // channel closes when all are done or the context ends.
 func (r *refreshRun) build(jobs []job) <-chan result {
@@ -471,7 +477,7 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	jobCh := make(chan job)
-	resCh := make(chan result)
+	resCh := make(chan result, resultsAhead)
 	var wg sync.WaitGroup
 	// What the workers read and build at once is bounded by maxBuildBytes,
 	// whatever the sources: each waits for its source's charge.
