@@ -74,3 +74,30 @@ func BenchmarkLookup(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMergeBatches merges eight segments of 256 sessions each, as a
+// rebuild's first merges do, every doc live: from a vocabulary of two
+// million words, most keys are in one segment alone.
+func BenchmarkMergeBatches(b *testing.B) {
+	var segs []Segment
+	for i := range 8 {
+		srcs := randomSources(uint64(20+i), 256, 400, 2000000)
+		for j := range srcs {
+			srcs[j].Doc = uint32(i*1000 + j + 1)
+		}
+		sealed, err := BuildGathered(srcs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := Open(sealed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		segs = append(segs, s)
+	}
+	for b.Loop() {
+		if _, err := Merge(segs, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

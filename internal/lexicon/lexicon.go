@@ -313,6 +313,7 @@ func MergeEvery(segs []Segment, live func(doc uint32) bool, n int, every func())
 	// rebuild's allocation was merges' and gathers' segments growing).
 	w.out.b = make([]byte, 0, size+packedHeaderLen)
 	var walkErr error
+	one := soleInput{w: &w, segs: segs, walks: walks, first: -1}
 	err := mergeSorted(len(segs),
 		func(src, pos int) ([]byte, bool) {
 			// mergeSorted asks each input for its positions in turn.
@@ -325,8 +326,7 @@ func MergeEvery(segs []Segment, live func(doc uint32) bool, n int, every func())
 			}
 			return walks[src].key(), true
 		},
-		func(c cursor) (err error) { w.docs, err = walks[c.src].appendDocs(w.docs); return err },
-		w.flush)
+		one.add, one.done)
 	if err == nil {
 		err = walkErr
 	}
@@ -339,6 +339,87 @@ func MergeEvery(segs []Segment, live func(doc uint32) bool, n int, every func())
 		}
 	}
 	return blocksum.Seal(w.out.Bytes())
+}
+
+// soleInput passes on as they are the postings of a key that only one
+// input of an unfiltered merge holds, once checked: most keys of a
+// rebuild's merges are rare words of one batch, and decoding their docs
+// to encode them again was half of a merge's work. A key of several
+// inputs, or of a merge that drops docs, goes through the writer's flush.
+type soleInput struct {
+	w     *segmentWriter
+	segs  []Segment
+	walks []*walker
+	// first is the input the current key was found in first, while it
+	// is the only one (-1: none, or decoded already); pay its postings.
+	first int
+	pay   []byte
+}
+
+func (o *soleInput) add(c cursor) (err error) {
+	w := o.w
+	if w.live == nil && o.first < 0 && len(w.docs) == 0 {
+		o.first, o.pay = c.src, o.walks[c.src].payload()
+		return nil
+	}
+	if o.first >= 0 { // a second input: the first's docs are needed too
+		w.docs, err = o.segs[o.first].appendPostings(w.docs, o.pay)
+		o.first = -1
+		if err != nil {
+			return err
+		}
+	}
+	w.docs, err = o.walks[c.src].appendDocs(w.docs)
+	return err
+}
+
+func (o *soleInput) done(key []byte) error {
+	if o.first < 0 {
+		return o.w.flush(key)
+	}
+	src, pay := o.first, o.pay
+	o.first = -1
+	if pay == nil {
+		return o.segs[src].damaged()
+	}
+	if !canonicalPostings(pay) {
+		return ErrCorrupt
+	}
+	o.w.counted()
+	return o.w.out.Append(key, pay)
+}
+
+// canonicalPostings reports whether p is a postings list as
+// appendPostings writes it: a count, then that many strictly increasing
+// docs as deltas, each uvarint minimal, and nothing more.
+func canonicalPostings(p []byte) bool {
+	n, k := uvarintMinimal(p)
+	if k <= 0 || n > uint64(len(p)) {
+		return false
+	}
+	p = p[k:]
+	cur := uint64(0)
+	for j := uint64(0); j < n; j++ {
+		d, k := uvarintMinimal(p)
+		if k <= 0 || (j > 0 && d == 0) {
+			return false
+		}
+		if cur += d; cur > 1<<32-1 {
+			return false
+		}
+		p = p[k:]
+	}
+	return len(p) == 0
+}
+
+// uvarintMinimal is binary.Uvarint that also refuses a value written in
+// more bytes than it needs (a last byte of 0 after others).
+func uvarintMinimal(p []byte) (uint64, int) {
+	v, k := binary.Uvarint(p)
+	if k > 1 && p[k-1] == 0 {
+		return 0, 0
+	}
+	return v, k
 }
 
 // segmentWriter writes the merged postings of each key in turn.
@@ -355,11 +436,7 @@ type segmentWriter struct {
 
 // flush writes key with the docs gathered for it, if any is live.
 func (w *segmentWriter) flush(key []byte) error {
-	if w.every != nil {
-		if w.seen++; w.seen%w.n == 0 {
-			w.every()
-		}
-	}
+	w.counted()
 	docs := w.docs
 	w.docs = w.docs[:0]
 	if w.live != nil {
@@ -371,6 +448,15 @@ func (w *segmentWriter) flush(key []byte) error {
 	slices.Sort(docs)
 	w.pay = appendPostings(w.pay[:0], slices.Compact(docs))
 	return w.out.Append(key, w.pay)
+}
+
+// counted counts a key walked, and calls every after each n of them.
+func (w *segmentWriter) counted() {
+	if w.every != nil {
+		if w.seen++; w.seen%w.n == 0 {
+			w.every()
+		}
+	}
 }
 
 // mergeSorted walks n sorted inputs in key order: for each key, add is

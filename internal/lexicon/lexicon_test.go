@@ -225,3 +225,57 @@ func TestEachPostingIn(t *testing.T) {
 	assert.ErrorIs(t, err, stop)
 	assert.Equal(t, 1, n)
 }
+
+// An unfiltered merge passes the postings of a key of one input on as
+// they are: the bytes are those of a merge that decodes every key's docs
+// (a filter that keeps every doc).
+func TestMergePassesSoleKeysAsTheyAre(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 20 {
+		var segs []Segment
+		var doc uint32
+		for range 1 + r.IntN(8) {
+			part := map[uint32][]string{}
+			for range 1 + r.IntN(30) {
+				doc += 1 + uint32(r.IntN(300))
+				var keys []string
+				for range 1 + r.IntN(40) {
+					// Shared words and words of one segment alone.
+					keys = append(keys, fmt.Sprintf("t%03d", r.IntN(50)), fmt.Sprintf("u%d_%d", round, r.IntN(5000)))
+				}
+				slices.Sort(keys)
+				part[doc] = slices.Compact(keys)
+			}
+			segs = append(segs, build(t, part))
+		}
+		r.Shuffle(len(segs), func(i, j int) { segs[i], segs[j] = segs[j], segs[i] })
+		want, err := Merge(segs, func(uint32) bool { return true })
+		require.NoError(t, err)
+		got, err := Merge(segs, nil)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "round %d", round)
+	}
+}
+
+// Postings passed on as they are are checked first: a list that is not
+// as the writer writes it (a delta in more bytes than it needs, docs
+// that do not increase, bytes left over) fails the merge.
+func TestMergeChecksSoleKeys(t *testing.T) {
+	for _, pay := range [][]byte{
+		{1, 0x81, 0x00},    // doc 1 in two bytes
+		{2, 3, 0},          // a repeated doc
+		{1, 3, 9},          // a byte left over
+		{2, 3},             // a doc missing
+		{0x82, 0x00, 1, 1}, // the count in two bytes
+	} {
+		var pw packedWriter
+		require.NoError(t, pw.Append([]byte("a"), appendPostings(nil, []uint32{5})))
+		require.NoError(t, pw.Append([]byte("k"), pay))
+		sealed, err := blocksum.Seal(pw.Bytes())
+		require.NoError(t, err)
+		s, err := Open(sealed)
+		require.NoError(t, err)
+		_, err = Merge([]Segment{s}, nil)
+		require.ErrorIs(t, err, ErrCorrupt, "%x", pay)
+	}
+}
