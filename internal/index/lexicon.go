@@ -199,12 +199,12 @@ func lexiconSources(batch []*built) (*lexiconBatch, int, error) {
 // writer. It returns nil, for the write to do it, when the batch holds
 // more keys than are gathered (the write merges its sources instead) or
 // a source does not decode (the write fails on it).
-func gatherLexicon(batch []*built) *lexiconBatch {
+func gatherLexicon(gr *lexicon.Gatherer, batch []*built) *lexiconBatch {
 	lx, keys, err := lexiconSources(batch)
 	if err != nil || keys > maxGatheredKeys {
 		return nil
 	}
-	lx.gathered = lexicon.Gather(lx.srcs)
+	lx.gathered = gr.Gather(lx.srcs)
 	for i, b := range lx.builds {
 		lx.srcs[i].Key = nil // the vocabulary goes
 		b.coldTerms = nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -105,4 +106,38 @@ func TestGatherThenSeal(t *testing.T) {
 	require.ErrorContains(t, err, "do not increase")
 	_, err = gathered.Seal(numbered[:5])
 	require.ErrorContains(t, err, "docs for")
+}
+
+// A Gatherer's segments are the package Gather's, batch after batch, two
+// in flight at once as a writer has them, with the memory given back
+// reused (and long keys, kept apart, too).
+func TestGathererReusesMemory(t *testing.T) {
+	var gr Gatherer
+	var inFlight *Gathered
+	var inFlightSrcs []Source
+	long := strings.Repeat("k", keyChunk/2)
+	for batch := range 12 {
+		srcs := randomSources(uint64(40+batch), 50+batch*20, 300, 4000)
+		if batch%3 == 0 {
+			srcs = append(srcs, Source{Doc: 1 << 20, Len: 2, Key: func(i int) []byte { return []byte(fmt.Sprintf("%s%d", long, i)) }})
+		}
+		gd := gr.Gather(srcs)
+		if inFlight != nil { // the one before is sealed and given back only now
+			got, err := inFlight.Seal(inFlightSrcs)
+			require.NoError(t, err)
+			prev, err := Gather(inFlightSrcs).Seal(inFlightSrcs)
+			require.NoError(t, err)
+			require.Equal(t, prev, got, "batch %d", batch-1)
+			gr.Recycle(inFlight)
+		}
+		inFlight, inFlightSrcs = gd, srcs
+	}
+	got, err := inFlight.Seal(inFlightSrcs)
+	require.NoError(t, err)
+	want, err := Gather(inFlightSrcs).Seal(inFlightSrcs)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	gr.Recycle(inFlight)
+	require.LessOrEqual(t, len(gr.spare), 2)
+	require.NotEmpty(t, gr.spare, "memory given back is kept")
 }
