@@ -19,6 +19,7 @@ import (
 	"github.com/memidx/memidx/internal/frontcode"
 	"github.com/memidx/memidx/internal/hotbm25"
 	"github.com/memidx/memidx/internal/indexfile"
+	"github.com/memidx/memidx/internal/jsjson"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/normalize"
 	"github.com/memidx/memidx/internal/session"
@@ -38,10 +39,15 @@ type Source struct {
 	// slim is set, and Data nil, for a source read by the slim reader:
 	// its entries are read back from the file one at a time.
 	slim *slimRead
+	// parser, when set, is the reading worker's: Parse uses its memory,
+	// which the worker recycles once the build is done.
+	parser *jsjson.Parser
 }
 
 // Parse parses the bytes as OMP does. Data must not be modified after.
-func (s *Source) Parse() *session.File { return session.ParseHashed(s.Path, s.Data, s.Hash) }
+func (s *Source) Parse() *session.File {
+	return session.ParseWith(s.Path, s.Data, s.Hash, session.Options{Stream: len(s.Data) >= session.StreamThreshold, Parser: s.parser})
+}
 
 // ReadSource reads path, checking its identity before and after so that a
 // read racing a writer is detected rather than indexed. A source whose

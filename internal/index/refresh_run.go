@@ -17,6 +17,7 @@ import (
 
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/indexfile"
+	"github.com/memidx/memidx/internal/jsjson"
 	"github.com/memidx/memidx/internal/lexicon"
 	"github.com/memidx/memidx/internal/lineage"
 )
@@ -487,11 +488,14 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// One small read buffer per worker: a build copies what it
-			// keeps, so the next source can reuse the memory.
+			// One small read buffer and one parser per worker: a build
+			// copies what it keeps, so the next source can reuse the
+			// memory.
 			var buf []byte
+			var ps jsjson.Parser
 			for j := range jobCh {
-				res := r.buildOne(j, &buf, gate)
+				ps.Recycle() // the last build is done: nothing holds its values
+				res := r.buildOne(j, &buf, &ps, gate)
 				select {
 				case resCh <- res:
 				case <-ctx.Done():
@@ -516,10 +520,11 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 
 // buildOne reads one job's source and builds it, or vouches for its
 // record when a racy source turns out unchanged.
-func (r *refreshRun) buildOne(j job, buf *[]byte, gate *buildGate) result {
+func (r *refreshRun) buildOne(j job, buf *[]byte, ps *jsjson.Parser, gate *buildGate) result {
 	t := r.targets[j.i]
 	res := result{i: j.i}
 	b, src, release, readErr, err := r.ix.readAndBuild(r.ctx, t.Path, *buf, gate, func(src *Source) (*built, error) {
+		src.parser = ps
 		if src.Changed {
 			return nil, errChanged
 		}

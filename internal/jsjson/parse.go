@@ -61,6 +61,9 @@ type Parser struct {
 	stack []Member
 	arena []Member
 	chunk int // the size of the next chunk: small first, for one small value
+	// used are the chunks carved before arena; free the full-size ones
+	// Recycle kept for the values to come.
+	used, free [][]Member
 	// high is how far the stack grew during the current value: the
 	// members popped from it are cleared once the value is complete, not
 	// at every pop, so that nested values clear their shared slots once.
@@ -88,6 +91,29 @@ func (ps *Parser) ParseValue(data []byte, pos int) (Value, int, error) {
 func (ps *Parser) Reset() {
 	clear(ps.arena) // what was handed out; the rest is still zero
 	ps.arena = ps.arena[:0]
+	clear(ps.used)
+	ps.used = ps.used[:0]
+}
+
+// maxFreeChunks bounds the chunks Recycle keeps: 256 KB of members, what
+// a session of some 100 KB parses into; a larger one's rest is collected.
+const maxFreeChunks = 16
+
+// Recycle is Reset that also keeps the full-size chunks carved since
+// (up to maxFreeChunks) for the values to come: a program that parses
+// one file after another (a rebuild's worker) allocated its files' size
+// again in members for each (1.8 of a 100k rebuild's 14 GB).
+func (ps *Parser) Recycle() {
+	for _, c := range ps.used {
+		if cap(c) == arenaChunk && len(ps.free) < maxFreeChunks {
+			clear(c)
+			ps.free = append(ps.free, c[:0])
+		}
+	}
+	ps.Reset()
+	if len(ps.free) > 0 {
+		ps.chunk = arenaChunk
+	}
 }
 
 // arenaChunk is the number of members per shared chunk.
@@ -102,8 +128,15 @@ func (ps *Parser) take(base int) []Member {
 		out = make([]Member, n)
 	} else {
 		if cap(ps.arena)-len(ps.arena) < n {
-			ps.chunk = min(max(2*ps.chunk, 16, n), arenaChunk)
-			ps.arena = make([]Member, 0, ps.chunk)
+			if cap(ps.arena) > 0 {
+				ps.used = append(ps.used, ps.arena)
+			}
+			if k := len(ps.free); k > 0 {
+				ps.arena, ps.free = ps.free[k-1], ps.free[:k-1]
+			} else {
+				ps.chunk = min(max(2*ps.chunk, 16, n), arenaChunk)
+				ps.arena = make([]Member, 0, ps.chunk)
+			}
 		}
 		l := len(ps.arena)
 		ps.arena = ps.arena[:l+n]

@@ -80,7 +80,7 @@ func headerFromPrefix(data []byte, whole, stream bool) (h *Header, ok bool) {
 		pos, line = next, 2
 	}
 	// The first value, found exactly as ReadFile finds it.
-	first := parseBody(&File{stream: stream}, data, pos, line, 1)
+	first := parseBody(&File{stream: stream}, data, pos, line, 1, nil)
 	if len(first) == 0 {
 		return nil, whole
 	}

@@ -167,6 +167,10 @@ type Options struct {
 	// parsed; a U+FEFF before a value is skipped like white space (the
 	// record is kept); a line of other non-ASCII white space is malformed.
 	Stream bool
+	// Parser, when set, parses the records, in the memory it kept
+	// (jsjson.Parser.Recycle): the caller recycles it only once nothing
+	// of the File is used any more.
+	Parser *jsjson.Parser
 }
 
 // ParseWith parses with the given loader rules; sourceHash is the
@@ -184,7 +188,7 @@ func ParseWith(path string, data []byte, sourceHash string, opt Options) *File {
 		pos = next
 		line = 2
 	}
-	values := parseBody(f, data, pos, line, 0)
+	values := parseBody(f, data, pos, line, 0, opt.Parser)
 	if len(values) == 0 {
 		f.Empty = len(f.Malformed) == 0
 		if !f.Empty {
@@ -266,7 +270,7 @@ func titleSlot(data []byte, pos int, stream bool) (*TitleSlot, int, bool) {
 // started and parsing resumes at the next line; a value still incomplete at
 // the end of the input drops everything from its start. A positive limit
 // stops after that many records.
-func parseBody(f *File, data []byte, pos, line, limit int) []Record {
+func parseBody(f *File, data []byte, pos, line, limit int, ps *jsjson.Parser) []Record {
 	var n int
 	if limit > 0 {
 		n = min(64, limit)
@@ -281,7 +285,9 @@ func parseBody(f *File, data []byte, pos, line, limit int) []Record {
 	}
 	records := make([]Record, 0, n)
 	bodyStart := pos
-	var ps jsjson.Parser
+	if ps == nil {
+		ps = new(jsjson.Parser)
+	}
 	for {
 		// Skip whitespace, counting lines.
 		for pos < len(data) {
