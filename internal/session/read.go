@@ -263,6 +263,20 @@ func titleSlot(data []byte, pos int, stream bool) (*TitleSlot, int, bool) {
 	return &TitleSlot{Title: strings.Clone(title), Source: source, UpdatedAt: strings.Clone(updated)}, pos + nl + 1, true
 }
 
+// recordsAtMost is room for the records of data from pos (at most limit
+// of them, when positive). A record starts a line, so there are no more
+// records than lines: counting them (a vectorized pass) costs less than
+// growing the slice of records, whose copies the collector's write
+// barriers slow down. Blank lines make no record: a guess is capped at
+// one record per 64 bytes (a Record is 104), so that a file of blank
+// lines does not reserve 100 times its size.
+func recordsAtMost(data []byte, pos, limit int) int {
+	if limit > 0 {
+		return min(64, limit)
+	}
+	return min(bytes.Count(data[pos:], []byte{'\n'})+1, (len(data)-pos)/64+64)
+}
+
 // parseBody parses JSON values one after another the way OMP's lenient
 // JSONL loader does (Bun's JSONL.parseChunk in a loop): a value may span
 // lines; the first value starting on a line is kept and the rest of that
@@ -271,19 +285,7 @@ func titleSlot(data []byte, pos int, stream bool) (*TitleSlot, int, bool) {
 // the end of the input drops everything from its start. A positive limit
 // stops after that many records.
 func parseBody(f *File, data []byte, pos, line, limit int, ps *jsjson.Parser) []Record {
-	var n int
-	if limit > 0 {
-		n = min(64, limit)
-	} else {
-		// A record starts a line, so there are no more records than
-		// lines: counting them (a vectorized pass) costs less than
-		// growing the slice of records, whose copies the collector's
-		// write barriers slow down. Blank lines make no record: a guess
-		// is capped at one record per 64 bytes (a Record is 104), so that
-		// a file of blank lines does not reserve 100 times its size.
-		n = min(bytes.Count(data[pos:], []byte{'\n'})+1, (len(data)-pos)/64+64)
-	}
-	records := make([]Record, 0, n)
+	records := make([]Record, 0, recordsAtMost(data, pos, limit))
 	bodyStart := pos
 	if ps == nil {
 		ps = new(jsjson.Parser)
