@@ -253,8 +253,10 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 	// The terms go back for the next builder once encoded: nothing
 	// returned holds one (encode copies the last).
 	defer putTerms(b.terms)
+	// In first-seen order: the blob keeps the terms as a set, which a
+	// reader sorts. Only a vocabulary cut by the cap, an exact prefix in
+	// byte order, sorts them here.
 	vocab := b.terms.list
-	b.terms.sorter.Strings(vocab)
 	d.FilesTouched = b.files
 	// Fit the cap as the reference does: keep the whole vocabulary and the
 	// longest address prefix that fits; only when no address fits, the
@@ -270,10 +272,7 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 		if na > len(b.addrs) {
 			return false // more addresses than the cap can hold
 		}
-		packed, err := b.pack(vocab, nv)
-		if err != nil {
-			return false
-		}
+		packed := b.pack(vocab, nv)
 		blob, c, err := d.encode(b.addrs[:na], vocab[:nv], packed, reasons, na < b.n, nv < len(vocab))
 		if err != nil || len(blob) > b.lim.MaxCacheBytes {
 			return false
@@ -286,6 +285,8 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 		na = sort.Search(b.n+1, func(k int) bool { return !fits(k, nv) }) - 1
 		if na < 0 {
 			na = 0
+			b.terms.sorter.Strings(vocab)
+			b.packed = nil // of the terms in their first order
 			nv = sort.Search(len(vocab)+1, func(k int) bool { return !fits(0, k) }) - 1
 			if nv < 0 {
 				return nil, nil, fmt.Errorf("coldvocab: an empty digest is over %d bytes", b.lim.MaxCacheBytes)
@@ -302,20 +303,17 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 // Terms is the vocabulary of the digest Finish returned, as its blob holds
 // it (a cut vocabulary's prefix), nil before Finish succeeds: what a
 // reader of the blob would decode (an index's lexicon takes every term of
-// a new digest), for a copy instead of an inflate.
+// a new digest), for a copy instead of a decode. The terms are in no
+// particular order (the blob's; a reader's are sorted).
 func (b *Builder) Terms() *frontcode.List { return b.kept }
 
 // pack returns the encoding of vocab[:nv]; the cap's search over address
 // prefixes asks for the same nv again and again, so the last is kept.
-func (b *Builder) pack(vocab []string, nv int) ([]byte, error) {
+func (b *Builder) pack(vocab []string, nv int) []byte {
 	if b.packed == nil || b.packedN != nv {
-		p, err := frontcode.Encode(vocab[:nv])
-		if err != nil {
-			return nil, err
-		}
-		b.packed, b.packedN = p, nv
+		b.packed, b.packedN = frontcode.EncodeSet(vocab[:nv]), nv
 	}
-	return b.packed, nil
+	return b.packed
 }
 
 func contains(list []string, s string) bool {

@@ -15,6 +15,12 @@
 // 15 meaning "15 or more, the rest follows as a uvarint"; then the
 // suffix. The first string shares nothing.
 //
+// A set (EncodeSet) is stored in any order instead: "FC3\x00", n, then
+// each string as its length (a uvarint) and its bytes. Decode sorts it
+// (and refuses a repeated string). A cold digest keeps its vocabulary so,
+// in the order its terms were first seen: the index stores no digest's
+// list, so a rebuild encoded one for every session only to measure it.
+//
 // Lists written before the index stopped storing vocabularies were
 // deflated, and Decode still reads them (magic "FC1\x00", then n, the
 // stream's length as a uvarint and the stream as raw DEFLATE): an index

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -14,6 +15,7 @@ import (
 // The two layouts' magics (see the package doc): Encode writes rawMagic;
 // deflatedMagic lists, written before, are still read.
 var (
+	setMagic      = []byte("FC3\x00")
 	rawMagic      = []byte("FC2\x00")
 	deflatedMagic = []byte("FC1\x00")
 )
@@ -25,7 +27,9 @@ const magicLen = 4
 var ErrCorrupt = errors.New("frontcode: corrupt list")
 
 // IsList reports whether b starts as a list does (its magic).
-func IsList(b []byte) bool { return bytes.HasPrefix(b, rawMagic) || bytes.HasPrefix(b, deflatedMagic) }
+func IsList(b []byte) bool {
+	return bytes.HasPrefix(b, setMagic) || bytes.HasPrefix(b, rawMagic) || bytes.HasPrefix(b, deflatedMagic)
+}
 
 // Count reads the number of strings from a list's head (its magic and
 // count, at most 14 bytes), without decoding the list; ok is false when b
@@ -80,6 +84,27 @@ func Encode(terms []string) ([]byte, error) {
 	out = append(out, rawMagic...)
 	out = binary.AppendUvarint(out, uint64(len(terms)))
 	return appendStream(out, terms)
+}
+
+// EncodeSet returns the list of terms, which must be distinct, in any
+// order: each as its length and bytes (layout FC3). Decode gives it back
+// sorted. A cold digest's vocabulary is kept in the order its terms were
+// first seen: sorting and front-coding it for every session a rebuild
+// reads (the list is decoded only when the lexicon cannot answer) was 7%
+// of a 100k rebuild's CPU.
+func EncodeSet(terms []string) []byte {
+	size := magicLen + binary.MaxVarintLen64
+	for _, t := range terms {
+		size += len(t) + 2
+	}
+	out := make([]byte, 0, size)
+	out = append(out, setMagic...)
+	out = binary.AppendUvarint(out, uint64(len(terms)))
+	for _, t := range terms {
+		out = binary.AppendUvarint(out, uint64(len(t)))
+		out = append(out, t...)
+	}
+	return out
 }
 
 // List is a decoded list: its strings back to back in one buffer.
@@ -137,13 +162,19 @@ func Decode(b []byte, maxRaw int) (*List, error) {
 	if !IsList(b) {
 		return nil, ErrCorrupt
 	}
-	deflated := bytes.HasPrefix(b, deflatedMagic)
+	deflated, set := bytes.HasPrefix(b, deflatedMagic), bytes.HasPrefix(b, setMagic)
 	b = b[magicLen:]
 	n, k1 := binary.Uvarint(b)
 	if k1 <= 0 {
 		return nil, ErrCorrupt
 	}
 	b = b[k1:]
+	if set {
+		if len(b) > maxRaw || n > uint64(len(b)) {
+			return nil, ErrCorrupt
+		}
+		return parseSet(b, int(n))
+	}
 	if !deflated {
 		// Every string takes at least its head byte.
 		if len(b) > maxRaw || n > uint64(len(b)) {
@@ -170,6 +201,32 @@ func Decode(b []byte, maxRaw int) (*List, error) {
 		return nil, fmt.Errorf("%w: stream is not %d bytes", ErrCorrupt, raw)
 	}
 	return parse(stream, int(n))
+}
+
+// parseSet rebuilds n distinct strings written in any order (EncodeSet),
+// sorted.
+func parseSet(s []byte, n int) (*List, error) {
+	terms := make([]string, 0, n)
+	size := 0
+	for len(terms) < n {
+		l, k := binary.Uvarint(s)
+		if k <= 0 || l > uint64(len(s)-k) {
+			return nil, ErrCorrupt
+		}
+		terms = append(terms, string(s[k:k+int(l)]))
+		size += int(l)
+		s = s[k+int(l):]
+	}
+	if len(s) != 0 || uint64(size) > 1<<32-1 {
+		return nil, ErrCorrupt
+	}
+	slices.Sort(terms)
+	for i := 1; i < len(terms); i++ {
+		if terms[i] == terms[i-1] {
+			return nil, ErrCorrupt // not a set
+		}
+	}
+	return ListOf(terms), nil
 }
 
 // parse rebuilds n strings from their front-coded stream.

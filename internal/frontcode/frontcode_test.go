@@ -116,7 +116,7 @@ func TestDecodeRejectsDamage(t *testing.T) {
 		b    []byte
 	}
 	cases := []damage{
-		{"no magic", []byte("FC3\x00\x01\x01a")},
+		{"no magic", []byte("FC4\x00\x01\x01a")},
 		{"truncated header", good[:4]},
 		{"truncated stream", good[:len(good)-3]},
 		{"raw over the bound", append(append(append([]byte{}, rawMagic...), 1), bytes.Repeat([]byte{'a'}, 1<<20)...)},
@@ -127,6 +127,13 @@ func TestDecodeRejectsDamage(t *testing.T) {
 		{"first string shares", raw(1, []byte{0x11, 'a'})},
 		{"suffix past the end", raw(1, []byte{0x05, 'a'})},
 		{"trailing bytes", raw(1, []byte{0x01, 'a', 0x01})},
+		// The set layout: lengths and bytes, any order, no repeats.
+		{"set: a repeated string", append(append([]byte{}, setMagic...), 2, 1, 'a', 1, 'a')},
+		{"set: length past the end", append(append([]byte{}, setMagic...), 1, 5, 'a')},
+		{"set: bytes left over", append(append([]byte{}, setMagic...), 1, 1, 'a', 'b')},
+		{"set: count over the bytes", append(append([]byte{}, setMagic...), 3, 1, 'a')},
+		{"set: truncated length", append(append([]byte{}, setMagic...), 1, 0x80)},
+		{"set: over the bound", append(append(append([]byte{}, setMagic...), 1, 0x80, 0x80, 0x40), bytes.Repeat([]byte{'a'}, 1<<20)...)},
 		// The deflated layout, written before: read with the same care.
 		{"deflated: truncated header", legacy[:5]},
 		{"deflated: truncated deflate", legacy[:len(legacy)-3]},
@@ -142,6 +149,29 @@ func TestDecodeRejectsDamage(t *testing.T) {
 			_, err := Decode(tc.b, 1<<20)
 			require.ErrorIs(t, err, ErrCorrupt)
 		})
+	}
+}
+
+// A set, written in any order, decodes sorted.
+func TestEncodeSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for round := range 100 {
+		terms := randomTerms(r, r.IntN(300))
+		if round == 0 {
+			terms = []string{"", "a", "ab"}
+		}
+		shuffled := slices.Clone(terms)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		b := EncodeSet(shuffled)
+		n, ok := Count(b)
+		require.True(t, ok)
+		require.Equal(t, uint64(len(terms)), n)
+		l, err := Decode(b, len(b))
+		require.NoError(t, err)
+		require.Equal(t, len(terms), l.Len())
+		for i, term := range terms {
+			require.Equal(t, term, string(l.Term(i)))
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(mustEncodeF(f, nil))
 	f.Add([]byte("FC1\x00\x02\x04"))
 	f.Add([]byte("FC2\x00\x02\x01a\x11b"))
+	f.Add(EncodeSet([]string{"b", "", "ab"}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		l, err := Decode(b, 1<<16)
 		if err != nil {

@@ -237,14 +237,39 @@ func buildSegment(srcs []lexicon.Source) ([]byte, error) {
 	if keys <= maxGatheredKeys {
 		return lexicon.BuildGathered(srcs)
 	}
-	return lexicon.BuildSorted(srcs)
+	return lexicon.BuildSorted(sortedSources(srcs))
 }
 
-// digestSource lists what the lexicon keeps of a cold digest, in order:
-// its structural filter keys (they start with a NUL byte, so they sort
+// sortedSources is srcs with each source's keys in increasing order, as
+// lexicon.BuildSorted takes them (Gather takes any order): a new digest
+// lists its vocabulary in the order the terms were first seen
+// (coldvocab.Builder.Terms); such a source is given a sorted copy.
+func sortedSources(srcs []lexicon.Source) []lexicon.Source {
+	out := slices.Clone(srcs)
+	for i, src := range out {
+		sorted := true
+		for k := 1; k < src.Len && sorted; k++ {
+			sorted = bytes.Compare(src.Key(k-1), src.Key(k)) < 0
+		}
+		if sorted {
+			continue
+		}
+		keys := make([][]byte, src.Len)
+		for k := range keys {
+			keys[k] = bytes.Clone(src.Key(k))
+		}
+		slices.SortFunc(keys, bytes.Compare)
+		out[i].Key = func(k int) []byte { return keys[k] }
+	}
+	return out
+}
+
+// digestSource lists what the lexicon keeps of a cold digest: its
+// structural filter keys (they start with a NUL byte, so they sort
 // first), then every term of its vocabulary, exactly as persisted (a
 // capped digest's prefixes included), so that the lexicon and the digest
-// always agree. The keys are views into the blob, or into terms: the
+// always agree; the terms are in the order terms lists them (a new
+// digest's as first seen: see sortedSources). The keys are views into the blob, or into terms: the
 // vocabulary the blob's builder kept (coldvocab.Builder.Terms), which
 // spares inflating it again (5 of a 100k rebuild's ~100 CPU-seconds).
 func digestSource(doc uint32, blob []byte, terms *frontcode.List) (lexicon.Source, error) {

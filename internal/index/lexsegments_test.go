@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/memidx/memidx/internal/lexicon"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/memtest"
 )
@@ -113,4 +114,25 @@ func TestReleasedLexiconTableIsReused(t *testing.T) {
 	if !raceEnabled {
 		assert.Less(t, pooled, fresh, "a released table is taken again")
 	}
+}
+
+// A batch of more keys than are gathered is merged from its sources, and
+// a new digest lists its terms as first seen: the merge takes each
+// source sorted, and writes the segment gathering writes.
+func TestSortedSourcesForTheMerge(t *testing.T) {
+	lists := [][]string{{"\x00role:user", "zeta", "alpha", "mid"}, {"b", "a"}, {"a", "c", "d"}, {}}
+	var srcs []lexicon.Source
+	for i, l := range lists {
+		views := make([][]byte, len(l))
+		for k, s := range l {
+			views[k] = []byte(s)
+		}
+		srcs = append(srcs, lexicon.Source{Doc: uint32(i + 1), Len: len(l), Key: func(k int) []byte { return views[k] }})
+	}
+	want, err := lexicon.BuildGathered(srcs)
+	require.NoError(t, err)
+	got, err := lexicon.BuildSorted(sortedSources(srcs))
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	require.Equal(t, "zeta", string(srcs[0].Key(1)), "the sources themselves are left as they were")
 }

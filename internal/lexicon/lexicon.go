@@ -14,9 +14,10 @@ import (
 // ErrCorrupt is returned for a segment whose bytes are not a valid one.
 var ErrCorrupt = errors.New("lexicon: corrupt segment")
 
-// Source is one session's keys in strictly increasing byte order, read in
-// place (a digest's tables): building a segment merges them without a map
-// or a copy of any key but the segment's own.
+// Source is one session's keys, distinct, read in place (a digest's
+// tables): building a segment merges them without a map or a copy of any
+// key but the segment's own. BuildSorted takes them in strictly
+// increasing byte order; Gather (and BuildGathered) in any order.
 type Source struct {
 	Doc uint32
 	Len int
