@@ -23,8 +23,7 @@ const maxFuncLines = 80
 var longFuncAllowed = map[string]struct {
 	lines  int
 	reason string
-}{
-}
+}{}
 
 // TestNoLongFunctions keeps functions short: every non-test function of
 // the module outside internal/corpus (the test corpus generator) fits in
