@@ -94,6 +94,9 @@ func (gd *Gathered) Seal(numbered []Source) ([]byte, error) {
 	}
 	g := gd.g
 	var w segmentWriter
+	// Room for the segment at once, not by doubling: each key's bytes and
+	// heads, a byte or two a posting.
+	w.out.b = make([]byte, 0, packedHeaderLen+g.keyBytes+4*len(g.keys)+2*len(g.src))
 	for _, k := range gd.order {
 		for o := g.first[k]; o >= 0; o = g.next[o] {
 			w.docs = append(w.docs, numbered[g.src[o]].Doc)
@@ -119,6 +122,8 @@ type gathering struct {
 	// one of its own); used counts the chunks in use, the last with room.
 	text [][]byte
 	used int
+	// keyBytes is the distinct keys' length in all.
+	keyBytes int
 }
 
 const keyChunk = 64 << 10
@@ -136,7 +141,7 @@ func (g *gathering) gather(srcs []Source) {
 	clear(g.ids)
 	g.keys, g.first, g.last = g.keys[:0], g.first[:0], g.last[:0]
 	g.src, g.next = slices.Grow(g.src[:0], total), slices.Grow(g.next[:0], total)
-	g.used = 0
+	g.used, g.keyBytes = 0, 0
 	for n, s := range srcs {
 		for i := range s.Len {
 			g.add(s.Key(i), uint32(n))
@@ -151,6 +156,7 @@ func (g *gathering) add(key []byte, src uint32) {
 	k, ok := g.ids[string(key)]
 	if !ok {
 		k = int32(len(g.keys))
+		g.keyBytes += len(key)
 		s := g.own(key)
 		g.ids[s] = k
 		g.keys = append(g.keys, s)
