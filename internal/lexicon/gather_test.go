@@ -138,6 +138,6 @@ func TestGathererReusesMemory(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 	gr.Recycle(inFlight)
-	require.LessOrEqual(t, len(gr.spare), 2)
+	require.LessOrEqual(t, len(gr.spare), maxSpareGatherings)
 	require.NotEmpty(t, gr.spare, "memory given back is kept")
 }
