@@ -4,10 +4,11 @@
 // A digest is one msgpack map with the fields of the spec's Cache V6 cold
 // record. Its first two values are binary:
 //
-//   - vocabulary: the sorted unique canonical terms of the full,
-//     untruncated normalized text (tool-call arguments whole, past their
-//     display cut), with no postings, as a [frontcode] list (front-coded
-//     and deflated: a quarter of a table's size). The index stores a
+//   - vocabulary: the unique canonical terms of the full, untruncated
+//     normalized text (tool-call arguments whole, past their display
+//     cut), with no postings, as a [frontcode] set (each term's length
+//     and bytes, in the order first seen; a reader sorts them; a
+//     vocabulary the cap cuts is the sorted prefix). The index stores a
 //     digest without it ([Stored]: an empty value): the archive lexicon
 //     holds the same terms under the session's doc, so a stored
 //     digest's terms are asked of the lexicon, and [Vocabulary.InLexicon]

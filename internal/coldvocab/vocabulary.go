@@ -13,8 +13,9 @@ import (
 )
 
 // Vocabulary is a digest's sorted unique terms. A digest stores them as a
-// frontcode list, a quarter of a termtab table's size, decoded on first
-// use: on the query path the archive lexicon answers for cold terms, so
+// frontcode set (or, written before, a front-coded list), decoded and
+// sorted on first use: on the query path the archive lexicon answers for
+// cold terms, so
 // a digest's vocabulary is read only by a regex query, by the lexicon's
 // build, and when the lexicon cannot answer. A digest written before
 // that stores a termtab table, read in place.
@@ -85,7 +86,7 @@ func (v *Vocabulary) terms() termList {
 			v.err = fmt.Errorf("vocabulary: %w", v.packed.Err())
 			return
 		}
-		// Deflate expands at most 1032 to 1: a bound that damage
+		// Deflate (the oldest lists) expands at most 1032 to 1: a bound that damage
 		// cannot raise.
 		v.list, v.err = frontcode.Decode(b, min(len(b)*1032+64, 1<<31-1))
 	})
