@@ -357,6 +357,11 @@ func (d *Digest) encode(entries []addrEntry, vocab []string, packed []byte, reas
 	var buf bytes.Buffer
 	buf.Grow(len(packed) + len(a) + 1024)
 	enc := msgpack.NewEncoder(&buf)
+	// Start the fixpoint from a size of the final one's encoded width
+	// (the fields besides the vocabulary and addresses take a few hundred
+	// bytes): the first round then finds the size and the second
+	// confirms it, where starting from 0 took a third round.
+	c.setCacheBytes(len(packed) + len(a) + 512)
 	for i := 0; ; i++ {
 		buf.Reset()
 		if err := enc.Encode(&c); err != nil {
@@ -370,10 +375,16 @@ func (d *Digest) encode(entries []addrEntry, vocab []string, packed []byte, reas
 			sealed, err := blocksum.Seal(blob)
 			return sealed, &c, err
 		}
-		c.CacheBytes = size
-		if c.Size > 0 {
-			c.CacheSourceRatio = math.Round(float64(c.CacheBytes)/float64(c.Size)*1e6) / 1e6
-		}
+		c.setCacheBytes(size)
+	}
+}
+
+// setCacheBytes sets the digest's size and its ratio to the source's.
+func (c *Digest) setCacheBytes(size int) {
+	c.CacheBytes = size
+	c.CacheSourceRatio = 0
+	if c.Size > 0 {
+		c.CacheSourceRatio = math.Round(float64(c.CacheBytes)/float64(c.Size)*1e6) / 1e6
 	}
 }
 

@@ -312,3 +312,14 @@ func TestPooledTermsOutliveNothing(t *testing.T) {
 	require.Empty(t, ts.list)
 	putTerms(ts)
 }
+
+// BenchmarkBuild builds the digest of a short session (the 100k
+// archive's are a few KB): its vocabulary, addresses and encoding.
+func BenchmarkBuild(b *testing.B) {
+	ents := entriesN(12)
+	for b.Loop() {
+		if _, _, err := Build(Digest{Size: 17000}, ents, coverage.Set{}, roomy); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -333,7 +333,16 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built, lx *lexiconBatch
 	if err != nil {
 		return err
 	}
+	later := builtAgain(batch)
 	for i, b := range batch {
+		if later[i] {
+			// A target listed twice, built twice in this batch: the later
+			// build replaces this one, which is not written at all (its
+			// tier data would take the session's place in the pack the
+			// later one was put in; packBatch left it out). Its lexicon
+			// doc, named by no record, is dropped by the next merge.
+			continue
+		}
 		if i%dropEvery == dropEvery-1 {
 			// A lookup in the cold bucket reads across leaves of
 			// digests: some 64 KB of the file a session.
@@ -361,6 +370,23 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built, lx *lexiconBatch
 		}
 	}
 	return nil
+}
+
+// builtAgain marks the builds of batch that a later build of the same
+// session replaces (a target listed twice).
+func builtAgain(batch []*built) []bool {
+	last := make(map[string]int, len(batch))
+	for i, b := range batch {
+		last[b.rec.Path] = i
+	}
+	if len(last) == len(batch) {
+		return make([]bool, len(batch))
+	}
+	again := make([]bool, len(batch))
+	for i, b := range batch {
+		again[i] = last[b.rec.Path] != i
+	}
+	return again
 }
 
 // storedOf is the record stored under key and its cold pack, which a

@@ -137,16 +137,12 @@ func unpack(tx *bolt.Tx, mode lineage.Mode, id uint64, key []byte) error {
 // ones of two digests or more. It returns which builds it packed.
 func packBatch(tx *bolt.Tx, mode lineage.Mode, batch []*built) (map[*built]bool, error) {
 	// A target listed twice is built twice: the later build replaces the
-	// earlier, which must not be packed, since a pack never holds a dead
-	// digest (unpacked, it is put under its key, and the later build's
-	// write deletes it).
-	last := make(map[string]int, len(batch))
-	for i, b := range batch {
-		last[b.rec.Path] = i
-	}
+	// earlier, which is neither packed (a pack never holds a dead digest)
+	// nor written (writeBuilt).
+	again := builtAgain(batch)
 	var small []*built
 	for i, b := range batch {
-		if b.stored != nil && len(b.stored) <= maxPackedDigest && last[b.rec.Path] == i {
+		if b.stored != nil && len(b.stored) <= maxPackedDigest && !again[i] {
 			small = append(small, b)
 		}
 	}

@@ -265,3 +265,46 @@ func TestSoleWriteNotToAFileInTheOldOnesPlace(t *testing.T) {
 	require.Greater(t, commits(), 1)
 	require.Empty(t, rep.WriteError)
 }
+
+// A cold session in the last pack, changed, then listed twice in one
+// refresh: both builds land in one batch, and the record the write leaves
+// still finds its digest (the earlier build, written first, took the
+// later one's new digest out of the pack it had just been put in).
+// Found by review.
+func TestListedTwiceInTheLastPack(t *testing.T) {
+	for _, noBudgets := range []bool{false, true} {
+		f := newFixture(t, 4)
+		f.cfg.HotSessions = 0
+		ix := f.index()
+		ix.Workers = 1
+		f.refresh(ix, lineage.Active)
+		key := recordKey(lineage.Active, f.paths[0])
+		require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
+			pack := storedPack(tx, lineage.Active, key)
+			require.NotZero(t, pack, "packed at first")
+			require.Equal(t, tx.Bucket(packBucket).Sequence(), pack, "in the last pack")
+			return nil
+		}))
+		f.rewriteOne(0, 1)
+		rep, err := ix.Refresh(ctx, []Target{{Path: f.paths[0]}, {Path: f.paths[0]}}, RefreshOptions{Mode: lineage.Active, Searched: []string{f.dir}, NoBudgets: noBudgets})
+		require.NoError(t, err)
+		require.Empty(t, rep.WriteError)
+		require.NoError(t, ix.store.View(ctx, func(tx *bolt.Tx) error {
+			pack := storedPack(tx, lineage.Active, key)
+			var blob []byte
+			if pack != 0 {
+				blob = packedDigest(tx, lineage.Active, pack, key)
+			} else {
+				blob = tx.Bucket(coldBucket).Get(key)
+			}
+			require.NotNil(t, blob, "noBudgets %v: record names pack %d, digest found nowhere", noBudgets, pack)
+			return nil
+		}))
+		ix.Close()
+		// And a later refresh answers from it, unchanged.
+		ix = f.index()
+		rep = f.refresh(ix, lineage.Active)
+		require.Equal(t, 4, rep.Unchanged, "noBudgets %v", noBudgets)
+		ix.Close()
+	}
+}
