@@ -538,6 +538,7 @@ func (ix *Index) Refresh(ctx context.Context, targets []Target, opt RefreshOptio
 	for res := range r.build(jobs) {
 		done++
 		w.take(res)
+		r.taken(res)
 		if opt.Progress != nil {
 			opt.Progress(done, len(jobs), r.rep.BytesRead)
 		}

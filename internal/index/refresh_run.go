@@ -30,6 +30,9 @@ import (
 // refreshRun is one Refresh call: what it was asked, what it found, and
 // the report it fills.
 type refreshRun struct {
+	// ahead bounds the results the workers finished ahead of their taker
+	// (build).
+	ahead   *aheadBudget
 	ix      *Index
 	ctx     context.Context
 	opt     RefreshOptions
@@ -81,6 +84,16 @@ type result struct {
 	b     *built
 	fresh *Record // a racy record whose hash still matched
 	err   error
+	// ahead is what the result took of the run's aheadBudget: given back
+	// once it is taken (refreshRun.taken).
+	ahead int64
+}
+
+// taken gives back what res took of the results-ahead budget.
+func (r *refreshRun) taken(res result) {
+	if res.ahead > 0 {
+		r.ahead.release(res.ahead)
+	}
 }
 
 func (ix *Index) newRun(ctx context.Context, targets []Target, opt RefreshOptions) *refreshRun {
@@ -467,8 +480,48 @@ func (r *refreshRun) budget(jobs []job) []job {
 // resultsAhead is how many results the workers may finish ahead of the
 // goroutine that takes them: it gathers a batch's lexicon segment when
 // the batch is full (tens of ms at 100k sessions), and with nowhere to
-// put their results the workers stood idle meanwhile.
-const resultsAhead = 64
+// put their results the workers stood idle meanwhile. A result's memory
+// no longer counts against maxBuildBytes once built, so what waits is
+// bounded by its sources' size too (a result holds about its source's
+// size or less): resultsAheadBytes, one result whatever its size.
+const (
+	resultsAhead      = 64
+	resultsAheadBytes = 16 << 20
+)
+
+// aheadBudget bounds the source bytes of the results waiting to be taken.
+type aheadBudget struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	free int64
+}
+
+func newAheadBudget(n int64) *aheadBudget {
+	a := &aheadBudget{free: n}
+	a.cond.L = &a.mu
+	return a
+}
+
+// acquire waits until n bytes (at most the whole budget) are free and
+// takes them; it returns what it took, for release. A worker waiting here
+// is woken as the taker drains the results before it.
+func (a *aheadBudget) acquire(n int64) int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n = min(max(n, 1), resultsAheadBytes)
+	for a.free < n {
+		a.cond.Wait()
+	}
+	a.free -= n
+	return n
+}
+
+func (a *aheadBudget) release(n int64) {
+	a.mu.Lock()
+	a.free += n
+	a.mu.Unlock()
+	a.cond.Broadcast()
+}
 
 // build reads and builds the jobs in parallel and sends each result; the
 // channel closes when all are done or the context ends.
@@ -480,6 +533,7 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 	}
 	jobCh := make(chan job)
 	resCh := make(chan result, resultsAhead)
+	r.ahead = newAheadBudget(resultsAheadBytes)
 	var wg sync.WaitGroup
 	// What the workers read and build at once is bounded by maxBuildBytes,
 	// whatever the sources: each waits for its source's charge.
@@ -496,9 +550,13 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 			for j := range jobCh {
 				ps.Recycle() // the last build is done: nothing holds its values
 				res := r.buildOne(j, &buf, &ps, gate)
+				if res.b != nil {
+					res.ahead = r.ahead.acquire(res.b.bytes)
+				}
 				select {
 				case resCh <- res:
 				case <-ctx.Done():
+					r.taken(res) // dropped: another worker may wait for it
 					return
 				}
 			}

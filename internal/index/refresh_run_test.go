@@ -46,3 +46,29 @@ func TestRebuildWriterStopsWithTheContext(t *testing.T) {
 	assert.Equal(t, len(targets), rep.Indexed)
 	assert.Equal(t, len(targets), rep.Unchanged+rep.Rebuilt)
 }
+
+// The results ahead of their taker are bounded by their sources' bytes:
+// a result takes its source's size (at least 1, at most the whole
+// budget), and one that does not fit waits until taken ones give theirs
+// back.
+func TestAheadBudget(t *testing.T) {
+	a := newAheadBudget(resultsAheadBytes)
+	assert.Equal(t, int64(1), a.acquire(0), "an empty source still counts")
+	a.release(1)
+	assert.Equal(t, int64(resultsAheadBytes), a.acquire(1<<40), "a huge one takes the whole budget")
+	got := make(chan int64)
+	go func() { got <- a.acquire(10) }()
+	select {
+	case n := <-got:
+		t.Fatalf("took %d while the budget was spent", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	a.release(resultsAheadBytes)
+	select {
+	case n := <-got:
+		assert.Equal(t, int64(10), n)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a waiting result was not woken when the budget came back")
+	}
+	assert.Equal(t, int64(resultsAheadBytes-10), a.free)
+}
