@@ -112,7 +112,9 @@ type List struct {
 }
 
 // ListOf is the list of terms as Decode would give it back from
-// Encode(terms), without the round trip: the terms are copied.
+// Encode(terms), without the round trip: the terms are copied. Given
+// terms in another order (a digest builder's, as first seen), Len and
+// Term still list them; Find and Has need them sorted.
 func ListOf(terms []string) *List {
 	size := 0
 	for _, t := range terms {

@@ -433,7 +433,8 @@ func (r *refreshRun) inKeyOrder(jobs []job) []job {
 	for k := range order {
 		order[k] = k
 	}
-	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(sums[a][:], sums[b][:]) })
+	// Stable: a target listed twice keeps its order (the later build wins).
+	slices.SortStableFunc(order, func(a, b int) int { return bytes.Compare(sums[a][:], sums[b][:]) })
 	sorted := make([]job, len(jobs))
 	for k, o := range order {
 		sorted[k] = jobs[o]
@@ -795,7 +796,9 @@ func (w *writer) batchFull() bool {
 // rebuildBatchCap is the most sessions the next rebuild batch holds: the
 // first holds batchSessions, each next one twice the one before, up to
 // rebuildBatchSessions, so that a rebuild writes what it built as soon as
-// a refresh does (an index that fills its disk keeps its first batches).
+// a refresh does (an index that fills its disk keeps its first batches:
+// in record-key order, so a rebuild cut short keeps sessions of every
+// age, not the newest; see inKeyOrder).
 func (w *writer) rebuildBatchCap() int {
 	return batchSessions << min(w.queued, bits.Len(rebuildBatchSessions/batchSessions)-1)
 }
