@@ -492,13 +492,13 @@ const (
 
 // aheadBudget bounds the source bytes of the results waiting to be taken.
 type aheadBudget struct {
-	mu   sync.Mutex
-	cond sync.Cond
-	free int64
+	mu          sync.Mutex
+	cond        sync.Cond
+	free, total int64
 }
 
 func newAheadBudget(n int64) *aheadBudget {
-	a := &aheadBudget{free: n}
+	a := &aheadBudget{free: n, total: n}
 	a.cond.L = &a.mu
 	return a
 }
@@ -509,7 +509,7 @@ func newAheadBudget(n int64) *aheadBudget {
 func (a *aheadBudget) acquire(n int64) int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n = min(max(n, 1), resultsAheadBytes)
+	n = min(max(n, 1), a.total)
 	for a.free < n {
 		a.cond.Wait()
 	}
