@@ -285,7 +285,7 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 		na = sort.Search(b.n+1, func(k int) bool { return !fits(k, nv) }) - 1
 		if na < 0 {
 			na = 0
-			b.terms.sorter.Strings(vocab)
+			strsort.Strings(vocab)
 			b.packed = nil // of the terms in their first order
 			nv = sort.Search(len(vocab)+1, func(k int) bool { return !fits(0, k) }) - 1
 			if nv < 0 {

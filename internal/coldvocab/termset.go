@@ -4,8 +4,6 @@ import (
 	"hash/maphash"
 	"sync"
 	"unsafe"
-
-	"github.com/memidx/memidx/internal/strsort"
 )
 
 // termSet is a builder's vocabulary in first-seen order, its terms'
@@ -28,8 +26,6 @@ type termSet struct {
 	list   []string
 	chunks [][]byte
 	used   int // chunks in use; the last has room
-	// sorter sorts list, with the scratch of the sessions before.
-	sorter strsort.Sorter
 }
 
 // termSlot is a slot of the table: the term list[at], the top half of

@@ -67,15 +67,14 @@ func TestStringsSortsAsSlicesSort(t *testing.T) {
 		same = append(same, "term", fmt.Sprintf("term%03d", 199-i))
 	}
 	cases = append(cases, same)
-	// Strings shorter than a prefix, equal to others but for zero bytes:
-	// a Sorter's prefixes pad them with zeros.
+	// Strings shorter than eight bytes, equal to others but for trailing
+	// zero bytes.
 	var padded []string
 	for i := range 100 {
 		padded = append(padded, "abc", "abc\x00", "ab", "abc\x00\x00", "abcdefgh", "abcdefgh\x00", "abcdefg", fmt.Sprint(i), "")
 	}
 	r.Shuffle(len(padded), func(i, j int) { padded[i], padded[j] = padded[j], padded[i] })
 	cases = append(cases, padded)
-	var st Sorter // one for every case: its scratch is reused
 	for i, c := range cases {
 		want := slices.Clone(c)
 		slices.Sort(want)
@@ -84,31 +83,7 @@ func TestStringsSortsAsSlicesSort(t *testing.T) {
 		if !slices.Equal(want, got) {
 			t.Errorf("case %d (%d strings): not slices.Sort's order", i, len(c))
 		}
-		got = slices.Clone(c)
-		st.Strings(got)
-		if !slices.Equal(want, got) {
-			t.Errorf("case %d (%d strings): Sorter: not slices.Sort's order", i, len(c))
-		}
 	}
-}
-
-// FuzzSorter: a Sorter sorts any strings as slices.Sort does, zero bytes
-// included.
-func FuzzSorter(f *testing.F) {
-	f.Add(strings.Repeat("abc abc\x00 ab abcdefghij abcdefgh\x00 a ", 20), uint8(' '))
-	f.Fuzz(func(t *testing.T, words string, sep uint8) {
-		s := strings.Split(words, string(rune(sep%128)))
-		for len(s) < minPrefixSort { // long enough to sort by prefix
-			s = append(s, s...)
-		}
-		want := slices.Clone(s)
-		slices.Sort(want)
-		var st Sorter
-		st.Strings(s)
-		if !slices.Equal(want, s) {
-			t.Fatalf("%q: got %q", want, s)
-		}
-	})
 }
 
 func FuzzStrings(f *testing.F) {
@@ -130,10 +105,6 @@ func TestStringsDoesNotAllocate(t *testing.T) {
 	work := make([]string, len(v))
 	if n := testing.AllocsPerRun(10, func() { copy(work, v); Strings(work) }); n != 0 {
 		t.Errorf("%v allocations a sort", n)
-	}
-	var st Sorter
-	if n := testing.AllocsPerRun(10, func() { copy(work, v); st.Strings(work) }); n != 0 {
-		t.Errorf("Sorter: %v allocations a sort", n)
 	}
 }
 
@@ -163,7 +134,7 @@ func BenchmarkVocabulary(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		sort func([]string)
-	}{{"slices", slices.Sort[[]string]}, {"strsort", Strings}, {"sorter", new(Sorter).Strings}} {
+	}{{"slices", slices.Sort[[]string]}, {"strsort", Strings}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				for _, v := range vs {
