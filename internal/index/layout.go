@@ -325,7 +325,8 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built, lx *lexiconBatch
 	if err := addToLexicon(tx, mode, batch, lx); err != nil {
 		return err
 	}
-	packed, err := packBatch(tx, mode, batch)
+	later := builtAgain(batch)
+	packed, err := packBatch(tx, mode, batch, later)
 	if err != nil {
 		return err
 	}
@@ -333,7 +334,6 @@ func writeBuilt(tx *bolt.Tx, mode lineage.Mode, batch []*built, lx *lexiconBatch
 	if err != nil {
 		return err
 	}
-	later := builtAgain(batch)
 	for i, b := range batch {
 		if later[i] {
 			// A target listed twice, built twice in this batch: the later

@@ -134,12 +134,12 @@ func unpack(tx *bolt.Tx, mode lineage.Mode, id uint64, key []byte) error {
 // packBatch stores the batch's small cold digests in packs and sets their
 // records' Pack: first in the last pack written, while it has room (so
 // that the few sessions a call rebuilds are packed too), then in new
-// ones of two digests or more. It returns which builds it packed.
-func packBatch(tx *bolt.Tx, mode lineage.Mode, batch []*built) (map[*built]bool, error) {
+// ones of two digests or more; again marks the builds a later one of the
+// batch replaces (builtAgain). It returns which builds it packed.
+func packBatch(tx *bolt.Tx, mode lineage.Mode, batch []*built, again []bool) (map[*built]bool, error) {
 	// A target listed twice is built twice: the later build replaces the
-	// earlier, which is neither packed (a pack never holds a dead digest)
-	// nor written (writeBuilt).
-	again := builtAgain(batch)
+	// earlier (again), which is neither packed (a pack never holds a dead
+	// digest) nor written (writeBuilt).
 	var small []*built
 	for i, b := range batch {
 		if b.stored != nil && len(b.stored) <= maxPackedDigest && !again[i] {
