@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/memidx/memidx/internal/blocksum"
 	"github.com/memidx/memidx/internal/termtab"
@@ -282,30 +284,42 @@ func (a Addresses) timestamps() (raw blocksum.Bytes, dec []float64, n int) {
 
 // compactAddresses rewrites a termtab address table in the compact form;
 // ok is false for a table it cannot express (a key of another kind, an
-// entry with two ids), which then stays as it is.
+// entry with two ids), which then stays as it is. A builder compacts its
+// own table (addressTable.compact) without writing this form first.
 func compactAddresses(tt []byte) (out []byte, ok bool) {
 	t, err := termtab.Open(blocksum.Trusted(tt))
 	if err != nil || t.Verify() != nil {
 		return nil, false
 	}
-	i, found := t.Find(keyTimestamps)
+	a := addressTable{keys: make([]string, t.Len()), payloads: make([][]byte, t.Len())}
+	for i := range a.keys {
+		a.keys[i], a.payloads[i] = string(t.Term(i)), t.Payload(i)
+	}
+	return a.compact()
+}
+
+// compact writes the table in the compact form, or ok false (as
+// compactAddresses).
+func (a addressTable) compact() (out []byte, ok bool) {
+	ti, found := slices.BinarySearch(a.keys, keyTimestamps)
 	if !found {
 		return nil, false
 	}
-	ts := t.Payload(i)
+	ts := a.payloads[ti]
 	n := len(ts) / 8
 	if len(ts) != 8*n {
 		return nil, false
 	}
-	// The columns alias tt: a rebuild compacts every cold digest, and
-	// copies would be garbage.
-	ids, ops := make([][]byte, n), make([][]byte, n)
+	// The columns alias the keys: a rebuild compacts every cold digest,
+	// and copies would be garbage. "" is no value (a value is never
+	// empty).
+	ids, ops := make([]string, n), make([]string, n)
 	var keys []byte
-	nkeys, prev := 0, []byte(nil)
+	nkeys, prev := 0, ""
 	var ents []uint32
-	for i := 0; i < t.Len(); i++ {
-		k, p := t.Term(i), t.Payload(i)
-		var col [][]byte
+	for i, k := range a.keys {
+		p := a.payloads[i]
+		var col []string
 		switch {
 		case len(k) > 0 && k[0] == 0:
 			shared := commonPrefix(prev, k)
@@ -316,11 +330,11 @@ func compactAddresses(tt []byte) (out []byte, ok bool) {
 			keys = append(keys, p...)
 			nkeys, prev = nkeys+1, k
 			continue
-		case string(k) == keyTimestamps:
+		case k == keyTimestamps:
 			continue
-		case bytes.HasPrefix(k, []byte(keyEntryID)):
+		case strings.HasPrefix(k, keyEntryID):
 			col = ids
-		case bytes.HasPrefix(k, []byte(keyOperation)):
+		case strings.HasPrefix(k, keyOperation):
 			col = ops
 		default:
 			return nil, false
@@ -331,15 +345,15 @@ func compactAddresses(tt []byte) (out []byte, ok bool) {
 			return nil, false
 		}
 		for _, e := range ents {
-			if col[e] != nil {
+			if col[e] != "" {
 				return nil, false
 			}
 			col[e] = v
 		}
 	}
-	out = make([]byte, 0, len(tt)/2)
-	out = append(out, compactMagic...)
 	idb, opb := appendColumn(nil, ids), appendColumn(nil, ops)
+	out = make([]byte, 0, len(compactMagic)+5*binary.MaxVarintLen64+len(keys)+len(idb)+len(opb)+1+len(ts))
+	out = append(out, compactMagic...)
 	for _, v := range []int{n, nkeys, len(keys), len(idb), len(opb)} {
 		out = binary.AppendUvarint(out, uint64(v))
 	}
@@ -371,7 +385,7 @@ func postings(out []uint32, p []byte, n int) ([]uint32, bool) {
 
 // appendColumn appends each entry's value: uvarint n<<1|1 and the n
 // bytes of a value packHex takes, else uvarint len<<1 and the value.
-func appendColumn(b []byte, col [][]byte) []byte {
+func appendColumn(b []byte, col []string) []byte {
 	var tmp []byte
 	for _, v := range col {
 		if p, ok := packHex(tmp[:0], v); ok && len(v) > 0 {
@@ -415,7 +429,7 @@ func appendTimes(b, raw []byte) []byte {
 func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
-func commonPrefix(a, b []byte) int {
+func commonPrefix(a, b string) int {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++

@@ -243,7 +243,29 @@ func (b *Builder) own(s string) string {
 // Finish encodes the digest with the normalization problems merged into
 // its coverage. The builder must not be used after.
 func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err error) {
-	d = b.d
+	f, err := b.Complete(problems)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f.Blob()
+}
+
+// Finished is a digest whose fields are final and whose size is counted
+// (CacheBytes), but whose whole blob is not encoded until Blob asks for
+// it: an index stores the Stored form, and only an answer made from
+// memory reads the whole one. Encoding every digest of a rebuild only to
+// count its bytes was a twelfth of its allocation.
+type Finished struct {
+	d     *Digest // Addresses nil: they are addrs
+	addrs addressTable
+	size  int // the sealed blob's length
+}
+
+// Complete is Finish without the encoding: the digest as Finish would
+// encode it, the same bytes when Blob does. The builder must not be used
+// after.
+func (b *Builder) Complete(problems coverage.Set) (*Finished, error) {
+	d := b.d
 	d.EntryCount = b.n
 	reasons := problems
 	if b.cut {
@@ -251,7 +273,7 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 		d.IndexCoverage.VocabularyCut = true
 	}
 	// The terms go back for the next builder once encoded: nothing
-	// returned holds one (encode copies the last).
+	// returned holds one (sized copies the last).
 	defer putTerms(b.terms)
 	// In first-seen order: the blob keeps the terms as a set, which a
 	// reader sorts. Only a vocabulary cut by the cap, an exact prefix in
@@ -261,23 +283,23 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 	// Fit the cap as the reference does: keep the whole vocabulary and the
 	// longest address prefix that fits; only when no address fits, the
 	// longest vocabulary prefix.
-	// fits keeps what its last fitting probe built: the search's answer is
-	// always that probe, so nothing is encoded twice.
+	// fits keeps what its last fitting probe sized: the search's answer
+	// is always that probe.
 	var fit struct {
 		na, nv int
-		blob   []byte
-		d      *Digest
+		f      Finished
 	}
 	fits := func(na, nv int) bool {
 		if na > len(b.addrs) {
 			return false // more addresses than the cap can hold
 		}
 		packed := b.pack(vocab, nv)
-		blob, c, err := d.encode(b.addrs[:na], vocab[:nv], packed, reasons, na < b.n, nv < len(vocab))
-		if err != nil || len(blob) > b.lim.MaxCacheBytes {
+		t := collectAddresses(b.addrs[:na])
+		c, size, err := d.sized(t.termtabSize(), na, vocab[:nv], packed, reasons, na < b.n, nv < len(vocab))
+		if err != nil || size > b.lim.MaxCacheBytes {
 			return false
 		}
-		fit.na, fit.nv, fit.blob, fit.d = na, nv, blob, c
+		fit.na, fit.nv, fit.f = na, nv, Finished{d: c, addrs: t, size: size}
 		return true
 	}
 	na, nv := b.n, len(vocab)
@@ -289,15 +311,15 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 			b.packed = nil // of the terms in their first order
 			nv = sort.Search(len(vocab)+1, func(k int) bool { return !fits(0, k) }) - 1
 			if nv < 0 {
-				return nil, nil, fmt.Errorf("coldvocab: an empty digest is over %d bytes", b.lim.MaxCacheBytes)
+				return nil, fmt.Errorf("coldvocab: an empty digest is over %d bytes", b.lim.MaxCacheBytes)
 			}
 		}
 	}
-	if fit.d == nil || fit.na != na || fit.nv != nv {
-		return nil, nil, fmt.Errorf("coldvocab: no encoding kept for %d addresses and %d terms", na, nv)
+	if fit.f.d == nil || fit.na != na || fit.nv != nv {
+		return nil, fmt.Errorf("coldvocab: no encoding kept for %d addresses and %d terms", na, nv)
 	}
 	b.kept = frontcode.ListOf(vocab[:nv])
-	return fit.blob, fit.d, nil
+	return &fit.f, nil
 }
 
 // Terms is the vocabulary of the digest Finish returned, as its blob holds
@@ -325,17 +347,67 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// encode writes the digest with the given address and vocabulary prefixes
-// (packed is the vocabulary's encoding), iterating cacheBytes to a
-// fixpoint as the reference does.
-func (d *Digest) encode(entries []addrEntry, vocab []string, packed []byte, reasons coverage.Set, addrCut, vocabCut bool) ([]byte, *Digest, error) {
-	a, err := buildAddresses(entries)
+// Digest is the finished digest, its Addresses nil (Blob's digest has
+// them). The caller must not change it.
+func (f *Finished) Digest() *Digest { return f.d }
+
+// Size is the length of the sealed blob, as CacheBytes counts it.
+func (f *Finished) Size() int { return f.size }
+
+// Blob encodes the whole digest, sealed, and returns it with the digest
+// it encodes (Addresses set).
+func (f *Finished) Blob() ([]byte, *Digest, error) {
+	a, err := f.addrs.termtab()
 	if err != nil {
 		return nil, nil, err
 	}
+	c := *f.d
+	c.Addresses = a
+	var buf bytes.Buffer
+	buf.Grow(f.size)
+	// NewEncoder's settings are Marshal's: the bytes are Marshal's.
+	if err := msgpack.NewEncoder(&buf).Encode(&c); err != nil {
+		return nil, nil, err
+	}
+	blob, err := blocksum.Seal(buf.Bytes())
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(blob) != f.size {
+		return nil, nil, fmt.Errorf("coldvocab: a digest sized %d bytes encoded to %d", f.size, len(blob))
+	}
+	return blob, &c, nil
+}
+
+// Stored is the form of the digest an index stores (see Stored), made
+// from its fields without encoding the whole digest.
+func (f *Finished) Stored() ([]byte, error) {
+	addrs, ok := f.addrs.compact()
+	if !ok {
+		var err error
+		if addrs, err = f.addrs.termtab(); err != nil {
+			return nil, err
+		}
+	}
+	return storedWith(f.d, addrs)
+}
+
+// StructuralKeys are the digest's structural keys in order, as the
+// lexicon lists them (Addresses.StructuralKeys of the blob's).
+func (f *Finished) StructuralKeys() [][]byte { return f.addrs.structuralKeys() }
+
+// sized sets the fields of a copy of d for na addresses (whose termtab
+// form is addrLen bytes) and the vocabulary prefix vocab (packed is its
+// encoding), iterating cacheBytes to a fixpoint as the reference does,
+// and returns it with the length of its sealed encoding. The copy's
+// Addresses are nil.
+func (d *Digest) sized(addrLen, na int, vocab []string, packed []byte, reasons coverage.Set, addrCut, vocabCut bool) (*Digest, int, error) {
+	if uint64(addrLen) > 1<<32-1 {
+		return nil, 0, errors.New("coldvocab: address table over 4 GiB")
+	}
 	c := *d
-	c.Vocabulary, c.Addresses = packed, a
-	c.IndexCoverage.AddressCount = len(entries)
+	c.Vocabulary, c.Addresses = packed, nil
+	c.IndexCoverage.AddressCount = na
 	c.IndexCoverage.VocabularyBytes = vocabJSONBytes(vocab)
 	c.IndexCoverage.VocabularyLastTerm = nil
 	if addrCut || vocabCut {
@@ -350,32 +422,58 @@ func (d *Digest) encode(entries []addrEntry, vocab []string, packed []byte, reas
 	}
 	c.IndexCoverage.Reasons = reasons.Reasons()
 	c.IndexCoverage.Complete = reasons.Complete()
-	// One buffer for every round, about the size of the digest at once:
-	// msgpack.Marshal grew a new one from empty each round, two rounds
-	// or more a session (a tenth of a rebuild's allocation). The bytes
-	// are Marshal's: NewEncoder's settings are its.
+	// The fields besides the two byte strings take a few hundred bytes:
+	// they are encoded alone, into one buffer for every round.
 	var buf bytes.Buffer
-	buf.Grow(len(packed) + len(a) + 1024)
 	enc := msgpack.NewEncoder(&buf)
-	// Start the fixpoint from a size of the final one's encoded width
-	// (the fields besides the vocabulary and addresses take a few hundred
-	// bytes): the first round then finds the size and the second
-	// confirms it, where starting from 0 took a third round.
-	c.setCacheBytes(len(packed) + len(a) + 512)
+	// Start the fixpoint from a size of the final one's encoded width:
+	// the first round then finds the size and the second confirms it,
+	// where starting from 0 took a third round.
+	c.setCacheBytes(len(packed) + addrLen + 512)
 	for i := 0; ; i++ {
-		buf.Reset()
-		if err := enc.Encode(&c); err != nil {
-			return nil, nil, err
+		n, err := c.encodedLen(&buf, enc, addrLen)
+		if err != nil {
+			return nil, 0, err
 		}
-		blob := buf.Bytes()
 		// Stored sealed: the checksums count in the size.
-		size := len(blob) + blocksum.Overhead(len(blob))
+		size := n + blocksum.Overhead(n)
 		// Five rounds at most; c then describes the blob as written.
 		if c.CacheBytes == size || i == 4 {
-			sealed, err := blocksum.Seal(blob)
-			return sealed, &c, err
+			return &c, size, nil
 		}
 		c.setCacheBytes(size)
+	}
+}
+
+// encodedLen is the length of c's msgpack encoding with Addresses of
+// addrLen bytes, counted from an encoding of c with both byte strings
+// empty: msgpack writes each field on its own, and a byte string as a
+// header of its length and its bytes.
+func (c *Digest) encodedLen(buf *bytes.Buffer, enc *msgpack.Encoder, addrLen int) (int, error) {
+	v, a := c.Vocabulary, c.Addresses
+	c.Vocabulary, c.Addresses = []byte{}, []byte{}
+	buf.Reset()
+	err := enc.Encode(c)
+	c.Vocabulary, c.Addresses = v, a
+	n := buf.Len() - 2*binLen(0) + binLen(addrLen)
+	if v == nil {
+		n++ // nil
+	} else {
+		n += binLen(len(v))
+	}
+	return n, err
+}
+
+// binLen is the length of a msgpack byte string of n bytes: bin 8, 16 or
+// 32, as msgpack's EncodeBytesLen picks.
+func binLen(n int) int {
+	switch {
+	case n < 1<<8:
+		return 2 + n
+	case n <= math.MaxUint16:
+		return 3 + n
+	default:
+		return 5 + n
 	}
 }
 
@@ -399,8 +497,17 @@ func vocabJSONBytes(vocab []string) int {
 	return n
 }
 
-// buildAddresses encodes the structural postings of entries.
-func buildAddresses(entries []addrEntry) ([]byte, error) {
+// addressTable is a digest's address table before it is encoded: its
+// keys in byte order, each with its payload (the timestamps' among them).
+// The termtab form, its length and the compact form are each made from
+// it, none read back from another.
+type addressTable struct {
+	keys     []string
+	payloads [][]byte
+}
+
+// collectAddresses gathers the structural postings of entries.
+func collectAddresses(entries []addrEntry) addressTable {
 	post := map[string][]uint32{}
 	ts := make([]byte, 0, 8*len(entries))
 	add := func(key string, i int) {
@@ -444,7 +551,32 @@ func buildAddresses(entries []addrEntry) ([]byte, error) {
 		}
 		payloads[i] = b
 	}
-	return termtab.Build(keys, payloads)
+	return addressTable{keys: keys, payloads: payloads}
+}
+
+// termtab encodes the table in the termtab form, the whole digest's.
+func (a addressTable) termtab() ([]byte, error) { return termtab.Build(a.keys, a.payloads) }
+
+// termtabSize is the length of the termtab form.
+func (a addressTable) termtabSize() int { return termtab.Size(a.keys, a.payloads) }
+
+// structuralKeys returns the structural keys (those that start with a NUL
+// byte, which sort first), in order, in one buffer.
+func (a addressTable) structuralKeys() [][]byte {
+	n, size := 0, 0
+	for n < len(a.keys) && len(a.keys[n]) > 0 && a.keys[n][0] == 0 {
+		size += len(a.keys[n])
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	buf, out := make([]byte, 0, size), make([][]byte, n)
+	for i, k := range a.keys[:n] {
+		buf = append(buf, k...)
+		out[i] = buf[len(buf)-len(k) : len(buf) : len(buf)]
+	}
+	return out
 }
 
 // ErrCorrupt reports a digest that does not decode.

@@ -32,12 +32,18 @@ func Stored(full []byte) ([]byte, error) {
 // cold session's digest, and decoding the blob it had just encoded was 1.5%
 // of a 100k rebuild's CPU.
 func StoredOf(d *Digest) ([]byte, error) {
-	s := storedDigest{Vocabulary: []byte{}, Addresses: d.Addresses, Rest: restOf(d)}
+	addrs := d.Addresses
 	// The addresses in the compact form (see addrtab.go): a third of
 	// their termtab form's bytes, read by one short scan.
 	if c, ok := compactAddresses(d.Addresses); ok {
-		s.Addresses = c
+		addrs = c
 	}
+	return storedWith(d, addrs)
+}
+
+// storedWith is the stored form of d with the addresses addrs.
+func storedWith(d *Digest, addrs []byte) ([]byte, error) {
+	s := storedDigest{Vocabulary: []byte{}, Addresses: addrs, Rest: restOf(d)}
 	// A vocabulary of no terms stays: it is a few bytes, and it lets a
 	// reader tell an empty vocabulary (a session without words) from one
 	// the lexicon holds without asking the lexicon.

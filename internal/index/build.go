@@ -471,11 +471,12 @@ var ErrNotSession = errors.New("not an OMP session file")
 type built struct {
 	rec *Record
 	hot *hotbm25.Built
-	// cold is the whole digest (what the lexicon and an answer from
-	// memory read), stored its form in the file (coldvocab.Stored).
-	cold, stored []byte
+	// cold is the whole digest, encoded only for an answer from memory
+	// (Built); stored is its form in the file (coldvocab.Stored).
+	cold   *coldvocab.Finished
+	stored []byte
 	// coldTerms is cold's vocabulary as its builder kept it, until the
-	// lexicon takes it (digestSource would inflate it from cold).
+	// lexicon takes it (finishedSource: the blob is never inflated).
 	coldTerms *frontcode.List
 	bytes     int64 // source bytes read
 	// unstored: the run found no stored record for the session (see
@@ -635,16 +636,16 @@ func (s *entrySink) finish(problems coverage.Set) (*built, error) {
 		rec.facts.cacheBytes = int64(len(hb.Dict) + len(hb.Cols) + len(hb.Ents))
 		rec.DataStamp, _ = blocksum.Stamp(hb.Dict, hb.Cols, hb.Ents)
 	} else {
-		blob, d, err := s.cold.Finish(problems)
+		f, err := s.cold.Complete(problems)
 		if err != nil {
 			return nil, err
 		}
-		if b.stored, err = coldvocab.StoredOf(d); err != nil {
+		if b.stored, err = f.Stored(); err != nil {
 			return nil, err
 		}
-		b.cold, b.coldTerms = blob, s.cold.Terms()
-		problems = coverage.Of(d.IndexCoverage.Reasons...)
-		rec.facts.cacheBytes = int64(len(blob))
+		b.cold, b.coldTerms = f, s.cold.Terms()
+		problems = coverage.Of(f.Digest().IndexCoverage.Reasons...)
+		rec.facts.cacheBytes = int64(f.Size())
 		rec.DataStamp, _ = blocksum.Stamp(b.stored)
 	}
 	rec.SetReasons(problems.Reasons())
@@ -664,6 +665,19 @@ type Built struct {
 	Record *Record
 	Hot    *hotbm25.Built
 	Cold   []byte
+}
+
+// public is b as a caller answering from memory reads it, the cold
+// digest encoded whole.
+func (b *built) public() (*Built, error) {
+	p := &Built{Record: b.rec, Hot: b.hot}
+	if b.cold != nil {
+		var err error
+		if p.Cold, _, err = b.cold.Blob(); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // ErrSourceUnavailable wraps the error of a session file that could not be
@@ -706,5 +720,5 @@ func (ix *Index) buildSource(t Target, live *lineage.Live, mode lineage.Mode, ti
 	if src.Changed {
 		b.rec.SetReasons(append(slices.Clip(b.rec.Reasons()), coverage.SourceChangedDuringIndex))
 	}
-	return &Built{Record: b.rec, Hot: b.hot, Cold: b.cold}, nil
+	return b.public()
 }

@@ -1099,7 +1099,12 @@ func (w *writer) finish() error {
 	w.failUnwritten(reason)
 	for _, b := range w.batch {
 		if b.hot != nil || b.cold != nil {
-			r.rep.States[b.state].keepBuilt(&Built{Record: b.rec, Hot: b.hot, Cold: b.cold})
+			// A digest that does not encode (it always does: its size was
+			// counted from the same fields) is not kept; the session is
+			// answered from its source.
+			if p, err := b.public(); err == nil {
+				r.rep.States[b.state].keepBuilt(p)
+			}
 		}
 	}
 	return nil

@@ -36,14 +36,7 @@ func Build(terms []string, payloads [][]byte) ([]byte, error) {
 	if payloads != nil && len(payloads) != len(terms) {
 		return nil, fmt.Errorf("termtab: %d terms but %d payloads", len(terms), len(payloads))
 	}
-	size, flags := 12+4*(len(terms)+1), uint32(0)
-	if payloads != nil {
-		size += 4 * (len(terms) + 1)
-		for _, p := range payloads {
-			size += len(p)
-		}
-		flags |= flagPayloads
-	}
+	size, flags := sections(payloads, len(terms))
 	b, err := start(terms, size, flags)
 	if err != nil {
 		return nil, err
@@ -53,6 +46,32 @@ func Build(terms []string, payloads [][]byte) ([]byte, error) {
 		b = appendSection(b, payloads)
 	}
 	return appendHead(b, terms), nil
+}
+
+// Size is the length of Build(terms, payloads), which it does not check:
+// what a caller that needs only the length (a digest counting its size)
+// would otherwise build a table for.
+func Size(terms []string, payloads [][]byte) int {
+	size, _ := sections(payloads, len(terms))
+	size += headLen(len(terms))
+	for _, t := range terms {
+		size += len(t)
+	}
+	return size
+}
+
+// sections returns the bytes of a table of n terms besides the terms'
+// and the head's, and its flags.
+func sections(payloads [][]byte, n int) (size int, flags uint32) {
+	size = 12 + 4*(n+1)
+	if payloads != nil {
+		size += 4 * (n + 1)
+		for _, p := range payloads {
+			size += len(p)
+		}
+		flags |= flagPayloads
+	}
+	return size, flags
 }
 
 // start checks that terms are strictly increasing and the table, of size

@@ -323,3 +323,21 @@ func TestDamagedHead(t *testing.T) {
 	}
 	require.Error(t, tab.Err())
 }
+
+// Size is the length Build writes, with payloads and without, at every
+// size around the head's sampling.
+func TestSizeIsBuildsLength(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, n := range []int{0, 1, 2, headEvery - 1, headEvery, headEvery + 1, 200} {
+		terms := headTerms(r, n)
+		payloads := make([][]byte, n)
+		for i := range payloads {
+			payloads[i] = bytes.Repeat([]byte{7}, r.Intn(300))
+		}
+		for _, p := range [][][]byte{nil, payloads} {
+			b, err := Build(terms, p)
+			require.NoError(t, err)
+			assert.Equal(t, len(b), Size(terms, p), "%d terms, payloads %v", n, p != nil)
+		}
+	}
+}
