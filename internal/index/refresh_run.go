@@ -651,6 +651,9 @@ type writer struct {
 	lastFile Identity
 	// wasSole: the last write was sole (see sole).
 	wasSole bool
+	// docsLive: every doc of the mode's lexicon was named by a record
+	// after the last write, as docsStayLive proved it.
+	docsLive bool
 	// standIn is the record of the states of a Summary refresh's written
 	// complete sessions: one for all, holding nothing.
 	standIn *Record
@@ -906,9 +909,11 @@ func (w *writer) commit(p pendingWrite) error {
 	if beforeCommit != nil {
 		beforeCommit()
 	}
+	allLive := false
 	err := update(w.r.ctx, func(tx *bolt.Tx) error {
 		before := lexiconEpoch(tx, mode)
 		sole := w.sole(tx)
+		allLive = w.docsStayLive(tx, p, sole)
 		for _, k := range p.deletes {
 			if err := deleteSession(tx, k); err != nil {
 				return err
@@ -925,7 +930,11 @@ func (w *writer) commit(p pendingWrite) error {
 		// A removed session's words, and what a changed policy no longer
 		// indexes, leave the lexicon too (and then the file, with the
 		// scrub).
-		if err := mergeAfterWrite(tx, mode, p.deletes, p.scrub, w.liveFromKept(tx, touched)); err != nil {
+		live := w.liveFromKept(tx, touched)
+		if allLive {
+			live = func() docSet { return everyDoc{} }
+		}
+		if err := mergeAfterWrite(tx, mode, p.deletes, p.scrub, live); err != nil {
 			return err
 		}
 		w.sawCommit(tx, before)
@@ -935,6 +944,7 @@ func (w *writer) commit(p pendingWrite) error {
 		dropMapped(tx)
 		return nil
 	})
+	w.docsLive = err == nil && allLive
 	if err == nil {
 		w.touched = append(w.touched, touched...)
 		// The file as this write left it: a write to it that is not a
@@ -1014,6 +1024,37 @@ func (w *writer) sole(tx *bolt.Tx) bool {
 	base := r.base
 	return ok && r.loadOK && r.rep.readAtKnown && base.clean && !base.partial && base.gate == nil &&
 		tx.ID() == r.rep.readAt.txid+1 && now.file == r.rep.readAt.file
+}
+
+// docsStayLive reports whether every doc of the mode's lexicon is named
+// by a record once p is written, known without reading the records: a
+// run that starts a new lexicon (the mode has no segment when it first
+// writes) with sole writes (each follows on from the one before, and no
+// session it writes had a record), and never deletes, scrubs or writes a
+// session twice in one batch (the earlier build's doc is named by no
+// record), leaves no doc dead. Its merges then filter nothing, and need
+// not read every record to learn so: a 100k rebuild's merges read the
+// records written so far some fifty times (1.2 of its 37 CPU-seconds).
+func (w *writer) docsStayLive(tx *bolt.Tx, p pendingWrite, sole bool) bool {
+	if !sole || len(p.deletes) > 0 || p.scrub || (w.commits > 0 && !w.docsLive) {
+		return false
+	}
+	if lb := tx.Bucket(lexiconBucket); w.commits == 0 && lb != nil {
+		if keys, err := segmentList(lb, w.r.mode); err != nil || len(keys) > 0 {
+			return false
+		}
+	}
+	paths := make(map[string]bool, len(p.batch))
+	for _, b := range p.batch {
+		if b.hot == nil && b.cold == nil {
+			continue // a re-verified record: its doc stays
+		}
+		if !b.unstored || paths[b.rec.Path] {
+			return false
+		}
+		paths[b.rec.Path] = true
+	}
+	return true
 }
 
 // distinctUnstored reports whether no two of the targets the run found
