@@ -118,9 +118,9 @@ type Builder struct {
 	maxAddr int
 	intern  map[string]string
 	n       int
-	// packed is the encoding of the first packedN sorted terms.
-	packed  []byte
-	packedN int
+	// packedLen is the length of the encoding of the first packedN
+	// terms (-1: none counted).
+	packedLen, packedN int
 	// kept is the vocabulary Finish encoded (Terms).
 	kept *frontcode.List
 }
@@ -142,7 +142,7 @@ func NewBuilder(id Digest, lim Limits) *Builder {
 	d.IndexCoverage.FilesTouchedComplete = true
 	return &Builder{
 		d: d, lim: lim, terms: getTerms(),
-		estimate: 2, files: make([]string, 0, 8), intern: map[string]string{},
+		estimate: 2, files: make([]string, 0, 8), intern: map[string]string{}, packedLen: -1,
 		// Every address carries an 8-byte timestamp: more than
 		// MaxCacheBytes/8 of them can never fit.
 		maxAddr: max(lim.MaxCacheBytes, 0)/8 + 1,
@@ -256,7 +256,8 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 // memory reads the whole one. Encoding every digest of a rebuild only to
 // count its bytes was a twelfth of its allocation.
 type Finished struct {
-	d     *Digest // Addresses nil: they are addrs
+	d     *Digest // Vocabulary and Addresses nil: they are terms and addrs
+	terms *frontcode.List
 	addrs addressTable
 	size  int // the sealed blob's length
 }
@@ -293,9 +294,8 @@ func (b *Builder) Complete(problems coverage.Set) (*Finished, error) {
 		if na > len(b.addrs) {
 			return false // more addresses than the cap can hold
 		}
-		packed := b.pack(vocab, nv)
 		t := collectAddresses(b.addrs[:na])
-		c, size, err := d.sized(t.termtabSize(), na, vocab[:nv], packed, reasons, na < b.n, nv < len(vocab))
+		c, size, err := d.sized(b.packed(vocab, nv), t.termtabSize(), na, vocab[:nv], reasons, na < b.n, nv < len(vocab))
 		if err != nil || size > b.lim.MaxCacheBytes {
 			return false
 		}
@@ -308,7 +308,7 @@ func (b *Builder) Complete(problems coverage.Set) (*Finished, error) {
 		if na < 0 {
 			na = 0
 			strsort.Strings(vocab)
-			b.packed = nil // of the terms in their first order
+			b.packedLen = -1 // of the terms in their first order
 			nv = sort.Search(len(vocab)+1, func(k int) bool { return !fits(0, k) }) - 1
 			if nv < 0 {
 				return nil, fmt.Errorf("coldvocab: an empty digest is over %d bytes", b.lim.MaxCacheBytes)
@@ -319,6 +319,7 @@ func (b *Builder) Complete(problems coverage.Set) (*Finished, error) {
 		return nil, fmt.Errorf("coldvocab: no encoding kept for %d addresses and %d terms", na, nv)
 	}
 	b.kept = frontcode.ListOf(vocab[:nv])
+	fit.f.terms = b.kept
 	return &fit.f, nil
 }
 
@@ -329,13 +330,14 @@ func (b *Builder) Complete(problems coverage.Set) (*Finished, error) {
 // particular order (the blob's; a reader's are sorted).
 func (b *Builder) Terms() *frontcode.List { return b.kept }
 
-// pack returns the encoding of vocab[:nv]; the cap's search over address
-// prefixes asks for the same nv again and again, so the last is kept.
-func (b *Builder) pack(vocab []string, nv int) []byte {
-	if b.packed == nil || b.packedN != nv {
-		b.packed, b.packedN = frontcode.EncodeSet(vocab[:nv]), nv
+// packed returns the length of the encoding of vocab[:nv]; the cap's
+// search over address prefixes asks for the same nv again and again, so
+// the last is kept.
+func (b *Builder) packed(vocab []string, nv int) int {
+	if b.packedLen < 0 || b.packedN != nv {
+		b.packedLen, b.packedN = frontcode.SetLen(vocab[:nv]), nv
 	}
-	return b.packed
+	return b.packedLen
 }
 
 func contains(list []string, s string) bool {
@@ -347,8 +349,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Digest is the finished digest, its Addresses nil (Blob's digest has
-// them). The caller must not change it.
+// Digest is the finished digest, its Vocabulary and Addresses nil
+// (Blob's digest has them). The caller must not change it.
 func (f *Finished) Digest() *Digest { return f.d }
 
 // Size is the length of the sealed blob, as CacheBytes counts it.
@@ -362,7 +364,7 @@ func (f *Finished) Blob() ([]byte, *Digest, error) {
 		return nil, nil, err
 	}
 	c := *f.d
-	c.Addresses = a
+	c.Vocabulary, c.Addresses = f.terms.EncodeSet(), a
 	var buf bytes.Buffer
 	buf.Grow(f.size)
 	// NewEncoder's settings are Marshal's: the bytes are Marshal's.
@@ -389,7 +391,12 @@ func (f *Finished) Stored() ([]byte, error) {
 			return nil, err
 		}
 	}
-	return storedWith(f.d, addrs)
+	// A vocabulary of no terms stays (see storedWith).
+	vocab := []byte{}
+	if f.terms.Len() == 0 {
+		vocab = frontcode.EncodeSet(nil)
+	}
+	return storedWith(f.d, vocab, addrs)
 }
 
 // StructuralKeys are the digest's structural keys in order, as the
@@ -397,16 +404,16 @@ func (f *Finished) Stored() ([]byte, error) {
 func (f *Finished) StructuralKeys() [][]byte { return f.addrs.structuralKeys() }
 
 // sized sets the fields of a copy of d for na addresses (whose termtab
-// form is addrLen bytes) and the vocabulary prefix vocab (packed is its
-// encoding), iterating cacheBytes to a fixpoint as the reference does,
-// and returns it with the length of its sealed encoding. The copy's
-// Addresses are nil.
-func (d *Digest) sized(addrLen, na int, vocab []string, packed []byte, reasons coverage.Set, addrCut, vocabCut bool) (*Digest, int, error) {
+// form is addrLen bytes) and the vocabulary prefix vocab (whose encoding
+// is vocabLen bytes), iterating cacheBytes to a fixpoint as the reference
+// does, and returns it with the length of its sealed encoding. The copy's
+// Vocabulary and Addresses are nil.
+func (d *Digest) sized(vocabLen, addrLen, na int, vocab []string, reasons coverage.Set, addrCut, vocabCut bool) (*Digest, int, error) {
 	if uint64(addrLen) > 1<<32-1 {
 		return nil, 0, errors.New("coldvocab: address table over 4 GiB")
 	}
 	c := *d
-	c.Vocabulary, c.Addresses = packed, nil
+	c.Vocabulary, c.Addresses = nil, nil
 	c.IndexCoverage.AddressCount = na
 	c.IndexCoverage.VocabularyBytes = vocabJSONBytes(vocab)
 	c.IndexCoverage.VocabularyLastTerm = nil
@@ -422,19 +429,20 @@ func (d *Digest) sized(addrLen, na int, vocab []string, packed []byte, reasons c
 	}
 	c.IndexCoverage.Reasons = reasons.Reasons()
 	c.IndexCoverage.Complete = reasons.Complete()
-	// The fields besides the two byte strings take a few hundred bytes:
-	// they are encoded alone, into one buffer for every round.
-	var buf bytes.Buffer
-	enc := msgpack.NewEncoder(&buf)
 	// Start the fixpoint from a size of the final one's encoded width:
 	// the first round then finds the size and the second confirms it,
-	// where starting from 0 took a third round.
-	c.setCacheBytes(len(packed) + addrLen + 512)
+	// where starting from 0 took a third round. The fields are encoded
+	// once: a round changes only cacheBytes, whose width it counts, and
+	// cacheSourceRatio, a float64 of fixed width.
+	c.setCacheBytes(vocabLen + addrLen + 512)
+	var buf bytes.Buffer
+	n0, err := c.encodedLen(&buf, msgpack.NewEncoder(&buf), vocabLen, addrLen)
+	if err != nil {
+		return nil, 0, err
+	}
+	n0 -= uintLen(uint64(c.CacheBytes))
 	for i := 0; ; i++ {
-		n, err := c.encodedLen(&buf, enc, addrLen)
-		if err != nil {
-			return nil, 0, err
-		}
+		n := n0 + uintLen(uint64(c.CacheBytes))
 		// Stored sealed: the checksums count in the size.
 		size := n + blocksum.Overhead(n)
 		// Five rounds at most; c then describes the blob as written.
@@ -445,23 +453,34 @@ func (d *Digest) sized(addrLen, na int, vocab []string, packed []byte, reasons c
 	}
 }
 
-// encodedLen is the length of c's msgpack encoding with Addresses of
-// addrLen bytes, counted from an encoding of c with both byte strings
-// empty: msgpack writes each field on its own, and a byte string as a
-// header of its length and its bytes.
-func (c *Digest) encodedLen(buf *bytes.Buffer, enc *msgpack.Encoder, addrLen int) (int, error) {
+// encodedLen is the length of c's msgpack encoding with a Vocabulary of
+// vocabLen bytes and Addresses of addrLen, counted from an encoding of c
+// with both byte strings empty: msgpack writes each field on its own,
+// and a byte string as a header of its length and its bytes.
+func (c *Digest) encodedLen(buf *bytes.Buffer, enc *msgpack.Encoder, vocabLen, addrLen int) (int, error) {
 	v, a := c.Vocabulary, c.Addresses
 	c.Vocabulary, c.Addresses = []byte{}, []byte{}
 	buf.Reset()
 	err := enc.Encode(c)
 	c.Vocabulary, c.Addresses = v, a
-	n := buf.Len() - 2*binLen(0) + binLen(addrLen)
-	if v == nil {
-		n++ // nil
-	} else {
-		n += binLen(len(v))
+	return buf.Len() - 2*binLen(0) + binLen(vocabLen) + binLen(addrLen), err
+}
+
+// uintLen is the length of a non-negative int field as msgpack encodes it:
+// the shortest of a positive fixint and uint 8, 16, 32 and 64.
+func uintLen(v uint64) int {
+	switch {
+	case v <= math.MaxInt8:
+		return 1
+	case v <= math.MaxUint8:
+		return 2
+	case v <= math.MaxUint16:
+		return 3
+	case v <= math.MaxUint32:
+		return 5
+	default:
+		return 9
 	}
-	return n, err
 }
 
 // binLen is the length of a msgpack byte string of n bytes: bin 8, 16 or

@@ -104,22 +104,28 @@ func TestFinishedIsTheBlob(t *testing.T) {
 	assert.Equal(t, map[int]bool{2: true, 3: true, 5: true}, sizes, "vocabularies under every byte-string header")
 }
 
-// encodedLen is the length msgpack writes, for byte strings nil, empty
-// and at each header's bounds.
+// encodedLen is the length msgpack writes, for byte strings empty and at
+// each header's bounds; uintLen the width of an int field.
 func TestEncodedLenIsMarshals(t *testing.T) {
 	c := identity
 	c.ToolHistogram = map[string]int{"bash": 2}
 	c.IndexCoverage.Reasons = []string{strings.Repeat("r", 300)}
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
-	for _, v := range [][]byte{nil, {}, make([]byte, 255), make([]byte, 256), make([]byte, 1<<16-1), make([]byte, 1<<16)} {
-		for _, n := range []int{0, 255, 256, 1<<16 - 1, 1 << 16} {
-			c.Vocabulary, c.Addresses = v, make([]byte, n)
+	sizes := []int{0, 255, 256, 1<<16 - 1, 1 << 16}
+	for _, nv := range sizes {
+		for _, na := range sizes {
+			c.Vocabulary, c.Addresses = make([]byte, nv), make([]byte, na)
 			want, err := msgpack.Marshal(&c)
 			require.NoError(t, err)
-			got, err := c.encodedLen(&buf, enc, n)
+			got, err := c.encodedLen(&buf, enc, nv, na)
 			require.NoError(t, err)
-			assert.Equal(t, len(want), got, "vocabulary %d (nil %v), addresses %d", len(v), v == nil, n)
+			assert.Equal(t, len(want), got, "vocabulary %d, addresses %d", nv, na)
 		}
+	}
+	for _, v := range []uint64{0, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32} {
+		want, err := msgpack.Marshal(int(v))
+		require.NoError(t, err)
+		assert.Equal(t, len(want), uintLen(v), "%d", v)
 	}
 }

@@ -38,18 +38,20 @@ func StoredOf(d *Digest) ([]byte, error) {
 	if c, ok := compactAddresses(d.Addresses); ok {
 		addrs = c
 	}
-	return storedWith(d, addrs)
+	vocab := []byte{}
+	if n, ok := frontcode.Count(d.Vocabulary); ok && n == 0 {
+		vocab = d.Vocabulary
+	}
+	return storedWith(d, vocab, addrs)
 }
 
-// storedWith is the stored form of d with the addresses addrs.
-func storedWith(d *Digest, addrs []byte) ([]byte, error) {
-	s := storedDigest{Vocabulary: []byte{}, Addresses: addrs, Rest: restOf(d)}
-	// A vocabulary of no terms stays: it is a few bytes, and it lets a
-	// reader tell an empty vocabulary (a session without words) from one
-	// the lexicon holds without asking the lexicon.
-	if n, ok := frontcode.Count(d.Vocabulary); ok && n == 0 {
-		s.Vocabulary = d.Vocabulary
-	}
+// storedWith is the stored form of d with the vocabulary vocab and the
+// addresses addrs. A vocabulary of no terms stays: it is a few bytes, and
+// it lets a reader tell an empty vocabulary (a session without words)
+// from one the lexicon holds without asking the lexicon; any other is
+// given empty.
+func storedWith(d *Digest, vocab, addrs []byte) ([]byte, error) {
+	s := storedDigest{Vocabulary: vocab, Addresses: addrs, Rest: restOf(d)}
 	data, err := msgpack.Marshal(&s)
 	if err != nil {
 		return nil, err

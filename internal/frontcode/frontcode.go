@@ -105,6 +105,37 @@ func EncodeSet(terms []string) []byte {
 	return out
 }
 
+// SetLen is the length of EncodeSet(terms), without encoding them: a cold
+// digest counts its size from it, and encodes its vocabulary only when it
+// is asked for the whole blob.
+func SetLen(terms []string) int {
+	n := magicLen + uvarintLen(uint64(len(terms)))
+	for _, t := range terms {
+		n += uvarintLen(uint64(len(t))) + len(t)
+	}
+	return n
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
+
+// EncodeSet is EncodeSet of the list's strings, in the list's order.
+func (l *List) EncodeSet() []byte {
+	out := make([]byte, 0, magicLen+binary.MaxVarintLen64+len(l.buf)+2*len(l.ends))
+	out = binary.AppendUvarint(append(out, setMagic...), uint64(len(l.ends)))
+	for i := range l.ends {
+		t := l.Term(i)
+		out = binary.AppendUvarint(out, uint64(len(t)))
+		out = append(out, t...)
+	}
+	return out
+}
+
 // List is a decoded list: its strings back to back in one buffer.
 type List struct {
 	buf  []byte

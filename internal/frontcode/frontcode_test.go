@@ -157,12 +157,21 @@ func TestEncodeSet(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for round := range 100 {
 		terms := randomTerms(r, r.IntN(300))
-		if round == 0 {
+		switch round {
+		case 0:
 			terms = []string{"", "a", "ab"}
+		case 1: // lengths past one uvarint byte, and counts past 127
+			terms = nil
+			for i := range 200 {
+				terms = append(terms, strings.Repeat("x", i)+"y")
+			}
+			slices.Sort(terms)
 		}
 		shuffled := slices.Clone(terms)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		b := EncodeSet(shuffled)
+		require.Len(t, b, SetLen(shuffled), "SetLen")
+		require.Equal(t, b, ListOf(shuffled).EncodeSet(), "a List's EncodeSet")
 		n, ok := Count(b)
 		require.True(t, ok)
 		require.Equal(t, uint64(len(terms)), n)
