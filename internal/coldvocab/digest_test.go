@@ -323,3 +323,23 @@ func BenchmarkBuild(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBuildStored is what an index does with a short session's
+// entries: build the digest, then its stored form and its terms.
+func BenchmarkBuildStored(b *testing.B) {
+	ents := entriesN(12)
+	for b.Loop() {
+		bd := NewBuilder(Digest{Size: 17000}, roomy)
+		for i := range ents {
+			bd.Add(&ents[i])
+		}
+		f, err := bd.Complete(coverage.Set{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.Stored(); err != nil {
+			b.Fatal(err)
+		}
+		_ = f.StructuralKeys()
+	}
+}
