@@ -314,21 +314,15 @@ func (a addressTable) compact() (out []byte, ok bool) {
 	// and copies would be garbage. "" is no value (a value is never
 	// empty).
 	ids, ops := make([]string, n), make([]string, n)
-	var keys []byte
-	nkeys, prev := 0, ""
+	var skeys []string
+	var spays [][]byte
 	var ents []uint32
 	for i, k := range a.keys {
 		p := a.payloads[i]
 		var col []string
 		switch {
 		case len(k) > 0 && k[0] == 0:
-			shared := commonPrefix(prev, k)
-			keys = binary.AppendUvarint(keys, uint64(shared))
-			keys = binary.AppendUvarint(keys, uint64(len(k)-shared))
-			keys = append(keys, k[shared:]...)
-			keys = binary.AppendUvarint(keys, uint64(len(p)))
-			keys = append(keys, p...)
-			nkeys, prev = nkeys+1, k
+			skeys, spays = append(skeys, k), append(spays, p)
 			continue
 		case k == keyTimestamps:
 			continue
@@ -351,14 +345,33 @@ func (a addressTable) compact() (out []byte, ok bool) {
 			col[e] = v
 		}
 	}
+	return appendCompact(skeys, spays, ids, ops, ts), true
+}
+
+// appendCompact writes the compact form of the structural keys (in byte
+// order, each with its posting list), the entries' ids and operation
+// addresses, and their timestamps (8 bytes an entry).
+func appendCompact(skeys []string, spays [][]byte, ids, ops []string, ts []byte) []byte {
+	var keys []byte
+	prev := ""
+	for i, k := range skeys {
+		p := spays[i]
+		shared := commonPrefix(prev, k)
+		keys = binary.AppendUvarint(keys, uint64(shared))
+		keys = binary.AppendUvarint(keys, uint64(len(k)-shared))
+		keys = append(keys, k[shared:]...)
+		keys = binary.AppendUvarint(keys, uint64(len(p)))
+		keys = append(keys, p...)
+		prev = k
+	}
 	idb, opb := appendColumn(nil, ids), appendColumn(nil, ops)
-	out = make([]byte, 0, len(compactMagic)+5*binary.MaxVarintLen64+len(keys)+len(idb)+len(opb)+1+len(ts))
+	out := make([]byte, 0, len(compactMagic)+5*binary.MaxVarintLen64+len(keys)+len(idb)+len(opb)+1+len(ts))
 	out = append(out, compactMagic...)
-	for _, v := range []int{n, nkeys, len(keys), len(idb), len(opb)} {
+	for _, v := range []int{len(ids), len(skeys), len(keys), len(idb), len(opb)} {
 		out = binary.AppendUvarint(out, uint64(v))
 	}
 	out = append(append(append(out, keys...), idb...), opb...)
-	return appendTimes(out, ts), true
+	return appendTimes(out, ts)
 }
 
 // postings appends to out a posting list of entries below n.

@@ -258,7 +258,7 @@ func (b *Builder) Finish(problems coverage.Set) (blob []byte, d *Digest, err err
 type Finished struct {
 	d     *Digest // Vocabulary and Addresses nil: they are terms and addrs
 	terms *frontcode.List
-	addrs addressTable
+	addrs addrPlan
 	size  int // the sealed blob's length
 }
 
@@ -294,8 +294,8 @@ func (b *Builder) Complete(problems coverage.Set) (*Finished, error) {
 		if na > len(b.addrs) {
 			return false // more addresses than the cap can hold
 		}
-		t := collectAddresses(b.addrs[:na])
-		c, size, err := d.sized(b.packed(vocab, nv), t.termtabSize(), na, vocab[:nv], reasons, na < b.n, nv < len(vocab))
+		t := planAddresses(b.addrs[:na])
+		c, size, err := d.sized(b.packed(vocab, nv), t.size, na, vocab[:nv], reasons, na < b.n, nv < len(vocab))
 		if err != nil || size > b.lim.MaxCacheBytes {
 			return false
 		}
@@ -561,14 +561,7 @@ func collectAddresses(entries []addrEntry) addressTable {
 			payloads[i] = ts
 			continue
 		}
-		pl := post[k]
-		b := binary.AppendUvarint(nil, uint64(len(pl)))
-		prev := uint32(0)
-		for _, e := range pl {
-			b = binary.AppendUvarint(b, uint64(e-prev))
-			prev = e
-		}
-		payloads[i] = b
+		payloads[i] = appendPosting(nil, post[k])
 	}
 	return addressTable{keys: keys, payloads: payloads}
 }
@@ -582,16 +575,24 @@ func (a addressTable) termtabSize() int { return termtab.Size(a.keys, a.payloads
 // structuralKeys returns the structural keys (those that start with a NUL
 // byte, which sort first), in order, in one buffer.
 func (a addressTable) structuralKeys() [][]byte {
-	n, size := 0, 0
+	n := 0
 	for n < len(a.keys) && len(a.keys[n]) > 0 && a.keys[n][0] == 0 {
-		size += len(a.keys[n])
 		n++
 	}
-	if n == 0 {
+	return viewsOf(a.keys[:n])
+}
+
+// viewsOf returns keys as byte slices of one buffer (nil for none).
+func viewsOf(keys []string) [][]byte {
+	if len(keys) == 0 {
 		return nil
 	}
-	buf, out := make([]byte, 0, size), make([][]byte, n)
-	for i, k := range a.keys[:n] {
+	size := 0
+	for _, k := range keys {
+		size += len(k)
+	}
+	buf, out := make([]byte, 0, size), make([][]byte, len(keys))
+	for i, k := range keys {
 		buf = append(buf, k...)
 		out[i] = buf[len(buf)-len(k) : len(buf) : len(buf)]
 	}

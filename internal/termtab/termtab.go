@@ -52,10 +52,25 @@ func Build(terms []string, payloads [][]byte) ([]byte, error) {
 // what a caller that needs only the length (a digest counting its size)
 // would otherwise build a table for.
 func Size(terms []string, payloads [][]byte) int {
-	size, _ := sections(payloads, len(terms))
-	size += headLen(len(terms))
+	termBytes, payloadBytes := 0, 0
 	for _, t := range terms {
-		size += len(t)
+		termBytes += len(t)
+	}
+	for _, p := range payloads {
+		payloadBytes += len(p)
+	}
+	if payloads == nil {
+		payloadBytes = -1
+	}
+	return SizeOf(len(terms), termBytes, payloadBytes)
+}
+
+// SizeOf is Size of n terms of termBytes in all, with payloads of
+// payloadBytes in all (-1: no payloads).
+func SizeOf(n, termBytes, payloadBytes int) int {
+	size := 12 + 4*(n+1) + headLen(n) + termBytes
+	if payloadBytes >= 0 {
+		size += 4*(n+1) + payloadBytes
 	}
 	return size
 }

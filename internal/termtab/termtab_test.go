@@ -338,6 +338,17 @@ func TestSizeIsBuildsLength(t *testing.T) {
 			b, err := Build(terms, p)
 			require.NoError(t, err)
 			assert.Equal(t, len(b), Size(terms, p), "%d terms, payloads %v", n, p != nil)
+			termBytes, payloadBytes := 0, -1
+			for _, term := range terms {
+				termBytes += len(term)
+			}
+			if p != nil {
+				payloadBytes = 0
+				for _, x := range p {
+					payloadBytes += len(x)
+				}
+			}
+			assert.Equal(t, len(b), SizeOf(n, termBytes, payloadBytes), "SizeOf: %d terms, payloads %v", n, p != nil)
 		}
 	}
 }
