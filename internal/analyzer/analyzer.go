@@ -84,6 +84,23 @@ func (t *Tokenizer) AppendTokens(dst []string, text string) []string {
 	return dst
 }
 
+// Each calls fn for every token of text, in order: the tokens of
+// [Each], each valid only until fn returns (the Tokenizer's memory holds
+// them). An index build looks up every token of every text and copies
+// the few new ones; a lowercased token then costs it no allocation.
+func (t *Tokenizer) Each(text string, fn func(tok string)) {
+	sc := scanner{text: text, arena: t.arena[:0], reuse: true}
+	sc.loadChunk()
+	for {
+		tok, _, _, ok := sc.next()
+		if !ok {
+			break
+		}
+		fn(tok)
+	}
+	t.arena = sc.arena
+}
+
 // Each calls fn for every token of text, in order. The tokens are those of
 // Tokens, with the same memory sharing.
 func Each(text string, fn func(tok string)) {

@@ -185,6 +185,13 @@ func TestTokenizer(t *testing.T) {
 					if len(want) > 0 {
 						require.Equal(t, want, dst, "chunk %d, text %d", size, i)
 					}
+					k := 0
+					tk.Each(text, func(tok string) {
+						require.Less(t, k, len(want), "each: chunk %d, text %d", size, i)
+						require.Equal(t, want[k], tok, "each: chunk %d, text %d, token %d", size, i, k)
+						k++
+					})
+					require.Equal(t, len(want), k, "each: chunk %d, text %d", size, i)
 					spans = tk.AppendSpans(spans[:0], text)
 					require.Equal(t, len(want), len(spans), "spans: chunk %d, text %d", size, i)
 					for k, sp := range spans {
@@ -218,6 +225,10 @@ func TestAllocations(t *testing.T) {
 	for _, text := range []string{mixedASCII, strings.ToUpper(lowerASCII), strings.Repeat("Größe İstanbul ", 300)} {
 		dst = tk.AppendTokens(dst[:0], text)
 		assert.Zero(t, testing.AllocsPerRun(100, func() { dst = tk.AppendTokens(dst[:0], text) }), text[:10])
+	}
+	for _, text := range []string{mixedASCII, strings.ToUpper(lowerASCII), strings.Repeat("Größe İstanbul ", 300)} {
+		tk.Each(text, func(string) {})
+		assert.Zero(t, testing.AllocsPerRun(100, func() { tk.Each(text, func(string) {}) }), "Each: "+text[:10])
 	}
 	spans := make([]Span, 0, 64)
 	for _, text := range []string{mixedASCII, strings.ToUpper(lowerASCII), strings.Repeat("Größe İstanbul ", 300)} {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"github.com/memidx/memidx/internal/analyzer"
 	"github.com/memidx/memidx/internal/blocksum"
 	"github.com/memidx/memidx/internal/coverage"
 	"github.com/memidx/memidx/internal/frontcode"
@@ -195,7 +194,7 @@ func (b *Builder) addVocabulary(e *normalize.Entry) {
 	if b.cut {
 		return
 	}
-	analyzer.Each(e.IndexText(), func(tok string) {
+	b.terms.tok.Each(e.IndexText(), func(tok string) {
 		if b.cut {
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"sync"
 	"unsafe"
+
+	"github.com/memidx/memidx/internal/analyzer"
 )
 
 // termSet is a builder's vocabulary in first-seen order, its terms'
@@ -26,6 +28,10 @@ type termSet struct {
 	list   []string
 	chunks [][]byte
 	used   int // chunks in use; the last has room
+	// tok tokenizes the builder's texts in memory it keeps: a token that
+	// must be lowercased costs no allocation (0.28 of a 100k rebuild's
+	// 8.9 GB).
+	tok analyzer.Tokenizer
 }
 
 // termSlot is a slot of the table: the term list[at], the top half of
