@@ -42,6 +42,9 @@ type Source struct {
 	// parser, when set, is the reading worker's: Parse uses its memory,
 	// which the worker recycles once the build is done.
 	parser *jsjson.Parser
+	// scratch, when set, is the reading worker's too: a cold build
+	// normalizes in its memory (its builder copies what it keeps).
+	scratch *normalize.Scratch
 }
 
 // Parse parses the bytes as OMP does. Data must not be modified after.
@@ -511,7 +514,13 @@ func (ix *Index) build(src *Source, mode lineage.Mode, tier Tier, live *lineage.
 	f := src.Parse()
 	sel := lineage.Select(f, mode, liveFor(mode, live))
 	rec := ix.newRecord(src, f.Header, f.SourceHash, sel, mode, tier, live)
-	res := normalize.Session(f, sel, ix.normalizeOptions()) // full text: the cold vocabulary needs it
+	opt := ix.normalizeOptions() // full text: the cold vocabulary needs it
+	if tier == Cold && !full {
+		// The entries go to a coldvocab.Builder, which keeps copies:
+		// the next build may write over them.
+		opt.Scratch = src.scratch
+	}
+	res := normalize.Session(f, sel, opt)
 	sink := ix.newSink(rec, tier, full, len(res.Entries))
 	for i := range res.Entries {
 		if err := sink.add(&res.Entries[i]); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/memidx/memidx/internal/jsjson"
 	"github.com/memidx/memidx/internal/lexicon"
 	"github.com/memidx/memidx/internal/lineage"
+	"github.com/memidx/memidx/internal/normalize"
 )
 
 // The phases of one Refresh, in order: load the stored records (load),
@@ -543,14 +544,15 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// One small read buffer and one parser per worker: a build
-			// copies what it keeps, so the next source can reuse the
-			// memory.
+			// One small read buffer, one parser and one normalizer's
+			// scratch per worker: a build copies what it keeps, so the
+			// next source can reuse the memory.
 			var buf []byte
 			var ps jsjson.Parser
+			var scratch normalize.Scratch
 			for j := range jobCh {
 				ps.Recycle() // the last build is done: nothing holds its values
-				res := r.buildOne(j, &buf, &ps, gate)
+				res := r.buildOne(j, &buf, &ps, &scratch, gate)
 				if res.b != nil {
 					res.ahead = r.ahead.acquire(res.b.bytes)
 				}
@@ -579,11 +581,11 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 
 // buildOne reads one job's source and builds it, or vouches for its
 // record when a racy source turns out unchanged.
-func (r *refreshRun) buildOne(j job, buf *[]byte, ps *jsjson.Parser, gate *buildGate) result {
+func (r *refreshRun) buildOne(j job, buf *[]byte, ps *jsjson.Parser, scratch *normalize.Scratch, gate *buildGate) result {
 	t := r.targets[j.i]
 	res := result{i: j.i}
 	b, src, release, readErr, err := r.ix.readAndBuild(r.ctx, t.Path, *buf, gate, func(src *Source) (*built, error) {
-		src.parser = ps
+		src.parser, src.scratch = ps, scratch
 		if src.Changed {
 			return nil, errChanged
 		}

@@ -30,6 +30,9 @@ type Options struct {
 	// scalars and marked "…", and the rest goes to Entry.ArgsCuts (indexed,
 	// not shown).
 	FullToolArgs bool
+	// Scratch, when set, is memory Session reuses: the Result it returns
+	// is valid only until the next Session with the same Scratch.
+	Scratch *Scratch
 }
 
 // DefaultOptions are the spec's defaults: maxEntryChars 2000, no thinking,
@@ -60,13 +63,20 @@ const MaxArgsChars = 400
 
 // Session normalizes the records of f that sel selects.
 func Session(f *session.File, sel *lineage.Selection, opt Options) *Result {
-	res := &Result{Entries: make([]Entry, 0, len(sel.Indexes))}
+	res := &Result{}
+	var text *textArena
+	if s := opt.Scratch; s != nil {
+		res.Entries, text = s.take(len(sel.Indexes)), &s.text
+		defer func() { s.give(res.Entries) }()
+	} else {
+		res.Entries = make([]Entry, 0, len(sel.Indexes))
+	}
 	if f.Header != nil {
 		res.SessionID = f.Header.ID
 	}
 	res.Problems.Merge(f.Problems)
 	res.Problems.Merge(sel.Problems)
-	n := normalizer{f: f, opt: opt, res: res, hookIsCustom: f.LegacyHookMessages()}
+	n := normalizer{f: f, opt: opt, res: res, hookIsCustom: f.LegacyHookMessages(), text: text}
 	n.pairToolCalls(sel.Indexes)
 	for _, idx := range sel.Indexes {
 		n.record(&f.Records[idx])
@@ -94,6 +104,9 @@ type normalizer struct {
 	facts map[string]bool
 	// buf is stringifyArgs's encoding buffer.
 	buf []byte
+	// text holds the texts of tool results and assistant messages (nil:
+	// each its own memory).
+	text *textArena
 	// allocs holds the entries' small fields.
 	allocs
 }
@@ -239,7 +252,7 @@ func (n *normalizer) nativeTool(e *Entry, tool string) {
 func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
 	// The text is decoded straight into b, which the returned string then
 	// owns.
-	var b []byte
+	b := n.text.start(assistantHint)
 	var files []string
 	first := true
 	sep := func() {
@@ -291,11 +304,12 @@ func (n *normalizer) assistant(e *Entry, msg jsjson.Value) string {
 	e.FilesTouched = files
 	sr := msg.Get("stopReason").StrOr("")
 	e.IsError = msg.Get("isError").Truthy() || sr == "error" || msg.Get("errorMessage").StrOr("") != ""
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
+	return n.text.keep(b)
 }
+
+// assistantHint is the room an assistant message's text starts with in
+// the text arena; a longer one moves to memory of its own as it grows.
+const assistantHint = 512
 
 func (n *normalizer) toolResult(e *Entry, msg jsjson.Value) string {
 	tool := msg.Get("toolName").StrOr("")
@@ -326,7 +340,7 @@ func (n *normalizer) toolResult(e *Entry, msg jsjson.Value) string {
 	// prefix + ": " + contentText(content), decoded straight into the
 	// text: tool output is most of a session's bytes.
 	c := msg.Get("content")
-	b := make([]byte, 0, len(tool)+len("toolResult() [error]: ")+contentSizeHint(c))
+	b := n.text.start(len(tool) + len("toolResult() [error]: ") + contentSizeHint(c))
 	b = appendToolResultPrefix(b, tool, isErr)
 	prefix := len(b)
 	b = append(b, ": "...)
@@ -335,7 +349,7 @@ func (n *normalizer) toolResult(e *Entry, msg jsjson.Value) string {
 	if len(b) == head {
 		b = b[:prefix]
 	}
-	return unsafe.String(&b[0], len(b))
+	return n.text.keep(b)
 }
 
 // appendToolResultPrefix appends a tool result's prefix to b:
