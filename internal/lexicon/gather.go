@@ -102,10 +102,22 @@ func (gd *Gathered) Seal(numbered []Source) ([]byte, error) {
 	var w segmentWriter
 	// Room for the segment at once, not by doubling: each key's bytes and
 	// heads, a byte or two a posting.
-	w.out.b = make([]byte, 0, packedHeaderLen+g.keyBytes+4*len(g.keys)+2*len(g.src))
+	w.out.b = make([]byte, 0, packedHeaderLen+g.keyBytes+4*len(g.keys)+2*len(g.occ))
+	// A write numbers its sources one after another: a source's doc is
+	// then the first one's plus its position, and the chains need not
+	// look each up.
+	first, consecutive := uint32(0), len(numbered) > 0
+	if consecutive {
+		first = numbered[0].Doc
+		consecutive = numbered[len(numbered)-1].Doc-first == uint32(len(numbered)-1)
+	}
 	for _, k := range gd.order {
-		for o := g.first[k]; o >= 0; o = g.next[o] {
-			w.docs = append(w.docs, numbered[g.src[o]].Doc)
+		for o := g.first[k]; o >= 0; o = g.occ[o].next {
+			if consecutive {
+				w.docs = append(w.docs, first+g.occ[o].src)
+			} else {
+				w.docs = append(w.docs, numbered[g.occ[o].src].Doc)
+			}
 		}
 		key := g.keys[k]
 		if err := w.flush(unsafe.Slice(unsafe.StringData(key), len(key))); err != nil {
@@ -122,14 +134,21 @@ type gathering struct {
 	keys  []string // views of text
 	first []int32  // by key: its first occurrence
 	last  []int32  // by key: its last occurrence
-	src   []uint32 // by occurrence: its source's position
-	next  []int32  // by occurrence: the key's next one, -1 for none
+	occ   []occurrence
 	// text holds the keys' bytes in chunks of keyChunk (a longer key in
 	// one of its own); used counts the chunks in use, the last with room.
 	text [][]byte
 	used int
 	// keyBytes is the distinct keys' length in all.
 	keyBytes int
+}
+
+// occurrence is a key's occurrence in a source: the source's position,
+// and the key's next occurrence (-1: none). One array of both: Seal
+// follows each key's chain, one cache line an occurrence.
+type occurrence struct {
+	src  uint32
+	next int32
 }
 
 const keyChunk = 64 << 10
@@ -146,7 +165,7 @@ func (g *gathering) gather(srcs []Source) {
 	}
 	clear(g.ids)
 	g.keys, g.first, g.last = g.keys[:0], g.first[:0], g.last[:0]
-	g.src, g.next = slices.Grow(g.src[:0], total), slices.Grow(g.next[:0], total)
+	g.occ = slices.Grow(g.occ[:0], total)
 	g.used, g.keyBytes = 0, 0
 	for n, s := range srcs {
 		for i := range s.Len {
@@ -156,9 +175,8 @@ func (g *gathering) gather(srcs []Source) {
 }
 
 func (g *gathering) add(key []byte, src uint32) {
-	o := int32(len(g.src))
-	g.src = append(g.src, src)
-	g.next = append(g.next, -1)
+	o := int32(len(g.occ))
+	g.occ = append(g.occ, occurrence{src: src, next: -1})
 	k, ok := g.ids[string(key)]
 	if !ok {
 		k = int32(len(g.keys))
@@ -170,7 +188,7 @@ func (g *gathering) add(key []byte, src uint32) {
 		g.last = append(g.last, o)
 		return
 	}
-	g.next[g.last[k]] = o
+	g.occ[g.last[k]].next = o
 	g.last[k] = o
 }
 

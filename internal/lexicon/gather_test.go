@@ -84,18 +84,21 @@ func TestGatherThenSeal(t *testing.T) {
 	srcs := randomSources(5, 300, 80, 2000)
 	gathered := Gather(srcs)
 	for _, base := range []uint32{1, 1000, 1 << 30} {
-		for i := range srcs {
-			srcs[i].Doc = base + uint32(2*i)
+		// Docs one after another (as a write numbers them) and not.
+		for _, step := range []uint32{1, 2} {
+			for i := range srcs {
+				srcs[i].Doc = base + step*uint32(i)
+			}
+			want, err := BuildSorted(srcs)
+			require.NoError(t, err)
+			numbered := slices.Clone(srcs)
+			for i := range numbered {
+				numbered[i].Key = nil // Seal reads the docs only
+			}
+			got, err := gathered.Seal(numbered)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "base %d, step %d", base, step)
 		}
-		want, err := BuildSorted(srcs)
-		require.NoError(t, err)
-		numbered := slices.Clone(srcs)
-		for i := range numbered {
-			numbered[i].Key = nil // Seal reads the docs only
-		}
-		got, err := gathered.Seal(numbered)
-		require.NoError(t, err)
-		require.Equal(t, want, got, "base %d", base)
 	}
 	numbered := slices.Clone(srcs)
 	for i := range numbered {
@@ -140,4 +143,19 @@ func TestGathererReusesMemory(t *testing.T) {
 	gr.Recycle(inFlight)
 	require.LessOrEqual(t, len(gr.spare), maxSpareGatherings)
 	require.NotEmpty(t, gr.spare, "memory given back is kept")
+}
+
+// BenchmarkSealBatch: sealing a rebuild batch gathered ahead, its docs
+// numbered one after another as a write numbers them.
+func BenchmarkSealBatch(b *testing.B) {
+	srcs := randomSources(9, 1024, 600, 20000)
+	for i := range srcs {
+		srcs[i].Doc = uint32(100 + i)
+	}
+	g := Gather(srcs)
+	for b.Loop() {
+		if _, err := g.Seal(srcs); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
