@@ -1,7 +1,7 @@
 package coldvocab
 
 import (
-	"hash/maphash"
+	"math/rand/v2"
 	"sync"
 	"unsafe"
 
@@ -14,13 +14,13 @@ import (
 // a session were 4.4 GB of a 100k rebuild's 24 GB of allocation.
 //
 // Its lookup table is its own (open addressing, linear probing, a tag
-// of the hash in each slot), not a map: a token is hashed once whether
+// of the hash in each slot, termHash), not a map: a token is hashed once whether
 // it is new or not (a map hashed a new one twice, to look and to store),
 // and emptying the set moves it to a new generation instead of clearing
 // the table. The map's lookups, stores and clears were 8.3 of a 100k
 // rebuild's 121 CPU-s under the profiler.
 type termSet struct {
-	seed  maphash.Seed
+	seed  uint64     // termHash's, random
 	slots []termSlot // a power of two, at most half in use
 	gen   uint32     // a slot holds a term of the set when its gen is this
 	// list is the terms in first-seen order, until the builder sorts
@@ -51,7 +51,7 @@ const (
 )
 
 var termSets = sync.Pool{New: func() any {
-	return &termSet{seed: maphash.MakeSeed(), slots: make([]termSlot, 2*initialTerms), gen: 1,
+	return &termSet{seed: rand.Uint64(), slots: make([]termSlot, 2*initialTerms), gen: 1,
 		list: make([]string, 0, initialTerms)}
 }}
 
@@ -88,7 +88,7 @@ func (t *termSet) reset() {
 // find returns where term is in the table (found), or the slot and tag
 // addAt takes to add it.
 func (t *termSet) find(term string) (slot int, tag uint32, found bool) {
-	h := maphash.String(t.seed, term)
+	h := termHash(term, t.seed)
 	tag = uint32(h >> 32)
 	mask := len(t.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
