@@ -51,8 +51,8 @@ func TestMerge_DropsWhatItMapped(t *testing.T) {
 }
 
 // A rebuild's batch grows past batchSessions only while its sessions are
-// small: its segment, and the merges it takes part in, stay the size a
-// batch of 64 sessions of 100 KB makes.
+// small: its segment, and the merges it takes part in, stay the size
+// rebuildBatchSource of sessions makes.
 func TestWriter_BatchFull(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -71,8 +71,8 @@ func TestWriter_BatchFull(t *testing.T) {
 		{"rebuild, second batch full", true, 128, 128 << 10, 0, 1, true},
 		{"rebuild, 1000 small", true, 1000, rebuildBatchSource - 1, 0, 9, false},
 		{"rebuild, source bound", true, 300, rebuildBatchSource, 0, 9, true},
-		{"rebuild, 64 large", true, 64, 64 * 100 << 10, 0, 9, true},
-		{"rebuild, 63 large", true, 63, 63 * 100 << 10, 0, 9, false},
+		{"rebuild, 64 large", true, 64, rebuildBatchSource, 0, 9, true},
+		{"rebuild, 63 large", true, 63, 2 * rebuildBatchSource, 0, 9, false},
 		{"rebuild, session bound", true, rebuildBatchSessions, 1 << 20, 0, 9, true},
 		{"rebuild, tier data bound", true, 10, 1 << 20, 32 << 20, 9, true},
 		{"refresh, tier data bound", false, 10, 1 << 20, 64 << 20, 0, true},
