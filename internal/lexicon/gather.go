@@ -35,7 +35,7 @@ func Gather(srcs []Source) *Gathered {
 	g := new(gathering)
 	g.gather(srcs)
 	order := g.sortedKeys()
-	g.ids, g.last = nil, nil // Seal follows the chains only
+	g.ids = nil // Seal reads the occurrences and counts only
 	return &Gathered{g: g, order: order, n: len(srcs)}
 }
 
@@ -104,21 +104,38 @@ func (gd *Gathered) Seal(numbered []Source) ([]byte, error) {
 	// heads, a byte or two a posting.
 	w.out.b = make([]byte, 0, packedHeaderLen+g.keyBytes+4*len(g.keys)+2*len(g.occ))
 	// A write numbers its sources one after another: a source's doc is
-	// then the first one's plus its position, and the chains need not
-	// look each up.
+	// then the first one's plus its position, not looked up.
 	first, consecutive := uint32(0), len(numbered) > 0
 	if consecutive {
 		first = numbered[0].Doc
 		consecutive = numbered[len(numbered)-1].Doc-first == uint32(len(numbered)-1)
 	}
+	// Lay the docs out by key, in the keys' order, in one pass over the
+	// occurrences in the sources' order (so each key's docs increase):
+	// writes that do not wait on each other, where following each key's
+	// chain of occurrences was a load that waited on the one before (1.4
+	// of a 100k rebuild's ~30 CPU-seconds).
+	pos := slices.Grow(g.pos[:0], len(g.keys))[:len(g.keys)]
+	at := int32(0)
 	for _, k := range gd.order {
-		for o := g.first[k]; o >= 0; o = g.occ[o].next {
-			if consecutive {
-				w.docs = append(w.docs, first+g.occ[o].src)
-			} else {
-				w.docs = append(w.docs, numbered[g.occ[o].src].Doc)
-			}
+		pos[k] = at
+		at += g.count[k]
+	}
+	docs := slices.Grow(g.docs[:0], len(g.occ))[:len(g.occ)]
+	for _, o := range g.occ {
+		d := first + o.src
+		if !consecutive {
+			d = numbered[o.src].Doc
 		}
+		docs[pos[o.key]] = d
+		pos[o.key]++
+	}
+	g.pos, g.docs = pos, docs
+	at = 0
+	for _, k := range gd.order {
+		end := at + g.count[k]
+		w.docs = docs[at:end:end]
+		at = end
 		key := g.keys[k]
 		if err := w.flush(unsafe.Slice(unsafe.StringData(key), len(key))); err != nil {
 			return nil, err
@@ -127,14 +144,16 @@ func (gd *Gathered) Seal(numbered []Source) ([]byte, error) {
 	return blocksum.Seal(w.out.Bytes())
 }
 
-// gathering lists each distinct key once, with its docs as a chain of
-// occurrences (first, next), in the sources' order.
+// gathering lists each distinct key once, with how often it occurs, and
+// every occurrence in the sources' order.
 type gathering struct {
 	ids   map[string]int32
 	keys  []string // views of text
-	first []int32  // by key: its first occurrence
-	last  []int32  // by key: its last occurrence
+	count []int32  // by key: its occurrences
 	occ   []occurrence
+	// docs and pos are Seal's: the docs by key, and where each key's go.
+	docs []uint32
+	pos  []int32
 	// text holds the keys' bytes in chunks of keyChunk (a longer key in
 	// one of its own); used counts the chunks in use, the last with room.
 	text [][]byte
@@ -143,12 +162,11 @@ type gathering struct {
 	keyBytes int
 }
 
-// occurrence is a key's occurrence in a source: the source's position,
-// and the key's next occurrence (-1: none). One array of both: Seal
-// follows each key's chain, one cache line an occurrence.
+// occurrence is a key's occurrence in a source: the source's position
+// and the key.
 type occurrence struct {
-	src  uint32
-	next int32
+	src uint32
+	key int32
 }
 
 const keyChunk = 64 << 10
@@ -164,7 +182,7 @@ func (g *gathering) gather(srcs []Source) {
 		g.ids = make(map[string]int32, total/4)
 	}
 	clear(g.ids)
-	g.keys, g.first, g.last = g.keys[:0], g.first[:0], g.last[:0]
+	g.keys, g.count = g.keys[:0], g.count[:0]
 	g.occ = slices.Grow(g.occ[:0], total)
 	g.used, g.keyBytes = 0, 0
 	for n, s := range srcs {
@@ -175,8 +193,6 @@ func (g *gathering) gather(srcs []Source) {
 }
 
 func (g *gathering) add(key []byte, src uint32) {
-	o := int32(len(g.occ))
-	g.occ = append(g.occ, occurrence{src: src, next: -1})
 	k, ok := g.ids[string(key)]
 	if !ok {
 		k = int32(len(g.keys))
@@ -184,12 +200,10 @@ func (g *gathering) add(key []byte, src uint32) {
 		s := g.own(key)
 		g.ids[s] = k
 		g.keys = append(g.keys, s)
-		g.first = append(g.first, o)
-		g.last = append(g.last, o)
-		return
+		g.count = append(g.count, 0)
 	}
-	g.occ[g.last[k]].next = o
-	g.last[k] = o
+	g.count[k]++
+	g.occ = append(g.occ, occurrence{src: src, key: k})
 }
 
 // own returns a copy of key in g's text, which stays where it is until
