@@ -55,3 +55,16 @@ func TestPlanIsTheTable(t *testing.T) {
 		}
 	}
 }
+
+// An entry's address keys are its structural keys, as EachStructuralKey
+// spells them, entry after entry of one builder.
+func TestAddressKeysAreTheStructuralKeys(t *testing.T) {
+	ents := randomEntries(rand.New(rand.NewSource(9)), 300)
+	ents = append(ents, entriesN(40)...)
+	got := addrEntriesOf(ents)
+	for i := range ents {
+		var want []string
+		ents[i].EachStructuralKey(func(k string) { want = append(want, k) })
+		require.Equal(t, want, got[i].keys, "entry %d", i)
+	}
+}

@@ -122,6 +122,10 @@ type Builder struct {
 	packedLen, packedN int
 	// kept is the vocabulary Finish encoded (Terms).
 	kept *frontcode.List
+	// keyBuf holds the addresses' keys, each entry's a run of it;
+	// keyScratch is where a key is spelled to be looked up in intern.
+	keyBuf     []string
+	keyScratch []byte
 }
 
 // addrEntry is what the address table needs of an entry.
@@ -224,7 +228,19 @@ func (b *Builder) addressOf(e *normalize.Entry) addrEntry {
 	if e.Timestamp != nil {
 		a.ts = *e.Timestamp
 	}
-	e.EachStructuralKey(func(k string) { a.keys = append(a.keys, b.own(k)) })
+	// The keys of all entries share one array, and each key is made
+	// once a builder: they repeat from entry to entry.
+	start := len(b.keyBuf)
+	e.EachStructuralKeyPart(func(prefix, v string) {
+		b.keyScratch = append(append(b.keyScratch[:0], prefix...), v...)
+		k, ok := b.intern[string(b.keyScratch)]
+		if !ok {
+			k = string(b.keyScratch)
+			b.intern[k] = k
+		}
+		b.keyBuf = append(b.keyBuf, k)
+	})
+	a.keys = b.keyBuf[start:len(b.keyBuf):len(b.keyBuf)]
 	return a
 }
 

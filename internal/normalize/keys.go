@@ -18,9 +18,16 @@ const (
 // that a filter matches the second call of a message too), its ref,
 // provider, action and outcome. A key may be offered more than once.
 func (e *Entry) EachStructuralKey(fn func(key string)) {
+	e.EachStructuralKeyPart(func(prefix, value string) { fn(prefix + value) })
+}
+
+// EachStructuralKeyPart is EachStructuralKey with each key given as its
+// prefix and value, for a caller that looks keys up without making each
+// one (a digest builder, for every entry of an archive).
+func (e *Entry) EachStructuralKeyPart(fn func(prefix, value string)) {
 	add := func(prefix string, v *string) {
 		if v != nil && *v != "" {
-			fn(prefix + *v)
+			fn(prefix, *v)
 		}
 	}
 	add(KeyRole, e.Role)
@@ -34,10 +41,10 @@ func (e *Entry) EachStructuralKey(fn func(key string)) {
 		if t == "" {
 			continue
 		}
-		fn(KeyTool + t)
+		fn(KeyTool, t)
 		if native {
-			fn(KeyRef + "omp." + t)
-			fn(KeyAction + t)
+			fn(KeyRef+"omp.", t)
+			fn(KeyAction, t)
 		}
 	}
 }
