@@ -23,6 +23,7 @@ import (
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/normalize"
 	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/confine"
 )
 
 // Source is one read of a session file: its bytes, their hash and the
@@ -68,7 +69,7 @@ func (ix *Index) ReadSource(path string) (*Source, error) {
 }
 
 func readSourceWith(path string, gate *buildGate) (*Source, error) {
-	src, release, err := readSourceInto(context.Background(), path, nil, gate, false)
+	src, release, err := readSourceInto(context.Background(), nil, path, nil, gate, false)
 	release()
 	return src, err
 }
@@ -231,9 +232,9 @@ const reuseMax = 4 << 20
 // not take is read whole after all. release gives the charge back; the
 // caller calls it, even on error, once the source and what was built from
 // it are no longer needed, and must not reuse buf before then.
-func readSourceInto(ctx context.Context, path string, buf []byte, gate *buildGate, trySlim bool) (_ *Source, release func(), _ error) {
+func readSourceInto(ctx context.Context, held *confine.Held, path string, buf []byte, gate *buildGate, trySlim bool) (_ *Source, release func(), _ error) {
 	release = func() {}
-	f, st, err := session.OpenRegular(path)
+	f, st, err := session.OpenRegularHeld(held, path)
 	if err != nil {
 		return nil, release, err
 	}
@@ -716,7 +717,7 @@ func (ix *Index) HydrateSource(t Target, live *lineage.Live, mode lineage.Mode) 
 
 func (ix *Index) buildSource(t Target, live *lineage.Live, mode lineage.Mode, tier Tier, full bool) (*Built, error) {
 	gate := ix.newBuildGate()
-	b, src, release, readErr, err := ix.readAndBuild(context.Background(), t.Path, nil, gate, func(src *Source) (*built, error) {
+	b, src, release, readErr, err := ix.readAndBuild(context.Background(), nil, t.Path, nil, gate, func(src *Source) (*built, error) {
 		return ix.build(src, mode, tier, live, full)
 	})
 	defer release()

@@ -14,6 +14,7 @@ import (
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/normalize"
 	"github.com/memidx/memidx/internal/session"
+	"github.com/memidx/memidx/internal/session/confine"
 )
 
 // The slim build path. A session whose whole read would cost
@@ -89,9 +90,9 @@ func readSlim(ctx context.Context, f *os.File, path string, before Identity, lin
 // take (build answers session.ErrNeedsFullRead) is read again whole.
 // readErr is the read's error, err the build's; the caller calls release
 // once done with what was built, whatever the errors.
-func (ix *Index) readAndBuild(ctx context.Context, path string, buf []byte, gate *buildGate, build func(*Source) (*built, error)) (b *built, src *Source, release func(), readErr, err error) {
+func (ix *Index) readAndBuild(ctx context.Context, held *confine.Held, path string, buf []byte, gate *buildGate, build func(*Source) (*built, error)) (b *built, src *Source, release func(), readErr, err error) {
 	for _, trySlim := range []bool{true, false} {
-		src, release, readErr = readSourceInto(ctx, path, buf, gate, trySlim)
+		src, release, readErr = readSourceInto(ctx, held, path, buf, gate, trySlim)
 		if readErr != nil {
 			return nil, src, release, readErr, nil
 		}

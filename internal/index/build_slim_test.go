@@ -23,7 +23,7 @@ import (
 func buildBoth(t *testing.T, ix *Index, path string, mode lineage.Mode, tier Tier, live *lineage.Live) (whole, slim *built) {
 	t.Helper()
 	gate := newBuildGate(1 << 40)
-	src, release, err := readSourceInto(ctx, path, nil, gate, false)
+	src, release, err := readSourceInto(ctx, nil, path, nil, gate, false)
 	defer release()
 	if errors.Is(err, ErrNotSession) {
 		return nil, nil // never built either way
@@ -176,7 +176,7 @@ func TestSlimFallsBackToTheWholeRead(t *testing.T) {
 	cfg.IndexDir = t.TempDir()
 	ix := Open(cfg, 0)
 	reads := 0
-	b, src, release, readErr, err := ix.readAndBuild(ctx, p, nil, ix.newBuildGate(), func(src *Source) (*built, error) {
+	b, src, release, readErr, err := ix.readAndBuild(ctx, nil, p, nil, ix.newBuildGate(), func(src *Source) (*built, error) {
 		reads++
 		return ix.build(src, lineage.Active, Hot, nil, false)
 	})

@@ -43,11 +43,11 @@ func TestOnePassReadRefuses(t *testing.T) {
 	many := sessionText("s1", strings.Fields(strings.Repeat("walrus ", 2000))...) // a line a word
 	require.NoError(t, os.WriteFile(f.paths[1], []byte(many), 0o600))
 	gate := newBuildGate(BuildCost(1<<20, 0))
-	_, release, err := readSourceInto(ctx, f.paths[0], nil, gate, false)
+	_, release, err := readSourceInto(ctx, nil, f.paths[0], nil, gate, false)
 	release()
 	assert.ErrorIs(t, err, ErrNotSession)
 	gate = newBuildGate(BuildCost(int64(len(many)), 100))
-	_, release, err = readSourceInto(ctx, f.paths[1], nil, gate, false)
+	_, release, err = readSourceInto(ctx, nil, f.paths[1], nil, gate, false)
 	release()
 	assert.ErrorIs(t, err, ErrOverBuildBudget)
 	assert.Zero(t, gate.used, "every charge given back")

@@ -21,6 +21,7 @@ import (
 	"github.com/memidx/memidx/internal/lexicon"
 	"github.com/memidx/memidx/internal/lineage"
 	"github.com/memidx/memidx/internal/normalize"
+	"github.com/memidx/memidx/internal/session/confine"
 )
 
 // The phases of one Refresh, in order: load the stored records (load),
@@ -33,7 +34,10 @@ import (
 type refreshRun struct {
 	// ahead bounds the results the workers finished ahead of their taker
 	// (build).
-	ahead   *aheadBudget
+	ahead *aheadBudget
+	// roots holds the session roots open while the workers read (one
+	// resolution of each root a run, not one a file).
+	roots   *confine.Held
 	ix      *Index
 	ctx     context.Context
 	opt     RefreshOptions
@@ -536,6 +540,7 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 	jobCh := make(chan job)
 	resCh := make(chan result, resultsAhead)
 	r.ahead = newAheadBudget(resultsAheadBytes)
+	r.roots = &confine.Held{}
 	var wg sync.WaitGroup
 	// What the workers read and build at once is bounded by maxBuildBytes,
 	// whatever the sources: each waits for its source's charge.
@@ -575,7 +580,11 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 			}
 		}
 	}()
-	go func() { wg.Wait(); close(resCh) }()
+	go func() {
+		wg.Wait()
+		r.roots.Close() // no worker opens a file any more
+		close(resCh)
+	}()
 	return resCh
 }
 
@@ -584,7 +593,7 @@ func (r *refreshRun) build(jobs []job) <-chan result {
 func (r *refreshRun) buildOne(j job, buf *[]byte, ps *jsjson.Parser, scratch *normalize.Scratch, gate *buildGate) result {
 	t := r.targets[j.i]
 	res := result{i: j.i}
-	b, src, release, readErr, err := r.ix.readAndBuild(r.ctx, t.Path, *buf, gate, func(src *Source) (*built, error) {
+	b, src, release, readErr, err := r.ix.readAndBuild(r.ctx, r.roots, t.Path, *buf, gate, func(src *Source) (*built, error) {
 		src.parser, src.scratch = ps, scratch
 		if src.Changed {
 			return nil, errChanged

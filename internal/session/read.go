@@ -107,7 +107,13 @@ func ReadFile(path string) (*File, error) {
 // root and never leaves the roots, whatever is swapped on the way since
 // the listing (ErrOutsideRoots).
 func OpenRegular(path string) (*os.File, os.FileInfo, error) {
-	f, err := confine.Open(path)
+	return OpenRegularHeld(nil, path)
+}
+
+// OpenRegularHeld is OpenRegular beneath the roots h holds (nil: as
+// OpenRegular).
+func OpenRegularHeld(h *confine.Held, path string) (*os.File, os.FileInfo, error) {
+	f, err := h.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

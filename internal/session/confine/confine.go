@@ -115,8 +115,13 @@ func Open(path string) (*os.File, error) {
 	if err == nil || !refusedLink(err) {
 		return f, err
 	}
-	// A symlink the kernel would not follow beneath the root: an absolute
-	// one, or one that leaves it.
+	return openResolvedLink(path)
+}
+
+// openResolvedLink opens path, which holds a symlink the kernel would not
+// follow beneath its root (an absolute one, or one that leaves it), by its
+// canonical path beneath the root that holds that.
+func openResolvedLink(path string) (*os.File, error) {
 	canon, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil, err

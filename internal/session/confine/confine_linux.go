@@ -42,6 +42,12 @@ func openResolving(root, rel, name string, dir bool, resolve uint64) (*os.File, 
 		return nil, pathError(root, err)
 	}
 	defer unix.Close(rootfd)
+	return openat2Below(rootfd, root, rel, name, dir, resolve)
+}
+
+// openat2Below opens rel below rootfd, the root directory at root, with
+// openat2's resolve flags.
+func openat2Below(rootfd int, root, rel, name string, dir bool, resolve uint64) (*os.File, error) {
 	how := &unix.OpenHow{Flags: uint64(lastFlags(dir)), Resolve: resolve}
 	for range openat2Retries {
 		fd, err := RetryEINTR(func() (int, error) { return unix.Openat2(rootfd, rel, how) })

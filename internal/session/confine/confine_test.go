@@ -2,8 +2,10 @@ package confine_test
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +73,25 @@ func swap(t *testing.T, p, target string) {
 // the roots, and a swap whose target stays inside the roots reads there.
 func TestReadAfterSwapNeverLeavesRoots(t *testing.T) { testReadAfterSwap(t) }
 
+// heldID reads the session at path through h, as a rebuild's workers
+// do, and returns its id.
+func heldID(h *confine.Held, path string) (string, error) {
+	f, err := h.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return "", err
+	}
+	sf := session.Parse(path, data)
+	if sf.Header == nil {
+		return "", errors.New("no header")
+	}
+	return sf.Header.ID, nil
+}
+
 func testReadAfterSwap(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -109,13 +130,20 @@ func testReadAfterSwap(t *testing.T) {
 				want = c.nested
 			}
 			require.Contains(t, paths(refs), want)
+			// A Held that opened a file under the root before the swap
+			// (it holds the root), as a run's reads do.
+			held := &confine.Held{}
+			defer held.Close()
+			_, err = heldID(held, filepath.Join(c.sessions, "-v", "T1_a.jsonl"))
+			require.NoError(t, err)
 			link, target := tc.swap(c)
 			swap(t, link, target)
 
 			f, ferr := session.ReadFile(want)
 			h, herr := session.ReadHeader(want)
+			id, iderr := heldID(held, want)
 			if tc.wantID == "" {
-				for _, err := range []error{ferr, herr} {
+				for _, err := range []error{ferr, herr, iderr} {
 					require.Error(t, err)
 					assert.True(t, errors.Is(err, confine.ErrOutsideRoots), "%v", err)
 				}
@@ -123,8 +151,10 @@ func testReadAfterSwap(t *testing.T) {
 			}
 			require.NoError(t, ferr)
 			require.NoError(t, herr)
+			require.NoError(t, iderr)
 			assert.Equal(t, tc.wantID, f.Header.ID)
 			assert.Equal(t, tc.wantID, h.ID)
+			assert.Equal(t, tc.wantID, id)
 		})
 	}
 }
@@ -163,11 +193,19 @@ func testReadRacesSwap(t *testing.T) {
 	}()
 	deadline := time.Now().Add(3 * time.Second)
 	reads, leaks := 0, 0
+	held := &confine.Held{}
+	defer held.Close()
 	for i := 0; i < 2000 && time.Now().Before(deadline); i++ {
 		for _, p := range []string{c.top, c.nested} {
 			if f, err := session.ReadFile(p); err == nil {
 				reads++
 				if f.Header != nil && strings.Contains(f.Header.ID, outsideSecret) {
+					leaks++
+				}
+			}
+			if id, err := heldID(held, p); err == nil {
+				reads++
+				if strings.Contains(id, outsideSecret) {
 					leaks++
 				}
 			}
@@ -177,4 +215,29 @@ func testReadRacesSwap(t *testing.T) {
 	<-done
 	assert.Zero(t, leaks, "outside sessions read in %d reads", reads)
 	assert.NotZero(t, reads)
+}
+
+// A Held reads beneath the root its path named when it first opened a
+// file there: a root moved aside and replaced by a link to another tree
+// afterwards is not followed; after Close it opens as Open does.
+func TestHeldKeepsItsRoot(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a Held holds its roots on Linux only")
+	}
+	c := newConfineTree(t)
+	_, err := listing.ListSessions(locate.Dirs{SessionsRoot: c.sessions}, listing.ListOptions{})
+	require.NoError(t, err)
+	held := &confine.Held{}
+	id, err := heldID(held, c.top)
+	require.NoError(t, err)
+	require.Equal(t, "inside-top", id)
+	require.NoError(t, os.Rename(c.sessions, c.sessions+".moved"))
+	require.NoError(t, os.Symlink(c.outside, c.sessions))
+	id, err = heldID(held, c.nested)
+	require.NoError(t, err)
+	assert.Equal(t, "inside-nested", id, "the held root, not the tree its path names now")
+	held.Close()
+	id, err = heldID(held, c.nested)
+	require.NoError(t, err)
+	assert.Equal(t, outsideSecret, id, "closed: the root as its path names it, as Open")
 }
