@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memidx/memidx/internal/frontcode"
 	"github.com/memidx/memidx/internal/strsort"
 	"github.com/memidx/memidx/internal/termtab"
 )
@@ -112,23 +113,15 @@ func columnKeys(col []string, prefixLen int) (keys, keyBytes, payloadBytes int) 
 		}
 		keys++
 		keyBytes += prefixLen + len(col[idx[lo]])
-		payloadBytes += uvarintLen(uint64(hi - lo))
+		payloadBytes += frontcode.UvarintLen(uint64(hi - lo))
 		prev := int32(0)
 		for _, e := range idx[lo:hi] {
-			payloadBytes += uvarintLen(uint64(e - prev))
+			payloadBytes += frontcode.UvarintLen(uint64(e - prev))
 			prev = e
 		}
 		lo = hi
 	}
 	return keys, keyBytes, payloadBytes
-}
-
-func uvarintLen(v uint64) int {
-	n := 1
-	for ; v >= 0x80; v >>= 7 {
-		n++
-	}
-	return n
 }
 
 // termtab encodes the table in the termtab form, the whole digest's.

@@ -109,14 +109,15 @@ func EncodeSet(terms []string) []byte {
 // digest counts its size from it, and encodes its vocabulary only when it
 // is asked for the whole blob.
 func SetLen(terms []string) int {
-	n := magicLen + uvarintLen(uint64(len(terms)))
+	n := magicLen + UvarintLen(uint64(len(terms)))
 	for _, t := range terms {
-		n += uvarintLen(uint64(len(t))) + len(t)
+		n += UvarintLen(uint64(len(t))) + len(t)
 	}
 	return n
 }
 
-func uvarintLen(v uint64) int {
+// UvarintLen is the length of binary.AppendUvarint's encoding of v.
+func UvarintLen(v uint64) int {
 	n := 1
 	for ; v >= 0x80; v >>= 7 {
 		n++
