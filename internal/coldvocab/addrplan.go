@@ -20,13 +20,14 @@ import (
 // unique, in the termtab form) stay columns, as the compact form keeps
 // them. Gathering every key in a map and sorting them all
 // (collectAddresses) was 4% of a 100k rebuild's CPU. Blob builds the
-// termtab form from the entries.
+// termtab form from the plan's columns. The plan holds no entry: a
+// finished digest waits for its batch's write, and a builder's entries
+// (up to the cap's 131,073) are no part of what it stores.
 type addrPlan struct {
-	entries []addrEntry
-	// table is the whole table, for entries whose keys the plan does
+	// whole is the whole table, for entries whose keys the plan does
 	// not know (a structural key that does not start with a NUL byte):
 	// then every other field but size is unset.
-	table *addressTable
+	whole *addressTable
 	// keys are the structural keys in byte order, payloads their
 	// posting lists.
 	keys     []string
@@ -38,7 +39,7 @@ type addrPlan struct {
 
 // planAddresses plans the address table of entries.
 func planAddresses(entries []addrEntry) addrPlan {
-	p := addrPlan{entries: entries}
+	var p addrPlan
 	post := map[string][]uint32{}
 	p.ts = make([]byte, 0, 8*len(entries))
 	p.ids, p.ops = make([]string, len(entries)), make([]string, len(entries))
@@ -47,7 +48,7 @@ func planAddresses(entries []addrEntry) addrPlan {
 		for _, k := range e.keys {
 			if len(k) == 0 || k[0] != 0 {
 				t := collectAddresses(entries)
-				return addrPlan{entries: entries, table: &t, size: t.termtabSize()}
+				return addrPlan{whole: &t, size: t.termtabSize()}
 			}
 			pl := post[k]
 			if n := len(pl); n > 0 && pl[n-1] == uint32(i) {
@@ -125,26 +126,62 @@ func columnKeys(col []string, prefixLen int) (keys, keyBytes, payloadBytes int) 
 }
 
 // termtab encodes the table in the termtab form, the whole digest's.
-func (p addrPlan) termtab() ([]byte, error) {
-	if p.table != nil {
-		return p.table.termtab()
+func (p addrPlan) termtab() ([]byte, error) { return p.table().termtab() }
+
+// table is the whole table the plan stands for, as collectAddresses
+// makes it: the structural keys, each distinct entry id and operation
+// address (with the entries that have it) and the timestamps, in byte
+// order.
+func (p addrPlan) table() addressTable {
+	if p.whole != nil {
+		return *p.whole
 	}
-	return collectAddresses(p.entries).termtab()
+	post := map[string][]uint32{}
+	for _, col := range []struct {
+		prefix string
+		v      []string
+	}{{keyEntryID, p.ids}, {keyOperation, p.ops}} {
+		for i, v := range col.v {
+			if v != "" {
+				k := col.prefix + v
+				post[k] = append(post[k], uint32(i))
+			}
+		}
+	}
+	keys := make([]string, 0, len(p.keys)+len(post)+1)
+	keys = append(append(keys, p.keys...), keyTimestamps)
+	for k := range post {
+		keys = append(keys, k)
+	}
+	strsort.Strings(keys)
+	payloads := make([][]byte, len(keys))
+	for i, k := range keys {
+		switch pl, ok := post[k]; {
+		case ok:
+			payloads[i] = appendPosting(nil, pl)
+		case k == keyTimestamps:
+			payloads[i] = p.ts
+		default:
+			j, _ := slices.BinarySearch(p.keys, k)
+			payloads[i] = p.payloads[j]
+		}
+	}
+	return addressTable{keys: keys, payloads: payloads}
 }
 
 // compact writes the table in the compact form, or ok false (as
 // compactAddresses).
 func (p addrPlan) compact() ([]byte, bool) {
-	if p.table != nil {
-		return p.table.compact()
+	if p.whole != nil {
+		return p.whole.compact()
 	}
 	return appendCompact(p.keys, p.payloads, p.ids, p.ops, p.ts), true
 }
 
 // structuralKeys returns the structural keys in order, in one buffer.
 func (p addrPlan) structuralKeys() [][]byte {
-	if p.table != nil {
-		return p.table.structuralKeys()
+	if p.whole != nil {
+		return p.whole.structuralKeys()
 	}
 	return viewsOf(p.keys)
 }

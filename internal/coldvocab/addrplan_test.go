@@ -45,13 +45,14 @@ func TestPlanIsTheTable(t *testing.T) {
 		got, err := plan.termtab()
 		require.NoError(t, err, name)
 		assert.Equal(t, tt, got, name)
+		assert.Equal(t, table, plan.table(), name)
 		wantC, wantOK := table.compact()
 		gotC, gotOK := plan.compact()
 		require.Equal(t, wantOK, gotOK, name)
 		assert.Equal(t, wantC, gotC, name)
 		assert.Equal(t, table.structuralKeys(), plan.structuralKeys(), name)
 		if i == len(cases)-1 {
-			assert.NotNil(t, plan.table, "an unknown key takes the table's path")
+			assert.NotNil(t, plan.whole, "an unknown key takes the table's path")
 		}
 	}
 }

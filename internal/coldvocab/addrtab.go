@@ -310,8 +310,7 @@ func (a addressTable) compact() (out []byte, ok bool) {
 	if len(ts) != 8*n {
 		return nil, false
 	}
-	// The columns alias the keys: a rebuild compacts every cold digest,
-	// and copies would be garbage. "" is no value (a value is never
+	// The columns alias the keys. "" is no value (a value is never
 	// empty).
 	ids, ops := make([]string, n), make([]string, n)
 	var skeys []string

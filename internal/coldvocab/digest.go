@@ -120,7 +120,7 @@ type Builder struct {
 	// packedLen is the length of the encoding of the first packedN
 	// terms (-1: none counted).
 	packedLen, packedN int
-	// kept is the vocabulary Finish encoded (Terms).
+	// kept is the vocabulary Complete counted (Terms).
 	kept *frontcode.List
 	// keyBuf holds the addresses' keys, each entry's a run of it;
 	// keyScratch is where a key is spelled to be looked up in intern.
@@ -338,8 +338,8 @@ func (b *Builder) Complete(problems coverage.Set) (*Finished, error) {
 	return &fit.f, nil
 }
 
-// Terms is the vocabulary of the digest Finish returned, as its blob holds
-// it (a cut vocabulary's prefix), nil before Finish succeeds: what a
+// Terms is the vocabulary of the digest Complete (or Finish) returned, as
+// its blob holds it (a cut vocabulary's prefix), nil before: what a
 // reader of the blob would decode (an index's lexicon takes every term of
 // a new digest), for a copy instead of a decode. The terms are in no
 // particular order (the blob's; a reader's are sorted).
@@ -363,6 +363,9 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Terms is the finished digest's vocabulary (Builder.Terms).
+func (f *Finished) Terms() *frontcode.List { return f.terms }
 
 // Digest is the finished digest, its Vocabulary and Addresses nil
 // (Blob's digest has them). The caller must not change it.

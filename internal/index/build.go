@@ -16,7 +16,6 @@ import (
 	"github.com/memidx/memidx/internal/blocksum"
 	"github.com/memidx/memidx/internal/coldvocab"
 	"github.com/memidx/memidx/internal/coverage"
-	"github.com/memidx/memidx/internal/frontcode"
 	"github.com/memidx/memidx/internal/hotbm25"
 	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/jsjson"
@@ -479,9 +478,6 @@ type built struct {
 	// (Built); stored is its form in the file (coldvocab.Stored).
 	cold   *coldvocab.Finished
 	stored []byte
-	// coldTerms is cold's vocabulary as its builder kept it, until the
-	// lexicon takes it (finishedSource: the blob is never inflated).
-	coldTerms *frontcode.List
 	bytes     int64 // source bytes read
 	// unstored: the run found no stored record for the session (see
 	// writer.sole).
@@ -653,7 +649,7 @@ func (s *entrySink) finish(problems coverage.Set) (*built, error) {
 		if b.stored, err = f.Stored(); err != nil {
 			return nil, err
 		}
-		b.cold, b.coldTerms = f, s.cold.Terms()
+		b.cold = f
 		problems = coverage.Of(f.Digest().IndexCoverage.Reasons...)
 		rec.facts.cacheBytes = int64(f.Size())
 		rec.DataStamp, _ = blocksum.Stamp(b.stored)

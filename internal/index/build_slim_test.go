@@ -209,8 +209,8 @@ func blobKeys(t *testing.T, blob []byte) lexicon.Source {
 // first seen, the blob's sorted).
 func requireKeptTerms(t *testing.T, b *built, name string) {
 	t.Helper()
-	require.NotNil(t, b.coldTerms, name)
-	kept := finishedSource(0, b.cold, b.coldTerms)
+	require.NotNil(t, b.cold.Terms(), name)
+	kept := finishedSource(0, b.cold)
 	blob, _, err := b.cold.Blob()
 	require.NoError(t, err, name)
 	read := blobKeys(t, blob)

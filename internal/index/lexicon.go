@@ -18,7 +18,6 @@ import (
 	"github.com/memidx/memidx/internal/analyzer/natural"
 	"github.com/memidx/memidx/internal/blocksum"
 	"github.com/memidx/memidx/internal/coldvocab"
-	"github.com/memidx/memidx/internal/frontcode"
 	"github.com/memidx/memidx/internal/indexfile"
 	"github.com/memidx/memidx/internal/lexicon"
 	"github.com/memidx/memidx/internal/lineage"
@@ -166,8 +165,8 @@ type lexiconBatch struct {
 }
 
 // lexiconSources lists the builds of batch the lexicon indexes, with
-// their sources (decoding each digest's vocabulary) and how many keys
-// they hold in all.
+// their sources (a hot shard's dictionary decoded; a cold digest's keys
+// as its builder kept them) and how many keys they hold in all.
 func lexiconSources(batch []*built) (*lexiconBatch, int, error) {
 	lx := &lexiconBatch{}
 	keys := 0
@@ -178,7 +177,7 @@ func lexiconSources(batch []*built) (*lexiconBatch, int, error) {
 		var src lexicon.Source
 		var err error
 		if b.cold != nil {
-			src = finishedSource(0, b.cold, b.coldTerms)
+			src = finishedSource(0, b.cold)
 		} else {
 			src, err = shardSource(0, b.hot.Dict)
 		}
@@ -194,20 +193,19 @@ func lexiconSources(batch []*built) (*lexiconBatch, int, error) {
 
 // gatherLexicon gathers the segment of batch ahead of its write
 // (writer.flush: on the goroutine that takes the builds, while the write
-// goroutine writes the batch before): decoding the digests' vocabularies
-// and gathering their keys were a quarter of a 100k rebuild's single
-// writer. It returns nil, for the write to do it, when the batch holds
-// more keys than are gathered (the write merges its sources instead) or
-// a source does not decode (the write fails on it).
+// goroutine writes the batch before): gathering the sessions' keys was a
+// quarter of a 100k rebuild's single writer. It returns nil, for the
+// write to do it, when the batch holds more keys than are gathered (the
+// write merges its sources instead) or a hot shard's dictionary does not
+// decode (the write fails on it).
 func gatherLexicon(gr *lexicon.Gatherer, batch []*built) *lexiconBatch {
 	lx, keys, err := lexiconSources(batch)
 	if err != nil || keys > maxGatheredKeys {
 		return nil
 	}
 	lx.gathered = gr.Gather(lx.srcs)
-	for i, b := range lx.builds {
-		lx.srcs[i].Key = nil // the vocabulary goes
-		b.coldTerms = nil
+	for i := range lx.builds {
+		lx.srcs[i].Key = nil // Seal reads the docs only
 	}
 	return lx
 }
@@ -268,13 +266,13 @@ func sortedSources(srcs []lexicon.Source) []lexicon.Source {
 // built: its structural filter keys (they start with a NUL byte, so they
 // sort first), then every term of its vocabulary, exactly as the digest
 // holds them (a capped digest's prefixes included), so that the lexicon
-// and the digest always agree; the terms are in the order terms lists
-// them (as first seen: see sortedSources). The keys are views into the
-// digest's fields, or into terms: the vocabulary its builder kept
-// (coldvocab.Builder.Terms). Neither the blob is encoded nor its
+// and the digest always agree; the terms are in the order its kept list
+// has them (as first seen: see sortedSources). The keys are views into the
+// digest's fields, or into the vocabulary its builder kept
+// (coldvocab.Finished.Terms). Neither the blob is encoded nor its
 // vocabulary inflated again (5 of a 100k rebuild's ~100 CPU-seconds).
-func finishedSource(doc uint32, f *coldvocab.Finished, terms *frontcode.List) lexicon.Source {
-	addr := f.StructuralKeys()
+func finishedSource(doc uint32, f *coldvocab.Finished) lexicon.Source {
+	addr, terms := f.StructuralKeys(), f.Terms()
 	nAddr := len(addr)
 	return lexicon.Source{Doc: doc, Len: nAddr + terms.Len(), Key: func(i int) []byte {
 		if i < nAddr {

@@ -63,9 +63,10 @@ func TestNewLexiconMergesKnowEveryDocLive(t *testing.T) {
 }
 
 // A session listed twice in the first batch leaves the earlier build's
-// doc named by no record: from that write on the run's merges read the
-// records, and the merge of the first segment drops it (told every doc
-// is live, it would keep it).
+// doc named by no record: such a run's writes are not sole
+// (distinctUnstored), its merges read the records, and the merge of the
+// first segment drops that doc (told every doc is live, it would keep
+// it).
 func TestDeadDocEndsTheProof(t *testing.T) {
 	f := newFixture(t, (mergeFanIn+1)*batchSessions)
 	ix := f.index()

@@ -13,13 +13,18 @@ import (
 // every session file of an archive (a rebuild, 100k files) resolved the
 // root's path and closed it again for each, two of the eight system calls
 // a file took. The root is the directory its path named at that first
-// open: a root moved or replaced afterwards is not followed, and what is
-// read is still beneath the root the run listed. The zero Held is ready
-// to use; it is safe for concurrent use. A nil Held opens as Open.
+// open: a root moved or replaced afterwards is not followed by what a
+// Held opens, which is still beneath the root the run listed (a file
+// reached through a symlink the kernel refuses, or read again by path,
+// is opened as Open opens it). The zero Held is ready to use; it is safe
+// for concurrent use, Close included. A nil Held opens as Open.
 type Held struct {
 	mu     sync.Mutex
 	fds    map[string]int
 	closed bool
+	// inUse is held (read) by each Open while it uses a root's fd, so
+	// that Close cannot close it under an openat2.
+	inUse sync.RWMutex
 }
 
 // Open opens path as Open does, beneath a held root.
@@ -35,6 +40,8 @@ func (h *Held) Open(path string) (*os.File, error) {
 	if _, err := splitRel(rel); err != nil {
 		return nil, pathError(path, err)
 	}
+	h.inUse.RLock()
+	defer h.inUse.RUnlock()
 	rootfd, ok, err := h.root(root)
 	if err != nil {
 		return nil, pathError(root, err)
@@ -71,12 +78,14 @@ func (h *Held) root(root string) (fd int, ok bool, err error) {
 	return fd, true, nil
 }
 
-// Close lets go of the held roots; an Open after it opens as Open does.
-// No Open may be in flight.
+// Close lets go of the held roots, once the Opens in flight are done; an
+// Open after it opens as Open does.
 func (h *Held) Close() {
 	if h == nil {
 		return
 	}
+	h.inUse.Lock()
+	defer h.inUse.Unlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, fd := range h.fds {
