@@ -478,7 +478,7 @@ type built struct {
 	// (Built); stored is its form in the file (coldvocab.Stored).
 	cold   *coldvocab.Finished
 	stored []byte
-	bytes     int64 // source bytes read
+	bytes  int64 // source bytes read
 	// unstored: the run found no stored record for the session (see
 	// writer.sole).
 	unstored bool
