@@ -39,7 +39,11 @@
 // The checksums count in cacheBytes and in the cap. cacheBytes and the
 // cap count the whole digest, its vocabulary included, as if stored
 // whole: what is cut, and the coverage reasons, do not depend on where
-// the terms are kept.
+// the terms are kept. An index counts that size without encoding the
+// whole digest ([Builder.Complete]: from its fields and the lengths of
+// its vocabulary and address table), and makes the stored form from the
+// same fields; [Finished.Blob] encodes the whole digest when one is
+// wanted (an answer made in memory), to the length counted.
 //
 // Bounds, as the spec sets them: vocabulary construction stops at
 // maxColdVocabularyBytes (estimated as the JSON array's UTF-8 size, terms in
