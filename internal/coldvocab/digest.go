@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -232,13 +233,10 @@ func (b *Builder) addressOf(e *normalize.Entry) addrEntry {
 	// once a builder: they repeat from entry to entry.
 	start := len(b.keyBuf)
 	e.EachStructuralKeyPart(func(prefix, v string) {
+		// Spelled in the scratch buffer and looked up as a view of it:
+		// own copies it only the first time.
 		b.keyScratch = append(append(b.keyScratch[:0], prefix...), v...)
-		k, ok := b.intern[string(b.keyScratch)]
-		if !ok {
-			k = string(b.keyScratch)
-			b.intern[k] = k
-		}
-		b.keyBuf = append(b.keyBuf, k)
+		b.keyBuf = append(b.keyBuf, b.own(unsafe.String(unsafe.SliceData(b.keyScratch), len(b.keyScratch))))
 	})
 	a.keys = b.keyBuf[start:len(b.keyBuf):len(b.keyBuf)]
 	return a
@@ -453,8 +451,7 @@ func (d *Digest) sized(vocabLen, addrLen, na int, vocab []string, reasons covera
 	// once: a round changes only cacheBytes, whose width it counts, and
 	// cacheSourceRatio, a float64 of fixed width.
 	c.setCacheBytes(vocabLen + addrLen + 512)
-	var buf bytes.Buffer
-	n0, err := c.encodedLen(&buf, msgpack.NewEncoder(&buf), vocabLen, addrLen)
+	n0, err := c.encodedLen(vocabLen, addrLen)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -475,11 +472,11 @@ func (d *Digest) sized(vocabLen, addrLen, na int, vocab []string, reasons covera
 // vocabLen bytes and Addresses of addrLen, counted from an encoding of c
 // with both byte strings empty: msgpack writes each field on its own,
 // and a byte string as a header of its length and its bytes.
-func (c *Digest) encodedLen(buf *bytes.Buffer, enc *msgpack.Encoder, vocabLen, addrLen int) (int, error) {
+func (c *Digest) encodedLen(vocabLen, addrLen int) (int, error) {
 	v, a := c.Vocabulary, c.Addresses
 	c.Vocabulary, c.Addresses = []byte{}, []byte{}
-	buf.Reset()
-	err := enc.Encode(c)
+	var buf bytes.Buffer
+	err := msgpack.NewEncoder(&buf).Encode(c)
 	c.Vocabulary, c.Addresses = v, a
 	return buf.Len() - 2*binLen(0) + binLen(vocabLen) + binLen(addrLen), err
 }

@@ -1,7 +1,6 @@
 package coldvocab
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -110,15 +109,13 @@ func TestEncodedLenIsMarshals(t *testing.T) {
 	c := identity
 	c.ToolHistogram = map[string]int{"bash": 2}
 	c.IndexCoverage.Reasons = []string{strings.Repeat("r", 300)}
-	var buf bytes.Buffer
-	enc := msgpack.NewEncoder(&buf)
 	sizes := []int{0, 255, 256, 1<<16 - 1, 1 << 16}
 	for _, nv := range sizes {
 		for _, na := range sizes {
 			c.Vocabulary, c.Addresses = make([]byte, nv), make([]byte, na)
 			want, err := msgpack.Marshal(&c)
 			require.NoError(t, err)
-			got, err := c.encodedLen(&buf, enc, nv, na)
+			got, err := c.encodedLen(nv, na)
 			require.NoError(t, err)
 			assert.Equal(t, len(want), got, "vocabulary %d, addresses %d", nv, na)
 		}

@@ -1046,9 +1046,10 @@ func (w *writer) sole(tx *bolt.Tx) bool {
 // run that starts a new lexicon (the mode has no segment when it first
 // writes) with sole writes (each follows on from the one before, no
 // session it writes had a record, and none is its target twice: see
-// distinctUnstored) and never deletes or scrubs leaves no doc dead. Its merges then filter nothing, and need
-// not read every record to learn so: a 100k rebuild's merges read the
-// records written so far some fifty times (1.2 of its 37 CPU-seconds).
+// distinctUnstored) and never deletes or scrubs leaves no doc dead. Its
+// merges then filter nothing, and need not read every record to learn
+// so: a 100k rebuild's merges read the records written so far some fifty
+// times (1.2 of its 37 CPU-seconds).
 func (w *writer) docsStayLive(tx *bolt.Tx, p pendingWrite, sole bool) bool {
 	if !sole || len(p.deletes) > 0 || p.scrub || (w.commits > 0 && !w.docsLive) {
 		return false
