@@ -76,18 +76,12 @@ func appendStream(dst []byte, terms []string) ([]byte, error) {
 // lexicon cannot answer, and deflating it was a fixed ~60 µs a session
 // (the Huffman tables of each block), a tenth of a 100k rebuild's CPU.
 func Encode(terms []string) ([]byte, error) {
-	return appendStream(head(rawMagic, terms, 1), terms)
-}
-
-// head starts a list of terms in the layout of magic: its magic and
-// count, with room for the terms' bytes and perTerm more bytes each.
-func head(magic []byte, terms []string, perTerm int) []byte {
 	size := magicLen + binary.MaxVarintLen64
 	for _, t := range terms {
-		size += len(t) + perTerm
+		size += len(t) + 1
 	}
-	out := append(make([]byte, 0, size), magic...)
-	return binary.AppendUvarint(out, uint64(len(terms)))
+	out := append(make([]byte, 0, size), rawMagic...)
+	return appendStream(binary.AppendUvarint(out, uint64(len(terms))), terms)
 }
 
 // EncodeSet returns the list of terms, which must be distinct, in any
@@ -96,14 +90,7 @@ func head(magic []byte, terms []string, perTerm int) []byte {
 // first seen: sorting and front-coding it for every session a rebuild
 // reads (the list is decoded only when the lexicon cannot answer) was 7%
 // of a 100k rebuild's CPU.
-func EncodeSet(terms []string) []byte {
-	out := head(setMagic, terms, 2)
-	for _, t := range terms {
-		out = binary.AppendUvarint(out, uint64(len(t)))
-		out = append(out, t...)
-	}
-	return out
-}
+func EncodeSet(terms []string) []byte { return ListOf(terms).EncodeSet() }
 
 // SetLen is the length of EncodeSet(terms), without encoding them: a cold
 // digest counts its size from it, and encodes its vocabulary only when it
@@ -125,7 +112,8 @@ func UvarintLen(v uint64) int {
 	return n
 }
 
-// EncodeSet is EncodeSet of the list's strings, in the list's order.
+// EncodeSet is EncodeSet of the list's strings, in the list's order: a
+// digest's kept vocabulary, encoded only when its whole blob is asked for.
 func (l *List) EncodeSet() []byte {
 	out := make([]byte, 0, magicLen+binary.MaxVarintLen64+len(l.buf)+2*len(l.ends))
 	out = binary.AppendUvarint(append(out, setMagic...), uint64(len(l.ends)))
