@@ -18,8 +18,11 @@ var noOpenat2 atomic.Bool
 // stay beneath it (openat2 RESOLVE_BENEATH): an absolute symlink, or one
 // that leaves the root, fails with EXDEV.
 func openBeneath(root, rel, name string, dir bool) (*os.File, error) {
-	return openResolving(root, rel, name, dir, unix.RESOLVE_BENEATH|unix.RESOLVE_NO_MAGICLINKS)
+	return openResolving(root, rel, name, dir, beneathResolve)
 }
+
+// beneathResolve are openBeneath's resolve flags.
+const beneathResolve = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
 
 // openStrict opens rel below root following no symlink at all.
 func openStrict(root, rel, name string, dir bool) (*os.File, error) {

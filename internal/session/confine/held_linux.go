@@ -2,7 +2,6 @@ package confine
 
 import (
 	"os"
-	"path/filepath"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -32,13 +31,13 @@ func (h *Held) Open(path string) (*os.File, error) {
 	if h == nil || noOpenat2.Load() {
 		return Open(path)
 	}
-	path = filepath.Clean(path)
-	root, rel, ok := sessionRoots.under(path)
-	if !ok {
-		return openPlain(path)
-	}
+	return openConfined(path, h.openBeneath)
+}
+
+// openBeneath is openBeneath through the held directory of root.
+func (h *Held) openBeneath(root, rel, name string, dir bool) (*os.File, error) {
 	if _, err := splitRel(rel); err != nil {
-		return nil, pathError(path, err)
+		return nil, pathError(name, err)
 	}
 	h.inUse.RLock()
 	defer h.inUse.RUnlock()
@@ -47,13 +46,9 @@ func (h *Held) Open(path string) (*os.File, error) {
 		return nil, pathError(root, err)
 	}
 	if !ok {
-		return Open(path) // closed: as without
+		return openBeneath(root, rel, name, dir) // closed: as without
 	}
-	f, err := openat2Below(rootfd, root, rel, path, false, unix.RESOLVE_BENEATH|unix.RESOLVE_NO_MAGICLINKS)
-	if err == nil || !refusedLink(err) {
-		return f, err
-	}
-	return openResolvedLink(path)
+	return openat2Below(rootfd, root, rel, name, dir, beneathResolve)
 }
 
 // root returns the held directory of root, opening it the first time;
