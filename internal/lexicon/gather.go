@@ -32,11 +32,9 @@ type Gathered struct {
 // Gather gathers the keys of srcs, whose Doc it ignores: the docs are
 // given to Seal.
 func Gather(srcs []Source) *Gathered {
-	g := new(gathering)
-	g.gather(srcs)
-	order := g.sortedKeys()
-	g.ids = nil // Seal reads the occurrences and counts only
-	return &Gathered{g: g, order: order, n: len(srcs)}
+	gd := new(Gatherer).Gather(srcs)
+	gd.g.ids = nil // Seal reads the occurrences and counts only
+	return gd
 }
 
 // A Gatherer gathers one segment after another with the memory of the
